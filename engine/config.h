@@ -1,0 +1,34 @@
+// Model hyper-parameters from a Hugging Face config.json. One struct for every supported family;
+// parse_config() is the only place that reads the file and it rejects anything the engine cannot
+// run (unknown model_type, activation, inconsistent sizes) with an E_CONFIG error.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace attnscope {
+
+enum class Family { Bert, DistilBert };
+
+struct ModelConfig {
+  Family family = Family::Bert;
+  std::string model_type = "bert";   // as written in config.json
+  int vocab_size = 30522;
+  int hidden_size = 768;             // DistilBERT: "dim"
+  int num_layers = 12;               // "num_hidden_layers" / DistilBERT "n_layers"
+  int num_heads = 12;                // "num_attention_heads" / DistilBERT "n_heads"
+  int intermediate_size = 3072;      // DistilBERT: "hidden_dim"
+  int max_position_embeddings = 512;
+  int type_vocab_size = 2;           // 0 for DistilBERT (no token-type embeddings)
+  float layer_norm_eps = 1e-12f;     // DistilBERT has no field; HF hard-codes 1e-12
+  std::string hidden_act = "gelu";   // "gelu" (exact erf) | "gelu_new"/"gelu_pytorch_tanh" (tanh) | "relu"
+  int pad_token_id = 0;
+  bool has_mlm_head_hint = false;    // architectures[] names a *ForMaskedLM class
+
+  int head_dim() const { return hidden_size / num_heads; }
+};
+
+// Throws Error("E_CONFIG", ...) on invalid JSON, missing/ill-typed fields, unknown model_type,
+// hidden_size not divisible by num_heads, non-positive sizes, unsupported hidden_act.
+ModelConfig parse_config(std::string_view config_json);
+
+}  // namespace attnscope

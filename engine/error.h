@@ -1,0 +1,27 @@
+// The one error type the engine throws. Every message names the problem (the tensor, the key,
+// the byte offset) so a user who passed a bad file learns what is wrong with it; `code` is a
+// stable machine-readable tag the JavaScript layer copies onto its Error objects.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace attnscope {
+
+class Error : public std::runtime_error {
+ public:
+  Error(std::string code, const std::string& message)
+      : std::runtime_error(message), code_(std::move(code)) {}
+  const std::string& code() const { return code_; }
+
+ private:
+  std::string code_;
+};
+
+// Codes in use (keep in sync with js/errors.js and the .d.ts):
+//   E_SAFETENSORS   malformed safetensors file (header, offsets, dtype)
+//   E_CONFIG        config.json missing a field, wrong type, or unsupported model_type / activation
+//   E_WEIGHTS       a tensor the model needs is missing or has the wrong shape
+//   E_INPUT         bad run input: ids out of vocab, too many tokens, mismatched lengths
+//   E_TOKENIZER     vocab / tokenizer.json / tokenizer_config.json cannot be used
+
+}  // namespace attnscope

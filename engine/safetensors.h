@@ -1,0 +1,44 @@
+// Reader for the safetensors format: an 8-byte little-endian header length, a JSON header
+// {name: {dtype, shape, data_offsets}}, then the raw bytes. It validates everything before any
+// tensor is touched (header inside the file, offsets in range and non-overlapping, byte size =
+// product(shape) * dtype size) and converts F32/F16/BF16 to f32. It does not own the bytes.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace attnscope {
+
+enum class DType { F32, F16, BF16 };
+
+struct TensorView {
+  DType dtype;
+  std::vector<int64_t> shape;
+  const uint8_t* data;   // points into the caller's buffer
+  size_t nbytes;
+  int64_t numel() const;
+};
+
+class SafeTensors {
+ public:
+  // Throws Error("E_SAFETENSORS", ...). `data` must outlive this object.
+  SafeTensors(const uint8_t* data, size_t size);
+
+  bool has(const std::string& name) const { return tensors_.count(name) != 0; }
+  const TensorView& get(const std::string& name) const;  // E_WEIGHTS "missing tensor <name>"
+  const std::map<std::string, TensorView>& tensors() const { return tensors_; }
+
+  // Copies the tensor into f32, checking its shape equals `expected_shape` (E_WEIGHTS naming the
+  // tensor, the expected and the actual shape otherwise).
+  std::vector<float> to_f32(const std::string& name, const std::vector<int64_t>& expected_shape) const;
+
+ private:
+  std::map<std::string, TensorView> tensors_;
+};
+
+float f16_to_f32(uint16_t h);
+float bf16_to_f32(uint16_t b);
+
+}  // namespace attnscope

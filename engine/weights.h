@@ -1,0 +1,45 @@
+// The encoder's weights as plain f32 arrays with short field names (bert.cpp style). Linear
+// weights keep PyTorch's nn.Linear layout: W is (out, in) row-major and y = x Wᵀ + b.
+// load_weights() holds the only table from Hugging Face tensor names to these fields, one per
+// family, and checks every tensor's shape as it loads.
+#pragma once
+#include <vector>
+
+#include "config.h"
+#include "safetensors.h"
+
+namespace attnscope {
+
+struct LayerWeights {
+  std::vector<float> q_w, q_b, k_w, k_b, v_w, v_b;  // (C, C), (C)
+  std::vector<float> o_w, o_b;                      // attention output projection (C, C), (C)
+  std::vector<float> ln_attn_g, ln_attn_b;          // LayerNorm after attention + residual (C)
+  std::vector<float> ff_i_w, ff_i_b;                // (F, C), (F)
+  std::vector<float> ff_o_w, ff_o_b;                // (C, F), (C)
+  std::vector<float> ln_out_g, ln_out_b;            // LayerNorm after FFN + residual (C)
+};
+
+// Masked-LM head: transform (dense C×C + activation + LayerNorm) then a decoder tied to the word
+// embeddings (vocab, C) plus a bias (vocab). Present only when the checkpoint has it.
+struct MlmHeadWeights {
+  std::vector<float> dense_w, dense_b, ln_g, ln_b;
+  std::vector<float> decoder_w;  // (V, C); a copy of word_emb when tied (no separate tensor)
+  std::vector<float> bias;       // (V)
+};
+
+struct ModelWeights {
+  std::vector<float> word_emb;      // (V, C)
+  std::vector<float> pos_emb;       // (P, C)
+  std::vector<float> type_emb;      // (type_vocab, C); empty for DistilBERT
+  std::vector<float> ln_emb_g, ln_emb_b;
+  std::vector<LayerWeights> layers;
+  bool has_mlm_head = false;
+  MlmHeadWeights mlm;
+};
+
+// BERT: names with or without a "bert." prefix, LayerNorm.weight/bias or old LayerNorm.gamma/beta;
+// pooler.* and cls.seq_relationship.* ignored. DistilBERT: "distilbert." prefix optional.
+// Throws Error("E_WEIGHTS", "...<tensor name>...") for a missing tensor or wrong shape.
+ModelWeights load_weights(const ModelConfig& config, const SafeTensors& tensors);
+
+}  // namespace attnscope

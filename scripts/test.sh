@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs every AttnScope test on a fresh Debian machine (as root): set-up, native build under
+# ASan/UBSan with the Catch2 suite, the WebAssembly build with the node:test suites (engine,
+# tokenizer parity against @huggingface/tokenizers, API, CLI, package), the Playwright page tests
+# in Debian's Chromium, and the libFuzzer targets. Exits non-zero if any step fails.
+#   FUZZ_SECONDS=N   seconds per fuzz target (default 60)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh || { echo "setup failed"; exit 1; }
+
+passed=0; failed=0; failures=()
+step() {  # step NAME COMMAND...
+  local name=$1; shift
+  echo; echo "=== $name"
+  local t0=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1)); echo "=== $name: ok ($((SECONDS - t0)) s)"
+  else
+    failed=$((failed + 1)); failures+=("$name"); echo "=== $name: FAILED ($((SECONDS - t0)) s)"
+  fi
+}
+has_files() { compgen -G "$1" >/dev/null; }
+
+step "build native" bash scripts/build.sh native
+step "build wasm" bash scripts/build.sh wasm
+step "catch2 (native, asan+ubsan)" ctest --test-dir build/native --output-on-failure -j2
+if has_files "tests/js/*.test.js"; then
+  step "node:test (wasm, api, cli, tokenizer parity)" node --test --test-concurrency=2 tests/js/
+fi
+if has_files "tests/e2e/*.test.js"; then
+  step "playwright (chromium)" node --test --test-concurrency=1 tests/e2e/
+fi
+if has_files "tests/fuzz/*.cpp"; then
+  step "build fuzz" bash scripts/build.sh fuzz
+  for target in build/fuzz/tests/fuzz_*; do
+    [[ -x $target ]] || continue
+    name=$(basename "$target")
+    corpus=tests/fuzz/corpus/${name#fuzz_}
+    work=$(mktemp -d)
+    [[ -d $corpus ]] && cp -r "$corpus"/. "$work"/
+    step "$name (${FUZZ_SECONDS:-60} s)" "$target" -max_total_time="${FUZZ_SECONDS:-60}" \
+      -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 "$work"
+    rm -rf "$work"
+  done
+fi
+
+echo
+echo "steps: $passed passed, $failed failed"
+if ((failed)); then printf '  failed: %s\n' "${failures[@]}"; exit 1; fi
