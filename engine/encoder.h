@@ -31,9 +31,13 @@ class Encoder {
   Encoder(ModelConfig config, ModelWeights weights);
 
   // ids: T token ids; token_types: empty (all zero) or T values < type_vocab_size;
-  // attention_mask: empty (all ones) or T values in {0,1} — keys with 0 get −inf before softmax.
+  // attention_mask: empty (all ones) or T values in {0,1} — keys with 0 get −inf before softmax
+  // (probability exactly 0). A query whose keys are all masked gets the uniform distribution 1/T
+  // (what Hugging Face's additive finfo.min mask produces), never NaN. Padded positions are still
+  // computed as queries, as in PyTorch; callers decide whether to show them.
   // Throws Error("E_INPUT", ...) for T == 0, T > max_position_embeddings, ids out of vocab,
-  // token types out of range, mismatched lengths.
+  // token types out of range (any non-zero type for DistilBERT), mismatched lengths, mask values
+  // other than 0/1.
   ForwardResult forward(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
                         const std::vector<int32_t>& attention_mask,
                         const ForwardOptions& options) const;

@@ -11,7 +11,11 @@
 
 namespace attnscope {
 
-enum class DType { F32, F16, BF16 };
+// F32/F16/BF16 (and F64) convert to f32. The other safetensors dtypes are recognised so a
+// checkpoint that also stores integer buffers (e.g. BERT's I64 `position_ids`) still opens; asking
+// for one of those as f32 is an E_SAFETENSORS error naming the dtype.
+enum class DType { F32, F16, BF16, F64, I64, I32, I16, I8, U64, U32, U16, U8, BOOL };
+const char* dtype_name(DType dtype);
 
 struct TensorView {
   DType dtype;

@@ -1,0 +1,131 @@
+// parse_config(): the one reader of config.json. BERT-shaped configs (BERT, MiniLM, ...) and
+// DistilBERT use different key names for the same quantities; both land in ModelConfig. Anything
+// the encoder could not run faithfully is rejected here with E_CONFIG naming the key.
+#include "config.h"
+
+#include <cmath>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "error.h"
+
+namespace attnscope {
+
+namespace {
+
+using json = nlohmann::json;
+
+[[noreturn]] void fail(const std::string& message) { throw Error("E_CONFIG", "config.json: " + message); }
+
+// Sizes must be integers (not 768.0, not "768") in [min, kMaxSize]. The upper bound keeps every
+// product of two sizes inside int64 and rejects configs no browser could hold anyway.
+constexpr int64_t kMaxSize = int64_t{1} << 30;
+
+int read_size(const json& j, const char* key, int fallback, bool required, int64_t min = 1) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    if (required) fail(std::string("missing required key \"") + key + "\"");
+    return fallback;
+  }
+  int64_t value;
+  if (it->is_number_unsigned()) {
+    const uint64_t u = it->get<uint64_t>();
+    if (u > static_cast<uint64_t>(kMaxSize)) fail(std::string("\"") + key + "\" is too large");
+    value = static_cast<int64_t>(u);
+  } else if (it->is_number_integer()) {
+    value = it->get<int64_t>();
+  } else {
+    fail(std::string("\"") + key + "\" must be an integer, got " + it->dump());
+  }
+  if (value < min || value > kMaxSize)
+    fail(std::string("\"") + key + "\" = " + std::to_string(value) + " is out of range [" +
+         std::to_string(min) + ", " + std::to_string(kMaxSize) + "]");
+  return static_cast<int>(value);
+}
+
+std::string read_string(const json& j, const char* key, const std::string& fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_string()) fail(std::string("\"") + key + "\" must be a string, got " + it->dump());
+  return it->get<std::string>();
+}
+
+bool is_supported_activation(const std::string& act) {
+  return act == "gelu" || act == "gelu_python" || act == "gelu_new" ||
+         act == "gelu_pytorch_tanh" || act == "gelu_fast" || act == "relu";
+}
+
+// Old configs (before transformers 2.x) carry no model_type; DistilBERT's own key names give it away.
+std::string infer_model_type(const json& j) {
+  if (j.contains("dim") && j.contains("n_layers")) return "distilbert";
+  return "bert";
+}
+
+}  // namespace
+
+ModelConfig parse_config(std::string_view config_json) {
+  json j;
+  try {
+    j = json::parse(config_json.begin(), config_json.end());
+  } catch (const json::exception& e) {
+    fail(std::string("not valid JSON (") + e.what() + ")");
+  }
+  if (!j.is_object()) fail("top level must be a JSON object");
+
+  ModelConfig c;
+  c.model_type = read_string(j, "model_type", infer_model_type(j));
+  const bool distil = c.model_type == "distilbert";
+  if (c.model_type != "bert" && !distil)
+    fail("unsupported model_type \"" + c.model_type + "\" (supported: bert, distilbert)");
+  c.family = distil ? Family::DistilBert : Family::Bert;
+
+  if (distil) {
+    c.vocab_size = read_size(j, "vocab_size", 30522, true);
+    c.hidden_size = read_size(j, "dim", 768, true);
+    c.num_layers = read_size(j, "n_layers", 6, true);
+    c.num_heads = read_size(j, "n_heads", 12, true);
+    c.intermediate_size = read_size(j, "hidden_dim", 3072, true);
+    c.max_position_embeddings = read_size(j, "max_position_embeddings", 512, false);
+    c.type_vocab_size = 0;
+    c.layer_norm_eps = 1e-12f;  // hard-coded in transformers' DistilBERT modules
+    c.hidden_act = read_string(j, "activation", "gelu");
+  } else {
+    c.vocab_size = read_size(j, "vocab_size", 30522, true);
+    c.hidden_size = read_size(j, "hidden_size", 768, true);
+    c.num_layers = read_size(j, "num_hidden_layers", 12, true);
+    c.num_heads = read_size(j, "num_attention_heads", 12, true);
+    c.intermediate_size = read_size(j, "intermediate_size", 3072, true);
+    c.max_position_embeddings = read_size(j, "max_position_embeddings", 512, false);
+    c.type_vocab_size = read_size(j, "type_vocab_size", 2, false);
+    c.hidden_act = read_string(j, "hidden_act", "gelu");
+    // Relative position schemes change the attention scores; we only implement learned absolute.
+    const std::string pos = read_string(j, "position_embedding_type", "absolute");
+    if (pos != "absolute")
+      fail("unsupported position_embedding_type \"" + pos + "\" (only \"absolute\")");
+    auto eps = j.find("layer_norm_eps");
+    if (eps != j.end() && !eps->is_null()) {
+      if (!eps->is_number()) fail("\"layer_norm_eps\" must be a number, got " + eps->dump());
+      const double e = eps->get<double>();
+      if (!(e > 0.0 && e < 1.0)) fail("\"layer_norm_eps\" = " + eps->dump() + " must be in (0, 1)");
+      c.layer_norm_eps = static_cast<float>(e);
+    }
+  }
+  c.pad_token_id = read_size(j, "pad_token_id", 0, false, 0);
+
+  if (!is_supported_activation(c.hidden_act))
+    fail(std::string("unsupported activation \"") + c.hidden_act +
+         "\" (supported: gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, relu)");
+  if (c.hidden_size % c.num_heads != 0)
+    fail("hidden size " + std::to_string(c.hidden_size) + " is not divisible by the number of heads " +
+         std::to_string(c.num_heads));
+
+  auto arch = j.find("architectures");
+  if (arch != j.end() && arch->is_array()) {
+    for (const auto& a : *arch)
+      if (a.is_string() && a.get<std::string>().find("ForMaskedLM") != std::string::npos)
+        c.has_mlm_head_hint = true;
+  }
+  return c;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,230 @@
+// The BERT / DistilBERT forward pass on plain (T, C) row-major arrays, written as the paper reads:
+// embeddings → per layer { multi-head self-attention → residual + LayerNorm → FFN → residual +
+// LayerNorm }. The attention probabilities are written straight into the result (no copy); the
+// optional outputs (Q/K/V, hidden states, value norms) are filled only when asked for.
+#include "encoder.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "error.h"
+#include "kernels/activation.h"
+#include "kernels/attention.h"
+#include "kernels/layer_norm.h"
+#include "kernels/linear.h"
+
+namespace attnscope {
+
+namespace {
+
+using kernels::Activation;
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+Activation activation_for(const std::string& name) {
+  if (name == "relu") return Activation::Relu;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GeluTanh;
+  return Activation::GeluErf;  // "gelu", "gelu_python"; parse_config rejected everything else
+}
+
+[[noreturn]] void bad_input(const std::string& message) { throw Error("E_INPUT", message); }
+
+void check_size(const std::vector<float>& v, size_t expected, const std::string& what) {
+  if (v.size() != expected)
+    throw Error("E_WEIGHTS", what + " has " + std::to_string(v.size()) + " values, expected " +
+                                 std::to_string(expected));
+}
+
+// x (T, C) += y (T, C)
+void add_inplace(float* x, const float* y, size_t n) {
+  Eigen::Map<Eigen::ArrayXf>(x, n) += Eigen::Map<const Eigen::ArrayXf>(y, n);
+}
+
+}  // namespace
+
+Encoder::Encoder(ModelConfig config, ModelWeights weights)
+    : config_(std::move(config)), weights_(std::move(weights)) {
+  // Weights normally come from load_weights(), which already checked every shape; this guards the
+  // forward pass against hand-built or mismatched ModelWeights (it indexes them without checks).
+  const size_t C = config_.hidden_size, F = config_.intermediate_size, V = config_.vocab_size;
+  check_size(weights_.word_emb, V * C, "word embeddings");
+  check_size(weights_.pos_emb, static_cast<size_t>(config_.max_position_embeddings) * C, "position embeddings");
+  check_size(weights_.type_emb, static_cast<size_t>(config_.type_vocab_size) * C, "token type embeddings");
+  check_size(weights_.ln_emb_g, C, "embedding LayerNorm weight");
+  check_size(weights_.ln_emb_b, C, "embedding LayerNorm bias");
+  if (weights_.layers.size() != static_cast<size_t>(config_.num_layers))
+    throw Error("E_WEIGHTS", "weights have " + std::to_string(weights_.layers.size()) +
+                                 " layers, config says " + std::to_string(config_.num_layers));
+  for (size_t l = 0; l < weights_.layers.size(); ++l) {
+    const LayerWeights& L = weights_.layers[l];
+    const std::string p = "layer " + std::to_string(l) + " ";
+    for (auto* m : {&L.q_w, &L.k_w, &L.v_w, &L.o_w}) check_size(*m, C * C, p + "attention weight");
+    for (auto* b : {&L.q_b, &L.k_b, &L.v_b, &L.o_b, &L.ln_attn_g, &L.ln_attn_b, &L.ff_o_b, &L.ln_out_g,
+                    &L.ln_out_b})
+      check_size(*b, C, p + "bias / LayerNorm vector");
+    check_size(L.ff_i_w, F * C, p + "FFN input weight");
+    check_size(L.ff_i_b, F, p + "FFN input bias");
+    check_size(L.ff_o_w, C * F, p + "FFN output weight");
+  }
+  if (weights_.has_mlm_head) {
+    const MlmHeadWeights& m = weights_.mlm;
+    check_size(m.dense_w, C * C, "MLM transform weight");
+    for (auto* b : {&m.dense_b, &m.ln_g, &m.ln_b}) check_size(*b, C, "MLM transform vector");
+    check_size(m.decoder_w, V * C, "MLM decoder weight");
+    check_size(m.bias, V, "MLM decoder bias");
+  }
+}
+
+ForwardResult Encoder::forward(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
+                               const std::vector<int32_t>& attention_mask,
+                               const ForwardOptions& options) const {
+  const ModelConfig& cfg = config_;
+  const bool distil = cfg.family == Family::DistilBert;
+
+  // ---- input validation (E_INPUT) -------------------------------------------------------------
+  if (ids.empty()) bad_input("no tokens: a forward pass needs at least one token id");
+  if (ids.size() > static_cast<size_t>(cfg.max_position_embeddings))
+    bad_input(std::to_string(ids.size()) + " tokens is more than max_position_embeddings = " +
+              std::to_string(cfg.max_position_embeddings));
+  const int T = static_cast<int>(ids.size());
+  if (!token_types.empty() && token_types.size() != ids.size())
+    bad_input("token_types has " + std::to_string(token_types.size()) + " entries for " +
+              std::to_string(T) + " token ids");
+  if (!attention_mask.empty() && attention_mask.size() != ids.size())
+    bad_input("attention_mask has " + std::to_string(attention_mask.size()) + " entries for " +
+              std::to_string(T) + " token ids");
+  for (int t = 0; t < T; ++t) {
+    if (ids[t] < 0 || ids[t] >= cfg.vocab_size)
+      bad_input("token id " + std::to_string(ids[t]) + " at position " + std::to_string(t) +
+                " is out of vocab range [0, " + std::to_string(cfg.vocab_size) + ")");
+    if (!token_types.empty()) {
+      const int32_t tt = token_types[t];
+      if (distil && tt != 0)
+        bad_input("token type " + std::to_string(tt) + " at position " + std::to_string(t) +
+                  ": DistilBERT has no token types (all must be 0)");
+      if (!distil && (tt < 0 || tt >= cfg.type_vocab_size))
+        bad_input("token type " + std::to_string(tt) + " at position " + std::to_string(t) +
+                  " is out of range [0, " + std::to_string(cfg.type_vocab_size) + ")");
+    }
+    if (!attention_mask.empty() && attention_mask[t] != 0 && attention_mask[t] != 1)
+      bad_input("attention_mask value " + std::to_string(attention_mask[t]) + " at position " +
+                std::to_string(t) + " is not 0 or 1");
+  }
+
+  const int C = cfg.hidden_size, H = cfg.num_heads, dh = cfg.head_dim(), F = cfg.intermediate_size;
+  const int L = cfg.num_layers;
+  const size_t TC = static_cast<size_t>(T) * C, TT = static_cast<size_t>(T) * T;
+  const Activation act = activation_for(cfg.hidden_act);
+
+  ForwardResult res;
+  res.layers = L;
+  res.heads = H;
+  res.tokens = T;
+  res.hidden = C;
+  res.head_dim = dh;
+  if (options.attentions) res.attentions.resize(static_cast<size_t>(L) * H * TT);
+  if (options.hidden_states) res.hidden_states.resize(static_cast<size_t>(L + 1) * TC);
+  if (options.qkv) {
+    res.q.resize(static_cast<size_t>(L) * TC);  // (L, H, T, dh) has L·T·C values
+    res.k.resize(res.q.size());
+    res.v.resize(res.q.size());
+  }
+  if (options.value_norms) res.value_norms.resize(static_cast<size_t>(L) * H * T);
+
+  // Padding mask as an additive key bias: −inf removes the key from every query's softmax.
+  std::vector<float> key_bias;
+  if (std::find(attention_mask.begin(), attention_mask.end(), 0) != attention_mask.end()) {
+    key_bias.resize(T);
+    for (int t = 0; t < T; ++t)
+      key_bias[t] = attention_mask[t] ? 0.0f : -std::numeric_limits<float>::infinity();
+  }
+
+  // ---- embeddings: word + position (+ token type), then LayerNorm ----------------------------
+  const ModelWeights& w = weights_;
+  std::vector<float> x(TC);
+  for (int t = 0; t < T; ++t) {
+    float* xt = x.data() + static_cast<size_t>(t) * C;
+    const float* we = w.word_emb.data() + static_cast<size_t>(ids[t]) * C;
+    const float* pe = w.pos_emb.data() + static_cast<size_t>(t) * C;
+    for (int c = 0; c < C; ++c) xt[c] = we[c] + pe[c];
+    if (!distil) {
+      const float* te = w.type_emb.data() + static_cast<size_t>(token_types.empty() ? 0 : token_types[t]) * C;
+      for (int c = 0; c < C; ++c) xt[c] += te[c];
+    }
+  }
+  kernels::layer_norm_f32(x.data(), x.data(), w.ln_emb_g.data(), w.ln_emb_b.data(), T, C, cfg.layer_norm_eps);
+  if (options.hidden_states) std::copy(x.begin(), x.end(), res.hidden_states.begin());
+
+  // ---- layers -------------------------------------------------------------------------------
+  std::vector<float> q(TC), k(TC), v(TC), ctx(TC), tmp(TC), ff(static_cast<size_t>(T) * F);
+  std::vector<float> scratch_probs(options.attentions ? 0 : TT);
+  for (int l = 0; l < L; ++l) {
+    const LayerWeights& lw = w.layers[l];
+    kernels::linear_f32(q.data(), x.data(), lw.q_w.data(), lw.q_b.data(), T, C, C);
+    kernels::linear_f32(k.data(), x.data(), lw.k_w.data(), lw.k_b.data(), T, C, C);
+    kernels::linear_f32(v.data(), x.data(), lw.v_w.data(), lw.v_b.data(), T, C, C);
+
+    for (int h = 0; h < H; ++h) {
+      const size_t lh = static_cast<size_t>(l) * H + h;
+      float* probs = options.attentions ? res.attentions.data() + lh * TT : scratch_probs.data();
+      const size_t col = static_cast<size_t>(h) * dh;
+      kernels::attention_head_f32(probs, ctx.data() + col, q.data() + col, k.data() + col,
+                                  v.data() + col, key_bias.empty() ? nullptr : key_bias.data(), T, dh, C);
+
+      if (options.qkv) {  // (T, C) head columns → (T, dh) block at [l][h]
+        for (int t = 0; t < T; ++t) {
+          const size_t src = static_cast<size_t>(t) * C + col, dst = (lh * T + t) * dh;
+          std::copy_n(q.data() + src, dh, res.q.data() + dst);
+          std::copy_n(k.data() + src, dh, res.k.data() + dst);
+          std::copy_n(v.data() + src, dh, res.v.data() + dst);
+        }
+      }
+      if (options.value_norms) {
+        // f_h(x_j) = v_j,h W_O[:, h-slice]ᵀ: what head h adds to the output for key j, before
+        // the attention weight and without the output bias (Kobayashi et al. 2020, eq. 6).
+        Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>> Vh(v.data() + col, T, dh, Eigen::OuterStride<>(C));
+        Eigen::Map<const RowMatrix> Wo(lw.o_w.data(), C, C);
+        const RowMatrix fx = Vh * Wo.middleCols(col, dh).transpose();  // (T, C)
+        for (int t = 0; t < T; ++t) res.value_norms[lh * T + t] = fx.row(t).norm();
+      }
+    }
+
+    // attention output projection, residual, LayerNorm
+    kernels::linear_f32(tmp.data(), ctx.data(), lw.o_w.data(), lw.o_b.data(), T, C, C);
+    add_inplace(tmp.data(), x.data(), TC);
+    kernels::layer_norm_f32(x.data(), tmp.data(), lw.ln_attn_g.data(), lw.ln_attn_b.data(), T, C, cfg.layer_norm_eps);
+
+    // feed-forward, residual, LayerNorm
+    kernels::linear_f32(ff.data(), x.data(), lw.ff_i_w.data(), lw.ff_i_b.data(), T, C, F);
+    kernels::activation_f32(ff.data(), ff.size(), act);
+    kernels::linear_f32(tmp.data(), ff.data(), lw.ff_o_w.data(), lw.ff_o_b.data(), T, F, C);
+    add_inplace(tmp.data(), x.data(), TC);
+    kernels::layer_norm_f32(x.data(), tmp.data(), lw.ln_out_g.data(), lw.ln_out_b.data(), T, C, cfg.layer_norm_eps);
+
+    if (options.hidden_states)
+      std::copy(x.begin(), x.end(), res.hidden_states.begin() + static_cast<size_t>(l + 1) * TC);
+  }
+  res.hidden_out = std::move(x);
+  return res;
+}
+
+std::vector<float> Encoder::mlm_logits(const std::vector<float>& hidden_out, int tokens) const {
+  if (!weights_.has_mlm_head)
+    throw Error("E_WEIGHTS", "this checkpoint has no masked-LM head (cls.predictions.* / vocab_transform.*)");
+  const int C = config_.hidden_size, V = config_.vocab_size;
+  if (tokens <= 0 || hidden_out.size() != static_cast<size_t>(tokens) * C)
+    throw Error("E_INPUT", "mlm_logits: hidden state has " + std::to_string(hidden_out.size()) +
+                               " values, expected tokens × hidden = " + std::to_string(tokens) + " × " +
+                               std::to_string(C));
+  const MlmHeadWeights& m = weights_.mlm;
+  std::vector<float> h(hidden_out.size());
+  kernels::linear_f32(h.data(), hidden_out.data(), m.dense_w.data(), m.dense_b.data(), tokens, C, C);
+  kernels::activation_f32(h.data(), h.size(), activation_for(config_.hidden_act));
+  kernels::layer_norm_f32(h.data(), h.data(), m.ln_g.data(), m.ln_b.data(), tokens, C, config_.layer_norm_eps);
+  std::vector<float> logits(static_cast<size_t>(tokens) * V);
+  kernels::linear_f32(logits.data(), h.data(), m.decoder_w.data(), m.bias.data(), tokens, C, V);
+  return logits;
+}
+
+}  // namespace attnscope

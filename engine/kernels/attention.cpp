@@ -1,0 +1,52 @@
+// One attention head in the four passes of llm.c's attention_forward: scores, masking + softmax,
+// (probabilities kept), weighted sum of values. The Eigen version does the two products as GEMMs
+// over strided Maps of the projections.
+#include "attention.h"
+
+#include <Eigen/Core>
+#include <cmath>
+
+#include "softmax.h"
+
+namespace attnscope::kernels {
+
+void attention_head_f32_naive(float* probs, float* context, const float* q, const float* k,
+                              const float* v, const float* key_bias, int T, int dh, int stride) {
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  for (int i = 0; i < T; ++i) {
+    float* p = probs + static_cast<size_t>(i) * T;
+    // pass 1: scaled scores q_i · k_j plus the key mask
+    for (int j = 0; j < T; ++j) {
+      float dot = 0.0f;
+      for (int d = 0; d < dh; ++d) dot += q[static_cast<size_t>(i) * stride + d] * k[static_cast<size_t>(j) * stride + d];
+      p[j] = dot * scale + (key_bias ? key_bias[j] : 0.0f);
+    }
+    // pass 2: normalise
+    softmax_row_f32_naive(p, T);
+    // pass 3: context_i = Σ_j p_ij v_j
+    for (int d = 0; d < dh; ++d) {
+      float acc = 0.0f;
+      for (int j = 0; j < T; ++j) acc += p[j] * v[static_cast<size_t>(j) * stride + d];
+      context[static_cast<size_t>(i) * stride + d] = acc;
+    }
+  }
+}
+
+void attention_head_f32_eigen(float* probs, float* context, const float* q, const float* k,
+                              const float* v, const float* key_bias, int T, int dh, int stride) {
+  using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Strided = Eigen::OuterStride<>;
+  Eigen::Map<const RowMatrix, 0, Strided> Q(q, T, dh, Strided(stride));
+  Eigen::Map<const RowMatrix, 0, Strided> K(k, T, dh, Strided(stride));
+  Eigen::Map<const RowMatrix, 0, Strided> V(v, T, dh, Strided(stride));
+  Eigen::Map<RowMatrix, 0, Strided> ctx(context, T, dh, Strided(stride));
+  Eigen::Map<RowMatrix> P(probs, T, T);
+
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  P.noalias() = (Q * K.transpose()) * scale;
+  if (key_bias) P.rowwise() += Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>>(key_bias, T);
+  for (int i = 0; i < T; ++i) softmax_row_f32_eigen(probs + static_cast<size_t>(i) * T, T);
+  ctx.noalias() = P * V;
+}
+
+}  // namespace attnscope::kernels

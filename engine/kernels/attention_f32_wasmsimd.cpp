@@ -1,0 +1,98 @@
+// SIMD128 attention for one head. K and V of the head are packed once per call into the GEMM's
+// panel layout (Kᵀ as B for the scores, V as B for the context); query rows are processed in
+// blocks of kRows so a block of P (kRows × T) is still in L1/L2 when it is normalised and
+// multiplied by V.
+#include "attention_f32_wasmsimd.h"
+
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "gemm_f32_wasmsimd.h"
+#include "math_f32x4_wasmsimd.h"
+
+namespace attnscope::kernels {
+
+namespace {
+constexpr int kRows = 16;  // query rows per block: 16 × 512 × 4 B = 32 KB of P at T = 512
+
+float horizontal_max(v128_t v) {
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
+}
+float horizontal_sum(v128_t v) {
+  v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+  return wasm_f32x4_extract_lane(v, 0);
+}
+}  // namespace
+
+void softmax_row_f32_wasmsimd(float* row, int n) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const int n4 = n & ~3;
+  // pass 1: max
+  v128_t vmax = wasm_f32x4_splat(neg_inf);
+  for (int j = 0; j < n4; j += 4) vmax = wasm_f32x4_pmax(vmax, wasm_v128_load(row + j));
+  float m = horizontal_max(vmax);
+  for (int j = n4; j < n; ++j) m = std::max(m, row[j]);
+  if (m == neg_inf) {  // every key masked: no defined softmax, return uniform (see softmax.h)
+    std::fill(row, row + n, 1.0f / static_cast<float>(n));
+    return;
+  }
+  // pass 2: e^(x − max) and their sum; the tail goes through the same vector exp
+  const v128_t vm = wasm_f32x4_splat(m);
+  v128_t vsum = wasm_f32x4_splat(0.0f);
+  for (int j = 0; j < n4; j += 4) {
+    const v128_t e = simd::exp_f32x4(wasm_f32x4_sub(wasm_v128_load(row + j), vm));
+    wasm_v128_store(row + j, e);
+    vsum = wasm_f32x4_add(vsum, e);
+  }
+  float sum = horizontal_sum(vsum);
+  if (n4 < n) {
+    alignas(16) float tail[4] = {neg_inf, neg_inf, neg_inf, neg_inf};
+    for (int j = n4; j < n; ++j) tail[j - n4] = row[j] - m;
+    wasm_v128_store(tail, simd::exp_f32x4(wasm_v128_load(tail)));
+    for (int j = n4; j < n; ++j) {
+      row[j] = tail[j - n4];
+      sum += row[j];
+    }
+  }
+  // pass 3: normalise (sum ≥ 1: the max entry contributes e^0)
+  const float inv = 1.0f / sum;
+  const v128_t vinv = wasm_f32x4_splat(inv);
+  for (int j = 0; j < n4; j += 4) wasm_v128_store(row + j, wasm_f32x4_mul(wasm_v128_load(row + j), vinv));
+  for (int j = n4; j < n; ++j) row[j] *= inv;
+}
+
+void attention_head_f32_wasmsimd(float* probs, float* context, const float* q, const float* k,
+                                 const float* v, const float* key_bias, int T, int dh, int stride) {
+  // Per-head scratch, kept between calls: packed Kᵀ (dh × T) and V (T × dh).
+  static std::vector<float> k_packed, v_packed;
+  const size_t panels_t = (T + kGemmNR - 1) / kGemmNR, panels_d = (dh + kGemmNR - 1) / kGemmNR;
+  k_packed.resize(panels_t * dh * kGemmNR);
+  v_packed.resize(panels_d * T * kGemmNR);
+  pack_b_from_weight_f32_wasmsimd(k_packed.data(), k, T, dh, stride);  // B = Kᵀ: (dh, T)
+  pack_b_f32_wasmsimd(v_packed.data(), v, T, dh, stride);              // B = V: (T, dh)
+
+  GemmEpilogue scores;
+  scores.scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  scores.bias = key_bias;  // 0 or −inf per key: the padding mask
+  const GemmEpilogue plain;
+  for (int i0 = 0; i0 < T; i0 += kRows) {
+    const int rows = std::min(kRows, T - i0);
+    float* p = probs + static_cast<size_t>(i0) * T;
+    gemm_f32_wasmsimd(p, T, q + static_cast<size_t>(i0) * stride, stride, k_packed.data(), rows,
+                      T, dh, scores);
+    for (int r = 0; r < rows; ++r) softmax_row_f32_wasmsimd(p + static_cast<size_t>(r) * T, T);
+    gemm_f32_wasmsimd(context + static_cast<size_t>(i0) * stride, stride, p, T, v_packed.data(),
+                      rows, dh, T, plain);
+  }
+}
+
+}  // namespace attnscope::kernels
+#endif  // __wasm_simd128__

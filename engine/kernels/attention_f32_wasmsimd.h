@@ -1,0 +1,18 @@
+// One attention head with SIMD128 for WebAssembly, same contract as attention_head_f32 in
+// attention.h: P = softmax(Q Kᵀ / √dh + key_bias) kept in `probs`, context = P V. Blocks of query
+// rows go through three steps while their rows of P are in cache: scores by the packed GEMM
+// (scale and mask fused in its epilogue, written straight into probs), softmax in place, P·V.
+#pragma once
+#ifdef __wasm_simd128__
+
+namespace attnscope::kernels {
+
+void attention_head_f32_wasmsimd(float* probs, float* context, const float* q, const float* k,
+                                 const float* v, const float* key_bias, int T, int dh, int stride);
+
+// Softmax of one row in place (max, exp and sum, normalise). −inf entries give exactly 0; a row
+// that is entirely −inf gives 1/n everywhere, like softmax_row_f32_naive.
+void softmax_row_f32_wasmsimd(float* row, int n);
+
+}  // namespace attnscope::kernels
+#endif  // __wasm_simd128__

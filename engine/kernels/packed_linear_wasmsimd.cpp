@@ -1,0 +1,65 @@
+// PackedLinear for both builds: the SIMD128 GEMM with packed panels on wasm, Eigen on the
+// untouched (out, in) weight natively (where the reference and Eigen kernels stay the tested
+// path). The two agree to rounding; the wasm side is tested against naive loops in
+// tests/js/kernels-simd.test.js.
+#include "packed_linear_wasmsimd.h"
+
+#include <Eigen/Core>
+#include <utility>
+
+#include "linear.h"
+#ifdef __wasm_simd128__
+#include "gemm_f32_wasmsimd.h"
+#endif
+
+namespace attnscope::kernels {
+
+PackedLinear pack_linear(std::vector<float>&& weight, std::vector<float>&& bias, int in, int out) {
+  PackedLinear p;
+  p.in = in;
+  p.out = out;
+  p.bias = std::move(bias);
+#ifdef __wasm_simd128__
+  p.weight.resize(static_cast<size_t>((out + kGemmNR - 1) / kGemmNR) * in * kGemmNR);
+  pack_b_from_weight_f32_wasmsimd(p.weight.data(), weight.data(), out, in, in);
+  std::vector<float>().swap(weight);  // free the (out, in) copy now, not when the caller drops it
+#else
+  p.weight = std::move(weight);
+#endif
+  return p;
+}
+
+void linear_packed_f32(float* out, const float* inp, const PackedLinear& w, int T,
+                       const LinearEpilogue& epilogue) {
+#ifdef __wasm_simd128__
+  GemmEpilogue ep;
+  ep.bias = w.bias.empty() ? nullptr : w.bias.data();
+  ep.activate = epilogue.activate;
+  ep.activation = epilogue.activation;
+  ep.residual = epilogue.residual;
+  ep.ldr = static_cast<size_t>(w.out);
+  gemm_f32_wasmsimd(out, w.out, inp, w.in, w.weight.data(), T, w.out, w.in, ep);
+#else
+  linear_f32(out, inp, w.weight.data(), w.bias.empty() ? nullptr : w.bias.data(), T, w.in, w.out);
+  const size_t n = static_cast<size_t>(T) * w.out;
+  if (epilogue.activate) activation_f32(out, n, epilogue.activation);
+  if (epilogue.residual)
+    Eigen::Map<Eigen::ArrayXf>(out, n) += Eigen::Map<const Eigen::ArrayXf>(epilogue.residual, n);
+#endif
+}
+
+void linear_packed_slice_f32(float* out, const float* inp, size_t ld_inp, const PackedLinear& w,
+                             int T, int k_begin, int k_count) {
+#ifdef __wasm_simd128__
+  gemm_f32_wasmsimd(out, w.out, inp, ld_inp, w.weight.data() + static_cast<size_t>(k_begin) * kGemmNR,
+                    static_cast<size_t>(w.in) * kGemmNR, T, w.out, k_count, GemmEpilogue{});
+#else
+  using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>> x(inp, T, k_count, Eigen::OuterStride<>(ld_inp));
+  Eigen::Map<const RowMatrix> W(w.weight.data(), w.out, w.in);
+  Eigen::Map<RowMatrix> y(out, T, w.out);
+  y.noalias() = x * W.middleCols(k_begin, k_count).transpose();
+#endif
+}
+
+}  // namespace attnscope::kernels

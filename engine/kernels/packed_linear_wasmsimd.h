@@ -1,0 +1,38 @@
+// A linear layer's weight prepared once at load for the build's fastest GEMM, and the call that
+// applies it with the epilogue fused: out = act(x Wᵀ + b) + residual. On wasm32+SIMD128 the
+// weight is repacked into 8-column panels for gemm_f32_wasmsimd; natively it stays (out, in)
+// row-major for Eigen. Either way the PackedLinear owns the only copy of the weight.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "activation.h"
+
+namespace attnscope::kernels {
+
+struct PackedLinear {
+  int in = 0, out = 0;
+  std::vector<float> weight;  // wasm: ceil(out/8) panels of (in × 8); native: (out, in)
+  std::vector<float> bias;    // (out)
+};
+
+// Consumes `weight` (out, in) and `bias` (out): their storage is released, so packing replaces
+// the loaded weights instead of sitting beside them (peak: one extra matrix while packing).
+PackedLinear pack_linear(std::vector<float>&& weight, std::vector<float>&& bias, int in, int out);
+
+struct LinearEpilogue {
+  bool activate = false;            // apply `activation` after the bias
+  Activation activation = Activation::GeluErf;
+  const float* residual = nullptr;  // (T, out), added last; must not alias `out`
+};
+
+// out (T, w.out) = epilogue(inp (T, w.in) · Wᵀ + b). `out` must not alias `inp`.
+void linear_packed_f32(float* out, const float* inp, const PackedLinear& w, int T,
+                       const LinearEpilogue& epilogue = {});
+
+// out (T, w.out) = inp (T, k_count; row stride ld_inp) · W[:, k_begin : k_begin + k_count]ᵀ, no
+// bias: one head's contribution through the output projection (value-vector norms).
+void linear_packed_slice_f32(float* out, const float* inp, size_t ld_inp, const PackedLinear& w,
+                             int T, int k_begin, int k_count);
+
+}  // namespace attnscope::kernels

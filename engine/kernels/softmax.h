@@ -1,0 +1,14 @@
+// Numerically safe softmax of one row, in place: subtract the row max, exponentiate, normalise.
+// −inf entries (masked keys) become exactly 0. A row whose entries are all −inf has no defined
+// softmax; we return the uniform distribution 1/n, which is what PyTorch/Hugging Face produce with
+// their large-negative additive mask (every score becomes the same huge negative number).
+#pragma once
+
+namespace attnscope::kernels {
+
+void softmax_row_f32_naive(float* row, int n);
+void softmax_row_f32_eigen(float* row, int n);
+
+inline void softmax_row_f32(float* row, int n) { softmax_row_f32_eigen(row, n); }
+
+}  // namespace attnscope::kernels

@@ -1,0 +1,246 @@
+// Safetensors parsing and validation. Every check runs on the header before any tensor byte is
+// read, and every arithmetic step on sizes is overflow-checked: this code is fuzzed and must turn
+// any input into either tensors or an E_SAFETENSORS error.
+#include "safetensors.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "error.h"
+
+namespace attnscope {
+
+namespace {
+
+using json = nlohmann::json;
+
+// A header larger than this is not a model header (bert-large's is ~40 kB); refusing it early
+// avoids parsing hundreds of megabytes of JSON from a corrupt length field.
+constexpr uint64_t kMaxHeaderBytes = 100ull << 20;
+
+[[noreturn]] void fail(const std::string& message) { throw Error("E_SAFETENSORS", "safetensors: " + message); }
+
+struct DTypeInfo {
+  const char* name;
+  DType dtype;
+  size_t size;
+};
+constexpr DTypeInfo kDTypes[] = {
+    {"F32", DType::F32, 4}, {"F16", DType::F16, 2}, {"BF16", DType::BF16, 2}, {"F64", DType::F64, 8},
+    {"I64", DType::I64, 8}, {"I32", DType::I32, 4}, {"I16", DType::I16, 2},   {"I8", DType::I8, 1},
+    {"U64", DType::U64, 8}, {"U32", DType::U32, 4}, {"U16", DType::U16, 2},   {"U8", DType::U8, 1},
+    {"BOOL", DType::BOOL, 1},
+};
+
+const DTypeInfo& info(DType dtype) {
+  for (const auto& d : kDTypes)
+    if (d.dtype == dtype) return d;
+  return kDTypes[0];  // unreachable: every enumerator is in the table
+}
+
+std::string shape_string(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// Reads a JSON integer ≥ 0 that fits in int64 without any float→int conversion.
+bool read_non_negative(const json& v, uint64_t& out) {
+  if (v.is_number_unsigned()) {
+    out = v.get<uint64_t>();
+  } else if (v.is_number_integer()) {
+    const int64_t s = v.get<int64_t>();
+    if (s < 0) return false;
+    out = static_cast<uint64_t>(s);
+  } else {
+    return false;
+  }
+  return out <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+}
+
+uint64_t read_le_u64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+}  // namespace
+
+const char* dtype_name(DType dtype) { return info(dtype).name; }
+
+int64_t TensorView::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;  // validated at parse time not to overflow
+  return n;
+}
+
+SafeTensors::SafeTensors(const uint8_t* data, size_t size) {
+  if (data == nullptr || size < 8)
+    fail("file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
+  const uint64_t header_len = read_le_u64(data);
+  if (header_len > size - 8)
+    fail("header length " + std::to_string(header_len) + " runs past the end of the " +
+         std::to_string(size) + "-byte file");
+  if (header_len > kMaxHeaderBytes)
+    fail("header length " + std::to_string(header_len) + " is absurdly large (limit " +
+         std::to_string(kMaxHeaderBytes) + ")");
+
+  const char* header_begin = reinterpret_cast<const char*>(data + 8);
+  json header;
+  try {
+    header = json::parse(header_begin, header_begin + header_len);
+  } catch (const json::exception& e) {
+    fail(std::string("header is not valid JSON (") + e.what() + ")");
+  }
+  if (!header.is_object()) fail("header must be a JSON object");
+
+  const uint8_t* buffer = data + 8 + header_len;
+  const uint64_t buffer_size = size - 8 - header_len;
+  std::vector<std::pair<std::pair<uint64_t, uint64_t>, std::string>> ranges;
+
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") continue;  // free-form string map; nothing we need from it
+    const std::string where = "tensor \"" + name + "\"";
+    if (!entry.is_object()) fail(where + ": entry must be an object");
+
+    auto dt = entry.find("dtype");
+    if (dt == entry.end() || !dt->is_string()) fail(where + ": missing or non-string \"dtype\"");
+    const std::string dtype_str = dt->get<std::string>();
+    const DTypeInfo* dtype = nullptr;
+    for (const auto& d : kDTypes)
+      if (dtype_str == d.name) dtype = &d;
+    if (!dtype) fail(where + ": unknown dtype \"" + dtype_str + "\"");
+
+    auto sh = entry.find("shape");
+    if (sh == entry.end() || !sh->is_array()) fail(where + ": \"shape\" must be a list of non-negative integers");
+    TensorView view{dtype->dtype, {}, nullptr, 0};
+    uint64_t numel = 1;
+    for (const auto& d : *sh) {
+      uint64_t dim;
+      if (!read_non_negative(d, dim)) fail(where + ": \"shape\" must be a list of non-negative integers, got " + sh->dump());
+      if (dim != 0 && numel > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / dim)
+        fail(where + ": shape " + sh->dump() + " has too many elements");
+      numel *= dim;
+      view.shape.push_back(static_cast<int64_t>(dim));
+    }
+
+    auto off = entry.find("data_offsets");
+    if (off == entry.end() || !off->is_array() || off->size() != 2)
+      fail(where + ": \"data_offsets\" must be a list [begin, end]");
+    uint64_t begin, end;
+    if (!read_non_negative((*off)[0], begin) || !read_non_negative((*off)[1], end))
+      fail(where + ": \"data_offsets\" must be non-negative integers, got " + off->dump());
+    if (end < begin) fail(where + ": data_offsets end " + std::to_string(end) + " < begin " + std::to_string(begin));
+    if (end > buffer_size)
+      fail(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+           "] out of range (data section is " + std::to_string(buffer_size) + " bytes)");
+    const uint64_t nbytes = end - begin;
+    if (numel > std::numeric_limits<uint64_t>::max() / dtype->size || numel * dtype->size != nbytes)
+      fail(where + ": " + std::to_string(nbytes) + " bytes but shape " + shape_string(view.shape) +
+           " of " + dtype->name + " needs " + std::to_string(numel) + " × " + std::to_string(dtype->size));
+
+    view.data = buffer + begin;
+    view.nbytes = static_cast<size_t>(nbytes);
+    ranges.push_back({{begin, end}, name});
+    tensors_.emplace(name, std::move(view));
+  }
+
+  // Overlap check: sort by begin; each tensor must start at or after the previous one's end.
+  // Empty tensors occupy no bytes and cannot overlap anything.
+  std::sort(ranges.begin(), ranges.end());
+  const std::pair<std::pair<uint64_t, uint64_t>, std::string>* prev = nullptr;
+  for (const auto& r : ranges) {
+    if (r.first.first == r.first.second) continue;
+    if (prev && r.first.first < prev->first.second)
+      fail("tensors \"" + prev->second + "\" and \"" + r.second + "\" overlap (bytes [" +
+           std::to_string(prev->first.first) + ", " + std::to_string(prev->first.second) + ") and [" +
+           std::to_string(r.first.first) + ", " + std::to_string(r.first.second) + "))");
+    prev = &r;
+  }
+}
+
+const TensorView& SafeTensors::get(const std::string& name) const {
+  auto it = tensors_.find(name);
+  if (it == tensors_.end()) throw Error("E_WEIGHTS", "missing tensor \"" + name + "\"");
+  return it->second;
+}
+
+std::vector<float> SafeTensors::to_f32(const std::string& name,
+                                       const std::vector<int64_t>& expected_shape) const {
+  const TensorView& t = get(name);
+  if (t.shape != expected_shape)
+    throw Error("E_WEIGHTS", "tensor \"" + name + "\" has shape " + shape_string(t.shape) +
+                                 ", expected " + shape_string(expected_shape));
+  const size_t n = static_cast<size_t>(t.numel());
+  std::vector<float> out(n);
+  // memcpy per element: tensor data in a safetensors file has no alignment guarantee.
+  switch (t.dtype) {
+    case DType::F32:
+      if (n) std::memcpy(out.data(), t.data, n * 4);
+      break;
+    case DType::F16:
+      for (size_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, t.data + 2 * i, 2);
+        out[i] = f16_to_f32(h);
+      }
+      break;
+    case DType::BF16:
+      for (size_t i = 0; i < n; ++i) {
+        uint16_t b;
+        std::memcpy(&b, t.data + 2 * i, 2);
+        out[i] = bf16_to_f32(b);
+      }
+      break;
+    case DType::F64:
+      for (size_t i = 0; i < n; ++i) {
+        double d;
+        std::memcpy(&d, t.data + 8 * i, 8);
+        out[i] = static_cast<float>(d);
+      }
+      break;
+    default:
+      fail("tensor \"" + name + "\" has dtype " + dtype_name(t.dtype) +
+           ", which cannot be used as floating-point weights");
+  }
+  return out;
+}
+
+// IEEE 754 binary16 → binary32, including subnormals, infinities and NaN.
+float f16_to_f32(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);  // inf / NaN
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);  // rebias 15 → 127
+  } else if (mant == 0) {
+    bits = sign;  // ±0
+  } else {
+    // Subnormal: shift the mantissa up until its leading 1 becomes the implicit bit.
+    exp = 113;
+    while ((mant & 0x400u) == 0) {
+      mant <<= 1;
+      --exp;
+    }
+    bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// bfloat16 is the top half of a binary32.
+float bf16_to_f32(uint16_t b) {
+  const uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,130 @@
+// load_weights(): the only place that knows Hugging Face tensor names. One table per family maps
+// checkpoint names to ModelWeights fields; every tensor is shape-checked as it is read, and a
+// missing or misshapen tensor is an E_WEIGHTS error naming it.
+#include "weights.h"
+
+#include "error.h"
+
+namespace attnscope {
+
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+// Resolves names for one checkpoint: the optional model prefix ("bert." / "distilbert.") and the
+// LayerNorm parameter spelling (weight/bias, or gamma/beta in checkpoints converted from TF 1).
+struct Reader {
+  const SafeTensors& st;
+  std::string prefix;
+
+  std::vector<float> get(const std::string& name, const Shape& shape) const {
+    return st.to_f32(prefix + name, shape);
+  }
+  bool has(const std::string& name) const { return st.has(prefix + name); }
+
+  // A LayerNorm at `base` ("embeddings.LayerNorm"): gamma, beta of shape (C).
+  void layer_norm(const std::string& base, int64_t C, std::vector<float>& g, std::vector<float>& b) const {
+    if (!has(base + ".weight") && has(base + ".gamma")) {
+      g = get(base + ".gamma", {C});
+      b = get(base + ".beta", {C});
+    } else {
+      g = get(base + ".weight", {C});
+      b = get(base + ".bias", {C});
+    }
+  }
+  // An nn.Linear at `base`: weight (out, in), bias (out).
+  void linear(const std::string& base, int64_t out, int64_t in, std::vector<float>& w,
+              std::vector<float>& b) const {
+    w = get(base + ".weight", {out, in});
+    b = get(base + ".bias", {out});
+  }
+};
+
+std::string detect_prefix(const SafeTensors& st, const std::string& prefix, const std::string& probe) {
+  return st.has(prefix + probe) ? prefix : "";
+}
+
+ModelWeights load_bert(const ModelConfig& c, const SafeTensors& st) {
+  const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
+  const Reader r{st, detect_prefix(st, "bert.", "embeddings.word_embeddings.weight")};
+  ModelWeights w;
+  w.word_emb = r.get("embeddings.word_embeddings.weight", {V, C});
+  w.pos_emb = r.get("embeddings.position_embeddings.weight", {c.max_position_embeddings, C});
+  w.type_emb = r.get("embeddings.token_type_embeddings.weight", {c.type_vocab_size, C});
+  r.layer_norm("embeddings.LayerNorm", C, w.ln_emb_g, w.ln_emb_b);
+
+  w.layers.resize(c.num_layers);
+  for (int l = 0; l < c.num_layers; ++l) {
+    const std::string p = "encoder.layer." + std::to_string(l) + ".";
+    LayerWeights& L = w.layers[l];
+    r.linear(p + "attention.self.query", C, C, L.q_w, L.q_b);
+    r.linear(p + "attention.self.key", C, C, L.k_w, L.k_b);
+    r.linear(p + "attention.self.value", C, C, L.v_w, L.v_b);
+    r.linear(p + "attention.output.dense", C, C, L.o_w, L.o_b);
+    r.layer_norm(p + "attention.output.LayerNorm", C, L.ln_attn_g, L.ln_attn_b);
+    r.linear(p + "intermediate.dense", F, C, L.ff_i_w, L.ff_i_b);
+    r.linear(p + "output.dense", C, F, L.ff_o_w, L.ff_o_b);
+    r.layer_norm(p + "output.LayerNorm", C, L.ln_out_g, L.ln_out_b);
+  }
+  // pooler.* and cls.seq_relationship.* (next-sentence head) are not part of the encoder: ignored.
+
+  // BertForMaskedLM's head is stored without the "bert." prefix.
+  const Reader head{st, ""};
+  if (head.has("cls.predictions.transform.dense.weight")) {
+    w.has_mlm_head = true;
+    head.linear("cls.predictions.transform.dense", C, C, w.mlm.dense_w, w.mlm.dense_b);
+    head.layer_norm("cls.predictions.transform.LayerNorm", C, w.mlm.ln_g, w.mlm.ln_b);
+    // The decoder is tied to the word embeddings; safetensors exports usually drop the duplicate.
+    w.mlm.decoder_w = head.has("cls.predictions.decoder.weight")
+                          ? head.get("cls.predictions.decoder.weight", {V, C})
+                          : w.word_emb;
+    w.mlm.bias = head.has("cls.predictions.bias") ? head.get("cls.predictions.bias", {V})
+                                                  : head.get("cls.predictions.decoder.bias", {V});
+  }
+  return w;
+}
+
+ModelWeights load_distilbert(const ModelConfig& c, const SafeTensors& st) {
+  const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
+  const Reader r{st, detect_prefix(st, "distilbert.", "embeddings.word_embeddings.weight")};
+  ModelWeights w;
+  w.word_emb = r.get("embeddings.word_embeddings.weight", {V, C});
+  w.pos_emb = r.get("embeddings.position_embeddings.weight", {c.max_position_embeddings, C});
+  r.layer_norm("embeddings.LayerNorm", C, w.ln_emb_g, w.ln_emb_b);
+
+  w.layers.resize(c.num_layers);
+  for (int l = 0; l < c.num_layers; ++l) {
+    const std::string p = "transformer.layer." + std::to_string(l) + ".";
+    LayerWeights& L = w.layers[l];
+    r.linear(p + "attention.q_lin", C, C, L.q_w, L.q_b);
+    r.linear(p + "attention.k_lin", C, C, L.k_w, L.k_b);
+    r.linear(p + "attention.v_lin", C, C, L.v_w, L.v_b);
+    r.linear(p + "attention.out_lin", C, C, L.o_w, L.o_b);
+    r.layer_norm(p + "sa_layer_norm", C, L.ln_attn_g, L.ln_attn_b);
+    r.linear(p + "ffn.lin1", F, C, L.ff_i_w, L.ff_i_b);
+    r.linear(p + "ffn.lin2", C, F, L.ff_o_w, L.ff_o_b);
+    r.layer_norm(p + "output_layer_norm", C, L.ln_out_g, L.ln_out_b);
+  }
+
+  // DistilBertForMaskedLM: vocab_transform → activation → vocab_layer_norm → vocab_projector,
+  // stored at the top level (no prefix); the projector weight is tied to the word embeddings.
+  const Reader head{st, ""};
+  if (head.has("vocab_transform.weight")) {
+    w.has_mlm_head = true;
+    head.linear("vocab_transform", C, C, w.mlm.dense_w, w.mlm.dense_b);
+    head.layer_norm("vocab_layer_norm", C, w.mlm.ln_g, w.mlm.ln_b);
+    w.mlm.decoder_w = head.has("vocab_projector.weight") ? head.get("vocab_projector.weight", {V, C})
+                                                         : w.word_emb;
+    w.mlm.bias = head.get("vocab_projector.bias", {V});
+  }
+  return w;
+}
+
+}  // namespace
+
+ModelWeights load_weights(const ModelConfig& config, const SafeTensors& tensors) {
+  return config.family == Family::DistilBert ? load_distilbert(config, tensors)
+                                             : load_bert(config, tensors);
+}
+
+}  // namespace attnscope

@@ -1,0 +1,32 @@
+// The fuzz seeds (tests/fuzz/corpus/safetensors) must be valid models: if a seed stopped loading,
+// the fuzzer would only explore error paths and never reach load_weights or the forward pass.
+// Same input layout as tests/fuzz/fuzz_safetensors.cpp: [u16 LE config length][config][safetensors].
+#include <cmath>
+#include <filesystem>
+#include <string_view>
+
+#include "config.h"
+#include "encoder.h"
+#include "safetensors.h"
+#include "test_engine_support.h"
+#include "weights.h"
+
+TEST_CASE("fuzz seeds load and run a forward pass", "[engine][fuzz]") {
+  namespace fs = std::filesystem;
+  const fs::path corpus = fs::path(ATTNSCOPE_FIXTURES_DIR) / ".." / "fuzz" / "corpus" / "safetensors";
+  int seeds = 0;
+  for (const auto& entry : fs::directory_iterator(corpus)) {
+    INFO("seed " << entry.path().filename().string());
+    const auto bytes = attnscope::test::read_bytes(entry.path().string());
+    REQUIRE(bytes.size() >= 2);
+    const size_t n = bytes[0] | (bytes[1] << 8);
+    REQUIRE(n <= bytes.size() - 2);
+    const auto config = attnscope::parse_config(std::string_view(reinterpret_cast<const char*>(bytes.data() + 2), n));
+    const attnscope::SafeTensors st(bytes.data() + 2 + n, bytes.size() - 2 - n);
+    const attnscope::Encoder encoder(config, attnscope::load_weights(config, st));
+    const auto r = encoder.forward({0, 1}, {0, 0}, {0, 1}, attnscope::ForwardOptions{});
+    for (float p : r.attentions) REQUIRE(std::isfinite(p));
+    ++seeds;
+  }
+  CHECK(seeds >= 4);
+}

@@ -1,0 +1,84 @@
+// Helpers shared by the engine's Catch2 tests: read fixture files, build safetensors bytes in
+// memory, and compare arrays reporting the worst element by its named coordinates
+// (e.g. layer, head, row, col) with expected, got and the max error.
+#pragma once
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace attnscope::test {
+
+inline std::vector<uint8_t> read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  REQUIRE(f.good());
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+inline std::string read_text(const std::string& path) {
+  auto b = read_bytes(path);
+  return {b.begin(), b.end()};
+}
+
+// A safetensors file from a header string and a data section, for malformed-file tests.
+inline std::vector<uint8_t> safetensors_file(const std::string& header, size_t data_bytes) {
+  std::vector<uint8_t> out(8 + header.size() + data_bytes, 0);
+  uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<uint8_t>(n >> (8 * i));
+  std::memcpy(out.data() + 8, header.data(), header.size());
+  return out;
+}
+
+struct Mismatch {
+  double max_error = 0.0;
+  size_t index = 0;
+  bool nan = false;
+};
+
+inline Mismatch worst(const std::vector<float>& expected, const std::vector<float>& got) {
+  Mismatch m;
+  for (size_t i = 0; i < expected.size() && i < got.size(); ++i) {
+    if (std::isnan(got[i]) || std::isnan(expected[i])) {
+      m.nan = true;
+      m.index = i;
+      m.max_error = INFINITY;
+      return m;
+    }
+    const double e = std::fabs(static_cast<double>(expected[i]) - got[i]);
+    if (e > m.max_error) {
+      m.max_error = e;
+      m.index = i;
+    }
+  }
+  return m;
+}
+
+// Checks |expected − got| ≤ tol everywhere; on failure names the worst element's coordinates.
+// Returns the max error so callers can report it.
+inline double check_close(const std::string& what, const std::vector<float>& expected,
+                          const std::vector<float>& got, const std::vector<int64_t>& shape,
+                          const std::vector<std::string>& axes, double tol) {
+  INFO(what);
+  REQUIRE(got.size() == expected.size());
+  const Mismatch m = worst(expected, got);
+  std::ostringstream where;
+  size_t rest = m.index;
+  std::vector<int64_t> coord(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    coord[d] = static_cast<int64_t>(rest % shape[d]);
+    rest /= shape[d];
+  }
+  for (size_t d = 0; d < shape.size(); ++d) where << (d ? ", " : "") << axes[d] << " " << coord[d];
+  INFO("worst at " << where.str() << ": expected " << expected[m.index] << ", got " << got[m.index]
+                   << ", max error " << m.max_error << " (tolerance " << tol << ")");
+  CHECK(!m.nan);
+  CHECK(m.max_error <= tol);
+  return m.max_error;
+}
+
+}  // namespace attnscope::test

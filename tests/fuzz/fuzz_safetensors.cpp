@@ -1,0 +1,55 @@
+// libFuzzer target for everything that reads an untrusted checkpoint: parse_config, SafeTensors
+// and load_weights, then (when a model loads) a tiny forward pass. Input layout:
+// [u16 little-endian config length][config.json bytes][safetensors bytes] — the seeds in
+// tests/fuzz/corpus/safetensors/ are written by tests/fixtures/make_engine_fixtures.py.
+// Only attnscope::Error is an acceptable outcome for bad input; anything else (another exception
+// type, a sanitizer report, a crash) is a bug.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "config.h"
+#include "encoder.h"
+#include "error.h"
+#include "safetensors.h"
+#include "weights.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 2) return 0;
+  const size_t config_len = static_cast<size_t>(data[0]) | (static_cast<size_t>(data[1]) << 8);
+  if (config_len > size - 2) return 0;
+  const std::string_view config_json(reinterpret_cast<const char*>(data + 2), config_len);
+  const uint8_t* st_bytes = data + 2 + config_len;
+  const size_t st_size = size - 2 - config_len;
+
+  // The reader alone, independent of whether the config parses.
+  try {
+    attnscope::SafeTensors st(st_bytes, st_size);
+    for (const auto& [name, t] : st.tensors()) {
+      if (t.numel() <= 4096) {
+        try {
+          st.to_f32(name, t.shape);
+        } catch (const attnscope::Error&) {  // integer dtypes are refused by design
+        }
+      }
+    }
+  } catch (const attnscope::Error&) {
+  }
+
+  try {
+    const attnscope::ModelConfig config = attnscope::parse_config(config_json);
+    const attnscope::SafeTensors st(st_bytes, st_size);
+    const attnscope::Encoder encoder(config, attnscope::load_weights(config, st));
+    // Every weight matched the config's shapes, so the sizes are bounded by the input length and
+    // a forward pass over two tokens is cheap.
+    const int T = config.max_position_embeddings < 2 ? 1 : 2;
+    std::vector<int32_t> ids(T, 0), types(T, 0), mask(T, 1);
+    mask[0] = T > 1 ? 0 : 1;  // exercise the padding path too
+    attnscope::ForwardOptions options;
+    options.hidden_states = options.qkv = options.value_norms = true;
+    const auto r = encoder.forward(ids, types, mask, options);
+    if (encoder.has_mlm_head()) encoder.mlm_logits(r.hidden_out, r.tokens);
+  } catch (const attnscope::Error&) {
+  }
+  return 0;
+}
