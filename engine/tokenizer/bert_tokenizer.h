@@ -12,6 +12,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tokenizer/added_tokens.h"
+#include "tokenizer/normalizer.h"
+#include "tokenizer/post_processor.h"
+#include "tokenizer/wordpiece.h"
+
 namespace attnscope::tok {
 
 struct TokenizerSettings {
@@ -31,6 +36,7 @@ struct Encoding {
   std::vector<int32_t> type_ids;
   std::vector<std::pair<int32_t, int32_t>> offsets;  // [start, end) UTF-16 units; (0,0) for added [CLS]/[SEP]
   std::vector<uint8_t> special_tokens_mask;          // 1 for template-added [CLS]/[SEP]
+  // For a pair, the offsets of B's tokens index into the pair string (as in Hugging Face).
   int32_t num_truncated = 0;                          // tokens dropped to fit max_length
 };
 
@@ -52,15 +58,28 @@ class BertTokenizer {
                   int max_length = 0) const;
 
   int32_t token_to_id(std::string_view token) const;  // -1 when absent
-  const std::string& id_to_token(int32_t id) const;
+  const std::string& id_to_token(int32_t id) const;    // throws Error("E_INPUT") when out of range
   size_t vocab_size() const { return vocab_.size(); }
   const TokenizerSettings& settings() const { return settings_; }
+  // Tokens split out of the text before normalization ([CLS], [SEP], [MASK], ... and
+  // tokenizer.json's added_tokens).
+  const std::vector<AddedToken>& added_tokens() const { return added_; }
+  static const char* unicode_version();  // of the generated tables, e.g. "15.0.0"
 
  private:
+  // Checks the special tokens and builds the matchers; called once the members are filled.
+  void finish_setup();
+  std::vector<Token> tokenize_sequence(std::string_view text) const;
+
   TokenizerSettings settings_;
-  std::vector<std::string> vocab_;
-  std::unordered_map<std::string, int32_t> ids_;
-  // (implementation may add members)
+  std::vector<std::string> vocab_;                 // id -> token (WordPiece vocab + added tokens)
+  std::unordered_map<std::string, int32_t> ids_;   // the WordPiece model's vocab
+  NormalizerOptions normalizer_;
+  WordPieceConfig wordpiece_;
+  PostProcessor post_processor_;
+  std::vector<AddedToken> added_;
+  AddedTokenMatcher raw_matcher_;         // added tokens with normalized = false
+  AddedTokenMatcher normalized_matcher_;  // added tokens with normalized = true
 };
 
 }  // namespace attnscope::tok

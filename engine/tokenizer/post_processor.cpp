@@ -1,0 +1,86 @@
+// Truncation (longest_first, as tokenizers' truncate_encodings) and template application.
+#include "tokenizer/post_processor.h"
+
+#include <algorithm>
+
+#include "error.h"
+#include "tokenizer/bert_tokenizer.h"
+
+namespace attnscope::tok {
+
+PostProcessor PostProcessor::bert(const std::string& cls, int32_t cls_id, const std::string& sep,
+                                  int32_t sep_id) {
+  PostProcessor p;
+  const TemplatePiece c{-1, {{cls, cls_id}}, 0}, s0{-1, {{sep, sep_id}}, 0}, s1{-1, {{sep, sep_id}}, 1};
+  p.single = {c, TemplatePiece{0, {}, 0}, s0};
+  p.pair = {c, TemplatePiece{0, {}, 0}, s0, TemplatePiece{1, {}, 1}, s1};
+  return p;
+}
+
+int PostProcessor::added_tokens(bool is_pair) const {
+  int n = 0;
+  for (const TemplatePiece& piece : is_pair ? pair : single) n += static_cast<int>(piece.special.size());
+  return n;
+}
+
+std::pair<size_t, size_t> longest_first_lengths(size_t n_a, size_t n_b, size_t budget) {
+  if (n_a + n_b <= budget) return {n_a, n_b};
+  const bool swap = n_a > n_b;
+  size_t n1 = swap ? n_b : n_a, n2 = swap ? n_a : n_b;  // n1 is the shorter
+  n2 = n1 > budget ? n1 : std::max(n1, budget - n1);
+  if (n1 + n2 > budget) {
+    n1 = budget / 2;
+    n2 = n1 + budget % 2;
+  }
+  return swap ? std::pair{n2, n1} : std::pair{n1, n2};
+}
+
+void PostProcessor::apply(std::vector<Token> a, std::optional<std::vector<Token>> b, int max_length,
+                          Encoding& out) const {
+  const bool is_pair = b.has_value();
+  if (max_length < 0) {
+    throw Error("E_INPUT", "max_length must be 0 (no truncation) or positive, got " +
+                               std::to_string(max_length));
+  }
+  out = Encoding{};
+  if (max_length > 0) {
+    const int added = added_tokens(is_pair);
+    if (max_length < added) {
+      throw Error("E_INPUT", "max_length " + std::to_string(max_length) + " cannot hold the " +
+                                 std::to_string(added) + " special tokens of a " +
+                                 (is_pair ? "pair" : "single sequence"));
+    }
+    const size_t budget = static_cast<size_t>(max_length - added);
+    const size_t n_a = a.size(), n_b = is_pair ? b->size() : 0;
+    if (is_pair) {
+      const auto [keep_a, keep_b] = longest_first_lengths(n_a, n_b, budget);
+      a.resize(std::min(keep_a, n_a), Token{});
+      b->resize(std::min(keep_b, n_b), Token{});
+    } else if (n_a > budget) {
+      a.resize(budget, Token{});
+    }
+    out.num_truncated = static_cast<int32_t>(n_a + n_b - a.size() - (is_pair ? b->size() : 0));
+  }
+  for (const TemplatePiece& piece : is_pair ? pair : single) {
+    if (piece.sequence >= 0) {
+      const std::vector<Token>& seq = piece.sequence == 0 ? a : *b;
+      for (const Token& t : seq) {
+        out.tokens.push_back(t.text);
+        out.ids.push_back(t.id);
+        out.type_ids.push_back(piece.type_id);
+        out.offsets.emplace_back(t.start, t.end);
+        out.special_tokens_mask.push_back(0);
+      }
+    } else {
+      for (const auto& [token, id] : piece.special) {
+        out.tokens.push_back(token);
+        out.ids.push_back(id);
+        out.type_ids.push_back(piece.type_id);
+        out.offsets.emplace_back(0, 0);
+        out.special_tokens_mask.push_back(1);
+      }
+    }
+  }
+}
+
+}  // namespace attnscope::tok

@@ -1,0 +1,44 @@
+// Stage 4 of the BERT tokenizer: truncation and Hugging Face's TemplateProcessing. Truncates the
+// sequences to max_length (tokenizers' "longest_first", counting the template's special tokens)
+// and wraps them as the template says — for BERT `[CLS] A [SEP]` and `[CLS] A [SEP] B [SEP]`
+// with type ids 0/1. BertProcessing is the same template and is converted to one when loading.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tokenizer/token.h"
+
+namespace attnscope::tok {
+
+struct Encoding;  // bert_tokenizer.h
+
+struct TemplatePiece {
+  int sequence = -1;  // 0 = $A, 1 = $B, -1 = special tokens below
+  std::vector<std::pair<std::string, int32_t>> special;  // (token, id), usually one
+  int32_t type_id = 0;
+};
+
+struct PostProcessor {
+  std::vector<TemplatePiece> single;
+  std::vector<TemplatePiece> pair;
+
+  // [CLS] A [SEP] (B [SEP]) with type ids 0/1.
+  static PostProcessor bert(const std::string& cls, int32_t cls_id, const std::string& sep,
+                            int32_t sep_id);
+
+  // Special tokens the template adds (2 for BERT single, 3 for pair).
+  int added_tokens(bool is_pair) const;
+
+  // Truncates (max_length 0 = never) and applies the template. Throws Error("E_INPUT") when
+  // max_length is negative or cannot even hold the special tokens.
+  void apply(std::vector<Token> a, std::optional<std::vector<Token>> b, int max_length,
+             Encoding& out) const;
+};
+
+// tokenizers' longest_first for a pair: the shorter sequence keeps its length if the longer can
+// take the rest, otherwise both get half the budget (the second one the odd token). Returns the
+// kept lengths {n_a, n_b}.
+std::pair<size_t, size_t> longest_first_lengths(size_t n_a, size_t n_b, size_t budget);
+
+}  // namespace attnscope::tok

@@ -1,0 +1,105 @@
+// Native tokenizer tool for the parity tests (tests/js/tokenizer-parity.test.js): loads a
+// tokenizer from Hugging Face files and encodes one JSON input per stdin line, one JSON result
+// per stdout line. Not a user-facing CLI (the npm package has that).
+//   attnscope_tokenize_native [--vocab vocab.txt] [--tokenizer-json tokenizer.json]
+//                             [--tokenizer-config tokenizer_config.json] [--max-length N]
+// Input lines: "text" | ["text", "pair"] | {"text": ..., "pair": ..., "max_length": N}
+// Output lines: {"tokens","ids","token_type_ids","offsets","num_truncated"} or {"error","code"}.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "error.h"
+#include "tokenizer/bert_tokenizer.h"
+
+using nlohmann::json;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw attnscope::Error("E_TOKENIZER", "cannot open " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void print(const json& j) {
+  std::cout << j.dump(-1, ' ', false, json::error_handler_t::replace) << '\n' << std::flush;
+}
+
+json encode_line(const attnscope::tok::BertTokenizer& tokenizer, const std::string& line,
+                 int default_max_length) {
+  const json input = json::parse(line);
+  std::string text;
+  std::optional<std::string> pair;
+  int max_length = default_max_length;
+  if (input.is_string()) {
+    text = input.get<std::string>();
+  } else if (input.is_array() && input.size() == 2 && input[0].is_string() && input[1].is_string()) {
+    text = input[0].get<std::string>();
+    pair = input[1].get<std::string>();
+  } else if (input.is_object() && input.contains("text") && input["text"].is_string()) {
+    text = input["text"].get<std::string>();
+    if (input.contains("pair") && input["pair"].is_string()) pair = input["pair"].get<std::string>();
+    if (input.contains("max_length")) max_length = input["max_length"].get<int>();
+  } else {
+    throw attnscope::Error("E_INPUT", "expected a JSON string, [text, pair] or {text, pair, max_length}");
+  }
+  const attnscope::tok::Encoding e =
+      pair ? tokenizer.encode(text, std::string_view(*pair), max_length) : tokenizer.encode(text, std::nullopt, max_length);
+  json offsets = json::array();
+  for (const auto& [start, end] : e.offsets) offsets.push_back({start, end});
+  return json{{"tokens", e.tokens},           {"ids", e.ids},
+              {"token_type_ids", e.type_ids}, {"offsets", offsets},
+              {"special_tokens_mask", e.special_tokens_mask}, {"num_truncated", e.num_truncated}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string vocab, tokenizer_json, config;
+  int max_length = 0;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (i + 1 >= argc) throw attnscope::Error("E_INPUT", "missing value after " + arg);
+      const std::string value = argv[++i];
+      if (arg == "--vocab") vocab = read_file(value);
+      else if (arg == "--tokenizer-json") tokenizer_json = read_file(value);
+      else if (arg == "--tokenizer-config") config = read_file(value);
+      else if (arg == "--max-length") max_length = std::stoi(value);
+      else throw attnscope::Error("E_INPUT", "unknown argument " + arg);
+    }
+  } catch (const attnscope::Error& e) {
+    print({{"error", e.what()}, {"code", e.code()}});
+    return 2;
+  } catch (const std::exception& e) {
+    print({{"error", e.what()}, {"code", "E_INPUT"}});
+    return 2;
+  }
+
+  std::optional<attnscope::tok::BertTokenizer> tokenizer;
+  try {
+    tokenizer = attnscope::tok::BertTokenizer::from_files(vocab, tokenizer_json, config);
+  } catch (const attnscope::Error& e) {
+    print({{"error", e.what()}, {"code", e.code()}});
+    return 2;
+  }
+
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    try {
+      print(encode_line(*tokenizer, line, max_length));
+    } catch (const attnscope::Error& e) {
+      print({{"error", e.what()}, {"code", e.code()}});
+    } catch (const json::exception& e) {
+      print({{"error", std::string("bad input line: ") + e.what()}, {"code", "E_INPUT"}});
+    }
+  }
+  return 0;
+}
