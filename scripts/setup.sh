@@ -10,7 +10,8 @@ packages=(
   emscripten                                # WebAssembly build (3.1.6, clang/lld 14)
   libeigen3-dev catch2 nlohmann-json3-dev   # engine and test dependencies (header-only)
   unicode-data                              # UnicodeData.txt for the tokenizer table generator
-  chromium                                  # page tests through playwright-core
+  chromium fonts-nanum                      # page tests (Korean UI text in screenshots)
+  python3-torch python3-numpy libopenblas0-pthread  # independent PyTorch references in API tests
   nodejs npm
 )
 missing=()

@@ -1,0 +1,152 @@
+// The CLI's output formats for a RunResult: one JSON document (streamed: a 512-token run of a
+// 12×12 model has 37 M attention values), BertViz's head_view/model_view input, and a folder of
+// NumPy .npy files. Float32 values are printed with 9 significant digits, which round-trips.
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { AttnScopeError } from './errors.js';
+
+const FLUSH_AT = 1 << 20;
+
+/** {"ids","token_type_ids","tokens","offsets","attentions":[L][H][T][T],"hidden":[T][C],"mask_predictions"?} */
+export async function writeJsonResult(out, result) {
+  const [L, H, T] = result.shape;
+  const C = result.hidden.length / T;
+  await withSink(out, async (write) => {
+    await write(`{"ids":${JSON.stringify([...result.ids])},"token_type_ids":${JSON.stringify([...result.typeIds])},`);
+    await write(`"tokens":${JSON.stringify(result.tokens)},"offsets":${JSON.stringify(offsetPairs(result.offsets))},`);
+    await write('"attentions":');
+    await writeNested(write, result.attentions, [L, H, T, T]);
+    await write(',"hidden":');
+    await writeNested(write, result.hidden, [T, C]);
+    if (result.maskPredictions) await write(`,"mask_predictions":${JSON.stringify(result.maskPredictions)}`);
+    await write('}\n');
+  });
+}
+
+/**
+ * BertViz input: head_view(attention, tokens, sentence_b_start) takes one (batch=1, heads, T, T)
+ * tensor per layer, so "attention" is [L][1][H][T][T].
+ */
+export async function writeBertViz(out, result) {
+  const [L, H, T] = result.shape;
+  const pairStart = result.typeIds.indexOf(1);
+  await withSink(out, async (write) => {
+    await write('{"attention":[');
+    for (let l = 0; l < L; l++) {
+      await write(l ? ',[' : '[');
+      await writeNested(write, result.attentions.subarray(l * H * T * T, (l + 1) * H * T * T), [H, T, T]);
+      await write(']');
+    }
+    await write(`],"tokens":${JSON.stringify(result.tokens)},"sentence_b_start":${pairStart < 0 ? 'null' : pairStart}}\n`);
+  });
+}
+
+/** attentions.npy (L,H,T,T) f4, hidden.npy (T,C) f4, ids/token_type_ids.npy (T) i4, offsets.npy (T,2) i4, tokens.npy (T) <U. */
+export function writeNpyFolder(dir, result) {
+  const [L, H, T] = result.shape;
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'attentions.npy'), npy('<f4', [L, H, T, T], result.attentions));
+    writeFileSync(join(dir, 'hidden.npy'), npy('<f4', [T, result.hidden.length / T], result.hidden));
+    writeFileSync(join(dir, 'ids.npy'), npy('<i4', [T], result.ids));
+    writeFileSync(join(dir, 'token_type_ids.npy'), npy('<i4', [T], result.typeIds));
+    writeFileSync(join(dir, 'offsets.npy'), npy('<i4', [T, 2], result.offsets));
+    writeFileSync(join(dir, 'tokens.npy'), npyStrings(result.tokens));
+    if (result.maskPredictions) writeFileSync(join(dir, 'mask_predictions.json'), `${JSON.stringify(result.maskPredictions)}\n`);
+  } catch (error) {
+    throw new AttnScopeError('E_INPUT', `cannot write ${dir}: ${error.message}`);
+  }
+}
+
+function offsetPairs(offsets) {
+  const pairs = [];
+  for (let i = 0; i < offsets.length; i += 2) pairs.push([offsets[i], offsets[i + 1]]);
+  return pairs;
+}
+
+function number(x) {
+  return Number.isFinite(x) ? String(Number(x.toPrecision(9))) : 'null';
+}
+
+// Writes `data` (row-major, `shape`) as nested JSON arrays, one innermost row at a time: before
+// row r, close the groups that ended, a comma, and open the groups that start at r.
+async function writeNested(write, data, shape) {
+  const inner = shape[shape.length - 1];
+  const outer = shape.slice(0, -1);
+  const rows = data.length / inner;
+  const bracketsAt = (r) => {
+    let count = 0;
+    let stride = 1;
+    for (let d = outer.length - 1; d >= 0; d--) {
+      stride *= outer[d];
+      if (r % stride === 0) count++;
+    }
+    return count;
+  };
+  let text = '';
+  for (let r = 0; r < rows; r++) {
+    if (r > 0) text += `${']'.repeat(bracketsAt(r))},`;
+    text += `${'['.repeat(bracketsAt(r))}[${Array.from(data.subarray(r * inner, (r + 1) * inner), number).join(',')}]`;
+    if (text.length > FLUSH_AT) {
+      await write(text);
+      text = '';
+    }
+  }
+  await write(`${text}${']'.repeat(outer.length)}`);
+}
+
+// Streams to a file, or to stdout when `out` is undefined or '-'; waits for 'drain'.
+async function withSink(out, body) {
+  const toStdout = out === undefined || out === '-';
+  const stream = toStdout ? process.stdout : createWriteStream(out);
+  let failure = null;
+  const onError = (error) => { failure = error; };
+  stream.on('error', onError);
+  const write = async (text) => {
+    if (failure) throw failure;
+    if (!stream.write(text)) await new Promise((resolve, reject) => {
+      stream.once('drain', resolve);
+      stream.once('error', reject);
+    });
+  };
+  try {
+    await body(write);
+    if (!toStdout) await new Promise((resolve, reject) => stream.end((error) => (error ? reject(error) : resolve())));
+    if (failure) throw failure;
+  } catch (error) {
+    if (error instanceof AttnScopeError) throw error;
+    throw new AttnScopeError('E_INPUT', `cannot write ${toStdout ? 'stdout' : out}: ${error.message}`);
+  } finally {
+    stream.off('error', onError);
+  }
+}
+
+function npyHeader(descr, shape) {
+  const dims = shape.length === 1 ? `${shape[0]},` : shape.join(', ');
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`;
+  // Magic (6) + version (2) + length (2) + header + '\n' must be a multiple of 64.
+  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
+  const out = new Uint8Array(10 + header.length);
+  out.set([0x93, ...new TextEncoder().encode('NUMPY'), 1, 0, header.length & 0xff, header.length >> 8]);
+  out.set(new TextEncoder().encode(header), 10);
+  return out;
+}
+
+function npy(descr, shape, typed) {
+  const header = npyHeader(descr, shape);
+  const body = new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
+  const out = new Uint8Array(header.length + body.length);
+  out.set(header);
+  out.set(body, header.length);
+  return out;
+}
+
+// NumPy's unicode dtype '<Un': n UTF-32LE code points per element, zero padded.
+function npyStrings(strings) {
+  const codePoints = strings.map((s) => Array.from(s, (c) => c.codePointAt(0)));
+  const width = Math.max(1, ...codePoints.map((c) => c.length));
+  const data = new Uint32Array(strings.length * width);
+  codePoints.forEach((cps, i) => data.set(cps, i * width));
+  return npy(`<U${width}`, [strings.length], data);
+}

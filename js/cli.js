@@ -1,0 +1,214 @@
+#!/usr/bin/env node
+// The `attnscope` command: run a model and write its attentions (JSON, .npy folder or BertViz
+// input), tokenize JSON lines from stdin, benchmark, or describe a model. User errors print one
+// line on stderr and exit non-zero; a stack trace means a bug (or ATTNSCOPE_DEBUG=1).
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+import { loadModel, buildInfo, AttnScopeError } from './index.js';
+import { writeJsonResult, writeBertViz, writeNpyFolder } from './cli-output.js';
+
+const USAGE = `usage: attnscope <command> [options]
+
+commands:
+  run       --model M (--ids 101,2023,102 [--token-types 0,0,0] | --text "..." [--text-pair "..."])
+            [--max-length N] [--top-k N] [--format json|npy|bertviz] [--out FILE|DIR]
+  tokenize  --model M [--text "..." [--text-pair "..."]]   (no --text: one JSON string per stdin line)
+  bench     --model M [--tokens N] [--runs R]
+  info      [--model M]
+
+--model is a folder, an http(s) URL, a Hugging Face hub id, or omitted for the bundled model.
+ATTNSCOPE_HUB_URL overrides https://huggingface.co for hub ids.`;
+
+const COMMON = {
+  model: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+const OPTIONS = {
+  run: {
+    ...COMMON, ids: { type: 'string' }, 'token-types': { type: 'string' }, text: { type: 'string' },
+    'text-pair': { type: 'string' }, out: { type: 'string' }, format: { type: 'string', default: 'json' },
+    'top-k': { type: 'string' }, 'max-length': { type: 'string' },
+  },
+  tokenize: { ...COMMON, text: { type: 'string' }, 'text-pair': { type: 'string' }, 'max-length': { type: 'string' } },
+  bench: { ...COMMON, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '10' } },
+  info: { ...COMMON },
+};
+
+class UsageError extends Error {}
+
+async function main(argv) {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return command ? 0 : 2;
+  }
+  if (!(command in OPTIONS)) throw new UsageError(`unknown command "${command}"`);
+  let values;
+  try {
+    ({ values } = parseArgs({ args: rest, options: OPTIONS[command], strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const commands = { run, tokenize, bench, info };
+  return commands[command](values);
+}
+
+async function run(values) {
+  const format = values.format;
+  if (!['json', 'npy', 'bertviz'].includes(format)) throw new UsageError(`--format must be json, npy or bertviz, not "${format}"`);
+  if ((values.ids === undefined) === (values.text === undefined)) throw new UsageError('give exactly one of --ids and --text');
+  if (values.ids === undefined && values['token-types'] !== undefined) throw new UsageError('--token-types goes with --ids');
+  if (values.text === undefined && values['text-pair'] !== undefined) throw new UsageError('--text-pair goes with --text');
+  if (format === 'npy' && !values.out) throw new UsageError('--format npy writes a folder: give --out DIR');
+  const options = {
+    topK: optionalInteger(values['top-k'], '--top-k', 0),
+    maxLength: optionalInteger(values['max-length'], '--max-length', 0),
+  };
+  const model = await loadModel(values.model);
+  try {
+    const result = values.ids !== undefined
+      ? await model.runIds(integerList(values.ids, '--ids'), {
+        ...options,
+        tokenTypes: values['token-types'] === undefined ? undefined : integerList(values['token-types'], '--token-types'),
+      })
+      : await model.run(values.text, { ...options, textPair: values['text-pair'] });
+    if (format === 'npy') writeNpyFolder(values.out, result);
+    else if (format === 'bertviz') await writeBertViz(values.out, result);
+    else await writeJsonResult(values.out, result);
+  } finally {
+    model.dispose();
+  }
+  return 0;
+}
+
+async function tokenize(values) {
+  const model = await loadModel(values.model);
+  const maxLength = optionalInteger(values['max-length'], '--max-length', 0);
+  const line = (text, textPair) => {
+    const e = model.tokenize(text, { textPair, maxLength });
+    const offsets = [];
+    for (let i = 0; i < e.offsets.length; i += 2) offsets.push([e.offsets[i], e.offsets[i + 1]]);
+    return `${JSON.stringify({ tokens: e.tokens, ids: [...e.ids], token_type_ids: [...e.typeIds], offsets })}\n`;
+  };
+  try {
+    if (values.text !== undefined) {
+      process.stdout.write(line(values.text, values['text-pair']));
+      return 0;
+    }
+    if (values['text-pair'] !== undefined) throw new UsageError('--text-pair goes with --text');
+    let number = 0;
+    for await (const input of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+      number++;
+      if (input.trim() === '') continue;
+      let text;
+      try {
+        text = JSON.parse(input);
+      } catch {
+        throw new AttnScopeError('E_INPUT', `stdin line ${number} is not JSON (expected a JSON string per line)`);
+      }
+      if (typeof text !== 'string') throw new AttnScopeError('E_INPUT', `stdin line ${number} is not a JSON string`);
+      if (!process.stdout.write(line(text))) await new Promise((resolve) => process.stdout.once('drain', resolve));
+    }
+  } finally {
+    model.dispose();
+  }
+  return 0;
+}
+
+async function bench(values) {
+  const tokens = optionalInteger(values.tokens, '--tokens', 1);
+  const runs = optionalInteger(values.runs, '--runs', 1);
+  const model = await loadModel(values.model);
+  try {
+    const limit = model.config.maxPositionEmbeddings;
+    if (tokens > limit) throw new UsageError(`--tokens ${tokens} is more than the model's ${limit} positions`);
+    const ids = benchIds(model, tokens);
+    await model.runIds(ids); // warm-up: first-touch page faults, lazy init
+    const times = [];
+    for (let r = 0; r < runs; r++) {
+      const start = process.hrtime.bigint();
+      await model.runIds(ids);
+      times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+    times.sort((a, b) => a - b);
+    const mid = times.length >> 1;
+    const median = times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+    const build = await buildInfo();
+    process.stdout.write(`${JSON.stringify({
+      median_ms: round(median), min_ms: round(times[0]), tokens, runs,
+      build: `${build.target}${build.simd ? '+simd128' : ''} ${build.compiler}`,
+    })}\n`);
+  } finally {
+    model.dispose();
+  }
+  return 0;
+}
+
+async function info(values) {
+  const model = await loadModel(values.model);
+  try {
+    const { info: i } = model;
+    process.stdout.write(`${JSON.stringify({
+      path: i.location, source: i.source, ...(i.id ? { id: i.id } : {}), config: i.config,
+      has_mlm_head: i.hasMlmHead, tokenizer: i.tokenizer, tokenizer_vocab_size: i.tokenizerVocabSize,
+      files: i.files, load_ms: i.loadMs,
+    }, null, 2)}\n`);
+  } finally {
+    model.dispose();
+  }
+  return 0;
+}
+
+// [CLS] w w … [SEP] with deterministic ordinary word ids, for a benchmark input of any length.
+function benchIds(model, count) {
+  const cls = model.tokenToId('[CLS]');
+  const sep = model.tokenToId('[SEP]');
+  const vocab = model.info.tokenizerVocabSize;
+  const ids = [cls];
+  for (let i = 1; i < count - 1; i++) ids.push(Math.min(vocab - 1, 1000 + ((i * 7919) % Math.max(1, vocab - 1000))));
+  if (count > 1) ids.push(sep);
+  return ids.slice(0, count);
+}
+
+function integerList(text, flag) {
+  const parts = text.split(',').map((s) => s.trim());
+  if (parts.length === 0 || parts.some((s) => !/^-?\d+$/.test(s))) {
+    throw new UsageError(`${flag} must be comma-separated integers, got "${text}"`);
+  }
+  return parts.map(Number);
+}
+
+function optionalInteger(text, flag, min) {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < min) throw new UsageError(`${flag} must be an integer >= ${min}, got "${text}"`);
+  return Number(text);
+}
+
+function round(ms) {
+  return Math.round(ms * 1000) / 1000;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (error) => {
+    if (process.env.ATTNSCOPE_DEBUG) console.error(error);
+    if (error instanceof UsageError) {
+      process.stderr.write(`attnscope: ${error.message}\n(attnscope --help for usage)\n`);
+      process.exitCode = 2;
+    } else if (error instanceof AttnScopeError) {
+      process.stderr.write(`attnscope: ${error.code}: ${error.message}\n`);
+      process.exitCode = 1;
+    } else if (error?.code === 'EPIPE') {
+      process.exitCode = 0;
+    } else {
+      process.stderr.write(`attnscope: internal error: ${error?.stack || error}\n`);
+      process.exitCode = 70;
+    }
+  },
+);

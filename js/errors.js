@@ -1,0 +1,59 @@
+// The one error type AttnScope's JavaScript throws: an Error with a stable `.code` (the engine's
+// codes copied from C++, plus the loader's own). Callers branch on `code`, never on messages.
+
+/** Every code an AttnScopeError can carry (keep in sync with engine/error.h and index.d.ts). */
+export const ERROR_CODES = Object.freeze([
+  'E_NETWORK',     // a URL could not be reached, or the server failed (5xx)
+  'E_NOT_FOUND',   // 404/401 on the hub, a missing local file or folder
+  'E_CONFIG',      // config.json unusable or not a BERT-family model
+  'E_TOO_LARGE',   // the model does not fit in WebAssembly memory (wasm32: 4 GB)
+  'E_TOKENIZER',   // vocab.txt / tokenizer.json / tokenizer_config.json unusable
+  'E_SAFETENSORS', // malformed safetensors file
+  'E_WEIGHTS',     // a tensor is missing or has the wrong shape
+  'E_INPUT',       // bad arguments: ids out of vocabulary, too many tokens, wrong types
+  'E_ABORTED',     // cancelled through an AbortSignal or the worker client
+  'E_DISPOSED',    // the model was disposed (or its worker terminated)
+  'E_INTERNAL',    // a bug: please report it
+]);
+
+export class AttnScopeError extends Error {
+  /**
+   * @param {string} code one of ERROR_CODES
+   * @param {string} message what is wrong, naming the file / URL / tensor
+   * @param {{cause?: unknown}} [options]
+   */
+  constructor(code, message, options) {
+    super(message, options);
+    this.name = 'AttnScopeError';
+    this.code = code;
+  }
+}
+
+/** Rebuilds an AttnScopeError from `{code, message}` (a worker message or a wasm-thrown Error). */
+export function toAttnScopeError(error) {
+  if (error instanceof AttnScopeError) return error;
+  if (error && typeof error === 'object' && typeof error.code === 'string' && error.code.startsWith('E_')) {
+    return new AttnScopeError(error.code, String(error.message));
+  }
+  if (isAbortError(error)) return abortedError();
+  if (typeof WebAssembly !== 'undefined' && error instanceof WebAssembly.RuntimeError) {
+    return new AttnScopeError('E_INTERNAL', `WebAssembly trap: ${error.message}`, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new AttnScopeError('E_INTERNAL', message, { cause: error });
+}
+
+export function isAbortError(error) {
+  return Boolean(error) && (error.name === 'AbortError' || error.code === 'E_ABORTED' ||
+    error.name === 'TimeoutError');
+}
+
+export function abortedError(reason) {
+  const why = reason instanceof Error && reason.message ? `: ${reason.message}` : '';
+  return new AttnScopeError('E_ABORTED', `cancelled${why}`);
+}
+
+/** Throws E_ABORTED when `signal` is aborted. */
+export function throwIfAborted(signal) {
+  if (signal?.aborted) throw abortedError(signal.reason);
+}

@@ -1,0 +1,204 @@
+// Types for 'attnscope' (hand-written; the runtime is js/index.js).
+
+export type ErrorCode =
+  | 'E_NETWORK' | 'E_NOT_FOUND' | 'E_CONFIG' | 'E_TOO_LARGE' | 'E_TOKENIZER' | 'E_SAFETENSORS'
+  | 'E_WEIGHTS' | 'E_INPUT' | 'E_ABORTED' | 'E_DISPOSED' | 'E_INTERNAL';
+
+export const ERROR_CODES: readonly ErrorCode[];
+
+/** Every error AttnScope throws or rejects with. Branch on `code`. */
+export class AttnScopeError extends Error {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown });
+  readonly name: 'AttnScopeError';
+  readonly code: ErrorCode;
+}
+
+/** One file of a model: JSON text or object, bytes, a Blob/File, or a URL to fetch. */
+export type FileValue = string | object | ArrayBuffer | ArrayBufferView | Blob | URL;
+
+export interface ModelFiles {
+  /** config.json (text or parsed object). Required. */
+  config: FileValue;
+  /** model.safetensors (F32, F16 or BF16). Required. */
+  weights: ArrayBuffer | ArrayBufferView | Blob | URL;
+  /** vocab.txt; needed unless `tokenizer` is given. */
+  vocab?: FileValue;
+  /** tokenizer.json; wins over vocab when both are given. */
+  tokenizer?: FileValue;
+  /** tokenizer_config.json (do_lower_case, strip_accents, special tokens). */
+  tokenizerConfig?: FileValue;
+}
+
+/**
+ * - omitted or 'bundled': the small model shipped in the package (model/)
+ * - 'owner/name': a Hugging Face hub id (files from <hubUrl>/<id>/resolve/<revision>/)
+ * - 'https://host/path/': a folder URL (URL objects too)
+ * - Node: a local folder path ('/dir', './dir', 'file:///dir', or any existing directory)
+ * - an object of files, or the Files of a picked folder (FileList / File[])
+ */
+export type ModelSource = undefined | 'bundled' | string | URL | ModelFiles | FileList | File[];
+
+export interface LoadProgress {
+  /** Hub file name: 'config.json', 'model.safetensors', ... */
+  file: string;
+  loaded: number;
+  /** Undefined when the server sends no (or a compressed) Content-Length. */
+  total?: number;
+}
+
+export interface LoadOptions {
+  onProgress?: (progress: LoadProgress) => void;
+  /** Aborting rejects with E_ABORTED. */
+  signal?: AbortSignal;
+  /** Default 'https://huggingface.co' (Node: env ATTNSCOPE_HUB_URL). */
+  hubUrl?: string;
+  /** Hub branch, tag or commit; default 'main'. */
+  revision?: string;
+  /** Browsers: keep downloads in Cache Storage (default true). */
+  cache?: boolean;
+}
+
+export interface ModelConfig {
+  family: 'bert' | 'distilbert';
+  modelType: string;
+  vocabSize: number;
+  hiddenSize: number;
+  numLayers: number;
+  numHeads: number;
+  headDim: number;
+  intermediateSize: number;
+  maxPositionEmbeddings: number;
+  typeVocabSize: number;
+  layerNormEps: number;
+  hiddenAct: string;
+  padTokenId: number;
+}
+
+export interface ModelInfo {
+  source: 'bundled' | 'hub' | 'url' | 'dir' | 'object' | 'files';
+  /** The folder path or base URL the files came from. */
+  location: string;
+  /** The hub id, for hub sources. */
+  id?: string;
+  /** Bytes read per file name. */
+  files: Record<string, number>;
+  config: ModelConfig;
+  hasMlmHead: boolean;
+  tokenizer: 'tokenizer.json' | 'vocab.txt';
+  tokenizerVocabSize: number;
+  loadMs: number;
+}
+
+export interface Encoding {
+  tokens: string[];
+  ids: Int32Array;
+  typeIds: Int32Array;
+  /** 2T values: start0, end0, start1, ...; UTF-16 indices into the input; 0,0 for [CLS]/[SEP]. */
+  offsets: Int32Array;
+  /** 1 for the [CLS]/[SEP] the template added. */
+  specialTokensMask: Uint8Array;
+  /** Tokens dropped to fit maxLength. */
+  numTruncated: number;
+}
+
+export interface TokenizeOptions {
+  textPair?: string;
+  /** Truncate to this many tokens (Hugging Face longest_first); default the model's position
+   *  count, 0 = no truncation. */
+  maxLength?: number;
+}
+
+export interface OutputOptions {
+  /** Also return hiddenStates ((L+1)·T·C: embeddings, then each layer). */
+  hiddenStates?: boolean;
+  /** Also return per-head q, k, v (L·H·T·dh; q not scaled). */
+  qkv?: boolean;
+  /** Also return valueNorms (L·H·T): ‖f(x_j)‖ per key token (Kobayashi et al. 2020). */
+  valueNorms?: boolean;
+  /** Predictions per [MASK] (models with an MLM head); default 5, 0 = none. */
+  topK?: number;
+}
+
+export interface RunOptions extends TokenizeOptions, OutputOptions {}
+
+export interface RunIdsOptions extends OutputOptions {
+  /** Segment ids (default all 0). */
+  tokenTypes?: ArrayLike<number>;
+  /** 1 = attend, 0 = masked key (default all 1). */
+  attentionMask?: ArrayLike<number>;
+}
+
+export interface MaskPrediction {
+  /** Token index of the [MASK]. */
+  position: number;
+  /** Most likely first; prob is the softmax over the whole vocabulary. */
+  top: { token: string; id: number; prob: number }[];
+}
+
+export interface RunResultData extends Encoding {
+  /** [layers, heads, tokens, tokens] */
+  shape: [number, number, number, number];
+  /** L·H·T·T; row i of a head = query token i, sums to 1. */
+  attentions: Float32Array;
+  /** Last layer output, T·C. */
+  hidden: Float32Array;
+  hiddenStates?: Float32Array;
+  q?: Float32Array;
+  k?: Float32Array;
+  v?: Float32Array;
+  valueNorms?: Float32Array;
+  maskPredictions?: MaskPrediction[];
+}
+
+export class RunResult implements RunResultData {
+  constructor(fields: RunResultData);
+  tokens: string[];
+  ids: Int32Array;
+  typeIds: Int32Array;
+  offsets: Int32Array;
+  specialTokensMask: Uint8Array;
+  numTruncated: number;
+  shape: [number, number, number, number];
+  attentions: Float32Array;
+  hidden: Float32Array;
+  hiddenStates?: Float32Array;
+  q?: Float32Array;
+  k?: Float32Array;
+  v?: Float32Array;
+  valueNorms?: Float32Array;
+  maskPredictions?: MaskPrediction[];
+  /** One head's T×T matrix (a view into `attentions`). */
+  attention(layer: number, head: number): Float32Array;
+  /** The typed arrays' buffers, for postMessage transfer lists. */
+  transferables(): ArrayBuffer[];
+}
+
+export class Model {
+  private constructor();
+  readonly config: Readonly<ModelConfig>;
+  readonly info: Readonly<ModelInfo>;
+  readonly disposed: boolean;
+  tokenize(text: string, options?: TokenizeOptions): Encoding;
+  run(text: string, options?: RunOptions): Promise<RunResult>;
+  runIds(ids: ArrayLike<number>, options?: RunIdsOptions): Promise<RunResult>;
+  /** -1 when the token is not in the vocabulary. */
+  tokenToId(token: string): number;
+  idToToken(id: number): string;
+  /** Frees the model's WebAssembly memory; later calls throw E_DISPOSED. */
+  dispose(): void;
+}
+
+export function loadModel(source?: ModelSource, options?: LoadOptions): Promise<Model>;
+
+/** Deletes the browser Cache Storage entries of downloaded models (false where there is none). */
+export function clearModelCache(): Promise<boolean>;
+
+export const DEFAULT_HUB_URL: string;
+/** The base URL hub files of `id` are fetched from. */
+export function hubUrlFor(id: string, options?: { hubUrl?: string; revision?: string }): string;
+/** Where the bundled model lives (a folder path in Node, a URL in browsers). */
+export const bundledModelLocation: string;
+
+/** WebAssembly heap diagnostics: malloc'd bytes in use, and the wasm memory size. */
+export function heapStats(): Promise<{ inUse: number; memoryBytes: number }>;
+export function buildInfo(): Promise<{ target: string; simd: boolean; exceptions: string; compiler: string }>;

@@ -1,0 +1,25 @@
+// Masked-LM predictions from logits: a numerically stable softmax over the whole vocabulary
+// and the k most likely tokens. The logits come from the engine's MLM head (Encoder::mlm_logits).
+
+/**
+ * @param {Float32Array} logits one row of vocabulary logits
+ * @param {number} k
+ * @returns {{id: number, prob: number}[]} k entries, most likely first
+ */
+export function topKSoftmax(logits, k) {
+  let max = -Infinity;
+  for (const x of logits) if (x > max) max = x;
+  let sum = 0;
+  for (const x of logits) sum += Math.exp(x - max);
+  // Keep the k best ids in a small sorted list: k is tiny next to the vocabulary.
+  const best = [];
+  for (let id = 0; id < logits.length; id++) {
+    const x = logits[id];
+    if (best.length === k && x <= logits[best[best.length - 1]]) continue;
+    let at = best.length;
+    while (at > 0 && logits[best[at - 1]] < x) at--;
+    best.splice(at, 0, id);
+    if (best.length > k) best.pop();
+  }
+  return best.map((id) => ({ id, prob: Math.exp(logits[id] - max) / sum }));
+}

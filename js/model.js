@@ -1,0 +1,193 @@
+// A loaded model: tokenize, run (text → RunResult) and runIds (ids → RunResult) over one native
+// Model object in wasm memory. dispose() frees it; a FinalizationRegistry frees models that were
+// dropped without dispose() (a backstop only: GC timing is not something to rely on).
+import { AttnScopeError } from './errors.js';
+import { RunResult } from './result.js';
+import { topKSoftmax } from './mlm.js';
+import { callWasm } from './wasm.js';
+
+const DEFAULT_TOP_K = 5;
+
+const finalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((native) => { try { native.delete(); } catch { /* already freed */ } })
+  : null;
+
+export class Model {
+  #wasm;
+  #native;
+  #specialIds;
+
+  /** @internal built by loadModel() */
+  constructor(wasm, native, info) {
+    this.#wasm = wasm;
+    this.#native = native;
+    /** Hyper-parameters from config.json (camelCase). */
+    this.config = Object.freeze(info.config);
+    /** Where the model came from and what it holds. */
+    this.info = Object.freeze(info);
+    const names = native.specialTokens();
+    const id = (token) => native.tokenToId(token);
+    this.#specialIds = { cls: id(names.cls), sep: id(names.sep), pad: id(names.pad), mask: id(names.mask) };
+    finalizer?.register(this, native, this);
+  }
+
+  get disposed() {
+    return this.#native === null;
+  }
+
+  /** Frees the model's wasm memory. Idempotent; any later call throws E_DISPOSED. */
+  dispose() {
+    if (!this.#native) return;
+    finalizer?.unregister(this);
+    this.#native.delete();
+    this.#native = null;
+  }
+
+  /**
+   * WordPiece encoding exactly as Hugging Face's tokenizer: [CLS] text [SEP] (pair [SEP]).
+   * @returns {{tokens: string[], ids: Int32Array, typeIds: Int32Array, offsets: Int32Array,
+   *   specialTokensMask: Uint8Array, numTruncated: number}}
+   */
+  tokenize(text, options = {}) {
+    const native = this.#alive();
+    checkString(text, 'text');
+    const { textPair, maxLength } = options;
+    if (textPair !== undefined && textPair !== null) checkString(textPair, 'textPair');
+    const limit = this.#maxLength(maxLength);
+    return callWasm(() => native.encode(wellFormed(text), textPair == null ? null : wellFormed(textPair), limit));
+  }
+
+  /** Tokenizes and runs the encoder; resolves to a RunResult (see index.d.ts). */
+  async run(text, options = {}) {
+    checkOptions(options);
+    const encoding = this.tokenize(text, options);
+    return this.#forward(encoding, null, options);
+  }
+
+  /** Runs the encoder on token ids (e.g. [101, 2023, 102]); tokens come from the vocabulary. */
+  async runIds(ids, options = {}) {
+    const native = this.#alive();
+    checkOptions(options);
+    const idArray = integerArray(ids, 'ids');
+    const count = idArray.length;
+    const typeIds = options.tokenTypes == null ? new Int32Array(count) : integerArray(options.tokenTypes, 'tokenTypes');
+    const mask = options.attentionMask == null ? null : integerArray(options.attentionMask, 'attentionMask');
+    const vocabSize = native.tokenizerVocabSize();
+    const encoding = {
+      tokens: Array.from(idArray, (id) => (id >= 0 && id < vocabSize ? native.idToToken(id) : '[?]')),
+      ids: idArray,
+      typeIds,
+      offsets: new Int32Array(2 * count),
+      specialTokensMask: Uint8Array.from(idArray, (id) => Number(id === this.#specialIds.cls || id === this.#specialIds.sep)),
+      numTruncated: 0,
+    };
+    return this.#forward(encoding, mask, options);
+  }
+
+  /** The id of a vocabulary token, or -1. */
+  tokenToId(token) {
+    checkString(token, 'token');
+    return this.#alive().tokenToId(token);
+  }
+
+  /** The vocabulary token of an id (E_INPUT outside the vocabulary). */
+  idToToken(id) {
+    const native = this.#alive();
+    if (!Number.isInteger(id)) throw new AttnScopeError('E_INPUT', `token id must be an integer, got ${id}`);
+    return callWasm(() => native.idToToken(id));
+  }
+
+  #forward(encoding, attentionMask, options) {
+    const native = this.#alive();
+    const flags = {
+      hiddenStates: Boolean(options.hiddenStates),
+      qkv: Boolean(options.qkv),
+      valueNorms: Boolean(options.valueNorms),
+    };
+    const raw = callWasm(() => native.forward(encoding.ids, encoding.typeIds, attentionMask, flags));
+    const result = new RunResult({
+      tokens: encoding.tokens,
+      ids: encoding.ids,
+      typeIds: encoding.typeIds,
+      offsets: encoding.offsets,
+      specialTokensMask: encoding.specialTokensMask,
+      numTruncated: encoding.numTruncated,
+      shape: [raw.layers, raw.heads, raw.tokens, raw.tokens],
+      attentions: raw.attentions,
+      hidden: raw.hidden,
+    });
+    for (const name of ['hiddenStates', 'q', 'k', 'v', 'valueNorms']) if (raw[name]) result[name] = raw[name];
+    const predictions = this.#maskPredictions(encoding.ids, raw.hidden, raw.hiddenSize, options.topK);
+    if (predictions) result.maskPredictions = predictions;
+    return result;
+  }
+
+  // Top-k tokens at each [MASK] position, when the checkpoint has an MLM head.
+  #maskPredictions(ids, hidden, hiddenSize, topK = DEFAULT_TOP_K) {
+    const native = this.#native;
+    if (topK === 0 || !native.hasMlmHead() || this.#specialIds.mask < 0) return null;
+    const positions = [];
+    ids.forEach((id, position) => { if (id === this.#specialIds.mask) positions.push(position); });
+    if (positions.length === 0) return null;
+    const rows = new Float32Array(positions.length * hiddenSize);
+    positions.forEach((p, r) => rows.set(hidden.subarray(p * hiddenSize, (p + 1) * hiddenSize), r * hiddenSize));
+    const logits = callWasm(() => native.mlmLogits(rows, positions.length));
+    const vocab = logits.length / positions.length;
+    const k = Math.min(topK, vocab);
+    return positions.map((position, r) => ({
+      position,
+      top: topKSoftmax(logits.subarray(r * vocab, (r + 1) * vocab), k)
+        .map(({ id, prob }) => ({ token: native.idToToken(id), id, prob })),
+    }));
+  }
+
+  #maxLength(maxLength) {
+    if (maxLength === undefined || maxLength === null) return this.config.maxPositionEmbeddings;
+    if (!Number.isInteger(maxLength) || maxLength < 0) {
+      throw new AttnScopeError('E_INPUT', `maxLength must be a non-negative integer, got ${maxLength}`);
+    }
+    return maxLength;
+  }
+
+  #alive() {
+    if (!this.#native) throw new AttnScopeError('E_DISPOSED', 'the model was disposed');
+    return this.#native;
+  }
+}
+
+function checkString(value, name) {
+  if (typeof value !== 'string') {
+    throw new AttnScopeError('E_INPUT', `${name} must be a string, got ${value === null ? 'null' : typeof value}`);
+  }
+}
+
+function checkOptions(options) {
+  if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', 'options must be an object');
+  const { topK } = options;
+  if (topK !== undefined && (!Number.isInteger(topK) || topK < 0)) {
+    throw new AttnScopeError('E_INPUT', `topK must be a non-negative integer, got ${topK}`);
+  }
+}
+
+// Lone surrogates have no UTF-8 encoding: replace them by U+FFFD (one UTF-16 unit each, so
+// offsets into the caller's string stay valid), as TextEncoder would.
+function wellFormed(text) {
+  return typeof text.toWellFormed === 'function' ? text.toWellFormed()
+    : text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+function integerArray(values, name) {
+  if (values instanceof Int32Array) return values.slice(); // the result owns its arrays
+  if (!Array.isArray(values) && !ArrayBuffer.isView(values)) {
+    throw new AttnScopeError('E_INPUT', `${name} must be an array of integers`);
+  }
+  const out = new Int32Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = Number(values[i]);
+    if (!Number.isInteger(v) || v < -2147483648 || v > 2147483647) {
+      throw new AttnScopeError('E_INPUT', `${name}[${i}] = ${values[i]} is not a 32-bit integer`);
+    }
+    out[i] = v;
+  }
+  return out;
+}

@@ -1,0 +1,122 @@
+// What differs in Node (picked through package.json "imports" → "#platform", condition "node"):
+// the wasm bytes come from the file system, local folders are model sources, the bundled model
+// is model/ at the package root, and workers are worker_threads.
+import { readFile, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { resolve as resolvePath, join } from 'node:path';
+import { homedir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker, parentPort } from 'node:worker_threads';
+
+import { AttnScopeError, abortedError } from './errors.js';
+
+export const platformName = 'node';
+
+/** Options for the Emscripten factory: Emscripten 3.1.6's own Node path is broken on Node 20. */
+export async function wasmModuleOptions() {
+  const wasmPath = fileURLToPath(new URL('../dist/attnscope.wasm', import.meta.url));
+  let wasmBinary;
+  try {
+    wasmBinary = await readFile(wasmPath);
+  } catch (error) {
+    throw new AttnScopeError('E_INTERNAL', `cannot read ${wasmPath} (run scripts/build.sh wasm): ${error.message}`);
+  }
+  return { wasmBinary };
+}
+
+export function env(name) {
+  return process.env[name];
+}
+
+export const bundledModelLocation = fileURLToPath(new URL('../model', import.meta.url));
+
+/** The bundled model's folder as a source. */
+export function bundledModelProvider() {
+  return directoryProvider(bundledModelLocation, 'bundled');
+}
+
+/**
+ * A string names a local folder when it is an existing directory, or is written like a path
+ * ('/x', './x', '../x', '~/x', 'C:\x', 'file:'), so a typo gives E_NOT_FOUND, not a hub request.
+ */
+export async function localPathFor(source) {
+  if (source.startsWith('file:')) return fileURLToPath(source);
+  const expanded = source === '~' || source.startsWith('~/') ? join(homedir(), source.slice(1)) : source;
+  if (/^(\/|\.\.?([\\/]|$)|~|[A-Za-z]:[\\/])/.test(source)) return resolvePath(expanded);
+  try {
+    if ((await stat(expanded)).isDirectory()) return resolvePath(expanded);
+  } catch {
+    // not a local directory: a hub id
+  }
+  return null;
+}
+
+/** Files of a Hugging Face layout folder on disk. */
+export function directoryProvider(dir, kind = 'dir') {
+  const location = resolvePath(dir);
+  return {
+    kind,
+    location,
+    describe: (name) => join(location, name),
+    async check() {
+      let info;
+      try {
+        info = await stat(location);
+      } catch {
+        throw new AttnScopeError('E_NOT_FOUND', `model folder not found: ${location}`);
+      }
+      if (!info.isDirectory()) throw new AttnScopeError('E_NOT_FOUND', `not a folder: ${location}`);
+    },
+    async open(name, { signal } = {}) {
+      const path = join(location, name);
+      let info;
+      try {
+        info = await stat(path);
+      } catch {
+        return null;
+      }
+      if (!info.isFile()) return null;
+      return { size: info.size, chunks: fileChunks(path, signal) };
+    },
+  };
+}
+
+async function* fileChunks(path, signal) {
+  const stream = createReadStream(path, { highWaterMark: 1 << 20 });
+  try {
+    for await (const chunk of stream) {
+      if (signal?.aborted) throw abortedError(signal.reason);
+      yield new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    }
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** A worker_threads Worker running js/worker.js, behind the same small interface as the browser's. */
+export function createWorker() {
+  // Inherit the process's Node flags except those that only make sense for a main script
+  // (`node --input-type=module -e ...` would make the worker fail to start).
+  const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { execArgv });
+  return {
+    postMessage: (message, transfer) => worker.postMessage(message, transfer),
+    onMessage: (handler) => worker.on('message', handler),
+    onError: (handler) => {
+      worker.on('error', handler);
+      worker.on('exit', (code) => handler(new Error(`worker exited with code ${code}`)));
+    },
+    terminate: () => worker.terminate(),
+    unref: () => worker.unref(),
+    ref: () => worker.ref(),
+  };
+}
+
+/** Inside js/worker.js: the channel to the client. */
+export function workerPort() {
+  if (!parentPort) throw new AttnScopeError('E_INTERNAL', 'js/worker.js must run in a worker thread');
+  return {
+    postMessage: (message, transfer) => parentPort.postMessage(message, transfer),
+    onMessage: (handler) => parentPort.on('message', handler),
+  };
+}

@@ -1,0 +1,33 @@
+// The RunResult object the API, the worker client and the page share (shape in docs/DESIGN.md):
+// flat typed arrays plus attention(layer, head), a zero-copy T×T view of one head.
+import { AttnScopeError } from './errors.js';
+
+// Typed-array fields of a RunResult, in the order the worker transfers them.
+export const RUN_RESULT_ARRAYS = ['ids', 'typeIds', 'offsets', 'specialTokensMask', 'attentions', 'hidden',
+  'hiddenStates', 'q', 'k', 'v', 'valueNorms'];
+
+export class RunResult {
+  /** @param {object} fields plain RunResult data (e.g. from a worker message) */
+  constructor(fields) {
+    Object.assign(this, fields);
+  }
+
+  /** Attention probabilities of one head: row i is query token i (T×T, row-major, a view). */
+  attention(layer, head) {
+    const [layers, heads, tokens] = this.shape;
+    if (!Number.isInteger(layer) || layer < 0 || layer >= layers) {
+      throw new AttnScopeError('E_INPUT', `layer ${layer} out of range [0, ${layers})`);
+    }
+    if (!Number.isInteger(head) || head < 0 || head >= heads) {
+      throw new AttnScopeError('E_INPUT', `head ${head} out of range [0, ${heads})`);
+    }
+    const size = tokens * tokens;
+    const start = (layer * heads + head) * size;
+    return this.attentions.subarray(start, start + size);
+  }
+
+  /** The typed arrays' buffers, for postMessage transfer lists. */
+  transferables() {
+    return RUN_RESULT_ARRAYS.map((name) => this[name]?.buffer).filter(Boolean);
+  }
+}

@@ -1,0 +1,28 @@
+// Types for 'attnscope/worker': a Model's surface, run in a Web Worker / Node worker_thread.
+import type { Encoding, LoadOptions, ModelInfo, ModelSource, RunIdsOptions, RunOptions, RunResult, TokenizeOptions } from './index.js';
+
+export interface JobOptions {
+  /** Aborting rejects a queued job with E_ABORTED (and interrupts a load in progress). */
+  signal?: AbortSignal;
+}
+
+export interface RunJobOptions extends JobOptions {
+  /** Cancel every queued, not yet started run first (the newest input wins). */
+  replacePending?: boolean;
+}
+
+export interface WorkerClient {
+  /** Loads (replacing any previous model in the worker); resolves to the model's info. */
+  load(source?: ModelSource, options?: LoadOptions): Promise<ModelInfo>;
+  run(text: string, options?: RunOptions & RunJobOptions): Promise<RunResult>;
+  runIds(ids: ArrayLike<number>, options?: RunIdsOptions & RunJobOptions): Promise<RunResult>;
+  tokenize(text: string, options?: TokenizeOptions & JobOptions): Promise<Encoding>;
+  /** Frees the model in the worker. */
+  dispose(): Promise<null>;
+  /** Rejects every queued job with E_ABORTED and interrupts a load in progress. */
+  cancel(): void;
+  /** Stops the worker; pending and later calls reject with E_DISPOSED. */
+  terminate(): Promise<void>;
+}
+
+export function createWorkerClient(): WorkerClient;

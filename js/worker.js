@@ -1,0 +1,76 @@
+// The module worker behind 'attnscope/worker': holds one Model and answers the client's
+// messages (load, run, runIds, tokenize, dispose, abort). Runs in a browser Worker and in a Node
+// worker_thread. Result arrays are transferred, not copied. The client (worker-client.js) sends
+// one job at a time, so a cancelled job never reaches this side; only 'abort' interrupts a load.
+import { loadModel } from './load.js';
+import { toAttnScopeError } from './errors.js';
+import { workerPort } from '#platform';
+
+const port = workerPort();
+let model = null;
+const loadControllers = new Map(); // job id → AbortController of a load in progress
+
+port.onMessage(async (message) => {
+  const { id, type } = message;
+  if (type === 'abort') {
+    loadControllers.get(message.target)?.abort();
+    return;
+  }
+  try {
+    const [value, transfer] = await handle(id, type, message);
+    port.postMessage({ id, type: 'result', value }, transfer);
+  } catch (error) {
+    const { code, message: text } = toAttnScopeError(error);
+    port.postMessage({ id, type: 'error', error: { code, message: text } });
+  }
+});
+
+async function handle(id, type, message) {
+  switch (type) {
+    case 'load': {
+      const controller = new AbortController();
+      loadControllers.set(id, controller);
+      try {
+        const loaded = await loadModel(reviveSource(message.source), {
+          ...message.options,
+          signal: controller.signal,
+          onProgress: (progress) => port.postMessage({ id, type: 'progress', progress }),
+        });
+        model?.dispose();
+        model = loaded;
+        return [model.info, []];
+      } finally {
+        loadControllers.delete(id);
+      }
+    }
+    case 'run':
+      return resultMessage(await requireModel().run(message.text, message.options));
+    case 'runIds':
+      return resultMessage(await requireModel().runIds(message.ids, message.options));
+    case 'tokenize': {
+      const encoding = requireModel().tokenize(message.text, message.options);
+      return [encoding, [encoding.ids.buffer, encoding.typeIds.buffer, encoding.offsets.buffer,
+        encoding.specialTokensMask.buffer]];
+    }
+    case 'dispose':
+      model?.dispose();
+      model = null;
+      return [null, []];
+    default:
+      throw toAttnScopeError({ code: 'E_INPUT', message: `unknown worker message type ${type}` });
+  }
+}
+
+function requireModel() {
+  if (!model) throw toAttnScopeError({ code: 'E_DISPOSED', message: 'no model loaded: call load() first' });
+  return model;
+}
+
+function resultMessage(result) {
+  return [{ ...result }, result.transferables()];
+}
+
+// URL objects cannot be posted; the client sends them as {$url} and sources.js reads that form.
+function reviveSource(source) {
+  return source && typeof source === 'object' && typeof source.$url === 'string' ? new URL(source.$url) : source;
+}

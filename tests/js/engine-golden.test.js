@@ -1,0 +1,115 @@
+// The WASM build, driven through the public API (loadModel + runIds), against the engine golden
+// fixtures: outputs of an independent float64 PyTorch forward pass (tests/fixtures/engine/README.md).
+// Tolerances (max abs error): attentions 1e-4; hidden states, Q/K/V, value norms 1e-3; the
+// masked-LM probabilities (softmax of the reference logits) 1e-3. Prints the max errors per dtype.
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { loadModel } from '../../js/index.js';
+import { softmax } from './helpers/api-reference.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/engine/', import.meta.url));
+const TOLERANCE = { attentions: 1e-4, hidden_out: 1e-3, hidden_states: 1e-3, q: 1e-3, k: 1e-3, v: 1e-3, value_norms: 1e-3, mlm_probs: 1e-3 };
+// fixture tensor name → RunResult field
+const FIELDS = { attentions: 'attentions', hidden_out: 'hidden', hidden_states: 'hiddenStates', q: 'q', k: 'k', v: 'v', value_norms: 'valueNorms' };
+const worst = {}; // dtype → quantity → max error
+
+function readSafetensors(path) {
+  const buf = readFileSync(path);
+  const n = Number(buf.readBigUInt64LE(0));
+  const header = JSON.parse(buf.subarray(8, 8 + n));
+  const out = {};
+  for (const [name, t] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    const [b, e] = t.data_offsets;
+    out[name] = { shape: t.shape, data: new Float32Array(buf.buffer.slice(buf.byteOffset + 8 + n + b, buf.byteOffset + 8 + n + e)) };
+  }
+  return out;
+}
+
+/** Largest error and the (index tuple) where it happens, for a useful failure message. */
+function compare(got, expected, shape) {
+  assert.equal(got.length, expected.length, `length ${got.length} vs ${expected.length}`);
+  let max = 0;
+  let at = 0;
+  for (let i = 0; i < got.length; i++) {
+    const d = Math.abs(got[i] - expected[i]);
+    if (!(d <= max)) { max = d; at = i; }
+  }
+  const index = [];
+  let rest = at;
+  for (let d = shape.length - 1; d >= 0; d--) { index.unshift(rest % shape[d]); rest = Math.floor(rest / shape[d]); }
+  return { max, where: `[${index.join(', ')}] expected ${expected[at]} got ${got[at]}` };
+}
+
+// The fixtures ship no vocabulary: any V distinct tokens will do for runIds. The token at
+// `maskId` is named [MASK] so the API reports masked-LM predictions at those positions.
+function vocabFor(size, maskId) {
+  const names = Array.from({ length: size }, (_, i) => `w${i}`);
+  const free = names.map((_, i) => i).filter((i) => i !== maskId);
+  ['[PAD]', '[UNK]', '[CLS]', '[SEP]'].forEach((t, j) => { names[free[j]] = t; });
+  names[maskId] = '[MASK]';
+  return `${names.join('\n')}\n`;
+}
+
+const models = existsSync(FIXTURES) ? readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, 'inputs.json'))) : [];
+
+describe('engine golden fixtures through the WASM API', () => {
+  it('finds the fixtures', () => assert.ok(models.length >= 5, `only ${models.length} fixture models in ${FIXTURES}`));
+
+  for (const name of models) {
+    const dir = join(FIXTURES, name);
+    const inputs = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8'));
+    const config = readFileSync(join(dir, 'config.json'), 'utf8');
+    const weights = readFileSync(join(dir, 'model.safetensors'));
+    const vocabSize = JSON.parse(config).vocab_size;
+    for (const testCase of inputs.cases) {
+      it(`${name} / ${testCase.name} (${inputs.dtype})`, async () => {
+        const expected = readSafetensors(join(dir, testCase.expected));
+        const maskPosition = Math.floor(testCase.ids.length / 2);
+        const maskId = testCase.ids[maskPosition];
+        const model = await loadModel({ config, weights, vocab: vocabFor(vocabSize, maskId) });
+        try {
+          assert.equal(model.info.hasMlmHead, inputs.has_mlm_head);
+          const result = await model.runIds(testCase.ids, {
+            tokenTypes: testCase.token_types, attentionMask: testCase.attention_mask,
+            hiddenStates: true, qkv: true, valueNorms: true, topK: vocabSize,
+          });
+          const errors = (worst[inputs.dtype] ??= {});
+          for (const [tensor, field] of Object.entries(FIELDS)) {
+            if (!expected[tensor]) continue;
+            const { max, where } = compare(result[field], expected[tensor].data, expected[tensor].shape);
+            errors[tensor] = Math.max(errors[tensor] ?? 0, max);
+            assert.ok(max <= TOLERANCE[tensor], `${tensor}: max error ${max} at ${where}`);
+          }
+          if (inputs.has_mlm_head) {
+            const logits = expected.mlm_logits.data;
+            const positions = testCase.ids.flatMap((id, i) => (id === maskId ? [i] : []));
+            assert.deepEqual(result.maskPredictions.map((p) => p.position), positions);
+            for (const prediction of result.maskPredictions) {
+              const probs = softmax(Array.from(logits.subarray(prediction.position * vocabSize, (prediction.position + 1) * vocabSize)));
+              assert.equal(prediction.top.length, vocabSize);
+              let max = 0;
+              for (const { id, prob } of prediction.top) max = Math.max(max, Math.abs(prob - probs[id]));
+              errors.mlm_probs = Math.max(errors.mlm_probs ?? 0, max);
+              assert.ok(max <= TOLERANCE.mlm_probs, `MLM probabilities at ${prediction.position}: max error ${max}`);
+            }
+          } else {
+            assert.equal(result.maskPredictions, undefined);
+          }
+        } finally {
+          model.dispose();
+        }
+      });
+    }
+  }
+
+  after(() => {
+    for (const [dtype, errors] of Object.entries(worst)) {
+      console.log(`# max abs error ${dtype}: ${Object.entries(errors).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(', ')}`);
+    }
+  });
+});

@@ -1,0 +1,129 @@
+// 'attnscope/worker' in Node worker_threads: the same results as the in-thread API, progress
+// and errors across the thread boundary, the job queue (replacePending, AbortSignal, cancel()),
+// aborting a download in the worker, terminate(), and an idle client not keeping Node alive.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { createWorkerClient } from 'attnscope/worker';
+import { loadModel, RunResult } from 'attnscope';
+import { tinyBertFiles, writeTinyBert } from './helpers/api-tiny-model.js';
+import { startMockHub } from './helpers/api-mock-hub.js';
+
+const work = mkdtempSync(join(tmpdir(), 'attnscope-worker-'));
+const tiny = writeTinyBert(join(work, 'tiny'), { seed: 5, layers: 3, heads: 2 });
+let hub;
+let client;
+
+before(async () => {
+  hub = await startMockHub({ 'org/slow': tinyBertFiles({ seed: 5 }), 'org/tiny': tinyBertFiles({ seed: 5 }) },
+    { slowFiles: new Set(['model.safetensors']), chunkDelayMs: 50 });
+  client = createWorkerClient();
+});
+after(async () => {
+  await client?.terminate();
+  await hub?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('worker client', () => {
+  it('loads and runs like the in-thread API, with own (transferable) buffers', async () => {
+    const info = await client.load(tiny);
+    assert.equal(info.source, 'dir');
+    assert.equal(info.config.numLayers, 3);
+    const result = await client.run('The bank of the [MASK] river.', { textPair: 'a cat', hiddenStates: true, valueNorms: true });
+    assert.ok(result instanceof RunResult);
+    const local = await loadModel(tiny);
+    const expected = await local.run('The bank of the [MASK] river.', { textPair: 'a cat', hiddenStates: true, valueNorms: true });
+    local.dispose();
+    for (const name of ['ids', 'typeIds', 'offsets', 'specialTokensMask', 'attentions', 'hidden', 'hiddenStates', 'valueNorms']) {
+      assert.deepEqual(result[name], expected[name], name);
+      assert.equal(result[name].buffer.byteLength, result[name].byteLength, `${name} is not its own buffer`);
+    }
+    assert.deepEqual(result.tokens, expected.tokens);
+    assert.deepEqual(result.shape, expected.shape);
+    assert.deepEqual(result.maskPredictions, expected.maskPredictions);
+    assert.deepEqual(result.attention(2, 1), expected.attention(2, 1));
+    const ids = await client.runIds([2, 5, 6, 3], { tokenTypes: [0, 0, 1, 1] });
+    assert.deepEqual(ids.tokens, ['[CLS]', 'the', 'bank', '[SEP]']);
+    const encoding = await client.tokenize('the river', { textPair: 'bank' });
+    assert.deepEqual(encoding.tokens, ['[CLS]', 'the', 'river', '[SEP]', 'bank', '[SEP]']);
+  });
+
+  it('reports progress and errors with their codes', async () => {
+    const events = [];
+    await client.load('org/tiny', { hubUrl: hub.url, onProgress: (p) => events.push(p) });
+    assert.ok(events.some((e) => e.file === 'model.safetensors' && e.loaded === e.total));
+    await assert.rejects(client.load(join(work, 'missing')), { name: 'AttnScopeError', code: 'E_NOT_FOUND' });
+    await assert.rejects(client.runIds([2, 999, 3]), { code: 'E_INPUT' });
+    await assert.rejects(client.run(5), { code: 'E_INPUT' });
+    // The model loaded before the failed load is still there.
+    assert.equal((await client.run('the bank')).tokens.length, 4);
+    await client.dispose();
+    await assert.rejects(client.run('the bank'), { code: 'E_DISPOSED' });
+  });
+
+  it('a newer run with replacePending cancels the queued ones; signals and cancel() too', async () => {
+    await client.load(tiny);
+    const runs = ['the', 'the bank', 'the bank of', 'the bank of the'].map((text) => client.run(text));
+    const latest = client.run('the river', { replacePending: true });
+    const outcomes = await Promise.allSettled([...runs, latest]);
+    assert.equal(outcomes[0].status, 'fulfilled'); // already in the worker
+    for (const o of outcomes.slice(1, 4)) assert.equal(o.reason?.code, 'E_ABORTED');
+    assert.deepEqual(outcomes[4].value.tokens, ['[CLS]', 'the', 'river', '[SEP]']);
+
+    const controller = new AbortController();
+    const first = client.run('the cat');
+    const queued = client.run('the mat', { signal: controller.signal });
+    controller.abort();
+    await assert.rejects(queued, { code: 'E_ABORTED' });
+    assert.equal((await first).tokens.length, 4);
+    await assert.rejects(client.run('x', { signal: AbortSignal.abort() }), { code: 'E_ABORTED' });
+
+    const a = client.run('a');
+    const b = client.run('b');
+    const c = client.tokenize('c');
+    client.cancel();
+    const settled = await Promise.allSettled([a, b, c]);
+    assert.equal(settled[0].status, 'fulfilled');
+    assert.equal(settled[1].reason.code, 'E_ABORTED');
+    assert.equal(settled[2].reason.code, 'E_ABORTED');
+  });
+
+  it('an AbortSignal interrupts a download running in the worker', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const loading = client.load('org/slow', {
+      hubUrl: hub.url,
+      signal: controller.signal,
+      onProgress: (p) => { if (p.file === 'model.safetensors' && p.loaded >= 2048) controller.abort(); },
+    });
+    await assert.rejects(loading, { code: 'E_ABORTED' });
+    assert.ok(Date.now() - started < 10000);
+    assert.equal((await client.run('the bank')).tokens.length, 4, 'the previous model is kept');
+  });
+
+  it('terminate() rejects pending and later calls', async () => {
+    const other = createWorkerClient();
+    await other.load(tiny);
+    const pending = Promise.allSettled([other.run('the bank'), other.run('the river')]);
+    await other.terminate();
+    for (const outcome of await pending) assert.equal(outcome.reason?.code, 'E_DISPOSED');
+    await assert.rejects(other.run('x'), { code: 'E_DISPOSED' });
+  });
+
+  it('an idle client that was never terminated does not keep Node running', () => {
+    const script = `
+      import { createWorkerClient } from 'attnscope/worker';
+      const client = createWorkerClient();
+      await client.load(${JSON.stringify(tiny)});
+      const r = await client.run('the bank');
+      console.log(r.tokens.length);`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), timeout: 30000, encoding: 'utf8' });
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout.trim(), '4');
+  });
+});
