@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the native engine + tests (build/native) and the WebAssembly module (build/wasm → dist/).
+# Builds the native engine + tests (build/native) and the WebAssembly module plus the page and
+# embed bundles (build/wasm → dist/).
 # Usage: scripts/build.sh [native|wasm|all]   (default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,10 @@ if [[ $what == wasm || $what == all ]]; then
   cmake --build build/wasm -j"$jobs"
   mkdir -p dist
   cp build/wasm/attnscope.mjs build/wasm/attnscope.wasm dist/
+  # The page bundle (dist/explorer.js, dist/worker.js), the <attn-scope> element and the
+  # single-file embed (dist/attnscope-element.js, dist/attnscope-embed.html).
+  node web/build.mjs
+  node scripts/build-embed.mjs
 fi
 
 if [[ $what == fuzz ]]; then

@@ -1,0 +1,118 @@
+// Builds the embeddable <attn-scope> element into dist/:
+//   dist/attnscope-element.js  the element (+ its engine worker inlined as a string); loads
+//                              dist/attnscope.wasm and ../model/ relative to itself
+//   dist/attnscope-embed.html  one self-contained file: element, wasm and the bundled model as
+//                              base64; opens from file:// with no network (also an iframe target)
+// Needs dist/attnscope.{mjs,wasm} (scripts/build.sh wasm). Usage: node scripts/build-embed.mjs
+import { build } from 'esbuild';
+import { readFileSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = join(ROOT, 'dist');
+const MODEL_FILES = { config: 'config.json', weights: 'model.safetensors', vocab: 'vocab.txt', tokenizerConfig: 'tokenizer_config.json' };
+
+const common = {
+  bundle: true, format: 'esm', platform: 'browser', target: 'es2022', absWorkingDir: ROOT,
+  minify: !process.env.ATTNSCOPE_NO_MINIFY, legalComments: 'none', logLevel: 'error',
+};
+
+// The engine worker as one classic-script string (Chromium will not start a *module* worker
+// from a blob: URL on a file:// page); '#platform' is the embed's worker platform (the wasm
+// location comes in a message: a Blob-URL worker has no useful import.meta.url).
+async function workerSource() {
+  const out = await build({
+    ...common,
+    format: 'iife',
+    // Emscripten's module reads import.meta.url only to find the wasm, which locateFile skips.
+    define: { 'import.meta.url': 'undefined' },
+    entryPoints: ['web/embed/engine-worker.js'],
+    write: false,
+    plugins: [{
+      name: 'embed-worker-platform',
+      setup(b) {
+        b.onResolve({ filter: /^#platform$/ }, () => ({ path: join(ROOT, 'web/embed/worker-platform.js') }));
+      },
+    }],
+  });
+  return out.outputFiles[0].text;
+}
+
+// Virtual modules the entries import: the worker's code and (single file only) the inline assets.
+function virtualModules(modules) {
+  return {
+    name: 'embed-virtual',
+    setup(b) {
+      b.onResolve({ filter: /^attnscope-embed:/ }, (args) => ({ path: args.path, namespace: 'embed-virtual' }));
+      b.onLoad({ filter: /.*/, namespace: 'embed-virtual' }, (args) => {
+        if (!(args.path in modules)) throw new Error(`no virtual module ${args.path}`);
+        return { contents: modules[args.path](), loader: 'js' };
+      });
+    },
+  };
+}
+
+function base64(path) {
+  return readFileSync(path).toString('base64');
+}
+
+export async function buildEmbed({ quiet = false } = {}) {
+  for (const f of ['attnscope.mjs', 'attnscope.wasm']) {
+    if (!existsSync(join(DIST, f))) throw new Error(`dist/${f} is missing: run scripts/build.sh wasm first`);
+  }
+  const worker = await workerSource();
+  const modules = {
+    'attnscope-embed:worker-source': () => `export default ${JSON.stringify(worker)};`,
+    // The single file's base64 lives in non-executed data blocks, not in the script, so 5 MB
+    // of text skips the JavaScript parser (DOMContentLoaded 3.7 s → 2.6 s here, busy machine).
+    'attnscope-embed:inline-assets': () => `export function inlineAssets() {
+  const block = (id) => document.getElementById(id)?.textContent.trim() ?? '';
+  const model = JSON.parse(block('attnscope-model') || '{}');
+  return { wasm: block('attnscope-wasm'), model };
+}`,
+  };
+  const loader = { '.css': 'text' };
+  await build({ ...common, loader, entryPoints: { 'attnscope-element': 'web/embed/element-entry.js' }, outdir: DIST,
+    plugins: [virtualModules(modules)] });
+  const single = await build({ ...common, loader, entryPoints: ['web/embed/single-file-entry.js'], write: false,
+    plugins: [virtualModules(modules)] });
+  const template = readFileSync(join(ROOT, 'web/embed/single-file.html'), 'utf8');
+  // A literal "</script" inside the bundle would end the inline script early; JSON-escaped
+  // strings never contain it, but check rather than trust.
+  const js = single.outputFiles[0].text.replace(/<\/(script)/gi, '<\\/$1');
+  const marker = '<!--ATTNSCOPE_SCRIPT-->';
+  if (!template.includes(marker)) throw new Error('web/embed/single-file.html lacks the script marker');
+  const model = Object.fromEntries(Object.entries(MODEL_FILES)
+    .filter(([, name]) => existsSync(join(ROOT, 'model', name)))
+    .map(([key, name]) => [key, base64(join(ROOT, 'model', name))]));
+  const blocks = `<script type="application/octet-stream" id="attnscope-wasm">${base64(join(DIST, 'attnscope.wasm'))}</script>\n` +
+    `<script type="application/json" id="attnscope-model">${JSON.stringify(model)}</script>\n`;
+  const html = template.replace(marker, () => `${blocks}<script type="module">${js}</script>`);
+  writeFileSync(join(DIST, 'attnscope-embed.html'), html);
+  const sizes = measureSizes();
+  if (!quiet) {
+    console.log(`dist/attnscope-element.js + attnscope.wasm: ${kb(sizes.elementRaw)} raw, ${kb(sizes.elementGzip)} gzip`);
+    console.log(`dist/attnscope-embed.html (model inlined): ${mb(sizes.singleFile)}`);
+  }
+  return sizes;
+}
+
+/** Sizes the README quotes: the element (JS + wasm, gzip) and the single-file build. */
+export function measureSizes() {
+  const js = readFileSync(join(DIST, 'attnscope-element.js'));
+  const wasm = readFileSync(join(DIST, 'attnscope.wasm'));
+  return {
+    elementRaw: js.length + wasm.length,
+    elementGzip: gzipSync(js, { level: 9 }).length + gzipSync(wasm, { level: 9 }).length,
+    singleFile: statSync(join(DIST, 'attnscope-embed.html')).size,
+  };
+}
+
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+const mb = (n) => `${(n / 1024 ** 2).toFixed(2)} MB`;
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await buildEmbed();
+}

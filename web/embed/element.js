@@ -1,0 +1,426 @@
+// <attn-scope>: the AttnScope viewer as a custom element for blogs and docs. Attributes (and the
+// matching properties) choose the text, model, view, layer and head; everything renders inside
+// a shadow root styled by one adopted stylesheet, so the host page's CSS cannot reach in and
+// ours cannot leak out. All elements on a page share one engine (engine.js). The views are the
+// explorer page's own (web/src/views), driven through a small `app` object like the page's.
+import { translate } from '../src/i18n.js';
+import { headMatrix, restrict, visiblePositions } from '../src/attention-math.js';
+import { clampToResult, MAX_TEXT_CHARS } from '../src/state.js';
+import { createModelGrid } from '../src/views/model-grid.js';
+import { createHeadDetail } from '../src/views/head-detail.js';
+import { createHeadLines } from '../src/views/head-lines.js';
+import { createFormula } from '../src/views/formula.js';
+import { AttnScopeError } from '../../js/errors.js';
+import { createAggregateView } from './aggregate-view.js';
+import { parseModelId, preview, sharedEngine } from './engine.js';
+import { elementStyleSheet } from './styles.js';
+import { attentionSvg, bertvizParams, downloadBlob, viewToPng } from './export.js';
+import { permalinkFor } from './permalink.js';
+import { elementText } from './labels.js';
+
+export const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates'];
+const VIEW_ALIASES = { aggregate: 'aggregates', model: 'grid' };
+const VIEW_FACTORIES = {
+  grid: createModelGrid, head: createHeadDetail, lines: createHeadLines, formula: createFormula,
+  aggregates: createAggregateView,
+};
+const DEFAULT_VIEW = 'head';
+const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;
+const INDEX = /^\d{1,4}$/;
+
+let defaultPageUrl = null;
+
+/** The explorer page a permalink opens when the element has no page-url (set by the entry). */
+export function setDefaultPageUrl(url) {
+  defaultPageUrl = url;
+}
+
+export class AttnScopeElement extends HTMLElement {
+  static observedAttributes = ['text', 'text-pair', 'model', 'view', 'layer', 'head', 'theme', 'lang', 'height', 'page-url'];
+
+  /** Counters of the page's shared engine: { workers, modelLoads, runs }. */
+  static engineStats() {
+    return { ...sharedEngine().stats };
+  }
+
+  #dom = null;
+  #state = null;
+  #app = null;
+  #views = {};
+  #result = null;
+  #info = null;
+  #runSeq = 0;
+  #runQueued = false;
+  #renderQueued = false;
+  #reflecting = false;
+  #notes = [];
+
+  constructor() {
+    super();
+    const shadow = this.attachShadow({ mode: 'open' });
+    shadow.adoptedStyleSheets = [elementStyleSheet()];
+  }
+
+  // ---- properties mirroring attributes ---------------------------------------------------------
+  get text() { return this.getAttribute('text') ?? ''; }
+  set text(v) { this.setAttribute('text', String(v)); }
+  get textPair() { return this.getAttribute('text-pair') ?? ''; }
+  set textPair(v) { if (v == null || v === '') this.removeAttribute('text-pair'); else this.setAttribute('text-pair', String(v)); }
+  get model() { return this.getAttribute('model') ?? 'bundled'; }
+  set model(v) { this.setAttribute('model', String(v)); }
+  get view() { return this.#state?.view ?? DEFAULT_VIEW; }
+  set view(v) { this.setAttribute('view', String(v)); }
+  get layer() { return this.#state?.layer ?? 0; }
+  set layer(v) { this.setAttribute('layer', String(v)); }
+  get head() { return this.#state?.head ?? 0; }
+  set head(v) { this.setAttribute('head', String(v)); }
+  get theme() { return this.getAttribute('theme') === 'dark' ? 'dark' : 'light'; }
+  set theme(v) { this.setAttribute('theme', String(v)); }
+  get lang() { return this.getAttribute('lang') === 'ko' ? 'ko' : 'en'; }
+  set lang(v) { this.setAttribute('lang', String(v)); }
+  get height() { return this.getAttribute('height') ?? ''; }
+  set height(v) { this.setAttribute('height', String(v)); }
+  get pageUrl() { return this.getAttribute('page-url') ?? defaultPageUrl ?? ''; }
+  set pageUrl(v) { this.setAttribute('page-url', String(v)); }
+
+  /** The RunResult shown (null until the first run finishes). */
+  get result() { return this.#result; }
+  /** The loaded model's info (config, where it came from), or null. */
+  get modelInfo() { return this.#info; }
+
+  // ---- lifecycle -------------------------------------------------------------------------------
+  connectedCallback() {
+    if (!this.#dom) this.#build();
+    this.#readAttributes();
+    this.#queueRun();
+  }
+
+  attributeChangedCallback(name, before, after) {
+    if (!this.#dom || this.#reflecting || before === after) return;
+    this.#readAttributes();
+    if (name === 'text' || name === 'text-pair' || name === 'model') this.#queueRun();
+    else this.#queueRender();
+  }
+
+  // ---- exports ---------------------------------------------------------------------------------
+  /** Downloads (and returns) a PNG of the view exactly as shown, at devicePixelRatio. */
+  async exportPng() {
+    const panel = this.#views[this.#state.view]?.panel;
+    if (!panel || !this.#result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
+    const blob = await viewToPng(panel);
+    downloadBlob(blob, this.#fileName('png'), this.#dom.frame);
+    return blob;
+  }
+
+  /** Downloads (and returns) the current head's heatmap as an SVG document string. */
+  exportSvg() {
+    if (!this.#result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
+    const { layer, head } = this.#state;
+    const { labels } = this.#app.display();
+    const matrix = this.#app.displayMatrix(layer, head);
+    const svg = attentionSvg({ matrix, n: labels.length, labels, threshold: this.#state.threshold,
+      title: `AttnScope · layer ${layer}, head ${head}` });
+    downloadBlob(new Blob([svg], { type: 'image/svg+xml' }), this.#fileName('svg'), this.#dom.frame);
+    return svg;
+  }
+
+  /** Downloads (and returns) every layer's attention in BertViz head_view/model_view format. */
+  exportBertViz() {
+    if (!this.#result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
+    const json = JSON.stringify(bertvizParams(this.#result, { layer: this.#state.layer, heads: [this.#state.head] }));
+    downloadBlob(new Blob([json], { type: 'application/json' }), this.#fileName('json'), this.#dom.frame);
+    return json;
+  }
+
+  /** The explorer page's URL for this element's text, model, view, layer and head. */
+  permalink() {
+    const s = this.#state;
+    return permalinkFor(this.pageUrl, { text: s.text, textPair: s.pair, model: s.model, view: s.view,
+      layer: s.layer, head: s.head, lang: s.lang });
+  }
+
+  async copyPermalink() {
+    const url = this.permalink();
+    try {
+      await navigator.clipboard.writeText(url);
+      this.#status(this.#t('copied'));
+    } catch {
+      this.#status(this.#t('copyFailed', { url }));
+    }
+    return url;
+  }
+
+  #fileName(ext) {
+    const s = this.#state;
+    return `attnscope-${s.view}-layer${s.layer}-head${s.head}.${ext}`;
+  }
+
+  // ---- attributes → state ----------------------------------------------------------------------
+  #readAttributes() {
+    const s = (this.#state ??= { text: '', pair: '', pairOn: false, model: 'bundled', view: DEFAULT_VIEW, layer: 0,
+      head: 0, query: 1, selected: [], hideSpecial: false, threshold: 0, lang: 'en' });
+    this.#notes = [];
+    const text = this.getAttribute('text') ?? this.textContent.trim();
+    const pair = this.getAttribute('text-pair') ?? '';
+    if (text.length > MAX_TEXT_CHARS || pair.length > MAX_TEXT_CHARS) this.#notes.push(this.#t('shortened', { n: MAX_TEXT_CHARS }));
+    s.text = text.slice(0, MAX_TEXT_CHARS);
+    s.pair = pair.slice(0, MAX_TEXT_CHARS);
+    s.pairOn = s.pair.trim() !== '';
+    s.model = this.model;
+    const view = this.getAttribute('view');
+    const named = VIEW_ALIASES[view] ?? view;
+    s.view = ELEMENT_VIEWS.includes(named) ? named : DEFAULT_VIEW;
+    if (view !== null && s.view !== named) warn('view', view, ELEMENT_VIEWS.join('|'));
+    s.layer = this.#index('layer');
+    s.head = this.#index('head');
+    s.lang = this.lang;
+    const height = this.getAttribute('height');
+    if (height !== null && !HEIGHT.test(height)) warn('height', height, 'a CSS length such as 420px');
+    const h = height !== null && HEIGHT.test(height) ? (/\d$/.test(height) ? height + 'px' : height) : '';
+    this.#dom.body.style.height = h;
+    this.#dom.frame.lang = s.lang;
+    if (this.#result) this.#fit();
+  }
+
+  #index(name) {
+    const raw = this.getAttribute(name);
+    if (raw === null) return 0;
+    if (INDEX.test(raw.trim())) return Number(raw.trim());
+    warn(name, raw, 'a whole number');
+    return 0;
+  }
+
+  #fit() {
+    const r = this.#result;
+    clampToResult(this.#state, r.shape[0], r.shape[1], r.shape[2]);
+  }
+
+  #t(key, vars) {
+    return elementText(this.#state?.lang ?? 'en', key, vars);
+  }
+
+  // ---- the shadow DOM --------------------------------------------------------------------------
+  #build() {
+    const el = (tag, className, parent) => {
+      const node = document.createElement(tag);
+      if (className) node.className = className;
+      parent?.append(node);
+      return node;
+    };
+    const frame = el('div', 'frame');
+    frame.setAttribute('part', 'frame');
+    const caption = el('p', 'caption', frame);
+    const toolbar = el('div', 'toolbar', frame);
+    const views = el('div', 'views', toolbar);
+    views.setAttribute('role', 'group');
+    const viewButtons = {};
+    for (const v of ELEMENT_VIEWS) {
+      const b = el('button', '', views);
+      b.type = 'button';
+      b.dataset.view = v;
+      b.addEventListener('click', () => this.#app.set({ view: v }));
+      viewButtons[v] = b;
+    }
+    const actions = el('div', 'actions', toolbar);
+    actions.setAttribute('role', 'group');
+    const actionButtons = {};
+    const report = (p) => Promise.resolve().then(p).catch((e) => this.#fail(e));
+    for (const [key, run] of [['png', () => this.exportPng()], ['svg', () => this.exportSvg()],
+      ['json', () => this.exportBertViz()], ['link', () => this.copyPermalink()]]) {
+      const b = el('button', '', actions);
+      b.type = 'button';
+      b.dataset.action = key;
+      b.addEventListener('click', () => report(run));
+      actionButtons[key] = b;
+    }
+    const status = el('p', 'status', frame);
+    status.setAttribute('role', 'status');
+    const body = el('div', 'body', frame);
+    const host = el('div', 'view-host', body);
+    const brand = el('p', 'brand', frame);
+    this.shadowRoot.append(frame);
+    this.#dom = { frame, caption, views, viewButtons, actions, actionButtons, status, body, host, brand };
+    this.#app = this.#makeApp();
+  }
+
+  // The object the page's views read (see web/src/main.js): state, result, t(), set(), display().
+  #makeApp() {
+    const element = this;
+    let cache = null;
+    const app = {
+      get state() { return element.#state; },
+      get info() { return element.#info; },
+      get original() { return element.#result; },
+      get result() { return element.#result; },
+      edited: null,
+      edit: null,
+      t: (key, vars) => translate(element.#state.lang, key, vars),
+      set(patch) {
+        Object.assign(element.#state, patch);
+        if ('hideSpecial' in patch) cache = null;
+        element.#fit();
+        element.#reflect();
+        element.#queueRender();
+        element.dispatchEvent(new CustomEvent('attnscope-change', { detail: element.#summary(), bubbles: true }));
+      },
+      display() {
+        const r = element.#result;
+        if (!cache || cache.result !== r) {
+          const positions = visiblePositions(r, element.#state.hideSpecial);
+          cache = { result: r, positions, labels: positions.map((p) => r.tokens[p]) };
+        }
+        return cache;
+      },
+      displayMatrix(layer, head) {
+        const r = element.#result, d = app.display();
+        return restrict(headMatrix(r, layer, head), r.shape[2], d.positions, true);
+      },
+      keyMask: () => null,
+      toggleSelected(position) {
+        const sel = element.#state.selected;
+        app.set({ selected: sel.includes(position) ? sel.filter((p) => p !== position) : [...sel, position].sort((a, b) => a - b),
+          query: position });
+      },
+      get views() { return element.#views; },
+      get runsDone() { return element.#runSeq; },
+    };
+    return app;
+  }
+
+  // Picker changes inside the element show up on its attributes (without re-running).
+  #reflect() {
+    const s = this.#state;
+    this.#reflecting = true;
+    try {
+      for (const [name, value] of [['view', s.view], ['layer', String(s.layer)], ['head', String(s.head)]]) {
+        if (this.getAttribute(name) !== value) this.setAttribute(name, value);
+      }
+    } finally {
+      this.#reflecting = false;
+    }
+  }
+
+  #summary() {
+    const s = this.#state, r = this.#result;
+    return { view: s.view, layer: s.layer, head: s.head, model: s.model,
+      tokens: r ? [...r.tokens] : [], shape: r ? [...r.shape] : null };
+  }
+
+  // ---- running ---------------------------------------------------------------------------------
+  #queueRun() {
+    if (this.#runQueued) return;
+    this.#runQueued = true;
+    queueMicrotask(() => {
+      this.#runQueued = false;
+      if (this.isConnected) this.#run();
+    });
+  }
+
+  async #run() {
+    const seq = ++this.#runSeq;
+    const s = this.#state;
+    try {
+      if (!s.text.trim()) throw new AttnScopeError('E_INPUT', 'the text attribute is empty');
+      const modelId = parseModelId(s.model);
+      const engine = sharedEngine();
+      this.#setStatus('loading', this.#t('loading'));
+      const info = await engine.load(modelId);
+      if (seq !== this.#runSeq) return;
+      this.#setStatus('running', this.#t('running'));
+      const maxLength = info.config?.maxPositionEmbeddings ?? info.config?.max_position_embeddings;
+      const result = await engine.run(modelId, s.text, {
+        ...(s.pairOn ? { textPair: s.pair } : {}),
+        ...(Number.isInteger(maxLength) ? { maxLength } : {}),
+        qkv: true, valueNorms: true, topK: 0,
+      });
+      if (seq !== this.#runSeq) return;
+      this.#info = info;
+      this.#result = result;
+      this.#fit();
+      this.#reflect();
+      this.#setStatus('ready', '');
+      this.#renderNow();
+      this.dispatchEvent(new CustomEvent('attnscope-ready', { detail: this.#summary(), bubbles: true }));
+    } catch (error) {
+      if (seq !== this.#runSeq) return;
+      this.#fail(error);
+    }
+  }
+
+  #fail(error) {
+    const code = error?.code ?? 'E_INTERNAL';
+    const message = error?.message ?? String(error);
+    this.#setStatus('error', this.#t('failed', { message, code }), true);
+    this.dispatchEvent(new CustomEvent('attnscope-error', { detail: { code, message }, bubbles: true }));
+  }
+
+  #setStatus(state, text, isError = false) {
+    this.dataset.status = state;
+    this.#status(text, isError);
+  }
+
+  #status(text, isError = false) {
+    const status = this.#dom.status;
+    status.classList.toggle('error', isError);
+    status.textContent = [text, ...this.#notes].filter(Boolean).join(' ');
+  }
+
+  // ---- rendering -------------------------------------------------------------------------------
+  #queueRender() {
+    if (this.#renderQueued) return;
+    this.#renderQueued = true;
+    requestAnimationFrame(() => {
+      this.#renderQueued = false;
+      this.#renderNow();
+    });
+  }
+
+  #renderNow() {
+    const { dom } = { dom: this.#dom };
+    const s = this.#state, t = (k, v) => this.#t(k, v);
+    dom.caption.replaceChildren(document.createTextNode(s.text));
+    if (s.pairOn) {
+      const pair = document.createElement('span');
+      pair.className = 'pair';
+      pair.textContent = ' ‖ ' + s.pair;
+      dom.caption.append(pair);
+    }
+    dom.views.setAttribute('aria-label', t('viewsAria'));
+    dom.actions.setAttribute('aria-label', t('actionsAria'));
+    for (const [v, b] of Object.entries(dom.viewButtons)) {
+      b.textContent = translate(s.lang, 'view_' + v);
+      b.setAttribute('aria-pressed', String(v === s.view));
+    }
+    for (const [key, b] of Object.entries(dom.actionButtons)) {
+      b.textContent = t(key);
+      b.title = t(key + 'Title');
+      b.disabled = !this.#result;
+    }
+    dom.actionButtons.link.hidden = !this.pageUrl;
+    dom.brand.textContent = t('brand');
+    const r = this.#result;
+    if (!r) return;
+    if (this.dataset.status === 'ready') {
+      this.#status(t('ran', { tokens: r.shape[2], layers: r.shape[0], heads: r.shape[1] }));
+    }
+    for (const [key, v] of Object.entries(this.#views)) v.panel.hidden = key !== s.view;
+    if (!this.#views[s.view]) {
+      const panel = document.createElement('div');
+      panel.className = 'view view-' + s.view;
+      panel.dataset.view = s.view;
+      dom.host.append(panel);
+      this.#views[s.view] = { panel, view: VIEW_FACTORIES[s.view](panel, this.#app) };
+    }
+    this.#views[s.view].view.render();
+  }
+}
+
+// Invalid attributes fall back to defaults; say so once, shortened (values may be hostile or huge).
+function warn(name, value, expected) {
+  console.warn(`<attn-scope>: ignoring ${name}=${preview(value)} (expected ${expected})`);
+}
+
+/** Registers <attn-scope> once (a second bundle on the same page keeps the first). */
+export function defineAttnScopeElement(name = 'attn-scope') {
+  if (!customElements.get(name)) customElements.define(name, AttnScopeElement);
+}

@@ -1,0 +1,157 @@
+// Static fallbacks for a view: a PNG of exactly what is on screen (every visible canvas of the
+// view composited at devicePixelRatio), an SVG heatmap built with the DOM and XMLSerializer (so
+// token text is escaped by the serializer, never by hand), and the attention in BertViz's
+// head_view/model_view input format. The explorer page may import these too.
+import { cssColour, sequential } from '../src/colormap.js';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const SVG_VECTOR_MAX = 128;   // tokens: above this the cells go in as one embedded PNG, not n² rects
+
+/**
+ * Paints every visible canvas inside `panel` onto one canvas of the panel's size × dpr, over
+ * the panel's background colour. Text that is HTML (not canvas) is not included.
+ */
+export function viewToCanvas(panel, dpr = window.devicePixelRatio || 1) {
+  const box = panel.getBoundingClientRect();
+  const out = document.createElement('canvas');
+  out.width = Math.max(1, Math.round(box.width * dpr));
+  out.height = Math.max(1, Math.round(box.height * dpr));
+  const ctx = out.getContext('2d');
+  ctx.fillStyle = opaqueBackground(panel);
+  ctx.fillRect(0, 0, out.width, out.height);
+  for (const canvas of panel.querySelectorAll('canvas')) {
+    const r = canvas.getBoundingClientRect();
+    if (!r.width || !r.height || !canvas.width || !canvas.height || canvas.closest('[hidden]')) continue;
+    ctx.drawImage(canvas, (r.left - box.left) * dpr, (r.top - box.top) * dpr, r.width * dpr, r.height * dpr);
+  }
+  return out;
+}
+
+// The first non-transparent background up the tree (through shadow roots); white otherwise.
+function opaqueBackground(el) {
+  for (let node = el; node; node = node.parentElement ?? node.getRootNode()?.host) {
+    const bg = getComputedStyle(node).backgroundColor;
+    if (bg && bg !== 'transparent' && !/rgba\(.*,\s*0\)$/.test(bg)) return bg;
+  }
+  return '#ffffff';
+}
+
+export function canvasToBlob(canvas, type = 'image/png') {
+  return new Promise((resolve, reject) => {
+    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('the canvas could not be encoded'))), type);
+  });
+}
+
+/** The PNG of a view panel as the user sees it. */
+export function viewToPng(panel, dpr) {
+  return canvasToBlob(viewToCanvas(panel, dpr));
+}
+
+/**
+ * One attention matrix as a standalone SVG document string.
+ * @param {{matrix: Float32Array, n: number, labels: string[], title?: string, vmax?: number,
+ *   threshold?: number, cell?: number}} data matrix is n×n row-major (row = query)
+ */
+export function attentionSvg({ matrix, n, labels, title = '', vmax, threshold = 0, cell = 16 }) {
+  const max = vmax ?? Math.max(1e-12, ...matrix);
+  const labelW = 90, top = 90 + (title ? 22 : 0), size = n * cell;
+  const doc = document.implementation.createDocument(SVG_NS, 'svg', null);
+  const svg = doc.documentElement;
+  const attrs = (el, values) => { for (const [k, v] of Object.entries(values)) el.setAttribute(k, String(v)); return el; };
+  const make = (name, values, text) => {
+    const el = attrs(doc.createElementNS(SVG_NS, name), values);
+    if (text !== undefined) el.textContent = text;
+    return el;
+  };
+  attrs(svg, { width: labelW + size + 8, height: top + size + 8, viewBox: `0 0 ${labelW + size + 8} ${top + size + 8}`,
+    'font-family': 'system-ui, sans-serif', 'font-size': Math.max(8, Math.min(12, cell - 3)) });
+  svg.append(make('rect', { width: '100%', height: '100%', fill: '#ffffff' }));
+  if (title) svg.append(make('title', {}, title), make('text', { x: 4, y: 16, 'font-size': 13 }, title));
+  const colour = (v) => (v < threshold ? cssColour(sequential, 0) : cssColour(sequential, Math.min(1, v / max)));
+  if (n <= SVG_VECTOR_MAX) {
+    const cells = make('g', { transform: `translate(${labelW} ${top})`, 'shape-rendering': 'crispEdges' });
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        const v = matrix[i * n + j];
+        const rect = make('rect', { x: j * cell, y: i * cell, width: cell, height: cell, fill: colour(v) });
+        rect.append(make('title', {}, `${labels[i]} → ${labels[j]}: ${v.toFixed(4)}`));
+        cells.append(rect);
+      }
+    }
+    svg.append(cells);
+  } else {
+    svg.append(make('image', { x: labelW, y: top, width: size, height: size, preserveAspectRatio: 'none',
+      href: cellsDataUrl(matrix, n, colour) }));
+  }
+  const rows = make('g', { 'text-anchor': 'end', 'dominant-baseline': 'central' });
+  const cols = make('g', { transform: `translate(${labelW} ${top - 4}) rotate(-90)`, 'dominant-baseline': 'central' });
+  for (let i = 0; i < n; i++) {
+    rows.append(make('text', { x: labelW - 4, y: top + (i + 0.5) * cell }, labels[i]));
+    cols.append(make('text', { x: 0, y: (i + 0.5) * cell }, labels[i]));
+  }
+  svg.append(rows, cols);
+  return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(doc);
+}
+
+function cellsDataUrl(matrix, n, colour) {
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = n;
+  const ctx = canvas.getContext('2d');
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      ctx.fillStyle = colour(matrix[i * n + j]);
+      ctx.fillRect(j, i, 1, 1);
+    }
+  }
+  return canvas.toDataURL('image/png');
+}
+
+/**
+ * BertViz's head_view / model_view parameters for a RunResult: `attention` holds
+ * {name, attn: [L][H][T][T], left_text, right_text} entries; for a sentence pair also the
+ * A→A, B→B, A→B, B→A slices, exactly as bertviz/head_view.py builds them.
+ */
+export function bertvizParams(result, { layer = null, heads = null } = {}) {
+  const [L, H, T] = result.shape;
+  const tokens = Array.from(result.tokens);
+  const bStart = Array.from(result.typeIds).indexOf(1);
+  const slice = (rows, cols) => {
+    const out = [];
+    for (let l = 0; l < L; l++) {
+      const layerOut = [];
+      for (let h = 0; h < H; h++) {
+        const base = (l * H + h) * T * T;
+        layerOut.push(rows.map((i) => cols.map((j) => result.attentions[base + i * T + j])));
+      }
+      out.push(layerOut);
+    }
+    return out;
+  };
+  const all = [...tokens.keys()];
+  const attention = [{ name: bStart > 0 ? 'All' : null, attn: slice(all, all), left_text: tokens, right_text: tokens }];
+  if (bStart > 0) {
+    const a = all.slice(0, bStart), b = all.slice(bStart);
+    const pick = (idx) => idx.map((i) => tokens[i]);
+    attention.push(
+      { name: 'Sentence A -> Sentence A', attn: slice(a, a), left_text: pick(a), right_text: pick(a) },
+      { name: 'Sentence B -> Sentence B', attn: slice(b, b), left_text: pick(b), right_text: pick(b) },
+      { name: 'Sentence A -> Sentence B', attn: slice(a, b), left_text: pick(a), right_text: pick(b) },
+      { name: 'Sentence B -> Sentence A', attn: slice(b, a), left_text: pick(b), right_text: pick(a) },
+    );
+  }
+  return { attention, default_filter: '0', root_div_id: 'bertviz-attnscope', layer, heads,
+    include_layers: [...Array(L).keys()] };
+}
+
+/** Saves a Blob under a file name (an <a download> click; `host` keeps it inside a shadow root). */
+export function downloadBlob(blob, filename, host = document.body) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.hidden = true;
+  host.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}

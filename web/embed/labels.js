@@ -1,0 +1,43 @@
+// The element's own UI words (toolbar, status), English and Korean. View text comes from the
+// page's i18n module; these are only what the element adds around the views.
+export const ELEMENT_STRINGS = {
+  en: {
+    loading: 'Loading the model…',
+    running: 'Running…',
+    ran: '{tokens} tokens · {layers} layers × {heads} heads',
+    png: 'PNG', svg: 'SVG', json: 'BertViz JSON', link: 'Copy link',
+    pngTitle: 'Download this view as a PNG image',
+    svgTitle: 'Download the current head as an SVG heatmap',
+    jsonTitle: 'Download all attention in BertViz head_view format',
+    linkTitle: 'Copy a link that opens this in the AttnScope explorer',
+    copied: 'Link copied.',
+    copyFailed: 'Could not copy; the link is: {url}',
+    shortened: 'The text was shortened to {n} characters.',
+    failed: 'AttnScope: {message} ({code})',
+    viewsAria: 'Views',
+    actionsAria: 'Export',
+    brand: 'AttnScope — attention computed in your browser',
+  },
+  ko: {
+    loading: '모델을 불러오는 중…',
+    running: '실행 중…',
+    ran: '토큰 {tokens}개 · {layers}층 × 헤드 {heads}개',
+    png: 'PNG', svg: 'SVG', json: 'BertViz JSON', link: '링크 복사',
+    pngTitle: '이 보기를 PNG 이미지로 내려받기',
+    svgTitle: '현재 헤드를 SVG 히트맵으로 내려받기',
+    jsonTitle: '전체 어텐션을 BertViz head_view 형식으로 내려받기',
+    linkTitle: 'AttnScope 탐색기에서 여는 링크 복사',
+    copied: '링크를 복사했습니다.',
+    copyFailed: '복사하지 못했습니다. 링크: {url}',
+    shortened: '텍스트를 {n}자로 줄였습니다.',
+    failed: 'AttnScope: {message} ({code})',
+    viewsAria: '보기',
+    actionsAria: '내보내기',
+    brand: 'AttnScope — 브라우저에서 계산한 어텐션',
+  },
+};
+
+export function elementText(lang, key, vars = {}) {
+  const s = (ELEMENT_STRINGS[lang] ?? ELEMENT_STRINGS.en)[key] ?? key;
+  return s.replace(/\{(\w+)\}/g, (_, name) => String(vars[name] ?? ''));
+}

@@ -1,0 +1,23 @@
+// Entry of dist/attnscope-embed.html, the single-file build: the wasm and the bundled model
+// sit in the file as base64 data blocks (written by scripts/build-embed.mjs) and go to the
+// engine worker as text, which decodes them off the main thread. Works from file:// offline.
+import workerSource from 'attnscope-embed:worker-source';
+import { inlineAssets } from 'attnscope-embed:inline-assets';
+import { configureEngine } from './engine.js';
+import { defineAttnScopeElement } from './element.js';
+
+const { wasm, model } = inlineAssets();
+configureEngine({ workerSource, wasm: { base64: wasm }, bundled: { base64: model } });
+defineAttnScopeElement();
+
+// The file doubles as an iframe target for Markdown sites: ?text=…&view=head&layer=3 set the
+// element's attributes (the element validates each; values only ever become attribute text).
+const PARAMS = { text: 'text', pair: 'text-pair', 'text-pair': 'text-pair', model: 'model', view: 'view',
+  layer: 'layer', head: 'head', theme: 'theme', lang: 'lang', height: 'height' };
+const element = document.querySelector('attn-scope');
+if (element) {
+  for (const [param, value] of new URLSearchParams(location.search)) {
+    if (Object.hasOwn(PARAMS, param)) element.setAttribute(PARAMS[param], value);
+  }
+  if (element.getAttribute('theme') === 'dark') document.documentElement.dataset.theme = 'dark';
+}

@@ -1,0 +1,359 @@
+// The explorer's controller: owns the one state object (mirrored in the URL), the model client
+// (a Web Worker, swapped only once a new model has loaded), the current run and an optional
+// edited run (tokens masked or dropped), and tells the active view to render. Views only read
+// `app` and call app.set(); they never talk to the worker.
+import { applyStatic, translate } from './i18n.js';
+import { clampToResult, stateFromUrl, stateToUrl, MAX_TEXT_CHARS } from './state.js';
+import { headMatrix, restrict, visiblePositions } from './attention-math.js';
+import { configNumbers, createModelPicker } from './model-picker.js';
+import { createTokensView } from './tokens-view.js';
+import { createModelGrid } from './views/model-grid.js';
+import { createHeadDetail } from './views/head-detail.js';
+import { createHeadLines } from './views/head-lines.js';
+import { createFormula } from './views/formula.js';
+import { createAggregates } from './views/aggregates.js';
+import { createDiff } from './views/diff.js';
+import { installTestHook } from './test-hook.js';
+import { createWorkerClient } from '../../js/worker-client.js';
+
+const RUN_DEBOUNCE_MS = 250;
+const $ = (id) => document.getElementById(id);
+const state = stateFromUrl(location.search);
+
+const VIEW_FACTORIES = {
+  grid: createModelGrid, head: createHeadDetail, lines: createHeadLines,
+  formula: createFormula, aggregates: createAggregates, diff: createDiff,
+};
+
+let client = null;          // the worker client of the model in use
+let runSeq = 0, runTimer = 0, runController = null, runsDone = 0;
+let displayCache = null;
+const views = {};
+
+const app = {
+  state,
+  info: null,
+  original: null,   // RunResult of the typed text
+  edited: null,     // RunResult after masking/dropping tokens (null when none)
+  edit: null,       // { kind: 'mask' | 'drop', positions }
+  get result() { return this.edited ?? this.original; },
+  t: (key, vars) => translate(state.lang, key, vars),
+  set,
+  display,
+  displayMatrix,
+  keyMask,
+  toggleSelected,
+  loadModel,
+  get views() { return views; },
+  get runsDone() { return runsDone; },
+};
+
+// ---- state -----------------------------------------------------------------------------------
+
+function set(patch) {
+  const before = { ...state };
+  Object.assign(state, patch);
+  fitToResult();
+  writeUrl();
+  if (patch.lang !== undefined && patch.lang !== before.lang) {
+    applyStatic(document, state.lang);
+    picker.fillOptions();
+    picker.showInfo();
+  }
+  if ('hideSpecial' in patch) displayCache = null;
+  renderAll();
+}
+
+function writeUrl() {
+  history.replaceState(null, '', location.pathname + stateToUrl(state));
+}
+
+// Keeps layer/head/query inside the run on screen; a hidden [CLS]/[SEP] cannot be the query.
+function fitToResult() {
+  const r = app.result;
+  if (!r) return;
+  clampToResult(state, r.shape[0], r.shape[1], r.shape[2]);
+  if (state.hideSpecial && r.specialTokensMask[state.query]) {
+    const first = visiblePositions(r, true)[0];
+    if (first !== undefined) state.query = first;
+  }
+}
+
+// Positions and labels the views show (special tokens hidden or not), cached per result.
+function display() {
+  const r = app.result;
+  if (!displayCache || displayCache.result !== r) {
+    const positions = visiblePositions(r, state.hideSpecial);
+    displayCache = { result: r, positions, labels: positions.map((p) => r.tokens[p]), matrices: new Map() };
+  }
+  return displayCache;
+}
+
+// One head's matrix as shown: the engine's own numbers, or restricted + renormalised when
+// special tokens are hidden (a few recent ones cached: the views ask for the same head often).
+function displayMatrix(layer, head) {
+  const r = app.result, d = display();
+  const raw = headMatrix(r, layer, head);
+  if (d.positions.length === r.shape[2]) return raw;
+  const key = layer * 10000 + head;
+  let m = d.matrices.get(key);
+  if (!m) {
+    m = restrict(raw, r.shape[2], d.positions, true);
+    if (d.matrices.size > 8) d.matrices.delete(d.matrices.keys().next().value);
+    d.matrices.set(key, m);
+  }
+  return m;
+}
+
+// attention_mask of the run shown (masked tokens are 0), or null when nothing is masked.
+function keyMask() {
+  if (!app.edited || app.edit.kind !== 'mask') return null;
+  return app.original.tokens.map((_, i) => (app.edit.positions.includes(i) ? 0 : 1));
+}
+
+function toggleSelected(position) {
+  const sel = state.selected.includes(position)
+    ? state.selected.filter((p) => p !== position)
+    : [...state.selected, position].sort((a, b) => a - b);
+  set({ selected: sel, query: position });
+}
+
+// ---- model -----------------------------------------------------------------------------------
+
+// Loads into a fresh worker; only a successful load replaces the model in use, so a model that
+// cannot load leaves the page working with the previous one.
+async function loadModel(source, label, { signal, onProgress } = {}) {
+  setStatus('loading');
+  const next = createWorkerClient();
+  let info;
+  try {
+    info = await next.load(source, { signal, onProgress });
+  } catch (e) {
+    next.terminate();
+    setStatus(client ? 'ready' : 'error');
+    throw e;
+  }
+  client?.terminate();
+  client = next;
+  app.info = info;
+  state.model = typeof source === 'string' ? source : 'local';
+  picker.fillOptions();
+  picker.showInfo();
+  writeUrl();
+  await runNow();
+}
+
+// ---- runs ------------------------------------------------------------------------------------
+
+function scheduleRun() {
+  clearTimeout(runTimer);
+  runTimer = setTimeout(runNow, RUN_DEBOUNCE_MS);
+}
+
+function runOptions() {
+  return { qkv: true, valueNorms: true, topK: app.info?.hasMlmHead ? 5 : 0 };
+}
+
+// A newer run supersedes a pending one: it is aborted and its answer, if any, ignored.
+async function runNow() {
+  clearTimeout(runTimer);
+  if (!client) return;
+  const seq = ++runSeq;
+  runController?.abort();
+  runController = new AbortController();
+  const text = state.text;
+  if (!text.trim()) {
+    showInputError(app.t('emptyText'));
+    return;
+  }
+  setStatus('running');
+  const started = performance.now();
+  try {
+    const pair = state.pairOn && state.pair.trim() ? state.pair : undefined;
+    const r = await client.run(text, {
+      textPair: pair, maxLength: configNumbers(app.info).maxPositions, signal: runController.signal, replacePending: true, ...runOptions(),
+    });
+    if (seq !== runSeq) return;
+    app.original = r;
+    app.edited = null;
+    app.edit = null;
+    displayCache = null;
+    fitToResult();
+    showInputError(null);
+    runsDone++;
+    $('run-status').textContent = app.t('ranIn', { tokens: r.tokens.length, ms: Math.round(performance.now() - started) });
+    setStatus('ready');
+    renderAll();
+  } catch (e) {
+    if (seq !== runSeq || e?.code === 'E_ABORTED' || e?.name === 'AbortError') return;
+    showInputError(app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' }));
+    setStatus(app.original ? 'ready' : 'error');
+  }
+}
+
+async function applyEdit(kind) {
+  const r = app.original;
+  const positions = state.selected.filter((p) => p < r.tokens.length);
+  if (!positions.length || !client) return;
+  if (kind === 'drop' && positions.length >= r.tokens.length) return;
+  const ids = Array.from(r.ids), types = Array.from(r.typeIds);
+  const seq = runSeq;
+  setStatus('running');
+  try {
+    let edited;
+    if (kind === 'mask') {
+      const attentionMask = ids.map((_, i) => (positions.includes(i) ? 0 : 1));
+      edited = await client.runIds(ids, { tokenTypes: types, attentionMask, ...runOptions() });
+    } else {
+      const keep = ids.map((_, i) => i).filter((i) => !positions.includes(i));
+      edited = await client.runIds(keep.map((i) => ids[i]), { tokenTypes: keep.map((i) => types[i]), ...runOptions() });
+    }
+    if (seq !== runSeq || app.original !== r) return;   // the text changed meanwhile
+    app.edited = edited;
+    app.edit = { kind, positions };
+    displayCache = null;
+    $('edit-status').textContent = app.t(kind === 'mask' ? 'editMasked' : 'editDropped', { n: positions.length });
+    setStatus('ready');
+    set({ view: 'diff' });
+  } catch (e) {
+    showInputError(app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' }));
+    setStatus('ready');
+  }
+}
+
+// ---- rendering -------------------------------------------------------------------------------
+
+function setStatus(s) {
+  document.body.dataset.status = s;
+}
+
+function showInputError(text) {
+  const el = $('input-error');
+  el.hidden = !text;
+  el.textContent = text ?? '';
+}
+
+let renderPending = false;
+function renderAll() {
+  if (renderPending) return;
+  renderPending = true;
+  requestAnimationFrame(() => {
+    renderPending = false;
+    renderNow();
+  });
+}
+
+function renderNow() {
+  for (const b of document.querySelectorAll('[role=tab]')) {
+    const on = b.dataset.view === state.view;
+    b.setAttribute('aria-selected', String(on));
+    b.tabIndex = on ? 0 : -1;
+  }
+  $('hide-special').checked = state.hideSpecial;
+  $('threshold').value = String(state.threshold);
+  $('threshold-out').textContent = state.threshold.toFixed(2);
+  const r = app.original;
+  const trunc = $('truncation');
+  trunc.hidden = !(r && r.numTruncated > 0);
+  if (r && r.numTruncated > 0) trunc.textContent = app.t('truncated', { n: r.numTruncated, max: configNumbers(app.info).maxPositions });
+  $('selection-info').textContent = state.selected.length
+    ? app.t('selectionInfo', { n: state.selected.length }) : app.t('selectionNone');
+  for (const id of ['mask-btn', 'drop-btn', 'clear-selection']) $(id).disabled = !state.selected.length || !r;
+  $('restore-btn').disabled = !app.edited;
+  if (!app.edited) $('edit-status').textContent = '';
+  tokens.render();
+  if (!app.result) return;
+  const host = $('view-host');
+  for (const [key, v] of Object.entries(views)) v.panel.hidden = key !== state.view;
+  if (!views[state.view]) {
+    const panel = document.createElement('div');
+    panel.className = 'view view-' + state.view;
+    panel.dataset.view = state.view;
+    host.append(panel);
+    views[state.view] = { panel, view: VIEW_FACTORIES[state.view](panel, app) };
+  }
+  views[state.view].view.render();
+}
+
+// ---- wiring ----------------------------------------------------------------------------------
+
+const picker = createModelPicker({
+  select: $('model-select'), hubRow: $('hub-row'), hubInput: $('hub-input'), hubLoad: $('hub-load'),
+  localRow: $('local-row'), folderInput: $('folder-input'), filesInput: $('files-input'), drop: $('drop'),
+  progressRow: $('progress-row'), progress: $('progress'), progressText: $('progress-text'),
+  cancel: $('cancel'), error: $('model-error'), info: $('model-info'),
+}, app);
+const tokens = createTokensView($('chips'), $('mirror'), app);
+
+function wire() {
+  const a = $('text-a'), b = $('text-b'), pairOn = $('pair-on');
+  a.value = state.text;
+  b.value = state.pair;
+  a.maxLength = b.maxLength = MAX_TEXT_CHARS;
+  pairOn.checked = state.pairOn;
+  b.hidden = !state.pairOn;
+  const onText = () => {
+    state.text = a.value;
+    state.pair = b.value;
+    writeUrl();
+    scheduleRun();
+  };
+  a.addEventListener('input', onText);
+  b.addEventListener('input', onText);
+  pairOn.addEventListener('change', () => {
+    state.pairOn = pairOn.checked;
+    b.hidden = !pairOn.checked;
+    writeUrl();
+    scheduleRun();
+  });
+  $('hide-special').addEventListener('change', (e) => set({ hideSpecial: e.target.checked }));
+  $('threshold').addEventListener('input', (e) => set({ threshold: Number(e.target.value) }));
+  $('clear-selection').addEventListener('click', () => set({ selected: [] }));
+  $('mask-btn').addEventListener('click', () => applyEdit('mask'));
+  $('drop-btn').addEventListener('click', () => applyEdit('drop'));
+  $('restore-btn').addEventListener('click', () => {
+    app.edited = null;
+    app.edit = null;
+    displayCache = null;
+    renderAll();
+  });
+  for (const btn of document.querySelectorAll('[data-lang]')) {
+    btn.addEventListener('click', () => set({ lang: btn.dataset.lang }));
+  }
+  const tabs = [...document.querySelectorAll('[role=tab]')];
+  for (const [k, tab] of tabs.entries()) {
+    tab.addEventListener('click', () => set({ view: tab.dataset.view }));
+    tab.addEventListener('keydown', (e) => {
+      const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+      if (!d) return;
+      const next = tabs[(k + d + tabs.length) % tabs.length];
+      next.focus();
+      set({ view: next.dataset.view });
+    });
+  }
+  // Views size to the width only: a height change (a phone's address bar) needs no redraw.
+  let resizeTimer = 0, lastWidth = window.innerWidth;
+  window.addEventListener('resize', () => {
+    if (window.innerWidth === lastWidth) return;
+    lastWidth = window.innerWidth;
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(renderAll, 150);
+  });
+}
+
+async function start() {
+  applyStatic(document, state.lang);
+  picker.fillOptions();
+  picker.syncRows();
+  wire();
+  installTestHook(app);
+  renderNow();
+  const wanted = state.model;
+  try {
+    await picker.load(wanted, wanted === 'bundled' ? app.t('modelBundled') : wanted);
+  } catch { /* shown by the picker */ }
+  // A permalink's hub model that cannot load falls back to the bundled one.
+  if (!client && wanted !== 'bundled') await picker.load('bundled', app.t('modelBundled'));
+}
+
+start();

@@ -1,0 +1,172 @@
+// The model picker: the bundled model (default, offline), a short curated list of hub models, any
+// hub id, or a local folder (file picker or drag-and-drop). Shows download progress with a cancel
+// button, and why a model could not load; the page keeps the previous model in that case.
+import { isHubId } from './state.js';
+
+export const CURATED = [
+  'bert-base-uncased',
+  'distilbert-base-uncased',
+  'sentence-transformers/all-MiniLM-L6-v2',
+  'bert-base-multilingual-cased',
+];
+
+export function createModelPicker(el, app) {
+  const { select, hubRow, hubInput, hubLoad, localRow, folderInput, filesInput, drop,
+    progressRow, progress, progressText, cancel, error, info } = el;
+  let controller = null;
+  let mode = null;   // '__hub' | '__local' while that row is open; it stays open after a failure
+
+  function fillOptions() {
+    const { t } = app;
+    const current = select.value;
+    select.replaceChildren();
+    const add = (value, text) => {
+      const o = document.createElement('option');
+      o.value = value;
+      o.textContent = text;
+      select.append(o);
+    };
+    add('bundled', t('modelBundled'));
+    for (const id of CURATED) add(id, id + (id.includes('multilingual') ? ' — ' + t('modelMultilingual') : ''));
+    const m = app.state.model;
+    if (m !== 'bundled' && m !== 'local' && !CURATED.includes(m)) add(m, m);
+    add('__hub', t('modelOtherHub'));
+    add('__local', t('modelLocal'));
+    if (app.state.model === 'local') add('local', t('modelLocalLoaded'));
+    select.value = [...select.options].some((o) => o.value === current) ? current : app.state.model;
+  }
+
+  function syncRows() {
+    hubRow.hidden = mode !== '__hub';
+    localRow.hidden = mode !== '__local';
+  }
+
+  async function load(source, label) {
+    controller?.abort();
+    controller = new AbortController();
+    const mine = controller;
+    error.hidden = true;
+    error.textContent = '';
+    progressRow.hidden = false;
+    progress.removeAttribute('value');
+    progressText.textContent = app.t('loadingModel', { name: label });
+    try {
+      await app.loadModel(source, label, {
+        signal: mine.signal,
+        onProgress: (p) => showProgress(p, label),
+      });
+      select.value = app.state.model;
+      mode = null;
+    } catch (e) {
+      if (mine.signal.aborted || e?.code === 'E_ABORTED') {
+        showError(app.t('loadCancelled', { name: label }));
+      } else {
+        showError(app.t('loadFailed', { name: label, message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' }));
+      }
+      fillOptions();
+      select.value = mode ?? app.state.model;
+    } finally {
+      if (controller === mine) { controller = null; progressRow.hidden = true; }
+      syncRows();
+    }
+  }
+
+  // Progress events from the loader: {loaded, total, file} (bytes); tolerate missing fields.
+  function showProgress(p, label) {
+    if (!p) return;
+    const loaded = Number(p.loaded ?? p.bytesLoaded ?? 0), total = Number(p.total ?? p.bytesTotal ?? 0);
+    if (total > 0) {
+      progress.max = total;
+      progress.value = Math.min(loaded, total);
+    }
+    const file = p.file ?? p.name ?? '';
+    progressText.textContent = app.t('progress', {
+      name: label, file, loaded: mb(loaded), total: total ? mb(total) : '?',
+    });
+  }
+
+  function showError(text) {
+    error.textContent = text;
+    error.hidden = false;
+  }
+
+  select.addEventListener('change', () => {
+    const v = select.value;
+    mode = v === '__hub' || v === '__local' ? v : null;
+    syncRows();
+    if (v === '__hub') { hubInput.focus(); return; }
+    if (v === '__local' || v === 'local') return;
+    load(v, v === 'bundled' ? app.t('modelBundled') : v);
+  });
+  const loadHub = () => {
+    const id = hubInput.value.trim();
+    if (!isHubId(id)) { showError(app.t('badHubId')); return; }
+    load(id, id);
+  };
+  hubLoad.addEventListener('click', loadHub);
+  hubInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') loadHub(); });
+  const loadFiles = (files) => {
+    const list = [...files].filter((f) => /(^|\/)(config\.json|model\.safetensors|vocab\.txt|tokenizer\.json|tokenizer_config\.json)$/.test(f.webkitRelativePath || f.name));
+    if (!list.some((f) => f.name === 'config.json')) { showError(app.t('localMissing')); return; }
+    load(list, app.t('modelLocalLoaded'));
+  };
+  folderInput.addEventListener('change', () => folderInput.files.length && loadFiles(folderInput.files));
+  filesInput.addEventListener('change', () => filesInput.files.length && loadFiles(filesInput.files));
+  cancel.addEventListener('click', () => controller?.abort());
+  for (const type of ['dragenter', 'dragover']) {
+    drop.addEventListener(type, (e) => { e.preventDefault(); drop.classList.add('over'); });
+  }
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', async (e) => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    loadFiles(await droppedFiles(e.dataTransfer));
+  });
+
+  function showInfo() {
+    const i = app.info;
+    if (!i) { info.textContent = ''; return; }
+    const c = configNumbers(i);
+    info.textContent = app.t('modelInfo', {
+      name: i.source === 'files' ? app.t('modelLocalLoaded') : i.source === 'bundled' ? app.t('modelBundled') : (i.id ?? app.state.model),
+      layers: c.layers, heads: c.heads, hidden: c.hidden, positions: c.maxPositions,
+      mlm: i.hasMlmHead ? app.t('withMlm') : '',
+    });
+  }
+
+  return { fillOptions, syncRows, showInfo, load, showError };
+}
+
+// The model's sizes from info.config, whichever spelling the package uses (camelCase or
+// config.json's snake_case).
+export function configNumbers(info) {
+  const c = info?.config ?? {};
+  const pick = (...names) => names.map((n) => c[n]).find((v) => Number.isFinite(v));
+  return {
+    layers: pick('numLayers', 'num_layers', 'num_hidden_layers'),
+    heads: pick('numHeads', 'num_heads', 'num_attention_heads'),
+    hidden: pick('hiddenSize', 'hidden_size'),
+    maxPositions: pick('maxPositionEmbeddings', 'max_position_embeddings') ?? 512,
+  };
+}
+
+function mb(bytes) {
+  return (bytes / 1048576).toFixed(bytes < 1048576 ? 2 : 1);
+}
+
+// Files from a drop: a dropped folder is walked (one level is enough for a model folder).
+async function droppedFiles(dt) {
+  const out = [];
+  const entries = [...dt.items].map((it) => it.webkitGetAsEntry && it.webkitGetAsEntry()).filter(Boolean);
+  if (!entries.length) return [...dt.files];
+  const fileOf = (entry) => new Promise((res, rej) => entry.file(res, rej));
+  for (const entry of entries) {
+    if (entry.isFile) out.push(await fileOf(entry));
+    else if (entry.isDirectory) {
+      const reader = entry.createReader();
+      const children = await new Promise((res, rej) => reader.readEntries(res, rej));
+      for (const c of children) if (c.isFile) out.push(await fileOf(c));
+    }
+  }
+  return out;
+}

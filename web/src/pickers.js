@@ -1,0 +1,49 @@
+// Small shared controls for the views: the layer / head / query-token <select>s. Each change goes
+// through app.set() so the state (and the URL) stays the single source of truth.
+
+export function makeSelect(labelText, options, value, onChange, className = '') {
+  const label = document.createElement('label');
+  label.className = 'picker ' + className;
+  const span = document.createElement('span');
+  span.textContent = labelText;
+  const select = document.createElement('select');
+  for (const [v, text] of options) {
+    const o = document.createElement('option');
+    o.value = String(v);
+    o.textContent = text;
+    select.append(o);
+  }
+  select.value = String(value);
+  select.addEventListener('change', () => onChange(Number(select.value)));
+  label.append(span, select);
+  return label;
+}
+
+export function layerHeadPickers(app, { head = true } = {}) {
+  const { t, state } = app;
+  const box = document.createElement('div');
+  box.className = 'pickers';
+  const L = app.result.shape[0], H = app.result.shape[1];
+  box.append(makeSelect(t('layer'), range(L).map((l) => [l, String(l)]), state.layer,
+    (layer) => app.set({ layer }), 'layer-picker'));
+  if (head) {
+    box.append(makeSelect(t('head'), range(H).map((h) => [h, String(h)]), state.head,
+      (h) => app.set({ head: h }), 'head-picker'));
+  }
+  return box;
+}
+
+export function queryPicker(app) {
+  const { positions, labels } = app.display();
+  return makeSelect(app.t('queryToken'), positions.map((p, a) => [p, `${p}: ${labels[a]}`]),
+    app.state.query, (query) => app.set({ query }), 'query-picker');
+}
+
+export function range(n) {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+// "#3 cat" — position first so repeated tokens stay distinguishable.
+export function tokenName(position, token) {
+  return `#${position} ${token}`;
+}

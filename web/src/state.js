@@ -1,0 +1,92 @@
+// The page's one state object and its mirror in the URL (so a permalink restores the view).
+// URL parameters are untrusted: each is parsed and validated here, and anything invalid falls
+// back to the default. Values are only ever shown through textContent, never as HTML.
+
+export const VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'diff'];
+export const LANGS = ['en', 'ko'];
+export const MAX_TEXT_CHARS = 20000;   // keeps permalinks and the tokenizer's work bounded
+// A Hugging Face repo id: "name" or "owner/name", letters, digits, '-', '_', '.'.
+const HUB_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$/;
+
+export const DEFAULT_TEXT = 'The cat sat on the mat because it was tired.';
+
+export function defaultState() {
+  return {
+    text: DEFAULT_TEXT,
+    pair: '',
+    pairOn: false,
+    model: 'bundled',        // 'bundled' | hub id | 'local' (a picked folder; not restorable)
+    view: 'grid',
+    layer: 0,
+    head: 0,
+    query: 1,                // token position for the formula and the head view's focus
+    selected: [],            // query positions aggregated together
+    hideSpecial: false,
+    threshold: 0,            // weights below it draw as 0
+    lang: 'en',
+  };
+}
+
+export function isHubId(s) {
+  return typeof s === 'string' && HUB_ID.test(s) && !s.includes('..');
+}
+
+function intParam(params, name, min, max) {
+  const raw = params.get(name);
+  if (raw === null || !/^\d{1,6}$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return n >= min && n <= max ? n : undefined;
+}
+
+// Reads a state from a query string; unknown or invalid parameters are ignored.
+export function stateFromUrl(search) {
+  const s = defaultState();
+  const p = new URLSearchParams(search);
+  const text = p.get('text');
+  if (text !== null) s.text = text.slice(0, MAX_TEXT_CHARS);
+  const pair = p.get('pair');
+  if (pair !== null) { s.pair = pair.slice(0, MAX_TEXT_CHARS); s.pairOn = true; }
+  const model = p.get('model');
+  if (model === 'bundled' || isHubId(model)) s.model = model;
+  const view = p.get('view');
+  if (VIEWS.includes(view)) s.view = view;
+  // Upper bounds are generous here; they are clamped to the loaded model and input later.
+  s.layer = intParam(p, 'layer', 0, 999) ?? s.layer;
+  s.head = intParam(p, 'head', 0, 999) ?? s.head;
+  s.query = intParam(p, 'q', 0, 99999) ?? s.query;
+  const sel = p.get('sel');
+  if (sel && /^\d{1,5}(,\d{1,5}){0,63}$/.test(sel)) s.selected = [...new Set(sel.split(',').map(Number))];
+  if (p.get('hs') === '1') s.hideSpecial = true;
+  const th = p.get('th');
+  if (th !== null && /^(0(\.\d{1,4})?|1(\.0{1,4})?)$/.test(th)) s.threshold = Number(th);
+  const lang = p.get('lang');
+  if (LANGS.includes(lang)) s.lang = lang;
+  return s;
+}
+
+// The query string for a state (defaults omitted to keep permalinks short).
+export function stateToUrl(s) {
+  const d = defaultState();
+  const p = new URLSearchParams();
+  if (s.text !== d.text) p.set('text', s.text);
+  if (s.pairOn) p.set('pair', s.pair);
+  if (s.model !== 'local' && s.model !== d.model) p.set('model', s.model);
+  if (s.view !== d.view) p.set('view', s.view);
+  if (s.layer !== d.layer) p.set('layer', String(s.layer));
+  if (s.head !== d.head) p.set('head', String(s.head));
+  if (s.query !== d.query) p.set('q', String(s.query));
+  if (s.selected.length) p.set('sel', s.selected.join(','));
+  if (s.hideSpecial) p.set('hs', '1');
+  if (s.threshold) p.set('th', String(s.threshold));
+  if (s.lang !== d.lang) p.set('lang', s.lang);
+  const q = p.toString();
+  return q ? '?' + q : '';
+}
+
+// Keeps layer/head/query/selection inside the loaded model and the current input.
+export function clampToResult(s, layers, heads, tokens) {
+  s.layer = Math.min(Math.max(0, s.layer), layers - 1);
+  s.head = Math.min(Math.max(0, s.head), heads - 1);
+  s.query = Math.min(Math.max(0, s.query), tokens - 1);
+  s.selected = s.selected.filter((i) => i < tokens);
+}

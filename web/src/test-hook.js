@@ -1,0 +1,39 @@
+// A read-only window into the page for the Playwright tests (and curious users in DevTools):
+// copies of the state and of the numbers each view draws, never references to live objects.
+import { headMatrix } from './attention-math.js';
+
+export function installTestHook(app) {
+  const copy = (a) => (a ? Array.from(a) : null);
+  const hook = {
+    get state() { return JSON.parse(JSON.stringify(app.state)); },
+    get status() { return document.body.dataset.status; },
+    get runsDone() { return app.runsDone; },
+    get info() { return app.info ? JSON.parse(JSON.stringify(app.info)) : null; },
+    get shape() { return app.result ? [...app.result.shape] : null; },
+    get tokens() { return app.result ? [...app.result.tokens] : null; },
+    get originalTokens() { return app.original ? [...app.original.tokens] : null; },
+    get offsets() { return copy(app.original?.offsets); },
+    get typeIds() { return copy(app.original?.typeIds); },
+    get numTruncated() { return app.original?.numTruncated ?? null; },
+    get maskPredictions() { return app.result?.maskPredictions ? JSON.parse(JSON.stringify(app.result.maskPredictions)) : null; },
+    get edit() { return app.edit ? JSON.parse(JSON.stringify(app.edit)) : null; },
+    /** The matrix a view shows for (layer, head): special tokens hidden/renormalised or not. */
+    shown(layer, head) { return copy(app.displayMatrix(layer, head)); },
+    shownPositions() { return [...app.display().positions]; },
+    /** The engine's raw matrix of the run on screen (edited when an edit is active). */
+    raw(layer, head, which = 'result') { return copy(headMatrix(app[which], layer, head)); },
+    vector(which, layer, head, token) {
+      const r = app.result, [L, H, T] = r.shape, dh = r[which].length / (L * H * T);
+      const s = ((layer * H + head) * T + token) * dh;
+      return copy(r[which].subarray(s, s + dh));
+    },
+    valueNorms(layer, head) {
+      const r = app.result, [, H, T] = r.shape;
+      return copy(r.valueNorms?.subarray((layer * H + head) * T, (layer * H + head + 1) * T));
+    },
+    get formula() { return app.views.formula?.view.last ?? null; },
+    aggregate(kind) { return copy(app.views.aggregates?.view.exposed[kind]); },
+    diff(kind) { return copy(app.views.diff?.view.exposed[kind]); },
+  };
+  Object.defineProperty(window, '__attnscope', { value: Object.freeze(hook), writable: false });
+}

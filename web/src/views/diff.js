@@ -1,0 +1,65 @@
+// Diff view: after masking or dropping tokens, the chosen head's attention in the original run,
+// in the edited run, and edited − original on the original's positions (a dropped token's row and
+// column have nothing to compare and show grey).
+import { Heatmap } from '../heatmap.js';
+import { renderLegend } from '../legend.js';
+import { sequential, diverging } from '../colormap.js';
+import { alignPositions, diffMatrix, headMatrix, maxOf, maxAbsOf } from '../attention-math.js';
+import { layerHeadPickers, tokenName } from '../pickers.js';
+
+export function createDiff(host, app) {
+  const bar = document.createElement('div');
+  bar.className = 'view-bar';
+  const empty = document.createElement('p');
+  empty.className = 'hint';
+  const grid = document.createElement('div');
+  grid.className = 'agg-grid';
+  host.append(bar, empty, grid);
+  const panels = {};
+  const exposed = {};
+  for (const key of ['original', 'edited', 'delta']) {
+    const panel = document.createElement('section');
+    panel.className = 'agg-panel';
+    panel.dataset.kind = key;
+    const h = document.createElement('h3');
+    const mapHost = document.createElement('div');
+    mapHost.className = 'map-host';
+    const legend = document.createElement('div');
+    panel.append(h, mapHost, legend);
+    grid.append(panel);
+    panels[key] = { panel, h, legend, labels: [], heatmap: null, mapHost };
+    panels[key].heatmap = new Heatmap(mapHost, {
+      labels: true,
+      maxSize: 380,
+      tooltip: (i, j, v) => `${tokenName(i, panels[key].labels[i])} → ${tokenName(j, panels[key].labels[j])}: ${Number.isNaN(v) ? '–' : (key === 'delta' && v > 0 ? '+' : '') + v.toFixed(4)}`,
+    });
+  }
+
+  function render() {
+    const { t, state, original, edited, edit } = app;
+    bar.replaceChildren(layerHeadPickers(app));
+    grid.hidden = !edited;
+    if (!edited) { empty.textContent = t('diffEmpty'); return; }
+    const kind = edit.kind === 'mask' ? t('masked') : t('dropped');
+    empty.textContent = t('diffWhat', { kind, tokens: edit.positions.map((p) => tokenName(p, original.tokens[p])).join(', ') });
+    const T = original.shape[2], Te = edited.shape[2];
+    const a = headMatrix(original, state.layer, state.head);
+    const b = headMatrix(edited, state.layer, state.head);
+    const map = alignPositions(T, edit);
+    const d = diffMatrix(a, b, T, map, Te);
+    const set = (key, matrix, n, labels, scale, vmax, caption) => {
+      const p = panels[key];
+      p.labels = labels;
+      p.h.textContent = t('diff_' + key);
+      exposed[key] = matrix;
+      p.heatmap.setData({ matrix, n, rowLabels: labels, colLabels: labels, scale, vmax, threshold: 0 });
+      renderLegend(p.legend, { scale, vmax, caption });
+    };
+    const editedLabels = original.tokens.filter((_, i) => map[i] >= 0);
+    set('original', a, T, original.tokens, sequential, maxOf(a), t('legendAttention'));
+    set('edited', b, Te, editedLabels, sequential, maxOf(b), t('legendAttention'));
+    set('delta', d, T, original.tokens, diverging, Math.max(maxAbsOf(d.filter((v) => !Number.isNaN(v))), 1e-6), t('legendDelta'));
+  }
+
+  return { render, exposed };
+}

@@ -1,0 +1,147 @@
+// The formula walk-through for one head and one query token: q_i and every k_j, the dot products,
+// ÷√d_k, softmax, and the output Σ_j α_ij v_j — recomputed from the q, k, v the engine returned
+// (run with qkv), and checked against the engine's attention row, which it must equal.
+// Beside it, a short plain-language explanation of Q, K, V, √d_k and softmax.
+import { formulaSteps, headMatrix } from '../attention-math.js';
+import { diverging, cssColour } from '../colormap.js';
+import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
+
+const MAX_ROWS = 48;   // long inputs: the table lists the strongest keys; the check covers all
+
+export function createFormula(host, app) {
+  const layout = document.createElement('div');
+  layout.className = 'formula-layout';
+  const main = document.createElement('div');
+  main.className = 'formula-main';
+  const explain = document.createElement('aside');
+  explain.className = 'explain';
+  layout.append(main, explain);
+  host.append(layout);
+  let last = null;
+
+  function vectorStrip(values, label) {
+    const box = document.createElement('div');
+    box.className = 'vector';
+    const name = document.createElement('span');
+    name.className = 'vector-name';
+    name.textContent = label;
+    const c = document.createElement('canvas');
+    const cell = Math.max(3, Math.min(10, Math.floor(300 / values.length)));
+    const dpr = window.devicePixelRatio || 1;
+    c.width = values.length * cell * dpr;
+    c.height = 14 * dpr;
+    c.style.width = values.length * cell + 'px';
+    c.style.height = '14px';
+    const ctx = c.getContext('2d');
+    ctx.scale(dpr, dpr);
+    let m = 0;
+    for (const v of values) m = Math.max(m, Math.abs(v));
+    values.forEach((v, d) => {
+      ctx.fillStyle = cssColour(diverging, m ? (v / m + 1) / 2 : 0.5);
+      ctx.fillRect(d * cell, 0, cell, 14);
+    });
+    c.setAttribute('aria-hidden', 'true');
+    const nums = document.createElement('code');
+    nums.className = 'vector-values';
+    nums.textContent = '[' + Array.from(values, (v) => v.toFixed(2)).join(', ') + ']';
+    box.append(name, c, nums);
+    return box;
+  }
+
+  function step(text) {
+    const p = document.createElement('p');
+    p.className = 'step';
+    p.textContent = text;
+    return p;
+  }
+
+  function render() {
+    const { t, state, result } = app;
+    main.replaceChildren();
+    renderExplanation();
+    const bar = layerHeadPickers(app);
+    bar.className = 'view-bar';
+    bar.append(queryPicker(app));
+    main.append(bar);
+    if (!result.q || !result.k || !result.v) {
+      main.append(step(t('formulaNoQkv')));
+      return;
+    }
+    const i = state.query;
+    const keyMask = app.keyMask();
+    const f = formulaSteps(result, state.layer, state.head, i, keyMask);
+    const row = headMatrix(result, state.layer, state.head).subarray(i * result.shape[2], (i + 1) * result.shape[2]);
+    let maxErr = 0;
+    for (let j = 0; j < row.length; j++) maxErr = Math.max(maxErr, Math.abs(f.softmax[j] - row[j]));
+    last = { layer: state.layer, head: state.head, query: i, dk: f.dk,
+      scores: Array.from(f.scores), scaled: Array.from(f.scaled), softmax: Array.from(f.softmax),
+      output: Array.from(f.output), engineRow: Array.from(row), maxError: maxErr };
+    const tok = result.tokens;
+    main.append(step(t('formulaStep1', { token: tokenName(i, tok[i]), dk: f.dk })));
+    main.append(vectorStrip(f.q, `q${sub(i)}`));
+    main.append(step(t('formulaStep2', { scale: f.scale.toFixed(3), dk: f.dk })));
+    const table = document.createElement('table');
+    table.className = 'formula-table';
+    const head = table.createTHead().insertRow();
+    for (const key of ['colKey', 'colDot', 'colScaled', 'colSoftmax']) {
+      const th = document.createElement('th');
+      th.textContent = t(key, { dk: f.dk });
+      th.scope = 'col';
+      head.append(th);
+    }
+    const body = table.createTBody();
+    const T = tok.length;
+    let order = Array.from({ length: T }, (_, j) => j);
+    const hidden = app.state.hideSpecial ? new Set(order.filter((j) => result.specialTokensMask[j])) : new Set();
+    order = order.filter((j) => !hidden.has(j));
+    const shown = order.length > MAX_ROWS ? [...order].sort((a, b) => f.softmax[b] - f.softmax[a]).slice(0, MAX_ROWS).sort((a, b) => a - b) : order;
+    for (const j of shown) {
+      const r = body.insertRow();
+      r.dataset.key = j;
+      const masked = keyMask && keyMask[j] === 0;
+      const cells = [tokenName(j, tok[j]), f.scores[j].toFixed(3), masked ? '−∞' : f.scaled[j].toFixed(3)];
+      for (const text of cells) r.insertCell().textContent = text;
+      const sm = r.insertCell();
+      sm.className = 'softmax-cell';
+      const barEl = document.createElement('span');
+      barEl.className = 'bar';
+      barEl.style.width = (f.softmax[j] * 100).toFixed(1) + '%';
+      const num = document.createElement('span');
+      num.textContent = f.softmax[j].toFixed(4);
+      sm.append(barEl, num);
+      if (j === i) r.className = 'self';
+    }
+    main.append(table);
+    if (shown.length < order.length) main.append(step(t('formulaTopOnly', { shown: shown.length, total: order.length })));
+    if (hidden.size) main.append(step(t('formulaHiddenNote')));
+    main.append(step(t('formulaStep3', { token: tokenName(i, tok[i]) })));
+    main.append(vectorStrip(f.output, `o${sub(i)}`));
+    const check = step(t('formulaCheck', { err: maxErr.toExponential(1) }));
+    check.className = 'step check ' + (maxErr < 1e-4 ? 'ok' : 'bad');
+    check.dataset.maxError = String(maxErr);
+    main.append(check);
+  }
+
+  function renderExplanation() {
+    const { t } = app;
+    explain.replaceChildren();
+    const h = document.createElement('h3');
+    h.textContent = t('explainTitle');
+    explain.append(h);
+    const formula = document.createElement('p');
+    formula.className = 'big-formula';
+    formula.textContent = 'Attention(Q, K, V) = softmax(QKᵀ / √d_k) · V';
+    explain.append(formula);
+    for (const key of ['explainQ', 'explainK', 'explainV', 'explainScale', 'explainSoftmax', 'explainOut']) {
+      const p = document.createElement('p');
+      p.textContent = t(key);
+      explain.append(p);
+    }
+  }
+
+  return { render, get last() { return last; } };
+}
+
+function sub(n) {
+  return String(n).replace(/\d/g, (d) => '₀₁₂₃₄₅₆₇₈₉'[d]);
+}

@@ -1,0 +1,90 @@
+// Head detail: one head's T×T attention, large, with token labels, a hover tooltip giving the exact
+// weight, row/column highlight and a legend. Clicking (or Enter on) a row selects that query token;
+// the selected queries' mean row is drawn as a bar chart under the heatmap.
+import { Heatmap } from '../heatmap.js';
+import { renderLegend, fmt } from '../legend.js';
+import { sequential } from '../colormap.js';
+import { meanOfRows, maxOf } from '../attention-math.js';
+import { layerHeadPickers, tokenName } from '../pickers.js';
+
+export function createHeadDetail(host, app) {
+  const top = document.createElement('div');
+  top.className = 'view-bar';
+  const hint = document.createElement('p');
+  hint.className = 'hint';
+  const mapHost = document.createElement('div');
+  mapHost.className = 'map-host';
+  const legend = document.createElement('div');
+  const selTitle = document.createElement('h3');
+  const bars = document.createElement('canvas');
+  bars.className = 'bars';
+  const selBox = document.createElement('div');
+  selBox.className = 'selection-agg';
+  selBox.append(selTitle, bars);
+  host.append(top, hint, mapHost, legend, selBox);
+  let labels = [], positions = [];
+  const heatmap = new Heatmap(mapHost, {
+    labels: true,
+    ariaLabel: '',
+    tooltip: (i, j, v) => `${tokenName(positions[i], labels[i])} → ${tokenName(positions[j], labels[j])}: ${v.toFixed(4)}`,
+    onSelect: (i) => app.toggleSelected(positions[i]),
+  });
+
+  // A figure for a paper or slides: the heatmap with its labels, as drawn (no hover marks).
+  const save = document.createElement('button');
+  save.type = 'button';
+  save.className = 'save-png';
+  save.addEventListener('click', () => {
+    heatmap.base.toBlob((blob) => {
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(blob);
+      a.download = `attention-layer${app.state.layer}-head${app.state.head}.png`;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    });
+  });
+
+  function render() {
+    const { t, state } = app;
+    save.textContent = t('savePng');
+    top.replaceChildren(layerHeadPickers(app), save);
+    hint.textContent = t('headHint');
+    ({ positions, labels } = app.display());
+    const matrix = app.displayMatrix(state.layer, state.head);
+    const n = positions.length, vmax = maxOf(matrix);
+    heatmap.overlay.setAttribute('aria-label', t('headAria', { layer: state.layer, head: state.head, n }));
+    heatmap.setData({ matrix, n, rowLabels: labels, colLabels: labels, scale: sequential, vmax, threshold: state.threshold });
+    heatmap.setMarked(state.selected.map((p) => positions.indexOf(p)).filter((a) => a >= 0));
+    renderLegend(legend, { scale: sequential, vmax, caption: t('legendAttention') });
+    drawSelection(matrix, n);
+  }
+
+  function drawSelection(matrix, n) {
+    const rows = app.state.selected.map((p) => positions.indexOf(p)).filter((a) => a >= 0);
+    selBox.hidden = rows.length === 0;
+    if (!rows.length) return;
+    selTitle.textContent = app.t('selectionTitle', { tokens: rows.map((a) => labels[a]).join(', ') });
+    const mean = meanOfRows(matrix, n, rows);
+    const geo = heatmap.geo, dpr = window.devicePixelRatio || 1;
+    const w = geo.labelW + geo.grid, h = 90;
+    bars.width = w * dpr;
+    bars.height = h * dpr;
+    bars.style.width = w + 'px';
+    bars.style.height = h + 'px';
+    bars.dataset.values = Array.from(mean, (v) => v.toFixed(6)).join(',');
+    const ctx = bars.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const vmax = Math.max(maxOf(mean), 1e-9);
+    ctx.fillStyle = '#2171b5';
+    for (let j = 0; j < n; j++) {
+      const bh = (mean[j] / vmax) * (h - 16);
+      ctx.fillRect(geo.labelW + j * geo.cell + geo.cell * 0.1, h - 14 - bh, Math.max(1, geo.cell * 0.8), bh);
+    }
+    ctx.fillStyle = getComputedStyle(host).color;
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.fillText(fmt(vmax), 0, 10);
+    ctx.fillText('0', 0, h - 14);
+  }
+
+  return { render, heatmap };
+}

@@ -1,0 +1,164 @@
+// The model view: every layer × head as a small heatmap on one canvas (layers down, heads
+// across), each scaled to its own maximum so patterns show. Thumbnails are built a few per task
+// so a 512-token, 12×12 model never blocks the page; click or Enter opens a head.
+import { packedColour, sequential } from '../colormap.js';
+import { renderLegend } from '../legend.js';
+
+const GAP = 6, LABEL = 26;
+
+export function createModelGrid(host, app) {
+  const wrap = document.createElement('div');
+  wrap.className = 'grid-wrap';
+  const note = document.createElement('p');
+  note.className = 'hint';
+  const canvas = document.createElement('canvas');
+  canvas.className = 'model-grid';
+  canvas.tabIndex = 0;
+  canvas.setAttribute('role', 'grid');
+  const tip = document.createElement('div');
+  tip.className = 'tooltip';
+  tip.hidden = true;
+  wrap.append(canvas, tip);
+  const legend = document.createElement('div');
+  host.append(note, wrap, legend);
+  let geo = null, generation = 0, focus = null, thumbs = null;
+
+  function render() {
+    const { t, state, result } = app;
+    const [L, H] = result.shape;
+    note.textContent = t('gridHint');
+    renderLegend(legend, { scale: sequential, vmax: 1, caption: t('legendSqrt') });
+    canvas.setAttribute('aria-label', t('gridAria', { layers: L, heads: H }));
+    const width = host.clientWidth || 600;
+    const s = Math.max(18, Math.min(84, Math.floor((width - LABEL) / H) - GAP));
+    geo = { L, H, s, w: LABEL + H * (s + GAP), h: LABEL + L * (s + GAP) };
+    const dpr = window.devicePixelRatio || 1;
+    canvas.width = geo.w * dpr;
+    canvas.height = geo.h * dpr;
+    canvas.style.width = geo.w + 'px';
+    canvas.style.height = geo.h + 'px';
+    canvas.dataset.layers = L;
+    canvas.dataset.heads = H;
+    canvas.dataset.rendered = 0;
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = getComputedStyle(host).color;
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    for (let h = 0; h < H; h++) ctx.fillText(`${t('headShort')}${h}`, LABEL + h * (s + GAP) + s / 2, LABEL / 2);
+    for (let l = 0; l < L; l++) ctx.fillText(`${t('layerShort')}${l}`, LABEL / 2, LABEL + l * (s + GAP) + s / 2);
+    thumbs = new Array(L * H);
+    const mine = ++generation;
+    const { positions } = app.display();
+    // A few heads per macrotask (≈ 3·T² reads each), so a 512-token, 12×12 model never blocks.
+    const PER_TASK = positions.length > 256 ? 3 : positions.length > 64 ? 12 : L * H;
+    const drawFrom = (k0) => {
+      if (mine !== generation) return;
+      const k1 = Math.min(L * H, k0 + PER_TASK);
+      for (let k = k0; k < k1; k++) {
+        const l = Math.floor(k / H), h = k % H;
+        const img = thumbnail(app.displayMatrix(l, h), positions.length, s, state.threshold);
+        thumbs[k] = img;
+        ctx.putImageData(img, (LABEL + h * (s + GAP)) * dpr, (LABEL + l * (s + GAP)) * dpr);
+      }
+      canvas.dataset.rendered = k1;
+      if (k1 < L * H) setTimeout(() => drawFrom(k1), 0);
+      else drawFocus();
+    };
+    drawFrom(0);
+  }
+
+  // s×s thumbnail (device pixels = s·dpr) of an n×n matrix: max-pooled when shrinking (a sharp
+  // diagonal must not vanish), nearest cell when enlarging. One fixed scale for all heads, on
+  // √weight: a diffuse head stays pale (per-head scaling made uniform attention look strong),
+  // and weights of 1/512 remain visible at 512 tokens.
+  function thumbnail(m, n, s, threshold) {
+    const dpr = window.devicePixelRatio || 1, size = Math.round(s * dpr);
+    const colour = (v) => packedColour(sequential, v < threshold ? 0 : Math.sqrt(v), 1);
+    const img = new ImageData(size, size);
+    const px = new Uint32Array(img.data.buffer);
+    if (n <= size) {
+      for (let y = 0; y < size; y++) {
+        const i = Math.floor((y * n) / size);
+        for (let x = 0; x < size; x++) px[y * size + x] = colour(m[i * n + Math.floor((x * n) / size)]);
+      }
+    } else {
+      const pooled = new Float32Array(size * size);
+      for (let i = 0; i < n; i++) {
+        const y = Math.floor((i * size) / n), row = i * n;
+        for (let j = 0; j < n; j++) {
+          const x = Math.floor((j * size) / n), v = m[row + j];
+          if (v > pooled[y * size + x]) pooled[y * size + x] = v;
+        }
+      }
+      for (let x = 0; x < size * size; x++) px[x] = colour(pooled[x]);
+    }
+    return img;
+  }
+
+  function cellAt(e) {
+    const r = canvas.getBoundingClientRect();
+    const x = e.clientX - r.left - LABEL, y = e.clientY - r.top - LABEL;
+    if (!geo || x < 0 || y < 0) return null;
+    const h = Math.floor(x / (geo.s + GAP)), l = Math.floor(y / (geo.s + GAP));
+    if (h >= geo.H || l >= geo.L || x % (geo.s + GAP) > geo.s || y % (geo.s + GAP) > geo.s) return null;
+    return { l, h };
+  }
+
+  // Focus ring on the overlay area: redraw only the gaps around the focused thumbnail.
+  function drawFocus() {
+    if (!geo) return;
+    const dpr = window.devicePixelRatio || 1, ctx = canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.lineWidth = 2;
+    for (let l = 0; l < geo.L; l++) {
+      for (let h = 0; h < geo.H; h++) {
+        const on = focus && focus.l === l && focus.h === h;
+        const current = app.state.layer === l && app.state.head === h;
+        const x = LABEL + h * (geo.s + GAP), y = LABEL + l * (geo.s + GAP), s = geo.s;
+        ctx.clearRect(x - 3, y - 3, s + 6, 3);
+        ctx.clearRect(x - 3, y + s, s + 6, 3);
+        ctx.clearRect(x - 3, y, 3, s);
+        ctx.clearRect(x + s, y, 3, s);
+        if (on || current) {
+          ctx.strokeStyle = on ? '#d95f02' : '#777';
+          ctx.strokeRect(x - 2, y - 2, s + 4, s + 4);
+        }
+      }
+    }
+    if (focus) {
+      tip.textContent = app.t('layerHead', { layer: focus.l, head: focus.h });
+      tip.hidden = false;
+      tip.style.left = Math.min(geo.w - 120, LABEL + (focus.h + 1) * (geo.s + GAP)) + 'px';
+      tip.style.top = LABEL + focus.l * (geo.s + GAP) + 'px';
+    } else tip.hidden = true;
+  }
+
+  function setFocus(f) {
+    if (f && focus && f.l === focus.l && f.h === focus.h) return;
+    focus = f;
+    requestAnimationFrame(drawFocus);
+  }
+
+  const open = (f) => app.set({ layer: f.l, head: f.h, view: 'head' });
+  canvas.addEventListener('pointermove', (e) => setFocus(cellAt(e)));
+  canvas.addEventListener('pointerleave', () => setFocus(null));
+  canvas.addEventListener('click', (e) => { const f = cellAt(e); if (f) open(f); });
+  canvas.addEventListener('focus', () => setFocus({ l: app.state.layer, h: app.state.head }));
+  canvas.addEventListener('blur', () => setFocus(null));
+  canvas.addEventListener('keydown', (e) => {
+    if (!geo) return;
+    const f = focus ? { ...focus } : { l: 0, h: 0 };
+    if (e.key === 'ArrowUp') f.l = Math.max(0, f.l - 1);
+    else if (e.key === 'ArrowDown') f.l = Math.min(geo.L - 1, f.l + 1);
+    else if (e.key === 'ArrowLeft') f.h = Math.max(0, f.h - 1);
+    else if (e.key === 'ArrowRight') f.h = Math.min(geo.H - 1, f.h + 1);
+    else if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); open(f); return; }
+    else return;
+    e.preventDefault();
+    setFocus(f);
+  });
+
+  return { render, destroy() { generation++; } };
+}
