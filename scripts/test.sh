@@ -31,19 +31,20 @@ fi
 if has_files "tests/e2e/*.test.js"; then
   step "playwright (chromium)" node --test --test-concurrency=1 tests/e2e/
 fi
-if has_files "tests/fuzz/*.cpp"; then
-  step "build fuzz" bash scripts/build.sh fuzz
-  for target in build/fuzz/tests/fuzz_*; do
-    [[ -x $target ]] || continue
-    name=$(basename "$target")
-    corpus=tests/fuzz/corpus/${name#fuzz_}
-    work=$(mktemp -d)
-    [[ -d $corpus ]] && cp -r "$corpus"/. "$work"/
-    step "$name (${FUZZ_SECONDS:-60} s)" "$target" -max_total_time="${FUZZ_SECONDS:-60}" \
-      -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 "$work"
-    rm -rf "$work"
-  done
+fuzz_targets=(build/native/tests/fuzz_*)
+if has_files "tests/fuzz/*.cpp" && [[ ! -x ${fuzz_targets[0]} ]]; then
+  step "fuzz targets were built" false
 fi
+for target in "${fuzz_targets[@]}"; do
+  [[ -x $target ]] || continue
+  name=$(basename "$target")
+  corpus=tests/fuzz/corpus/${name#fuzz_}
+  work=$(mktemp -d)
+  [[ -d $corpus ]] && cp -r "$corpus"/. "$work"/
+  step "$name (${FUZZ_SECONDS:-60} s)" "$target" -max_total_time="${FUZZ_SECONDS:-60}" \
+    -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 "$work"
+  rm -rf "$work"
+done
 
 echo
 echo "steps: $passed passed, $failed failed"
