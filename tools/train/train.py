@@ -1,0 +1,216 @@
+# Trains the bundled BERT masked-LM on the Brown training split and exports it to model/ (HF
+# layout) at every checkpoint, so a run stopped early still leaves a usable model. Learns the
+# vocabulary first if the work folder has none. `--bench N` only measures throughput.
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+import brown  # noqa: E402
+import data  # noqa: E402
+import export  # noqa: E402
+import learn_vocab  # noqa: E402
+from model import BertConfig, BertForMaskedLM  # noqa: E402
+from wordpiece import SPECIALS, WordPiece  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def parse_args():
+    p = argparse.ArgumentParser()
+    p.add_argument("--work", default=os.path.join(ROOT, "build", "train"))
+    p.add_argument("--out", default=os.path.join(ROOT, "model"))
+    p.add_argument("--vocab-size", type=int, default=8000)
+    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--max-len", type=int, default=128)
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--steps", type=int, default=6000)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--warmup", type=int, default=300)
+    p.add_argument("--weight-decay", type=float, default=0.01)
+    p.add_argument("--seed", type=int, default=20261130)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--checkpoint-every", type=int, default=250)
+    p.add_argument("--time-budget", type=float, default=0,
+                   help="minutes of wall-clock training; the schedule follows whichever of steps or time "
+                        "runs out first (the machine is shared, so throughput varies)")
+    p.add_argument("--checkpoint-minutes", type=float, default=5.0)
+    p.add_argument("--bench", type=int, default=0, help="run N steps, print tokens/s, write nothing")
+    p.add_argument("--resume", action="store_true")
+    p.add_argument("--init-from", default="", help="start from this checkpoint's weights with a fresh "
+                   "optimizer and schedule (a second phase)")
+    p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--stop-at-step", type=int, default=0,
+                   help="stop (and checkpoint) at this step without changing the schedule")
+    p.add_argument("--qk-scale", type=float, default=1.0,
+                   help="multiply the query/key weights at the start (after --init-from): sharper "
+                        "initial attention gives the attention pattern a stronger gradient")
+    p.add_argument("--sinusoidal-positions", action="store_true",
+                   help="(re)initialise the learned position embeddings with sinusoids scaled to the "
+                        "word embeddings' std: relative offsets become linear in them, which lets "
+                        "heads learn previous/next-token attention without a long plateau")
+    p.add_argument("--log-every", type=int, default=50)
+    return p.parse_args()
+
+
+def ensure_vocab(work, vocab_size):
+    path = os.path.join(work, "vocab.txt")
+    if not os.path.exists(path):
+        t0 = time.time()
+        train_files, _ = brown.split_files()
+        sentences = [s for n in train_files for s in brown.read_sentences(n)]
+        counts = learn_vocab.word_counts(sentences)
+        vocab = learn_vocab.learn(counts, vocab_size)
+        learn_vocab.write_vocab(vocab, path)
+        print(f"vocab: {len(vocab)} tokens from {len(counts)} word types "
+              f"({sum(counts.values())} words) in {time.time() - t0:.1f} s", flush=True)
+    return path
+
+
+def sinusoids(n_positions, dim):
+    """Transformer sinusoids (Vaswani et al.), scaled to unit std: sin on even, cos on odd dims."""
+    pos = torch.arange(n_positions, dtype=torch.float32)[:, None]
+    freq = torch.exp(-torch.arange(0, dim, 2, dtype=torch.float32) * (math.log(10000.0) / dim))
+    out = torch.zeros(n_positions, dim)
+    out[:, 0::2] = torch.sin(pos * freq)
+    out[:, 1::2] = torch.cos(pos * freq)
+    return out / out.std()
+
+
+def progress(step, seconds, args):
+    """Fraction of the run done: by steps, or by wall-clock time when a budget is set."""
+    p = step / args.steps
+    if args.time_budget > 0:
+        p = max(p, seconds / (60 * args.time_budget))
+    return min(1.0, p)
+
+
+def lr_at(step, done, args):
+    """Linear warm-up over args.warmup steps, then linear decay to 0 as progress reaches 1."""
+    if step < args.warmup:
+        return args.lr * (step + 1) / args.warmup
+    return args.lr * max(0.0, 1.0 - done)
+
+
+def main():
+    args = parse_args()
+    torch.set_num_threads(args.threads)
+    os.makedirs(args.work, exist_ok=True)
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, args {vars(args)}", flush=True)
+
+    vocab_path = ensure_vocab(args.work, args.vocab_size)
+    wp = WordPiece.from_file(vocab_path)
+    train_files, held_files = brown.split_files()
+    t0 = time.time()
+    docs = data.file_sentences(train_files, wp)
+    n_tokens = sum(len(s) for d in docs for s in d)
+    print(f"train: {len(train_files)} files, {n_tokens} wordpieces (tokenized in {time.time() - t0:.1f} s); "
+          f"held out: {len(held_files)} files", flush=True)
+
+    config = BertConfig(vocab_size=len(wp.vocab), hidden_size=args.hidden, num_hidden_layers=args.layers,
+                        num_attention_heads=args.heads, intermediate_size=4 * args.hidden,
+                        max_position_embeddings=args.max_len, hidden_dropout_prob=args.dropout,
+                        attention_probs_dropout_prob=args.dropout)
+    torch.manual_seed(args.seed)
+    model = BertForMaskedLM(config)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.98), eps=1e-6)
+    print(f"parameters: {sum(p.numel() for p in model.parameters())}", flush=True)
+
+    if args.init_from:
+        model.load_state_dict(torch.load(args.init_from)["model"])
+        print(f"initialised from {args.init_from}", flush=True)
+    if args.qk_scale != 1.0:
+        with torch.no_grad():
+            for layer in model.bert.encoder.layer:
+                layer.attention.self.query.weight.mul_(args.qk_scale)
+                layer.attention.self.key.weight.mul_(args.qk_scale)
+    if args.sinusoidal_positions:
+        with torch.no_grad():
+            word = model.bert.embeddings.word_embeddings.weight
+            pos = model.bert.embeddings.position_embeddings.weight
+            pos.copy_(sinusoids(pos.shape[0], pos.shape[1]) * word.std())
+        print(f"sinusoidal position embeddings, std {pos.std():.4f}", flush=True)
+    ckpt_path = os.path.join(args.work, "checkpoint.pt")
+    step, train_seconds = 0, 0.0
+    if args.resume and os.path.exists(ckpt_path):
+        ck = torch.load(ckpt_path)
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        step, train_seconds = ck["step"], ck["train_seconds"]
+        print(f"resumed at step {step}", flush=True)
+
+    gen = torch.Generator().manual_seed(args.seed + step)
+    epoch = 0
+    total_steps = args.bench or args.steps
+    tokens_since, t_log = 0, time.time()
+    loss_sum, acc_sum, n_sum = 0.0, 0, 0
+    model.train()
+    t_start, t_checkpoint = time.time() - train_seconds, time.time()
+    done = progress(step, train_seconds, args)
+    while step < total_steps and done < 1.0 and not (args.stop_at_step and step >= args.stop_at_step):
+        rng = random.Random(args.seed * 1000 + epoch)
+        seqs = data.pack(docs, wp, args.max_len, rng, pair_prob=0.3, short_prob=0.1)
+        for ids, types, mask in data.batches(seqs, args.batch, rng):
+            done = progress(step, time.time() - t_start, args) if not args.bench else step / total_steps
+            if step >= total_steps or done >= 1.0 or (args.stop_at_step and step >= args.stop_at_step):
+                break
+            inputs, labels = data.mask_tokens(ids, mask, len(SPECIALS), len(wp.vocab), gen,
+                                              mask_id=wp.ids["[MASK]"])
+            for g in opt.param_groups:
+                g["lr"] = lr = lr_at(step, done, args)
+            hidden, _ = model(inputs, types, mask)
+            selected = labels != -100
+            logits = model.mlm_logits(hidden[selected])  # decoder only where there is a label
+            loss = torch.nn.functional.cross_entropy(logits, labels[selected])
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            step += 1
+            train_seconds = time.time() - t_start
+            tokens_since += int(mask.sum())
+            loss_sum += loss.item() * int(selected.sum())
+            acc_sum += int((logits.argmax(-1) == labels[selected]).sum())
+            n_sum += int(selected.sum())
+            if step % args.log_every == 0:
+                dt = time.time() - t_log
+                print(f"step {step}/{total_steps} epoch {epoch} lr {lr:.2e} progress {done:.3f} "
+                      f"loss {loss_sum / n_sum:.3f} masked-acc {acc_sum / n_sum:.3f} "
+                      f"{tokens_since / dt:.0f} tok/s, train {train_seconds / 60:.1f} min", flush=True)
+                tokens_since, t_log = 0, time.time()
+                loss_sum, acc_sum, n_sum = 0.0, 0, 0
+            if not args.bench and (step % args.checkpoint_every == 0
+                                   or time.time() - t_checkpoint > 60 * args.checkpoint_minutes):
+                t_checkpoint = time.time()
+                save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, vocab_path)
+        epoch += 1
+    if not args.bench:
+        save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, vocab_path)
+    print(f"done: {step} steps, {train_seconds / 60:.1f} min of training", flush=True)
+
+
+def save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, vocab_path):
+    """Training state for --resume, and the model exported to args.out in HF layout."""
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                "train_seconds": train_seconds, "args": vars(args)}, ckpt_path)
+    sizes = export.export(model, vocab_path, args.out,
+                          metadata={"step": step, "train_seconds": round(train_seconds)})
+    with open(os.path.join(args.work, "train_state.json"), "w") as f:
+        json.dump({"step": step, "steps": args.steps, "train_seconds": train_seconds,
+                   "args": vars(args), "sizes": sizes}, f, indent=2)
+    print(f"checkpoint step {step}: exported {args.out} {sizes} total {sum(sizes.values())} bytes", flush=True)
+
+
+if __name__ == "__main__":
+    main()
