@@ -2,11 +2,11 @@
 // layer, side by side. The page's aggregates view computes rollout in its own worker file
 // (found next to the page bundle), which a single-file embed cannot have; rollout here runs
 // in-thread, so it is limited to inputs short enough to multiply quickly.
-import { Heatmap } from '../src/heatmap.js';
+import { createAggregatePanels } from '../src/views/aggregate-panels.js';
 import { renderLegend } from '../src/legend.js';
 import { sequential } from '../src/colormap.js';
 import { headMeanMax, maxOf, restrict, rollout } from '../src/attention-math.js';
-import { layerHeadPickers, tokenName } from '../src/pickers.js';
+import { layerHeadPickers } from '../src/pickers.js';
 
 const ROLLOUT_MAX_TOKENS = 160;   // L·T³ multiply-adds on the main thread: ~50 ms at 160 × 12 layers
 
@@ -16,27 +16,8 @@ export function createAggregateView(host, app) {
   const grid = document.createElement('div');
   grid.className = 'agg-grid';
   host.append(bar, grid);
-  const panels = {};
   let labels = [], positions = [];
-  for (const key of ['mean', 'rollout']) {
-    const panel = document.createElement('section');
-    panel.className = 'agg-panel';
-    panel.dataset.kind = key;
-    const h = document.createElement('h3');
-    const note = document.createElement('p');
-    note.className = 'hint';
-    const mapHost = document.createElement('div');
-    mapHost.className = 'map-host';
-    const legend = document.createElement('div');
-    panel.append(h, note, mapHost, legend);
-    grid.append(panel);
-    const heatmap = new Heatmap(mapHost, {
-      labels: true,
-      maxSize: 380,
-      tooltip: (i, j, v) => `${tokenName(positions[i], labels[i])} → ${tokenName(positions[j], labels[j])}: ${v.toFixed(4)}`,
-    });
-    panels[key] = { panel, h, note, heatmap, legend };
-  }
+  const panels = createAggregatePanels(grid, ['mean', 'rollout'], () => ({ positions, labels }));
 
   function show(key, matrix) {
     const p = panels[key];

@@ -1,11 +1,11 @@
 // Aggregates for one layer: mean and max over heads, attention rollout from the embeddings up to
 // this layer (Abnar & Zuidema 2020, computed in a worker), and for the chosen head its raw
 // attention beside the value-norm-weighted α_ij·‖f(x_j)‖ (Kobayashi et al. 2020).
-import { Heatmap } from '../heatmap.js';
+import { createAggregatePanels } from './aggregate-panels.js';
 import { renderLegend } from '../legend.js';
 import { sequential } from '../colormap.js';
 import { headMean, headMeanMax, headMatrix, normWeighted, restrict, maxOf } from '../attention-math.js';
-import { layerHeadPickers, tokenName } from '../pickers.js';
+import { layerHeadPickers } from '../pickers.js';
 
 export function createAggregates(host, app) {
   const bar = document.createElement('div');
@@ -13,29 +13,10 @@ export function createAggregates(host, app) {
   const grid = document.createElement('div');
   grid.className = 'agg-grid';
   host.append(bar, grid);
-  const panels = {};
   let labels = [], positions = [], worker = null, pendingId = 0, layerMean = null;
   const exposed = {};
 
-  for (const key of ['mean', 'max', 'rollout', 'raw', 'normWeighted']) {
-    const panel = document.createElement('section');
-    panel.className = 'agg-panel';
-    panel.dataset.kind = key;
-    const h = document.createElement('h3');
-    const note = document.createElement('p');
-    note.className = 'hint';
-    const mapHost = document.createElement('div');
-    mapHost.className = 'map-host';
-    const legend = document.createElement('div');
-    panel.append(h, note, mapHost, legend);
-    grid.append(panel);
-    const heatmap = new Heatmap(mapHost, {
-      labels: true,
-      maxSize: 380,
-      tooltip: (i, j, v) => `${tokenName(positions[i], labels[i])} → ${tokenName(positions[j], labels[j])}: ${v.toFixed(4)}`,
-    });
-    panels[key] = { panel, h, note, heatmap, legend };
-  }
+  const panels = createAggregatePanels(grid, ['mean', 'max', 'rollout', 'raw', 'normWeighted'], () => ({ positions, labels }));
 
   function show(key, full, T, renormalise, captionKey) {
     const p = panels[key];
