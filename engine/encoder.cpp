@@ -14,6 +14,7 @@
 #include "kernels/attention.h"
 #include "kernels/layer_norm.h"
 #include "kernels/linear.h"
+#include "kernels/packed_linear_wasmsimd.h"
 
 namespace attnscope {
 
@@ -34,11 +35,6 @@ void check_size(const std::vector<float>& v, size_t expected, const std::string&
   if (v.size() != expected)
     throw Error("E_WEIGHTS", what + " has " + std::to_string(v.size()) + " values, expected " +
                                  std::to_string(expected));
-}
-
-// x (T, C) += y (T, C)
-void add_inplace(float* x, const float* y, size_t n) {
-  Eigen::Map<Eigen::ArrayXf>(x, n) += Eigen::Map<const Eigen::ArrayXf>(y, n);
 }
 
 }  // namespace
@@ -73,6 +69,20 @@ Encoder::Encoder(ModelConfig config, ModelWeights weights)
     for (auto* b : {&m.dense_b, &m.ln_g, &m.ln_b}) check_size(*b, C, "MLM transform vector");
     check_size(m.decoder_w, V * C, "MLM decoder weight");
     check_size(m.bias, V, "MLM decoder bias");
+  }
+
+  // Pack each layer's linear weights once for the GEMM; pack_linear consumes the vectors.
+  const int Ci = static_cast<int>(C), Fi = static_cast<int>(F);
+  packed_.reserve(weights_.layers.size());
+  for (LayerWeights& L : weights_.layers) {
+    PackedLayer p;
+    p.q = kernels::pack_linear(std::move(L.q_w), std::move(L.q_b), Ci, Ci);
+    p.k = kernels::pack_linear(std::move(L.k_w), std::move(L.k_b), Ci, Ci);
+    p.v = kernels::pack_linear(std::move(L.v_w), std::move(L.v_b), Ci, Ci);
+    p.o = kernels::pack_linear(std::move(L.o_w), std::move(L.o_b), Ci, Ci);
+    p.ff_i = kernels::pack_linear(std::move(L.ff_i_w), std::move(L.ff_i_b), Ci, Fi);
+    p.ff_o = kernels::pack_linear(std::move(L.ff_o_w), std::move(L.ff_o_b), Fi, Ci);
+    packed_.push_back(std::move(p));
   }
 }
 
@@ -159,11 +169,13 @@ ForwardResult Encoder::forward(const std::vector<int32_t>& ids, const std::vecto
   // ---- layers -------------------------------------------------------------------------------
   std::vector<float> q(TC), k(TC), v(TC), ctx(TC), tmp(TC), ff(static_cast<size_t>(T) * F);
   std::vector<float> scratch_probs(options.attentions ? 0 : TT);
+  std::vector<float> head_out(options.value_norms ? TC : 0);
   for (int l = 0; l < L; ++l) {
     const LayerWeights& lw = w.layers[l];
-    kernels::linear_f32(q.data(), x.data(), lw.q_w.data(), lw.q_b.data(), T, C, C);
-    kernels::linear_f32(k.data(), x.data(), lw.k_w.data(), lw.k_b.data(), T, C, C);
-    kernels::linear_f32(v.data(), x.data(), lw.v_w.data(), lw.v_b.data(), T, C, C);
+    const PackedLayer& pl = packed_[l];
+    kernels::linear_packed_f32(q.data(), x.data(), pl.q, T);
+    kernels::linear_packed_f32(k.data(), x.data(), pl.k, T);
+    kernels::linear_packed_f32(v.data(), x.data(), pl.v, T);
 
     for (int h = 0; h < H; ++h) {
       const size_t lh = static_cast<size_t>(l) * H + h;
@@ -183,23 +195,25 @@ ForwardResult Encoder::forward(const std::vector<int32_t>& ids, const std::vecto
       if (options.value_norms) {
         // f_h(x_j) = v_j,h W_O[:, h-slice]ᵀ: what head h adds to the output for key j, before
         // the attention weight and without the output bias (Kobayashi et al. 2020, eq. 6).
-        Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>> Vh(v.data() + col, T, dh, Eigen::OuterStride<>(C));
-        Eigen::Map<const RowMatrix> Wo(lw.o_w.data(), C, C);
-        const RowMatrix fx = Vh * Wo.middleCols(col, dh).transpose();  // (T, C)
+        kernels::linear_packed_slice_f32(head_out.data(), v.data() + col, C, pl.o, T,
+                                         static_cast<int>(col), dh);  // (T, C)
+        Eigen::Map<const RowMatrix> fx(head_out.data(), T, C);
         for (int t = 0; t < T; ++t) res.value_norms[lh * T + t] = fx.row(t).norm();
       }
     }
 
     // attention output projection, residual, LayerNorm
-    kernels::linear_f32(tmp.data(), ctx.data(), lw.o_w.data(), lw.o_b.data(), T, C, C);
-    add_inplace(tmp.data(), x.data(), TC);
+    kernels::LinearEpilogue plus_residual;
+    plus_residual.residual = x.data();
+    kernels::linear_packed_f32(tmp.data(), ctx.data(), pl.o, T, plus_residual);
     kernels::layer_norm_f32(x.data(), tmp.data(), lw.ln_attn_g.data(), lw.ln_attn_b.data(), T, C, cfg.layer_norm_eps);
 
     // feed-forward, residual, LayerNorm
-    kernels::linear_f32(ff.data(), x.data(), lw.ff_i_w.data(), lw.ff_i_b.data(), T, C, F);
-    kernels::activation_f32(ff.data(), ff.size(), act);
-    kernels::linear_f32(tmp.data(), ff.data(), lw.ff_o_w.data(), lw.ff_o_b.data(), T, F, C);
-    add_inplace(tmp.data(), x.data(), TC);
+    kernels::LinearEpilogue activated;
+    activated.activate = true;
+    activated.activation = act;
+    kernels::linear_packed_f32(ff.data(), x.data(), pl.ff_i, T, activated);
+    kernels::linear_packed_f32(tmp.data(), ff.data(), pl.ff_o, T, plus_residual);
     kernels::layer_norm_f32(x.data(), tmp.data(), lw.ln_out_g.data(), lw.ln_out_b.data(), T, C, cfg.layer_norm_eps);
 
     if (options.hidden_states)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config.h"
+#include "kernels/packed_linear_wasmsimd.h"
 #include "weights.h"
 
 namespace attnscope {
@@ -52,6 +53,12 @@ class Encoder {
  private:
   ModelConfig config_;
   ModelWeights weights_;
+  // Each layer's six linear layers, packed once for the build's GEMM. Packing moves the weights
+  // and biases out of weights_.layers (those vectors are left empty): one copy in memory.
+  struct PackedLayer {
+    kernels::PackedLinear q, k, v, o, ff_i, ff_o;
+  };
+  std::vector<PackedLayer> packed_;
 };
 
 }  // namespace attnscope

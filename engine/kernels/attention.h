@@ -3,6 +3,8 @@
 // (T, C) projections into heads) is done with strides, so no head is copied out.
 #pragma once
 
+#include "attention_f32_wasmsimd.h"
+
 namespace attnscope::kernels {
 
 // q, k, v point at this head's first column inside (T, C) row-major projections: element (t, d)
@@ -16,7 +18,11 @@ void attention_head_f32_eigen(float* probs, float* context, const float* q, cons
 
 inline void attention_head_f32(float* probs, float* context, const float* q, const float* k,
                                const float* v, const float* key_bias, int T, int dh, int stride) {
+#ifdef __wasm_simd128__
+  attention_head_f32_wasmsimd(probs, context, q, k, v, key_bias, T, dh, stride);
+#else
   attention_head_f32_eigen(probs, context, q, k, v, key_bias, T, dh, stride);
+#endif
 }
 
 }  // namespace attnscope::kernels

@@ -5,6 +5,7 @@
 #include "packed_linear_wasmsimd.h"
 
 #include <Eigen/Core>
+#include <cstdint>
 #include <utility>
 
 #include "linear.h"
@@ -20,8 +21,11 @@ PackedLinear pack_linear(std::vector<float>&& weight, std::vector<float>&& bias,
   p.out = out;
   p.bias = std::move(bias);
 #ifdef __wasm_simd128__
-  p.weight.resize(static_cast<size_t>((out + kGemmNR - 1) / kGemmNR) * in * kGemmNR);
-  pack_b_from_weight_f32_wasmsimd(p.weight.data(), weight.data(), out, in, in);
+  constexpr size_t kAlignFloats = 16;  // 64 bytes
+  p.weight.resize(static_cast<size_t>((out + kGemmNR - 1) / kGemmNR) * in * kGemmNR + kAlignFloats);
+  const size_t misalign = reinterpret_cast<uintptr_t>(p.weight.data()) % 64;  // a multiple of 4
+  p.offset = misalign ? (64 - misalign) / sizeof(float) : 0;
+  pack_b_from_weight_f32_wasmsimd(p.weight.data() + p.offset, weight.data(), out, in, in);
   std::vector<float>().swap(weight);  // free the (out, in) copy now, not when the caller drops it
 #else
   p.weight = std::move(weight);
@@ -38,7 +42,7 @@ void linear_packed_f32(float* out, const float* inp, const PackedLinear& w, int 
   ep.activation = epilogue.activation;
   ep.residual = epilogue.residual;
   ep.ldr = static_cast<size_t>(w.out);
-  gemm_f32_wasmsimd(out, w.out, inp, w.in, w.weight.data(), T, w.out, w.in, ep);
+  gemm_f32_wasmsimd(out, w.out, inp, w.in, w.panels(), T, w.out, w.in, ep);
 #else
   linear_f32(out, inp, w.weight.data(), w.bias.empty() ? nullptr : w.bias.data(), T, w.in, w.out);
   const size_t n = static_cast<size_t>(T) * w.out;
@@ -51,7 +55,7 @@ void linear_packed_f32(float* out, const float* inp, const PackedLinear& w, int 
 void linear_packed_slice_f32(float* out, const float* inp, size_t ld_inp, const PackedLinear& w,
                              int T, int k_begin, int k_count) {
 #ifdef __wasm_simd128__
-  gemm_f32_wasmsimd(out, w.out, inp, ld_inp, w.weight.data() + static_cast<size_t>(k_begin) * kGemmNR,
+  gemm_f32_wasmsimd(out, w.out, inp, ld_inp, w.panels() + static_cast<size_t>(k_begin) * kGemmNR,
                     static_cast<size_t>(w.in) * kGemmNR, T, w.out, k_count, GemmEpilogue{});
 #else
   using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;

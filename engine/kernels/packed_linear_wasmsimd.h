@@ -14,6 +14,11 @@ struct PackedLinear {
   int in = 0, out = 0;
   std::vector<float> weight;  // wasm: ceil(out/8) panels of (in × 8); native: (out, in)
   std::vector<float> bias;    // (out)
+  // wasm: the panels start `offset` floats into `weight`, on a 64-byte boundary (Emscripten's
+  // malloc aligns to 8 bytes only; a misaligned panel splits one v128 load in four across cache
+  // lines). Moving a PackedLinear keeps the buffer, so the offset stays right.
+  size_t offset = 0;
+  const float* panels() const { return weight.data() + offset; }
 };
 
 // Consumes `weight` (out, in) and `bias` (out): their storage is released, so packing replaces

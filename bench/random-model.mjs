@@ -1,0 +1,95 @@
+// Random BERT-family weights for the benchmark, shared by both runtimes: written as a Hugging Face
+// folder (config.json + model.safetensors + vocab.txt) for AttnScope and turned into an ONNX graph
+// (bench/bert-onnx.mjs) for onnxruntime-web. Values follow BERT's init (uniform with std 0.02;
+// LayerNorm γ ≈ 1) so activations stay in the range real checkpoints produce.
+import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const SHAPES = {
+  'bert-base': { family: 'bert', layers: 12, hidden: 768, heads: 12, ffn: 3072 },
+  distilbert: { family: 'distilbert', layers: 6, hidden: 768, heads: 12, ffn: 3072 },
+  'minilm-l6': { family: 'bert', layers: 6, hidden: 384, heads: 12, ffn: 1536 },
+};
+const VOCAB = 30522, POSITIONS = 512, TYPES = 2, EPS = 1e-12;
+
+function uniform(n, seed, std, mean = 0) {  // xorshift32 → uniform with the given std
+  const a = std * Math.sqrt(3), out = new Float32Array(n);
+  let s = seed >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    out[i] = mean + a * (s / 2147483648 - 1);
+  }
+  return out;
+}
+
+// { name → { shape, data } } in the family's Hugging Face naming, plus a config object.
+export function randomBert(shapeName, seed = 1) {
+  const S = SHAPES[shapeName];
+  const C = S.hidden, F = S.ffn;
+  let k = seed * 1000;
+  const t = (shape, std = 0.02, mean = 0) => ({ shape, data: uniform(shape.reduce((a, b) => a * b, 1), ++k, std, mean) });
+  const tensors = {};
+  const distil = S.family === 'distilbert';
+  const e = distil ? 'distilbert.embeddings.' : 'bert.embeddings.';
+  tensors[`${e}word_embeddings.weight`] = t([VOCAB, C]);
+  tensors[`${e}position_embeddings.weight`] = t([POSITIONS, C]);
+  if (!distil) tensors[`${e}token_type_embeddings.weight`] = t([TYPES, C]);
+  tensors[`${e}LayerNorm.weight`] = t([C], 0.05, 1);
+  tensors[`${e}LayerNorm.bias`] = t([C], 0.02);
+  for (let l = 0; l < S.layers; l++) {
+    const names = distil ? {
+      q: `attention.q_lin`, k: `attention.k_lin`, v: `attention.v_lin`, o: `attention.out_lin`,
+      ln1: `sa_layer_norm`, fi: `ffn.lin1`, fo: `ffn.lin2`, ln2: `output_layer_norm`,
+    } : {
+      q: 'attention.self.query', k: 'attention.self.key', v: 'attention.self.value', o: 'attention.output.dense',
+      ln1: 'attention.output.LayerNorm', fi: 'intermediate.dense', fo: 'output.dense', ln2: 'output.LayerNorm',
+    };
+    const p = distil ? `distilbert.transformer.layer.${l}.` : `bert.encoder.layer.${l}.`;
+    for (const [key, out, inp] of [['q', C, C], ['k', C, C], ['v', C, C], ['o', C, C], ['fi', F, C], ['fo', C, F]]) {
+      tensors[`${p}${names[key]}.weight`] = t([out, inp]);
+      tensors[`${p}${names[key]}.bias`] = t([out], 0.02);
+    }
+    for (const key of ['ln1', 'ln2']) {
+      tensors[`${p}${names[key]}.weight`] = t([C], 0.05, 1);
+      tensors[`${p}${names[key]}.bias`] = t([C], 0.02);
+    }
+  }
+  const config = distil
+    ? { model_type: 'distilbert', architectures: ['DistilBertModel'], vocab_size: VOCAB, dim: C, n_layers: S.layers,
+        n_heads: S.heads, hidden_dim: F, max_position_embeddings: POSITIONS, activation: 'gelu' }
+    : { model_type: 'bert', architectures: ['BertModel'], vocab_size: VOCAB, hidden_size: C, num_hidden_layers: S.layers,
+        num_attention_heads: S.heads, intermediate_size: F, max_position_embeddings: POSITIONS,
+        type_vocab_size: TYPES, layer_norm_eps: EPS, hidden_act: 'gelu' };
+  return { shape: { name: shapeName, ...S, eps: EPS }, config, tensors };
+}
+
+export function weightBytes(tensors) {
+  return Object.values(tensors).reduce((s, t) => s + t.data.byteLength, 0);
+}
+
+// Writes config.json, model.safetensors (F32, tensors in insertion order) and a vocab.txt.
+export function writeHfFolder(dir, { config, tensors }) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2));
+  const special = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
+  const vocab = [...special, ...Array.from({ length: VOCAB - special.length }, (_, i) => `w${i}`)];
+  writeFileSync(join(dir, 'vocab.txt'), vocab.join('\n') + '\n');
+  const header = {};
+  let offset = 0;
+  for (const [name, t] of Object.entries(tensors)) {
+    header[name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + t.data.byteLength] };
+    offset += t.data.byteLength;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);  // keep the data 8-byte aligned
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(json.length));
+  const fd = openSync(join(dir, 'model.safetensors'), 'w');
+  try {
+    writeSync(fd, len);
+    writeSync(fd, Buffer.from(json));
+    for (const t of Object.values(tensors)) writeSync(fd, new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,194 @@
+// `npm run bench`: AttnScope's WebAssembly engine against onnxruntime-web (wasm backend, one
+// thread, SIMD) on identical random weights and shapes, runs alternating in one process. Prints
+// per shape and length the median latency of each, their ratio, GFLOP/s (2·M·N·K for every
+// matmul, attention included) and that as a fraction of the SIMD128 mul+add peak measured in this
+// same process; then the GEMM alone, the cost of returning the attention maps, and memory.
+//   node bench/run.mjs [--shapes bert-base,distilbert,minilm-l6] [--tokens 128,512] [--runs 5]
+//                      [--warmup 2] [--root DIR (tree with js/ + dist/)] [--build DIR]
+// The AttnScope side goes through the public API (loadModel(folder) + runIds, every attention
+// matrix returned); the weights are written to a temp folder (bert-base is ~440 MB) and removed.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import * as ort from 'onnxruntime-web';
+
+import { SHAPES, randomBert, weightBytes, writeHfFolder } from './random-model.mjs';
+import { bertOnnx } from './bert-onnx.mjs';
+
+const repo = resolve(import.meta.dirname, '..');
+const { values: args } = parseArgs({
+  options: {
+    shapes: { type: 'string', default: 'bert-base,distilbert,minilm-l6' },
+    tokens: { type: 'string', default: '128,512' },
+    runs: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '2' },
+    root: { type: 'string', default: repo },
+    build: { type: 'string' },
+  },
+});
+const RUNS = Math.max(5, Number(args.runs)), WARMUP = Number(args.warmup);
+const root = resolve(args.root), buildDir = resolve(args.build ?? join(root, 'build/wasm'));
+
+// ---- clocks: wall time, and this process's CPU time (the machine may be shared) -------------
+const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e3; };
+async function timed(fn) {
+  const w0 = performance.now(), c0 = cpuMs();
+  const value = await fn();
+  return { wall: performance.now() - w0, cpu: cpuMs() - c0, value };
+}
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+
+function flops({ layers: L, hidden: C, ffn: F }, T) {  // 2·M·N·K per matmul
+  const linear = 2 * T * C * C * 4 + 2 * T * C * F * 2;
+  const attention = 2 * (2 * T * T * C);  // Q·Kᵀ and P·V over all heads: H·T·T·dh = T·T·C each
+  return L * (linear + attention);
+}
+
+// ---- the small wasm module: SIMD128 peak, GEMM alone, engine with / without the maps --------
+const { default: createBench } = await import(pathToFileURL(join(buildDir, 'attnscope-bench.mjs')));
+const B = await createBench({ wasmBinary: readFileSync(join(buildDir, 'attnscope-bench.wasm')) });
+function peak() {  // GFLOP/s of f32x4 mul+add on independent accumulators, wall and CPU clocks
+  const it = 2e7, w0 = performance.now(), c0 = cpuMs();
+  B._peak_f32x4_mul_add(it, 0.9999, 1e-4);
+  const f = B._peak_f32x4_flops(it);
+  return { wall: f / (performance.now() - w0) / 1e6, cpu: f / (cpuMs() - c0) / 1e6 };
+}
+const peaks = [];
+const samplePeak = () => { peaks.push(peak()); };
+for (let i = 0; i < 3; i++) samplePeak();  // the first calls also tier up from Liftoff
+
+const { loadModel, heapStats } = await import(pathToFileURL(join(root, 'js/index.js')));
+ort.env.wasm.numThreads = 1;
+ort.env.wasm.simd = true;
+ort.env.logLevel = 'error';
+
+const fmt = (x, d = 1) => x.toFixed(d);
+const results = [];
+const work = mkdtempSync(join(tmpdir(), 'attnscope-bench-'));
+try {
+  for (const shapeName of args.shapes.split(',')) {
+    if (!SHAPES[shapeName]) throw new Error(`unknown shape ${shapeName} (have ${Object.keys(SHAPES)})`);
+    const m = randomBert(shapeName, 1);
+    const dir = join(work, shapeName);
+    writeHfFolder(dir, m);
+    const wBytes = weightBytes(m.tensors);
+    const heap0 = (await heapStats()).memoryBytes;
+    const model = await loadModel(dir);
+    const afterLoad = await heapStats();
+
+    // The bare engine (same weights, same build flags) for the maps-vs-no-maps comparison.
+    const cfgText = readFileSync(join(dir, 'config.json'));
+    const stBytes = readFileSync(join(dir, 'model.safetensors'));
+    const pc = B._malloc(cfgText.length), pw = B._malloc(stBytes.length);
+    B.HEAPU8.set(cfgText, pc); B.HEAPU8.set(stBytes, pw);
+    if (B._encoder_bench_load(pc, cfgText.length, pw, stBytes.length) !== 0) throw new Error('engine load failed');
+    B._free(pc); B._free(pw);
+
+    for (const T of args.tokens.split(',').map(Number)) {
+      const onnx = bertOnnx(m, T);
+      const session = await ort.InferenceSession.create(onnx, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+      let r = 12345;  // ids: [CLS] random words [SEP]
+      const ids = Int32Array.from({ length: T }, (_, i) => (i === 0 ? 2 : i === T - 1 ? 3 : 5 + ((r = (r * 1103515245 + 12345) >>> 0) % 30000)));
+      const feeds = {
+        input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, T]),
+        mask_bias: new ort.Tensor('float32', new Float32Array(T), [1, 1, 1, T]),
+      };
+      const pIds = B._malloc(T * 4);
+      B.HEAP32.set(ids, pIds >> 2);
+      const runOurs = () => model.runIds(ids);
+      const runOrt = () => session.run(feeds);
+      const runEngine = (keep) => B._encoder_bench_forward(pIds, T, keep);
+
+      // Same weights → same answer (up to summation order): guards against benchmarking two
+      // different models.
+      const ours = await runOurs(), theirs = await runOrt();
+      const h0 = ours.hidden, h1 = theirs.last_hidden_state.data;
+      let maxDiff = 0;
+      for (let i = 0; i < h0.length; i++) maxDiff = Math.max(maxDiff, Math.abs(h0[i] - h1[i]));
+      if (!(maxDiff < 1e-2)) throw new Error(`${shapeName} T=${T}: hidden states differ by ${maxDiff}`);
+      const expectAttn = m.shape.layers * m.shape.heads * T * T;
+      if (ours.attentions.length !== expectAttn) throw new Error(`attentions has ${ours.attentions.length} values, expected ${expectAttn}`);
+      const afterRun = await heapStats();
+
+      for (let i = 0; i < WARMUP; i++) { await runOurs(); await runOrt(); runEngine(1); runEngine(0); }
+      // What a fresh JavaScript buffer the size of the maps costs on this machine (allocation and
+      // first touch of its pages): the part of "returning the maps" that is not the engine's.
+      const freshBuffer = () => { const a = new Float32Array(expectAttn); a.fill(1); return a[expectAttn - 1]; };
+      const t = { ours: [], ort: [], keep: [], skip: [], fresh: [] };
+      for (let i = 0; i < RUNS; i++) {  // alternate, so drift in machine load hits all alike
+        t.ours.push(await timed(runOurs));
+        t.ort.push(await timed(runOrt));
+        t.keep.push(await timed(() => runEngine(1)));
+        t.skip.push(await timed(() => runEngine(0)));
+        t.fresh.push(await timed(freshBuffer));
+        samplePeak();
+      }
+      B._free(pIds);
+      await session.release();
+      const med = (k, clock) => median(t[k].map((x) => x[clock]));
+      const row = {
+        shape: shapeName, T, gflop: flops(m.shape, T) / 1e9, maxDiff,
+        ours: { wall: med('ours', 'wall'), cpu: med('ours', 'cpu') },
+        ort: { wall: med('ort', 'wall'), cpu: med('ort', 'cpu') },
+        keep: { wall: med('keep', 'wall'), cpu: med('keep', 'cpu') },
+        skip: { wall: med('skip', 'wall'), cpu: med('skip', 'cpu') },
+        fresh: { wall: med('fresh', 'wall'), cpu: med('fresh', 'cpu') }, mapsMB: expectAttn * 4 / 2 ** 20,
+        weightBytes: wBytes, heapBefore: heap0, heapAfterLoad: afterLoad, heapAfterRun: afterRun,
+      };
+      results.push(row);
+      console.error(`${shapeName} T=${T}: AttnScope ${fmt(row.ours.wall)} ms, ORT ${fmt(row.ort.wall)} ms (wall); ` +
+        `${fmt(row.ours.cpu)} / ${fmt(row.ort.cpu)} ms (cpu); max |Δhidden| ${maxDiff.toExponential(1)}`);
+    }
+    model.dispose();
+    B._encoder_bench_free();
+    rmSync(dir, { recursive: true, force: true });
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+// ---- GEMM alone: linear-layer shapes at M = 128 tokens --------------------------------------
+const gemm = [];
+for (const [Mr, N, K] of [[128, 768, 768], [128, 3072, 768], [128, 768, 3072]]) {
+  B._gemm_bench_setup(Mr, N, K);
+  B._gemm_bench_run(3, 0);
+  const reps = 10, runs = [];
+  for (let i = 0; i < 5; i++) { runs.push(await timed(() => B._gemm_bench_run(reps, 0))); samplePeak(); }
+  const f = 2 * Mr * N * K * reps / 1e9;
+  gemm.push({ shape: `${Mr}×${K} · ${K}×${N}`, wall: f / median(runs.map((x) => x.wall)) * 1e3, cpu: f / median(runs.map((x) => x.cpu)) * 1e3 });
+}
+
+// ---- report ----------------------------------------------------------------------------------
+const P = { wall: median(peaks.map((p) => p.wall)), cpu: median(peaks.map((p) => p.cpu)) };
+const line = (cells) => console.log(`| ${cells.join(' | ')} |`);
+console.log(`\nonnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, 1 thread, SIMD) vs AttnScope (API: loadModel + runIds, all attention maps returned)`);
+console.log(`medians of ${RUNS} alternating runs after ${WARMUP} warm-up; SIMD128 mul+add peak measured in this run: ${fmt(P.wall)} GFLOP/s (wall), ${fmt(P.cpu)} (cpu)\n`);
+for (const clock of ['wall', 'cpu']) {
+  console.log(`${clock === 'wall' ? 'Wall-clock' : 'CPU time of this process (less sensitive to other load)'}:`);
+  line(['model', 'tokens', 'GFLOP', 'AttnScope ms', 'ORT-web ms', 'ratio', 'AttnScope GFLOP/s', '% of peak', 'ORT GFLOP/s', 'maps cost']);
+  line(Array(10).fill('---'));
+  for (const r of results) {
+    const ours = r.ours[clock], theirs = r.ort[clock];
+    line([r.shape, r.T, fmt(r.gflop, 2), fmt(ours), fmt(theirs), fmt(ours / theirs, 2),
+      fmt(r.gflop / ours * 1e3), `${fmt(100 * r.gflop / ours * 1e3 / P[clock], 0)}%`, fmt(r.gflop / theirs * 1e3),
+      `${fmt(100 * (ours / r.skip[clock] - 1), 1)}%`]);
+  }
+  console.log('');
+}
+console.log('maps cost: API runIds (all maps returned) over the bare engine forward without keeping maps; ' +
+  'engine alone with maps vs without:');
+for (const r of results) {
+  console.log(`  ${r.shape} T=${r.T}: engine ${fmt(r.keep.wall)} vs ${fmt(r.skip.wall)} ms wall (${fmt(100 * (r.keep.wall / r.skip.wall - 1), 1)}%), ` +
+    `${fmt(r.keep.cpu)} vs ${fmt(r.skip.cpu)} ms cpu (${fmt(100 * (r.keep.cpu / r.skip.cpu - 1), 1)}%); a fresh ${fmt(r.mapsMB, 0)} MB ` +
+    `JS buffer (the maps' size) costs ${fmt(r.fresh.wall)} ms wall, ${fmt(r.fresh.cpu)} ms cpu here`);
+}
+console.log('\nGEMM alone (packed B, 4×8 micro-kernel, bias epilogue):');
+for (const g of gemm) console.log(`  ${g.shape}: ${fmt(g.wall)} GFLOP/s wall (${fmt(100 * g.wall / P.wall, 0)}% of peak), ${fmt(g.cpu)} cpu (${fmt(100 * g.cpu / P.cpu, 0)}%)`);
+console.log('\nMemory (AttnScope wasm heap; it never shrinks, so memoryBytes is the peak so far):');
+const MB = (b) => `${fmt(b / 2 ** 20, 0)} MB`;
+for (const r of results) {
+  console.log(`  ${r.shape} T=${r.T}: weights ${MB(r.weightBytes)}; in use after load ${MB(r.heapAfterLoad.inUse)} ` +
+    `(${fmt(r.heapAfterLoad.inUse / r.weightBytes, 3)}×); heap after load ${MB(r.heapAfterLoad.memoryBytes)}, after run ${MB(r.heapAfterRun.memoryBytes)}`);
+}

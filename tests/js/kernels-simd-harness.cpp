@@ -1,0 +1,88 @@
+// Thin C entry points over the SIMD128 kernels for tests/js/kernels-simd.test.js, which fills
+// the inputs in JavaScript, calls these, and checks the outputs against naive float64 loops.
+// Built by CMakeLists.txt (wasm only) as build/wasm/kernels-simd-harness.{mjs,wasm}.
+#include <emscripten/emscripten.h>
+#include <wasm_simd128.h>
+
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "kernels/attention_f32_wasmsimd.h"
+#include "kernels/gemm_f32_wasmsimd.h"
+#include "kernels/math_f32x4_wasmsimd.h"
+#include "kernels/packed_linear_wasmsimd.h"
+
+using namespace attnscope::kernels;
+
+namespace {
+Activation activation_of(int act) {
+  return act == 1 ? Activation::GeluTanh : act == 2 ? Activation::Relu : Activation::GeluErf;
+}
+template <typename F>
+void map4(float* out, const float* in, int n, F f) {  // n a multiple of 4
+  for (int i = 0; i < n; i += 4) wasm_v128_store(out + i, f(wasm_v128_load(in + i)));
+}
+}  // namespace
+
+extern "C" {
+
+// C (M, N; row stride ldc) = epilogue(A (M, K; lda) · Wᵀ), W given (N, K) row-major.
+// act: −1 none, 0 GELU erf, 1 GELU tanh, 2 ReLU. bias / residual (ldr = N) may be 0.
+EMSCRIPTEN_KEEPALIVE void h_gemm_weight(float* c, int ldc, const float* a, int lda, const float* w,
+                                        const float* bias, const float* residual, int M, int N,
+                                        int K, int act, float scale) {
+  PackedB b;
+  pack_b_from_weight_f32_wasmsimd(b, w, N, K, K);
+  GemmEpilogue ep;
+  ep.bias = bias;
+  ep.residual = residual;
+  ep.ldr = N;
+  ep.activate = act >= 0;
+  ep.activation = activation_of(act);
+  ep.scale = scale;
+  gemm_f32_wasmsimd(c, ldc, a, lda, b.data.data(), M, N, K, ep);
+}
+
+// C (M, N) = A (M, K) · B, B given (K, N) row-major with stride ldb, no epilogue.
+EMSCRIPTEN_KEEPALIVE void h_gemm_matrix(float* c, int ldc, const float* a, int lda, const float* b,
+                                        int ldb, int M, int N, int K) {
+  PackedB p;
+  pack_b_f32_wasmsimd(p, b, K, N, ldb);
+  gemm_f32_wasmsimd(c, ldc, a, lda, p.data.data(), M, N, K, GemmEpilogue{});
+}
+
+// Through the PackedLinear API: out = act(x Wᵀ + b) + residual, and the k-slice product.
+EMSCRIPTEN_KEEPALIVE void h_linear_packed(float* out, const float* x, const float* w,
+                                          const float* bias, const float* residual, int T, int in,
+                                          int outc, int act) {
+  PackedLinear p = pack_linear(std::vector<float>(w, w + static_cast<size_t>(outc) * in),
+                               std::vector<float>(bias, bias + outc), in, outc);
+  LinearEpilogue ep;
+  ep.activate = act >= 0;
+  ep.activation = activation_of(act);
+  ep.residual = residual;
+  linear_packed_f32(out, x, p, T, ep);
+}
+EMSCRIPTEN_KEEPALIVE void h_linear_slice(float* out, const float* x, int ldx, const float* w, int T,
+                                         int in, int outc, int k_begin, int k_count) {
+  PackedLinear p = pack_linear(std::vector<float>(w, w + static_cast<size_t>(outc) * in),
+                               std::vector<float>(outc, 0.0f), in, outc);
+  linear_packed_slice_f32(out, x, ldx, p, T, k_begin, k_count);
+}
+
+EMSCRIPTEN_KEEPALIVE void h_attention(float* probs, float* context, const float* q, const float* k,
+                                      const float* v, const float* key_bias, int T, int dh,
+                                      int stride) {
+  attention_head_f32_wasmsimd(probs, context, q, k, v, key_bias, T, dh, stride);
+}
+EMSCRIPTEN_KEEPALIVE void h_softmax(float* row, int n) { softmax_row_f32_wasmsimd(row, n); }
+
+EMSCRIPTEN_KEEPALIVE void h_exp(float* out, const float* in, int n) { map4(out, in, n, simd::exp_f32x4); }
+EMSCRIPTEN_KEEPALIVE void h_erf(float* out, const float* in, int n) { map4(out, in, n, simd::erf_f32x4); }
+EMSCRIPTEN_KEEPALIVE void h_gelu_erf(float* out, const float* in, int n) { map4(out, in, n, simd::gelu_erf_f32x4); }
+EMSCRIPTEN_KEEPALIVE void h_gelu_tanh(float* out, const float* in, int n) { map4(out, in, n, simd::gelu_tanh_f32x4); }
+// JavaScript has no erf: the tests take libc's double-precision one as the reference.
+EMSCRIPTEN_KEEPALIVE double h_erf_reference(double x) { return std::erf(x); }
+
+}  // extern "C"
