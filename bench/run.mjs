@@ -97,7 +97,11 @@ try {
       };
       const pIds = B._malloc(T * 4);
       B.HEAP32.set(ids, pIds >> 2);
-      const runOurs = () => model.runIds(ids);
+      // Repeated runs recycle the previous result's memory (options.reuse), as a live view would;
+      // runFresh is the default call, which allocates new JavaScript arrays every time.
+      let last = null;
+      const runOurs = async () => (last = await model.runIds(ids, { reuse: last }));
+      const runFresh = () => model.runIds(ids);
       const runOrt = () => session.run(feeds);
       const runEngine = (keep) => B._encoder_bench_forward(pIds, T, keep);
 
@@ -112,17 +116,18 @@ try {
       if (ours.attentions.length !== expectAttn) throw new Error(`attentions has ${ours.attentions.length} values, expected ${expectAttn}`);
       const afterRun = await heapStats();
 
-      for (let i = 0; i < WARMUP; i++) { await runOurs(); await runOrt(); runEngine(1); runEngine(0); }
+      for (let i = 0; i < WARMUP; i++) { await runOurs(); await runOrt(); runEngine(1); runEngine(0); await runFresh(); }
       // What a fresh JavaScript buffer the size of the maps costs on this machine (allocation and
       // first touch of its pages): the part of "returning the maps" that is not the engine's.
       const freshBuffer = () => { const a = new Float32Array(expectAttn); a.fill(1); return a[expectAttn - 1]; };
-      const t = { ours: [], ort: [], keep: [], skip: [], fresh: [] };
+      const t = { ours: [], ort: [], keep: [], skip: [], fresh: [], oursFresh: [] };
       for (let i = 0; i < RUNS; i++) {  // alternate, so drift in machine load hits all alike
         t.ours.push(await timed(runOurs));
         t.ort.push(await timed(runOrt));
         t.keep.push(await timed(() => runEngine(1)));
         t.skip.push(await timed(() => runEngine(0)));
         t.fresh.push(await timed(freshBuffer));
+        t.oursFresh.push(await timed(runFresh));
         samplePeak();
       }
       B._free(pIds);
@@ -134,7 +139,8 @@ try {
         ort: { wall: med('ort', 'wall'), cpu: med('ort', 'cpu') },
         keep: { wall: med('keep', 'wall'), cpu: med('keep', 'cpu') },
         skip: { wall: med('skip', 'wall'), cpu: med('skip', 'cpu') },
-        fresh: { wall: med('fresh', 'wall'), cpu: med('fresh', 'cpu') }, mapsMB: expectAttn * 4 / 2 ** 20,
+        fresh: { wall: med('fresh', 'wall'), cpu: med('fresh', 'cpu') },
+        oursFresh: { wall: med('oursFresh', 'wall'), cpu: med('oursFresh', 'cpu') }, mapsMB: expectAttn * 4 / 2 ** 20,
         weightBytes: wBytes, heapBefore: heap0, heapAfterLoad: afterLoad, heapAfterRun: afterRun,
       };
       results.push(row);
@@ -163,17 +169,17 @@ for (const [Mr, N, K] of [[128, 768, 768], [128, 3072, 768], [128, 768, 3072]]) 
 // ---- report ----------------------------------------------------------------------------------
 const P = { wall: median(peaks.map((p) => p.wall)), cpu: median(peaks.map((p) => p.cpu)) };
 const line = (cells) => console.log(`| ${cells.join(' | ')} |`);
-console.log(`\nonnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, 1 thread, SIMD) vs AttnScope (API: loadModel + runIds, all attention maps returned)`);
+console.log(`\nonnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, 1 thread, SIMD) vs AttnScope (API: loadModel + runIds(ids, {reuse: previous}), all attention maps returned; "fresh" = runIds(ids), new arrays each run)`);
 console.log(`medians of ${RUNS} alternating runs after ${WARMUP} warm-up; SIMD128 mul+add peak measured in this run: ${fmt(P.wall)} GFLOP/s (wall), ${fmt(P.cpu)} (cpu)\n`);
 for (const clock of ['wall', 'cpu']) {
   console.log(`${clock === 'wall' ? 'Wall-clock' : 'CPU time of this process (less sensitive to other load)'}:`);
-  line(['model', 'tokens', 'GFLOP', 'AttnScope ms', 'ORT-web ms', 'ratio', 'AttnScope GFLOP/s', '% of peak', 'ORT GFLOP/s', 'maps cost']);
-  line(Array(10).fill('---'));
+  line(['model', 'tokens', 'GFLOP', 'AttnScope ms', 'ORT-web ms', 'ratio', 'AttnScope GFLOP/s', '% of peak', 'ORT GFLOP/s', 'maps cost', 'fresh ms', 'fresh ratio']);
+  line(Array(12).fill('---'));
   for (const r of results) {
     const ours = r.ours[clock], theirs = r.ort[clock];
     line([r.shape, r.T, fmt(r.gflop, 2), fmt(ours), fmt(theirs), fmt(ours / theirs, 2),
       fmt(r.gflop / ours * 1e3), `${fmt(100 * r.gflop / ours * 1e3 / P[clock], 0)}%`, fmt(r.gflop / theirs * 1e3),
-      `${fmt(100 * (ours / r.skip[clock] - 1), 1)}%`]);
+      `${fmt(100 * (ours / r.skip[clock] - 1), 1)}%`, fmt(r.oursFresh[clock]), fmt(r.oursFresh[clock] / theirs, 2)]);
   }
   console.log('');
 }

@@ -1,13 +1,16 @@
 // Embind declarations: the Model object JavaScript holds (config + encoder + tokenizer of one
-// checkpoint, no global state), the ByteBuffer JavaScript streams weight bytes into, and two
+// checkpoint, no global state), the WeightUpload JavaScript streams weight bytes through, and two
 // diagnostics. Only glue lives here; every entry point goes through guarded() (convert.h), so
 // C++ errors reach JavaScript as Error objects with a .code, never as a trap.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
 #include <malloc.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <memory>
@@ -21,6 +24,7 @@
 #include "error.h"
 #include "safetensors.h"
 #include "tokenizer/bert_tokenizer.h"
+#include "weight_stream.h"
 #include "weights.h"
 
 namespace attnscope::bindings {
@@ -28,53 +32,81 @@ namespace {
 
 using emscripten::val;
 
-// Raw bytes in wasm memory. JavaScript writes the safetensors file straight into it (chunk by
-// chunk while downloading), so the file never exists as a second JS-side copy; the Model frees
-// it as soon as the weights are converted to f32.
-class ByteBuffer {
+val float32_view(const std::vector<float>& data) {
+  return val(emscripten::typed_memory_view(data.size(), data.data()));
+}
+
+// model.safetensors on its way in. JavaScript copies each piece of the file into chunk(n) and
+// calls feed(n); the engine's WeightStream converts the tensors to f32 in their final place, so
+// the file never exists whole, neither in JavaScript nor in wasm memory.
+class WeightUpload {
  public:
-  explicit ByteBuffer(size_t size) : size_(size), data_(static_cast<uint8_t*>(std::malloc(size ? size : 1))) {
-    if (!data_) {
-      throw Error("E_TOO_LARGE", "cannot allocate " + std::to_string(size) +
-                                     " bytes in WebAssembly memory (wasm32 is limited to 4 GB)");
-    }
-  }
-  ~ByteBuffer() { release(); }
-  ByteBuffer(const ByteBuffer&) = delete;
-  ByteBuffer& operator=(const ByteBuffer&) = delete;
+  WeightUpload(ModelConfig config, uint64_t file_size) : stream_(std::move(config), file_size) {}
 
-  size_t size() const { return size_; }
-  const uint8_t* data() const { return data_; }
-
-  // A Uint8Array over [offset, offset + length) of the buffer. Valid only until the next wasm
-  // allocation (heap growth detaches it): take a fresh view for every chunk.
-  val view(double offset, double length) const {
-    if (!data_) throw Error("E_INPUT", "ByteBuffer already released");
-    if (offset < 0 || length < 0 || offset + length > static_cast<double>(size_)) {
-      throw Error("E_INPUT", "ByteBuffer view [" + std::to_string(offset) + ", +" +
-                                 std::to_string(length) + ") outside " + std::to_string(size_) + " bytes");
-    }
-    return val(emscripten::typed_memory_view(static_cast<size_t>(length), data_ + static_cast<size_t>(offset)));
+  // A Uint8Array of n bytes in wasm memory to copy the next piece of the file into. Valid only
+  // until the next call into the module: fill it and feed() at once.
+  val chunk(double n) {
+    return guarded([&] {
+      if (!(n >= 0 && n <= kMaxChunk))
+        throw Error("E_INPUT", "chunk size " + std::to_string(n) + " outside [0, " + std::to_string(kMaxChunk) + "]");
+      chunk_.resize(static_cast<size_t>(n));
+      return val(emscripten::typed_memory_view(chunk_.size(), chunk_.data()));
+    });
   }
 
-  void release() {
-    std::free(data_);
-    data_ = nullptr;
-    size_ = 0;
+  // Passes the first n bytes of chunk() on. Once the header is in, refuses a model whose f32
+  // weights cannot fit in the 4 GB of wasm32 before any of them is allocated.
+  void feed(double n) {
+    guarded([&] {
+      if (!(n >= 0 && n <= static_cast<double>(chunk_.size())))
+        throw Error("E_INPUT", "feed(" + std::to_string(n) + ") after chunk(" + std::to_string(chunk_.size()) + ")");
+      const bool had_header = stream_.header_parsed();
+      stream_.feed(chunk_.data(), static_cast<size_t>(n));
+      if (!had_header && stream_.header_parsed()) reserve_for_weights();
+    });
   }
+
+  void finish() {
+    guarded([&] { stream_.finish(); });
+  }
+  double bytes_fed() const { return static_cast<double>(stream_.bytes_fed()); }
+  WeightStream& stream() { return stream_; }
 
  private:
-  size_t size_;
-  uint8_t* data_;
+  static constexpr double kMaxChunk = 16 << 20;
+
+  // Grows the heap once to what the weights need: one growth instead of one per tensor, and
+  // with MEMORY_GROWTH_GEOMETRIC_STEP=0 (CMakeLists.txt) no overshoot beyond it.
+  void reserve_for_weights() {
+    const uint64_t in_use = static_cast<uint64_t>(mallinfo().uordblks);
+    const uint64_t limit = emscripten_get_heap_max();
+    const uint64_t need = stream_.f32_bytes();
+    if (in_use + need + kHeadroom > limit) {
+      throw Error("E_TOO_LARGE", "the weights take " + megabytes(need) + " as f32, more than the " +
+                                     megabytes(limit > in_use + kHeadroom ? limit - in_use - kHeadroom : 0) +
+                                     " WebAssembly (wasm32, 4 GB) can still hold");
+    }
+    const uint64_t target = reinterpret_cast<uintptr_t>(sbrk(0)) + need + kHeadroom;
+    if (target > emscripten_get_heap_size()) emscripten_resize_heap(static_cast<size_t>(std::min(target, limit)));
+  }
+  static std::string megabytes(uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / (1 << 20));
+    return text;
+  }
+  // Packing a linear layer briefly holds two copies of it; activations of a short run.
+  static constexpr uint64_t kHeadroom = 16 << 20;
+
+  WeightStream stream_;
+  std::vector<uint8_t> chunk_;
 };
 
-ByteBuffer* create_byte_buffer(double size) {
+WeightUpload* create_weight_upload(const val& config_json, double file_size) {
   return guarded([&] {
-    if (!(size >= 0) || size > static_cast<double>(std::numeric_limits<uint32_t>::max())) {
-      throw Error("E_TOO_LARGE", "a buffer of " + std::to_string(size) +
-                                     " bytes does not fit in WebAssembly memory (wasm32 is limited to 4 GB)");
-    }
-    return new ByteBuffer(static_cast<size_t>(size));
+    if (!(file_size >= -1) || file_size > static_cast<double>(UINT64_MAX))
+      throw Error("E_INPUT", "file size " + std::to_string(file_size) + " is not a byte count (-1 = unknown)");
+    return new WeightUpload(parse_config(string_from_js(config_json)),
+                            file_size < 0 ? 0 : static_cast<uint64_t>(file_size));
   });
 }
 
@@ -103,30 +135,35 @@ class Model {
   }
 
   // options: {hiddenStates, qkv, valueNorms} booleans (the JS layer passes all of them).
-  val forward(const val& ids, const val& token_types, const val& attention_mask, const val& options) const {
+  // Returns Float32Array *views* of this Model's own result buffers, which every run reuses: a
+  // run allocates nothing once the model has seen that length, and the caller copies the arrays
+  // out (js/model.js does, at once, into fresh or recycled JavaScript memory). A view is valid
+  // only until the next call into the module, which may overwrite or detach it.
+  val forward(const val& ids, const val& token_types, const val& attention_mask, const val& options) {
     return guarded([&] {
       ForwardOptions forward_options;
       forward_options.attentions = true;
       forward_options.hidden_states = options["hiddenStates"].as<bool>();
       forward_options.qkv = options["qkv"].as<bool>();
       forward_options.value_norms = options["valueNorms"].as<bool>();
-      ForwardResult result = encoder_.forward(int32_vector_from_js(ids), int32_vector_from_js(token_types),
-                                              int32_vector_from_js(attention_mask), forward_options);
+      encoder_.forward(int32_vector_from_js(ids), int32_vector_from_js(token_types),
+                       int32_vector_from_js(attention_mask), forward_options, result_, workspace_);
+      const ForwardResult& r = result_;
       val out = val::object();
-      out.set("layers", val(result.layers));
-      out.set("heads", val(result.heads));
-      out.set("tokens", val(result.tokens));
-      out.set("hiddenSize", val(result.hidden));
-      out.set("headDim", val(result.head_dim));
-      out.set("attentions", to_float32_array(result.attentions));
-      out.set("hidden", to_float32_array(result.hidden_out));
-      if (forward_options.hidden_states) out.set("hiddenStates", to_float32_array(result.hidden_states));
+      out.set("layers", val(r.layers));
+      out.set("heads", val(r.heads));
+      out.set("tokens", val(r.tokens));
+      out.set("hiddenSize", val(r.hidden));
+      out.set("headDim", val(r.head_dim));
+      out.set("attentions", float32_view(r.attentions));
+      out.set("hidden", float32_view(r.hidden_out));
+      if (forward_options.hidden_states) out.set("hiddenStates", float32_view(r.hidden_states));
       if (forward_options.qkv) {
-        out.set("q", to_float32_array(result.q));
-        out.set("k", to_float32_array(result.k));
-        out.set("v", to_float32_array(result.v));
+        out.set("q", float32_view(r.q));
+        out.set("k", float32_view(r.k));
+        out.set("v", float32_view(r.v));
       }
-      if (forward_options.value_norms) out.set("valueNorms", to_float32_array(result.value_norms));
+      if (forward_options.value_norms) out.set("valueNorms", float32_view(r.value_norms));
       return out;
     });
   }
@@ -174,9 +211,11 @@ class Model {
   Encoder encoder_;
   tok::BertTokenizer tokenizer_;
   ModelConfig config_;
+  ForwardResult result_;        // the last run's outputs, handed to JavaScript as views
+  ForwardWorkspace workspace_;  // activations, reused by every run
 };
 
-Model* create_model(const val& config_json, ByteBuffer& weights_bytes, const val& vocab_txt,
+Model* create_model(const val& config_json, WeightUpload& weights_upload, const val& vocab_txt,
                     const val& tokenizer_json, const val& tokenizer_config_json) {
   return guarded([&] {
     ModelConfig config = parse_config(string_from_js(config_json));
@@ -187,12 +226,9 @@ Model* create_model(const val& config_json, ByteBuffer& weights_bytes, const val
                                      " tokens but config.json says vocab_size = " +
                                      std::to_string(config.vocab_size) + ": tokenizer and model do not match");
     }
-    ModelWeights weights;
-    {
-      SafeTensors tensors(weights_bytes.data(), weights_bytes.size());
-      weights = load_weights(config, tensors);
-    }
-    weights_bytes.release();  // the f32 copies are all we keep: free the file before going on
+    weights_upload.finish();
+    ModelWeights weights = load_weights(config, weights_upload.stream());
+    weights_upload.stream().release();  // anything load_weights did not take
     Encoder encoder(config, std::move(weights));
     return new Model(std::move(config), std::move(encoder), std::move(tokenizer));
   });
@@ -242,11 +278,12 @@ EMSCRIPTEN_BINDINGS(attnscope) {
   using namespace emscripten;
   using namespace attnscope::bindings;
 
-  class_<ByteBuffer>("ByteBuffer")
-      .constructor(&create_byte_buffer, allow_raw_pointers())
-      .function("size", &ByteBuffer::size)
-      .function("view", &ByteBuffer::view)
-      .function("release", &ByteBuffer::release);
+  class_<WeightUpload>("WeightUpload")
+      .constructor(&create_weight_upload, allow_raw_pointers())
+      .function("chunk", &WeightUpload::chunk)
+      .function("feed", &WeightUpload::feed)
+      .function("finish", &WeightUpload::finish)
+      .function("bytesFed", &WeightUpload::bytes_fed);
 
   class_<Model>("Model")
       .constructor(&create_model, allow_raw_pointers())

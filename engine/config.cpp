@@ -87,7 +87,7 @@ ModelConfig parse_config(std::string_view config_json) {
     c.intermediate_size = read_size(j, "hidden_dim", 3072, true);
     c.max_position_embeddings = read_size(j, "max_position_embeddings", 512, false);
     c.type_vocab_size = 0;
-    c.layer_norm_eps = 1e-12f;  // hard-coded in transformers' DistilBERT modules
+    c.layer_norm_eps = 1e-12;  // hard-coded in transformers' DistilBERT modules
     c.hidden_act = read_string(j, "activation", "gelu");
   } else {
     c.vocab_size = read_size(j, "vocab_size", 30522, true);
@@ -107,10 +107,15 @@ ModelConfig parse_config(std::string_view config_json) {
       if (!eps->is_number()) fail("\"layer_norm_eps\" must be a number, got " + eps->dump());
       const double e = eps->get<double>();
       if (!(e > 0.0 && e < 1.0)) fail("\"layer_norm_eps\" = " + eps->dump() + " must be in (0, 1)");
-      c.layer_norm_eps = static_cast<float>(e);
+      c.layer_norm_eps = e;
     }
   }
   c.pad_token_id = read_size(j, "pad_token_id", 0, false, 0);
+  auto tie = j.find("tie_word_embeddings");
+  if (tie != j.end() && !tie->is_null()) {
+    if (!tie->is_boolean()) fail("\"tie_word_embeddings\" must be true or false, got " + tie->dump());
+    c.tie_word_embeddings = tie->get<bool>();
+  }
 
   if (!is_supported_activation(c.hidden_act))
     fail(std::string("unsupported activation \"") + c.hidden_act +

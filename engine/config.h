@@ -19,10 +19,13 @@ struct ModelConfig {
   int intermediate_size = 3072;      // DistilBERT: "hidden_dim"
   int max_position_embeddings = 512;
   int type_vocab_size = 2;           // 0 for DistilBERT (no token-type embeddings)
-  float layer_norm_eps = 1e-12f;     // DistilBERT has no field; HF hard-codes 1e-12
+  double layer_norm_eps = 1e-12;     // as written (the kernels use it as float); DistilBERT: 1e-12
   std::string hidden_act = "gelu";   // "gelu" (exact erf) | "gelu_new"/"gelu_pytorch_tanh" (tanh) | "relu"
   int pad_token_id = 0;
   bool has_mlm_head_hint = false;    // architectures[] names a *ForMaskedLM class
+  // The masked-LM decoder *is* the word-embedding matrix (Hugging Face's default): a stored
+  // decoder weight is then ignored, as transformers' tie_weights() does.
+  bool tie_word_embeddings = true;
 
   int head_dim() const { return hidden_size / num_heads; }
 };

@@ -67,7 +67,7 @@ Encoder::Encoder(ModelConfig config, ModelWeights weights)
     const MlmHeadWeights& m = weights_.mlm;
     check_size(m.dense_w, C * C, "MLM transform weight");
     for (auto* b : {&m.dense_b, &m.ln_g, &m.ln_b}) check_size(*b, C, "MLM transform vector");
-    check_size(m.decoder_w, V * C, "MLM decoder weight");
+    if (!m.decoder_w.empty()) check_size(m.decoder_w, V * C, "MLM decoder weight");  // empty: tied
     check_size(m.bias, V, "MLM decoder bias");
   }
 
@@ -89,6 +89,15 @@ Encoder::Encoder(ModelConfig config, ModelWeights weights)
 ForwardResult Encoder::forward(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
                                const std::vector<int32_t>& attention_mask,
                                const ForwardOptions& options) const {
+  ForwardResult result;
+  ForwardWorkspace workspace;
+  forward(ids, token_types, attention_mask, options, result, workspace);
+  return result;
+}
+
+void Encoder::forward(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
+                      const std::vector<int32_t>& attention_mask, const ForwardOptions& options,
+                      ForwardResult& res, ForwardWorkspace& ws) const {
   const ModelConfig& cfg = config_;
   const bool distil = cfg.family == Family::DistilBert;
 
@@ -126,21 +135,22 @@ ForwardResult Encoder::forward(const std::vector<int32_t>& ids, const std::vecto
   const int L = cfg.num_layers;
   const size_t TC = static_cast<size_t>(T) * C, TT = static_cast<size_t>(T) * T;
   const Activation act = activation_for(cfg.hidden_act);
+  const float eps = static_cast<float>(cfg.layer_norm_eps);
 
-  ForwardResult res;
+  // Buffers are resized, never reallocated smaller (resize keeps capacity), and every element
+  // is overwritten below, so a reused result needs no clearing.
   res.layers = L;
   res.heads = H;
   res.tokens = T;
   res.hidden = C;
   res.head_dim = dh;
-  if (options.attentions) res.attentions.resize(static_cast<size_t>(L) * H * TT);
-  if (options.hidden_states) res.hidden_states.resize(static_cast<size_t>(L + 1) * TC);
-  if (options.qkv) {
-    res.q.resize(static_cast<size_t>(L) * TC);  // (L, H, T, dh) has L·T·C values
-    res.k.resize(res.q.size());
-    res.v.resize(res.q.size());
-  }
-  if (options.value_norms) res.value_norms.resize(static_cast<size_t>(L) * H * T);
+  const size_t qkv_size = static_cast<size_t>(L) * TC;  // (L, H, T, dh) has L·T·C values
+  res.attentions.resize(options.attentions ? static_cast<size_t>(L) * H * TT : 0);
+  res.hidden_states.resize(options.hidden_states ? static_cast<size_t>(L + 1) * TC : 0);
+  res.q.resize(options.qkv ? qkv_size : 0);
+  res.k.resize(options.qkv ? qkv_size : 0);
+  res.v.resize(options.qkv ? qkv_size : 0);
+  res.value_norms.resize(options.value_norms ? static_cast<size_t>(L) * H * T : 0);
 
   // Padding mask as an additive key bias: −inf removes the key from every query's softmax.
   std::vector<float> key_bias;
@@ -152,7 +162,8 @@ ForwardResult Encoder::forward(const std::vector<int32_t>& ids, const std::vecto
 
   // ---- embeddings: word + position (+ token type), then LayerNorm ----------------------------
   const ModelWeights& w = weights_;
-  std::vector<float> x(TC);
+  std::vector<float>& x = res.hidden_out;  // the running hidden state ends as the output
+  x.resize(TC);
   for (int t = 0; t < T; ++t) {
     float* xt = x.data() + static_cast<size_t>(t) * C;
     const float* we = w.word_emb.data() + static_cast<size_t>(ids[t]) * C;
@@ -163,13 +174,16 @@ ForwardResult Encoder::forward(const std::vector<int32_t>& ids, const std::vecto
       for (int c = 0; c < C; ++c) xt[c] += te[c];
     }
   }
-  kernels::layer_norm_f32(x.data(), x.data(), w.ln_emb_g.data(), w.ln_emb_b.data(), T, C, cfg.layer_norm_eps);
+  kernels::layer_norm_f32(x.data(), x.data(), w.ln_emb_g.data(), w.ln_emb_b.data(), T, C, eps);
   if (options.hidden_states) std::copy(x.begin(), x.end(), res.hidden_states.begin());
 
   // ---- layers -------------------------------------------------------------------------------
-  std::vector<float> q(TC), k(TC), v(TC), ctx(TC), tmp(TC), ff(static_cast<size_t>(T) * F);
-  std::vector<float> scratch_probs(options.attentions ? 0 : TT);
-  std::vector<float> head_out(options.value_norms ? TC : 0);
+  for (auto* buffer : {&ws.q, &ws.k, &ws.v, &ws.ctx, &ws.tmp}) buffer->resize(TC);
+  ws.ff.resize(static_cast<size_t>(T) * F);
+  ws.scratch_probs.resize(options.attentions ? 0 : TT);
+  ws.head_out.resize(options.value_norms ? TC : 0);
+  std::vector<float>&q = ws.q, &k = ws.k, &v = ws.v, &ctx = ws.ctx, &tmp = ws.tmp, &ff = ws.ff;
+  std::vector<float>&scratch_probs = ws.scratch_probs, &head_out = ws.head_out;
   for (int l = 0; l < L; ++l) {
     const LayerWeights& lw = w.layers[l];
     const PackedLayer& pl = packed_[l];
@@ -206,7 +220,7 @@ ForwardResult Encoder::forward(const std::vector<int32_t>& ids, const std::vecto
     kernels::LinearEpilogue plus_residual;
     plus_residual.residual = x.data();
     kernels::linear_packed_f32(tmp.data(), ctx.data(), pl.o, T, plus_residual);
-    kernels::layer_norm_f32(x.data(), tmp.data(), lw.ln_attn_g.data(), lw.ln_attn_b.data(), T, C, cfg.layer_norm_eps);
+    kernels::layer_norm_f32(x.data(), tmp.data(), lw.ln_attn_g.data(), lw.ln_attn_b.data(), T, C, eps);
 
     // feed-forward, residual, LayerNorm
     kernels::LinearEpilogue activated;
@@ -214,13 +228,11 @@ ForwardResult Encoder::forward(const std::vector<int32_t>& ids, const std::vecto
     activated.activation = act;
     kernels::linear_packed_f32(ff.data(), x.data(), pl.ff_i, T, activated);
     kernels::linear_packed_f32(tmp.data(), ff.data(), pl.ff_o, T, plus_residual);
-    kernels::layer_norm_f32(x.data(), tmp.data(), lw.ln_out_g.data(), lw.ln_out_b.data(), T, C, cfg.layer_norm_eps);
+    kernels::layer_norm_f32(x.data(), tmp.data(), lw.ln_out_g.data(), lw.ln_out_b.data(), T, C, eps);
 
     if (options.hidden_states)
       std::copy(x.begin(), x.end(), res.hidden_states.begin() + static_cast<size_t>(l + 1) * TC);
   }
-  res.hidden_out = std::move(x);
-  return res;
 }
 
 std::vector<float> Encoder::mlm_logits(const std::vector<float>& hidden_out, int tokens) const {
@@ -235,9 +247,11 @@ std::vector<float> Encoder::mlm_logits(const std::vector<float>& hidden_out, int
   std::vector<float> h(hidden_out.size());
   kernels::linear_f32(h.data(), hidden_out.data(), m.dense_w.data(), m.dense_b.data(), tokens, C, C);
   kernels::activation_f32(h.data(), h.size(), activation_for(config_.hidden_act));
-  kernels::layer_norm_f32(h.data(), h.data(), m.ln_g.data(), m.ln_b.data(), tokens, C, config_.layer_norm_eps);
+  const float eps = static_cast<float>(config_.layer_norm_eps);
+  kernels::layer_norm_f32(h.data(), h.data(), m.ln_g.data(), m.ln_b.data(), tokens, C, eps);
   std::vector<float> logits(static_cast<size_t>(tokens) * V);
-  kernels::linear_f32(logits.data(), h.data(), m.decoder_w.data(), m.bias.data(), tokens, C, V);
+  const float* decoder = m.decoder_w.empty() ? weights_.word_emb.data() : m.decoder_w.data();  // tied
+  kernels::linear_f32(logits.data(), h.data(), decoder, m.bias.data(), tokens, C, V);
   return logits;
 }
 

@@ -27,6 +27,14 @@ struct ForwardResult {
   std::vector<float> value_norms;    // (L, H, T): ‖(x_j W_V,h + b_V,h) W_O,h‖ per key token j
 };
 
+// Activations of one forward pass. Kept by a caller that runs the model repeatedly (the wasm
+// Model), so each run reuses memory that is already allocated and touched instead of growing
+// the heap and faulting fresh pages in: at 512 tokens that is most of what a run costs beyond
+// the arithmetic.
+struct ForwardWorkspace {
+  std::vector<float> q, k, v, ctx, tmp, ff, scratch_probs, head_out;
+};
+
 class Encoder {
  public:
   Encoder(ModelConfig config, ModelWeights weights);
@@ -42,6 +50,13 @@ class Encoder {
   ForwardResult forward(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
                         const std::vector<int32_t>& attention_mask,
                         const ForwardOptions& options) const;
+
+  // The same, writing into `out` and `workspace`, whose vectors are resized (their capacity is
+  // kept, so a second run of the same length allocates nothing). Outputs not asked for in
+  // `options` are left empty. On an E_INPUT error `out` is left unchanged.
+  void forward(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
+               const std::vector<int32_t>& attention_mask, const ForwardOptions& options,
+               ForwardResult& out, ForwardWorkspace& workspace) const;
 
   // Masked-LM logits (T, V) from a last hidden state (T, C). Throws E_WEIGHTS when the
   // checkpoint has no MLM head.

@@ -17,10 +17,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// A header larger than this is not a model header (bert-large's is ~40 kB); refusing it early
-// avoids parsing hundreds of megabytes of JSON from a corrupt length field.
-constexpr uint64_t kMaxHeaderBytes = 100ull << 20;
-
 [[noreturn]] void fail(const std::string& message) { throw Error("E_SAFETENSORS", "safetensors: " + message); }
 
 struct DTypeInfo {
@@ -41,12 +37,6 @@ const DTypeInfo& info(DType dtype) {
   return kDTypes[0];  // unreachable: every enumerator is in the table
 }
 
-std::string shape_string(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 // Reads a JSON integer ≥ 0 that fits in int64 without any float→int conversion.
 bool read_non_negative(const json& v, uint64_t& out) {
   if (v.is_number_unsigned()) {
@@ -61,19 +51,35 @@ bool read_non_negative(const json& v, uint64_t& out) {
   return out <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
 }
 
+}  // namespace
+
 uint64_t read_le_u64(const uint8_t* p) {
   uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
   return v;
 }
 
-}  // namespace
+std::string shape_string(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
 
 const char* dtype_name(DType dtype) { return info(dtype).name; }
+size_t dtype_size(DType dtype) { return info(dtype).size; }
+bool is_float(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F64;
+}
 
 int64_t TensorView::numel() const {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;  // validated at parse time not to overflow
+  return n;
+}
+
+int64_t TensorEntry::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
   return n;
 }
 
@@ -84,23 +90,29 @@ SafeTensors::SafeTensors(const uint8_t* data, size_t size) {
   if (header_len > size - 8)
     fail("header length " + std::to_string(header_len) + " runs past the end of the " +
          std::to_string(size) + "-byte file");
-  if (header_len > kMaxHeaderBytes)
+  if (header_len > kMaxSafetensorsHeaderBytes)
     fail("header length " + std::to_string(header_len) + " is absurdly large (limit " +
-         std::to_string(kMaxHeaderBytes) + ")");
+         std::to_string(kMaxSafetensorsHeaderBytes) + ")");
+  const uint8_t* buffer = data + 8 + header_len;
+  for (auto& [name, e] : parse_safetensors_header(data + 8, header_len, size - 8 - header_len)) {
+    TensorView view{e.dtype, std::move(e.shape), buffer + e.begin, static_cast<size_t>(e.end - e.begin)};
+    tensors_.emplace(name, std::move(view));
+  }
+}
 
-  const char* header_begin = reinterpret_cast<const char*>(data + 8);
+std::map<std::string, TensorEntry> parse_safetensors_header(const uint8_t* json_bytes, size_t json_size,
+                                                            uint64_t buffer_size) {
+  const char* header_begin = reinterpret_cast<const char*>(json_bytes);
   json header;
   try {
-    header = json::parse(header_begin, header_begin + header_len);
+    header = json::parse(header_begin, header_begin + json_size);
   } catch (const json::exception& e) {
     fail(std::string("header is not valid JSON (") + e.what() + ")");
   }
   if (!header.is_object()) fail("header must be a JSON object");
 
-  const uint8_t* buffer = data + 8 + header_len;
-  const uint64_t buffer_size = size - 8 - header_len;
+  std::map<std::string, TensorEntry> entries;
   std::vector<std::pair<std::pair<uint64_t, uint64_t>, std::string>> ranges;
-
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") continue;  // free-form string map; nothing we need from it
     const std::string where = "tensor \"" + name + "\"";
@@ -116,7 +128,7 @@ SafeTensors::SafeTensors(const uint8_t* data, size_t size) {
 
     auto sh = entry.find("shape");
     if (sh == entry.end() || !sh->is_array()) fail(where + ": \"shape\" must be a list of non-negative integers");
-    TensorView view{dtype->dtype, {}, nullptr, 0};
+    TensorEntry view{dtype->dtype, {}, 0, 0};
     uint64_t numel = 1;
     for (const auto& d : *sh) {
       uint64_t dim;
@@ -142,10 +154,10 @@ SafeTensors::SafeTensors(const uint8_t* data, size_t size) {
       fail(where + ": " + std::to_string(nbytes) + " bytes but shape " + shape_string(view.shape) +
            " of " + dtype->name + " needs " + std::to_string(numel) + " × " + std::to_string(dtype->size));
 
-    view.data = buffer + begin;
-    view.nbytes = static_cast<size_t>(nbytes);
+    view.begin = begin;
+    view.end = end;
     ranges.push_back({{begin, end}, name});
-    tensors_.emplace(name, std::move(view));
+    entries.emplace(name, std::move(view));
   }
 
   // Overlap check: sort by begin; each tensor must start at or after the previous one's end.
@@ -160,6 +172,7 @@ SafeTensors::SafeTensors(const uint8_t* data, size_t size) {
            std::to_string(r.first.first) + ", " + std::to_string(r.first.second) + "))");
     prev = &r;
   }
+  return entries;
 }
 
 const TensorView& SafeTensors::get(const std::string& name) const {
@@ -176,37 +189,41 @@ std::vector<float> SafeTensors::to_f32(const std::string& name,
                                  ", expected " + shape_string(expected_shape));
   const size_t n = static_cast<size_t>(t.numel());
   std::vector<float> out(n);
+  convert_to_f32(out.data(), t.data, n, t.dtype, name);
+  return out;
+}
+
+void convert_to_f32(float* out, const uint8_t* bytes, size_t n, DType dtype, const std::string& name) {
   // memcpy per element: tensor data in a safetensors file has no alignment guarantee.
-  switch (t.dtype) {
+  switch (dtype) {
     case DType::F32:
-      if (n) std::memcpy(out.data(), t.data, n * 4);
+      if (n) std::memcpy(out, bytes, n * 4);
       break;
     case DType::F16:
       for (size_t i = 0; i < n; ++i) {
         uint16_t h;
-        std::memcpy(&h, t.data + 2 * i, 2);
+        std::memcpy(&h, bytes + 2 * i, 2);
         out[i] = f16_to_f32(h);
       }
       break;
     case DType::BF16:
       for (size_t i = 0; i < n; ++i) {
         uint16_t b;
-        std::memcpy(&b, t.data + 2 * i, 2);
+        std::memcpy(&b, bytes + 2 * i, 2);
         out[i] = bf16_to_f32(b);
       }
       break;
     case DType::F64:
       for (size_t i = 0; i < n; ++i) {
         double d;
-        std::memcpy(&d, t.data + 8 * i, 8);
+        std::memcpy(&d, bytes + 8 * i, 8);
         out[i] = static_cast<float>(d);
       }
       break;
     default:
-      fail("tensor \"" + name + "\" has dtype " + dtype_name(t.dtype) +
+      fail("tensor \"" + name + "\" has dtype " + dtype_name(dtype) +
            ", which cannot be used as floating-point weights");
   }
-  return out;
 }
 
 // IEEE 754 binary16 → binary32, including subnormals, infinities and NaN.

@@ -17,6 +17,34 @@ namespace attnscope {
 enum class DType { F32, F16, BF16, F64, I64, I32, I16, I8, U64, U32, U16, U8, BOOL };
 const char* dtype_name(DType dtype);
 
+size_t dtype_size(DType dtype);
+bool is_float(DType dtype);  // F32, F16, BF16, F64: what to_f32 converts
+
+// One header entry: where the tensor's bytes are within the data section (after the header).
+struct TensorEntry {
+  DType dtype;
+  std::vector<int64_t> shape;
+  uint64_t begin, end;
+  int64_t numel() const;
+};
+
+// Parses and validates a safetensors JSON header (the bytes after the 8-byte length) for a data
+// section of `data_size` bytes: dtypes known, shapes non-negative without overflow, byte sizes
+// matching, offsets inside the data section and not overlapping. Throws E_SAFETENSORS.
+std::map<std::string, TensorEntry> parse_safetensors_header(const uint8_t* json, size_t json_size,
+                                                            uint64_t data_size);
+
+// The header length field must not exceed this (bert-large's header is ~40 kB): a corrupt
+// length then fails at once instead of making a reader wait for or parse 100 MB of "JSON".
+constexpr uint64_t kMaxSafetensorsHeaderBytes = 100ull << 20;
+uint64_t read_le_u64(const uint8_t* p);
+
+// "[768, 3072]"
+std::string shape_string(const std::vector<int64_t>& shape);
+
+// Converts `n` elements of `dtype` (unaligned bytes) to f32. E_SAFETENSORS for non-float dtypes.
+void convert_to_f32(float* out, const uint8_t* bytes, size_t n, DType dtype, const std::string& name);
+
 struct TensorView {
   DType dtype;
   std::vector<int64_t> shape;

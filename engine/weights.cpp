@@ -14,11 +14,11 @@ using Shape = std::vector<int64_t>;
 // Resolves names for one checkpoint: the optional model prefix ("bert." / "distilbert.") and the
 // LayerNorm parameter spelling (weight/bias, or gamma/beta in checkpoints converted from TF 1).
 struct Reader {
-  const SafeTensors& st;
+  TensorSource& st;
   std::string prefix;
 
   std::vector<float> get(const std::string& name, const Shape& shape) const {
-    return st.to_f32(prefix + name, shape);
+    return st.take_f32(prefix + name, shape);
   }
   bool has(const std::string& name) const { return st.has(prefix + name); }
 
@@ -40,11 +40,11 @@ struct Reader {
   }
 };
 
-std::string detect_prefix(const SafeTensors& st, const std::string& prefix, const std::string& probe) {
+std::string detect_prefix(const TensorSource& st, const std::string& prefix, const std::string& probe) {
   return st.has(prefix + probe) ? prefix : "";
 }
 
-ModelWeights load_bert(const ModelConfig& c, const SafeTensors& st) {
+ModelWeights load_bert(const ModelConfig& c, TensorSource& st) {
   const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
   const Reader r{st, detect_prefix(st, "bert.", "embeddings.word_embeddings.weight")};
   ModelWeights w;
@@ -74,17 +74,15 @@ ModelWeights load_bert(const ModelConfig& c, const SafeTensors& st) {
     w.has_mlm_head = true;
     head.linear("cls.predictions.transform.dense", C, C, w.mlm.dense_w, w.mlm.dense_b);
     head.layer_norm("cls.predictions.transform.LayerNorm", C, w.mlm.ln_g, w.mlm.ln_b);
-    // The decoder is tied to the word embeddings; safetensors exports usually drop the duplicate.
-    w.mlm.decoder_w = head.has("cls.predictions.decoder.weight")
-                          ? head.get("cls.predictions.decoder.weight", {V, C})
-                          : w.word_emb;
+    // Tied (the default): the decoder is word_emb itself, not a copy (94 MB for bert-base).
+    if (!c.tie_word_embeddings) w.mlm.decoder_w = head.get("cls.predictions.decoder.weight", {V, C});
     w.mlm.bias = head.has("cls.predictions.bias") ? head.get("cls.predictions.bias", {V})
                                                   : head.get("cls.predictions.decoder.bias", {V});
   }
   return w;
 }
 
-ModelWeights load_distilbert(const ModelConfig& c, const SafeTensors& st) {
+ModelWeights load_distilbert(const ModelConfig& c, TensorSource& st) {
   const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
   const Reader r{st, detect_prefix(st, "distilbert.", "embeddings.word_embeddings.weight")};
   ModelWeights w;
@@ -113,18 +111,47 @@ ModelWeights load_distilbert(const ModelConfig& c, const SafeTensors& st) {
     w.has_mlm_head = true;
     head.linear("vocab_transform", C, C, w.mlm.dense_w, w.mlm.dense_b);
     head.layer_norm("vocab_layer_norm", C, w.mlm.ln_g, w.mlm.ln_b);
-    w.mlm.decoder_w = head.has("vocab_projector.weight") ? head.get("vocab_projector.weight", {V, C})
-                                                         : w.word_emb;
+    if (!c.tie_word_embeddings) w.mlm.decoder_w = head.get("vocab_projector.weight", {V, C});
     w.mlm.bias = head.get("vocab_projector.bias", {V});
   }
   return w;
 }
 
+// A whole file in memory: tensors are converted (copied) as they are taken.
+class FileTensors : public TensorSource {
+ public:
+  explicit FileTensors(const SafeTensors& st) : st_(st) {}
+  bool has(const std::string& name) const override { return st_.has(name); }
+  std::vector<float> take_f32(const std::string& name, const Shape& shape) override {
+    return st_.to_f32(name, shape);
+  }
+
+ private:
+  const SafeTensors& st_;
+};
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 }  // namespace
 
-ModelWeights load_weights(const ModelConfig& config, const SafeTensors& tensors) {
+bool weight_is_used(const ModelConfig& config, const std::string& name) {
+  if (name.find("pooler.") != std::string::npos || name.find("seq_relationship") != std::string::npos ||
+      ends_with(name, "position_ids"))
+    return false;
+  const bool decoder_weight = name == "cls.predictions.decoder.weight" || name == "vocab_projector.weight";
+  return !(decoder_weight && config.tie_word_embeddings);
+}
+
+ModelWeights load_weights(const ModelConfig& config, TensorSource& tensors) {
   return config.family == Family::DistilBert ? load_distilbert(config, tensors)
                                              : load_bert(config, tensors);
+}
+
+ModelWeights load_weights(const ModelConfig& config, const SafeTensors& tensors) {
+  FileTensors source(tensors);
+  return load_weights(config, source);
 }
 
 }  // namespace attnscope

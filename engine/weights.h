@@ -3,6 +3,8 @@
 // load_weights() holds the only table from Hugging Face tensor names to these fields, one per
 // family, and checks every tensor's shape as it loads.
 #pragma once
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "config.h"
@@ -23,7 +25,7 @@ struct LayerWeights {
 // embeddings (vocab, C) plus a bias (vocab). Present only when the checkpoint has it.
 struct MlmHeadWeights {
   std::vector<float> dense_w, dense_b, ln_g, ln_b;
-  std::vector<float> decoder_w;  // (V, C); a copy of word_emb when tied (no separate tensor)
+  std::vector<float> decoder_w;  // (V, C); empty when tied: the decoder is ModelWeights::word_emb
   std::vector<float> bias;       // (V)
 };
 
@@ -37,9 +39,25 @@ struct ModelWeights {
   MlmHeadWeights mlm;
 };
 
+// Where load_weights() takes tensors from: a whole safetensors file in memory (SafeTensors), or
+// tensors converted one at a time while the file streamed in (WeightStream). take_f32 hands
+// over the tensor as f32, checking its shape (E_WEIGHTS naming the tensor otherwise).
+class TensorSource {
+ public:
+  virtual ~TensorSource() = default;
+  virtual bool has(const std::string& name) const = 0;
+  virtual std::vector<float> take_f32(const std::string& name, const std::vector<int64_t>& shape) = 0;
+};
+
+// Whether the model reads this tensor at all. Lets a streaming loader skip the bytes of what
+// load_weights() ignores: pooler.*, the next-sentence head, position_ids buffers, and a stored
+// decoder weight when it is tied to the word embeddings.
+bool weight_is_used(const ModelConfig& config, const std::string& name);
+
 // BERT: names with or without a "bert." prefix, LayerNorm.weight/bias or old LayerNorm.gamma/beta;
 // pooler.* and cls.seq_relationship.* ignored. DistilBERT: "distilbert." prefix optional.
 // Throws Error("E_WEIGHTS", "...<tensor name>...") for a missing tensor or wrong shape.
+ModelWeights load_weights(const ModelConfig& config, TensorSource& tensors);
 ModelWeights load_weights(const ModelConfig& config, const SafeTensors& tensors);
 
 }  // namespace attnscope

@@ -117,6 +117,12 @@ export interface OutputOptions {
   valueNorms?: boolean;
   /** Predictions per [MASK] (models with an MLM head); default 5, 0 = none. */
   topK?: number;
+  /** A RunResult from an earlier run (any model) whose memory this run may write into instead of
+   *  allocating: for repeated runs, e.g. a benchmark or a live view, where fresh memory for the
+   *  maps (151 MB for bert-base at 512 tokens) costs as much as the arithmetic. That result is
+   *  released: its arrays are emptied and attention() throws E_DISPOSED. Not available through
+   *  the worker client. */
+  reuse?: RunResult;
 }
 
 export interface RunOptions extends TokenizeOptions, OutputOptions {}
@@ -167,6 +173,8 @@ export class RunResult implements RunResultData {
   v?: Float32Array;
   valueNorms?: Float32Array;
   maskPredictions?: MaskPrediction[];
+  /** Set (to the reason) once a later run took this result's memory via options.reuse. */
+  readonly released?: string;
   /** One head's T×T matrix (a view into `attentions`). */
   attention(layer: number, head: number): Float32Array;
   /** The typed arrays' buffers, for postMessage transfer lists. */

@@ -1,16 +1,16 @@
 // loadModel(): reads a Hugging Face model folder from any provider (sources.js) into a Model.
 // Order: config.json (validated before anything big is downloaded), tokenizer files, then
-// model.safetensors streamed straight into wasm memory, so the weights never exist as a second
-// JavaScript-side copy; sizes are checked against the 4 GB wasm32 limit before allocating.
+// model.safetensors streamed through the engine, which converts each tensor as its bytes arrive,
+// so the file never exists whole anywhere; sizes are checked against the 4 GB wasm32 limit from
+// the header, before the weights are allocated.
 import { AttnScopeError, throwIfAborted, toAttnScopeError } from './errors.js';
 import { resolveSource } from './sources.js';
 import { callWasm, getWasmModule } from './wasm.js';
 import { Model } from './model.js';
 
-const WASM32_LIMIT = 4 * 1024 ** 3;
-const HEADROOM = 64 * 1024 ** 2;           // activations of one run, the tokenizer, fragmentation
 const MAX_TEXT_FILE = 256 * 1024 ** 2;     // config / vocab / tokenizer.json
-const SAFETENSORS_BYTES = { F32: 4, F16: 2, BF16: 2, F64: 8, I64: 8, I32: 4, I16: 2, I8: 1, U8: 1, BOOL: 1 };
+const WASM32_LIMIT = 4 * 1024 ** 3;
+const PIECE = 1024 ** 2;                   // bytes copied into wasm memory per call
 
 /**
  * @param {unknown} [source] see index.d.ts ModelSource
@@ -48,14 +48,13 @@ export async function loadModel(source, options = {}) {
         `says vocab_size = ${config.vocabSize}: tokenizer and model do not match`);
     }
 
-    const weights = await readWeights(wasm, provider, { signal, onProgress, files });
+    const weights = await readWeights(wasm, provider, configText, { signal, onProgress, files });
     let native;
     try {
       throwIfAborted(signal);
-      checkConvertedSizeFits(wasm, weights);
       native = callWasm(() => new wasm.Model(configText, weights, vocab ?? '', tokenizerJson ?? '', tokenizerConfig ?? ''));
     } finally {
-      weights.delete(); // frees the bytes if the Model did not already
+      weights.delete(); // the Model took the tensors; this frees what is left
     }
     const info = {
       source: provider.kind,
@@ -72,11 +71,6 @@ export async function loadModel(source, options = {}) {
   } catch (error) {
     throw toAttnScopeError(error);
   }
-}
-
-/** Memory the wasm heap can still grow into. */
-function availableBytes(wasm) {
-  return WASM32_LIMIT - wasm.heapStats().inUse - HEADROOM;
 }
 
 function megabytes(bytes) {
@@ -113,9 +107,11 @@ async function readText(provider, name, { required, signal, onProgress, files })
   }
 }
 
-// model.safetensors into a wasm ByteBuffer. With a known size (Content-Length, file size) each
-// chunk is copied straight into wasm memory; otherwise the chunks are gathered first.
-async function readWeights(wasm, provider, { signal, onProgress, files }) {
+// model.safetensors streamed through a wasm WeightUpload: every piece is passed on as it
+// arrives and converted to f32 in place, so neither JavaScript nor wasm memory ever holds the
+// whole file. The engine checks the header (and that the f32 weights fit in wasm32's 4 GB) as
+// soon as it is complete, before the tensors are allocated.
+async function readWeights(wasm, provider, configText, { signal, onProgress, files }) {
   const name = 'model.safetensors';
   throwIfAborted(signal);
   let entry;
@@ -126,87 +122,37 @@ async function readWeights(wasm, provider, { signal, onProgress, files }) {
     if (error.code === 'E_NOT_FOUND') error.message += ' (AttnScope loads safetensors checkpoints only)';
     throw error;
   }
-  const fitCheck = (size) => {
-    if (size > availableBytes(wasm)) {
-      throw new AttnScopeError('E_TOO_LARGE', `${name} is ${megabytes(size)}, more than the ` +
-        `${megabytes(Math.max(0, availableBytes(wasm)))} WebAssembly (wasm32, 4 GB) can still hold`);
-    }
-  };
-  if (entry.size !== undefined) fitCheck(entry.size);
-
-  const report = (loaded) => onProgress?.({ file: name, loaded, total: entry.size });
-  if (entry.size === undefined) {
-    const parts = [];
-    let loaded = 0;
-    for await (const chunk of entry.chunks) {
-      loaded += chunk.byteLength;
-      fitCheck(loaded);
-      parts.push(chunk);
-      report(loaded);
-    }
-    const buffer = callWasm(() => new wasm.ByteBuffer(loaded));
-    let offset = 0;
-    for (const part of parts) {
-      buffer.view(offset, part.byteLength).set(part);
-      offset += part.byteLength;
-    }
-    files[name] = loaded;
-    return buffer;
+  // A file bigger than what wasm32 can still address cannot be a model it runs: refuse it before
+  // the download (the engine checks the exact f32 size once the header is in).
+  const room = WASM32_LIMIT - wasm.heapStats().inUse;
+  if (entry.size !== undefined && entry.size > room) {
+    throw new AttnScopeError('E_TOO_LARGE', `${name} is ${megabytes(entry.size)}, more than the ` +
+      `${megabytes(Math.max(0, room))} WebAssembly (wasm32, 4 GB) can still hold`);
   }
-
-  const buffer = callWasm(() => new wasm.ByteBuffer(entry.size));
+  const upload = callWasm(() => new wasm.WeightUpload(configText, entry.size ?? -1));
   try {
     let loaded = 0;
     for await (const chunk of entry.chunks) {
-      if (loaded + chunk.byteLength > entry.size) {
+      if (entry.size !== undefined && loaded + chunk.byteLength > entry.size) {
         throw new AttnScopeError('E_NETWORK', `${provider.describe(name)}: more bytes than the announced ${entry.size}`);
       }
-      // A fresh view per chunk: a view taken before a heap growth would be detached.
-      buffer.view(loaded, chunk.byteLength).set(chunk);
+      for (let at = 0; at < chunk.byteLength; at += PIECE) {
+        const piece = chunk.subarray(at, at + PIECE);
+        // chunk() hands out a view of wasm memory, valid until the next call: fill and feed at once.
+        callWasm(() => { upload.chunk(piece.byteLength).set(piece); upload.feed(piece.byteLength); });
+      }
       loaded += chunk.byteLength;
-      report(loaded);
+      onProgress?.({ file: name, loaded, total: entry.size });
     }
-    if (loaded !== entry.size) {
+    if (entry.size !== undefined && loaded !== entry.size) {
       throw new AttnScopeError('E_NETWORK', `${provider.describe(name)}: got ${loaded} of ${entry.size} bytes`);
     }
+    callWasm(() => upload.finish());
     files[name] = loaded;
-    return buffer;
+    return upload;
   } catch (error) {
-    buffer.delete();
+    upload.delete();
     throw error;
-  }
-}
-
-// The engine converts every tensor to f32 while the file is still in memory: estimate that from
-// the safetensors header and refuse before trying. A header that cannot be read is left to the
-// engine, which reports it precisely (E_SAFETENSORS).
-function checkConvertedSizeFits(wasm, buffer) {
-  const size = buffer.size();
-  if (size < 8) return;
-  const head = new DataView(buffer.view(0, 8).slice().buffer);
-  const headerLength = Number(head.getBigUint64(0, true));
-  if (headerLength > size - 8 || headerLength > MAX_TEXT_FILE) return;
-  let header;
-  try {
-    header = JSON.parse(new TextDecoder().decode(buffer.view(8, headerLength).slice()));
-  } catch {
-    return;
-  }
-  // Count only tensors whose bytes really are in the file: a header that claims more is
-  // malformed, and the engine's E_SAFETENSORS says so better than a size complaint would.
-  const dataBytes = size - 8 - headerLength;
-  let f32Bytes = 0;
-  for (const [key, tensor] of Object.entries(header ?? {})) {
-    if (key === '__metadata__') continue;
-    const { dtype, shape, data_offsets: offsets } = tensor ?? {};
-    if (!(dtype in SAFETENSORS_BYTES) || !Array.isArray(shape) || !Array.isArray(offsets)) return;
-    const numel = shape.reduce((n, d) => n * Number(d), 1);
-    if (!(offsets[1] - offsets[0] === numel * SAFETENSORS_BYTES[dtype] && offsets[1] <= dataBytes)) return;
-    f32Bytes += numel * 4;
-  }
-  if (f32Bytes > availableBytes(wasm)) {
-    throw new AttnScopeError('E_TOO_LARGE', `the weights take ${megabytes(f32Bytes)} as f32, more than the ` +
-      `${megabytes(Math.max(0, availableBytes(wasm)))} WebAssembly (wasm32, 4 GB) can still hold`);
   }
 }
 

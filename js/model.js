@@ -7,6 +7,7 @@ import { topKSoftmax } from './mlm.js';
 import { callWasm } from './wasm.js';
 
 const DEFAULT_TOP_K = 5;
+const OUTPUT_ARRAYS = ['attentions', 'hidden', 'hiddenStates', 'q', 'k', 'v', 'valueNorms'];
 
 const finalizer = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((native) => { try { native.delete(); } catch { /* already freed */ } })
@@ -104,7 +105,14 @@ export class Model {
       qkv: Boolean(options.qkv),
       valueNorms: Boolean(options.valueNorms),
     };
+    const recycled = options.reuse ?? null;
     const raw = callWasm(() => native.forward(encoding.ids, encoding.typeIds, attentionMask, flags));
+    // raw's arrays are views of the engine's own buffers, valid until the next wasm call: copy
+    // each out now, into the recycled result's memory when it has room (no fresh pages to fault
+    // in: at 512 tokens that costs as much as the arithmetic on this kind of machine).
+    const arrays = {};
+    for (const name of OUTPUT_ARRAYS) if (raw[name]) arrays[name] = copyOut(raw[name], recycled?.[name]);
+    if (recycled) recycled.release('its buffers were reused by a later run (options.reuse)');
     const result = new RunResult({
       tokens: encoding.tokens,
       ids: encoding.ids,
@@ -113,11 +121,9 @@ export class Model {
       specialTokensMask: encoding.specialTokensMask,
       numTruncated: encoding.numTruncated,
       shape: [raw.layers, raw.heads, raw.tokens, raw.tokens],
-      attentions: raw.attentions,
-      hidden: raw.hidden,
+      ...arrays,
     });
-    for (const name of ['hiddenStates', 'q', 'k', 'v', 'valueNorms']) if (raw[name]) result[name] = raw[name];
-    const predictions = this.#maskPredictions(encoding.ids, raw.hidden, raw.hiddenSize, options.topK);
+    const predictions = this.#maskPredictions(encoding.ids, arrays.hidden, raw.hiddenSize, options.topK);
     if (predictions) result.maskPredictions = predictions;
     return result;
   }
@@ -163,7 +169,11 @@ function checkString(value, name) {
 
 function checkOptions(options) {
   if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', 'options must be an object');
-  const { topK } = options;
+  const { topK, reuse } = options;
+  if (reuse !== undefined && reuse !== null) {
+    if (!(reuse instanceof RunResult)) throw new AttnScopeError('E_INPUT', 'reuse must be a RunResult from an earlier run');
+    if (reuse.released) throw new AttnScopeError('E_INPUT', `reuse: that result is no longer usable: ${reuse.released}`);
+  }
   if (topK !== undefined && (!Number.isInteger(topK) || topK < 0)) {
     throw new AttnScopeError('E_INPUT', `topK must be a non-negative integer, got ${topK}`);
   }
@@ -174,6 +184,17 @@ function checkOptions(options) {
 function wellFormed(text) {
   return typeof text.toWellFormed === 'function' ? text.toWellFormed()
     : text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+// A copy of `view` in `target`'s memory when that is a Float32Array whose buffer is large enough
+// (a view of its first view.length floats), else in a fresh Float32Array.
+function copyOut(view, target) {
+  if (target instanceof Float32Array && target.buffer.byteLength >= view.byteLength) {
+    const out = new Float32Array(target.buffer, 0, view.length);
+    out.set(view);
+    return out;
+  }
+  return view.slice();
 }
 
 function integerArray(values, name) {

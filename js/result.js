@@ -6,14 +6,30 @@ import { AttnScopeError } from './errors.js';
 export const RUN_RESULT_ARRAYS = ['ids', 'typeIds', 'offsets', 'specialTokensMask', 'attentions', 'hidden',
   'hiddenStates', 'q', 'k', 'v', 'valueNorms'];
 
+const EMPTY = new Float32Array(0);
+
 export class RunResult {
+  #released;
+
   /** @param {object} fields plain RunResult data (e.g. from a worker message) */
   constructor(fields) {
     Object.assign(this, fields);
   }
 
+  /** Why this result can no longer be read (e.g. its buffers went to a later run), or undefined. */
+  get released() {
+    return this.#released;
+  }
+
+  /** @internal Drops the arrays (their memory now belongs to another result). */
+  release(reason) {
+    this.#released = reason;
+    for (const name of RUN_RESULT_ARRAYS) if (this[name] !== undefined) this[name] = EMPTY;
+  }
+
   /** Attention probabilities of one head: row i is query token i (T×T, row-major, a view). */
   attention(layer, head) {
+    if (this.#released) throw new AttnScopeError('E_DISPOSED', `this RunResult was released: ${this.#released}`);
     const [layers, heads, tokens] = this.shape;
     if (!Number.isInteger(layer) || layer < 0 || layer >= layers) {
       throw new AttnScopeError('E_INPUT', `layer ${layer} out of range [0, ${layers})`);

@@ -15,6 +15,8 @@
 
 namespace {
 std::unique_ptr<attnscope::Encoder> g_encoder;
+attnscope::ForwardResult g_result;  // reused by every run, as the wasm Model does
+attnscope::ForwardWorkspace g_workspace;
 }
 
 // Builds the encoder from config.json text and safetensors bytes (both in wasm memory, owned by
@@ -37,9 +39,12 @@ extern "C" EMSCRIPTEN_KEEPALIVE float encoder_bench_forward(const int32_t* ids, 
                                                            int keep_attentions) {
   attnscope::ForwardOptions options;
   options.attentions = keep_attentions != 0;
-  const attnscope::ForwardResult r =
-      g_encoder->forward(std::vector<int32_t>(ids, ids + T), {}, {}, options);
-  return r.hidden_out[0];
+  g_encoder->forward(std::vector<int32_t>(ids, ids + T), {}, {}, options, g_result, g_workspace);
+  return g_result.hidden_out[0];
 }
 
-extern "C" EMSCRIPTEN_KEEPALIVE void encoder_bench_free() { g_encoder.reset(); }
+extern "C" EMSCRIPTEN_KEEPALIVE void encoder_bench_free() {
+  g_encoder.reset();
+  g_result = {};
+  g_workspace = {};
+}

@@ -4,6 +4,7 @@
 // tests/fuzz/corpus/safetensors/ are written by tests/fixtures/make_engine_fixtures.py.
 // Only attnscope::Error is an acceptable outcome for bad input; anything else (another exception
 // type, a sanitizer report, a crash) is a bug.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -12,7 +13,35 @@
 #include "encoder.h"
 #include "error.h"
 #include "safetensors.h"
+#include "weight_stream.h"
 #include "weights.h"
+
+namespace {
+
+// The streaming loader (what the wasm build uses) on the same bytes, fed in pieces whose size
+// comes from the input: it must agree with the whole-file reader on success or failure, and on
+// every weight when both succeed.
+void check_stream_agrees(const attnscope::ModelConfig& config, const uint8_t* bytes, size_t size,
+                         size_t piece, const attnscope::ModelWeights* whole) {
+  attnscope::ModelWeights streamed;
+  bool ok = true;
+  try {
+    attnscope::WeightStream stream(config, size);
+    for (size_t at = 0; at < size; at += piece) stream.feed(bytes + at, std::min(piece, size - at));
+    stream.finish();
+    streamed = attnscope::load_weights(config, stream);
+  } catch (const attnscope::Error&) {
+    ok = false;
+  }
+  if (ok != (whole != nullptr)) __builtin_trap();
+  if (ok && (streamed.word_emb != whole->word_emb || streamed.layers.size() != whole->layers.size() ||
+             streamed.mlm.bias != whole->mlm.bias))
+    __builtin_trap();
+  for (size_t l = 0; ok && l < streamed.layers.size(); ++l)
+    if (streamed.layers[l].ff_o_w != whole->layers[l].ff_o_w) __builtin_trap();
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
@@ -36,10 +65,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const attnscope::Error&) {
   }
 
+  attnscope::ModelConfig config;
   try {
-    const attnscope::ModelConfig config = attnscope::parse_config(config_json);
+    config = attnscope::parse_config(config_json);
+  } catch (const attnscope::Error&) {
+    return 0;
+  }
+  attnscope::ModelWeights weights;
+  bool loaded = true;
+  try {
     const attnscope::SafeTensors st(st_bytes, st_size);
-    const attnscope::Encoder encoder(config, attnscope::load_weights(config, st));
+    weights = attnscope::load_weights(config, st);
+  } catch (const attnscope::Error&) {
+    loaded = false;
+  }
+  check_stream_agrees(config, st_bytes, st_size, 1 + config_len % 61, loaded ? &weights : nullptr);
+  if (!loaded) return 0;
+
+  try {
+    const attnscope::Encoder encoder(config, std::move(weights));
     // Every weight matched the config's shapes, so the sizes are bounded by the input length and
     // a forward pass over two tokens is cheap.
     const int T = config.max_position_embeddings < 2 ? 1 : 2;

@@ -284,6 +284,40 @@ describe('run and runIds', () => {
     model.dispose();
   });
 
+  it('a result keeps its numbers when the model runs again (the engine reuses its own buffers)', async () => {
+    const model = await loadModel(f16Dir);
+    const first = await model.run('the cat sat on the mat', { qkv: true });
+    const copies = Object.fromEntries(['attentions', 'hidden', 'q'].map((k) => [k, first[k].slice()]));
+    await model.run('a completely different and rather longer sentence about dogs', { qkv: true });
+    await model.run('dogs');
+    for (const [k, v] of Object.entries(copies)) assert.deepEqual(first[k], v, k);
+    model.dispose();
+  });
+
+  it('reuse: a later run writes into an earlier result, with the numbers of a fresh run', async () => {
+    const model = await loadModel(f16Dir);
+    const longText = 'the cat sat on the mat and the dog sat on the log';
+    const long = await model.run(longText, { hiddenStates: true });
+    const buffer = long.attentions.buffer;
+    const fresh = await model.run('hello world', { hiddenStates: true });
+    const reused = await model.run('hello world', { hiddenStates: true, reuse: long });
+    assert.equal(reused.attentions.buffer, buffer, "the earlier result's memory is written, not new memory");
+    for (const name of ['attentions', 'hidden', 'hiddenStates']) assert.deepEqual(reused[name], fresh[name], name);
+    assert.deepEqual(reused.attention(1, 2), fresh.attention(1, 2));
+    assert.match(long.released, /reuse/);
+    assert.equal(long.attentions.length, 0);
+    assert.throws(() => long.attention(0, 0), { code: 'E_DISPOSED' });
+    await assert.rejects(model.run('x', { reuse: long }), { code: 'E_INPUT' });
+    await assert.rejects(model.run('x', { reuse: { attentions: new Float32Array(4) } }), { code: 'E_INPUT' });
+    // A result too small for the next run: new memory, still the right numbers.
+    const small = await model.run('hi');
+    const smallBuffer = small.attentions.buffer;
+    const grown = await model.run(longText, { reuse: small });
+    assert.notEqual(grown.attentions.buffer, smallBuffer);
+    assert.deepEqual(grown.attentions, (await model.run(longText)).attentions);
+    model.dispose();
+  });
+
   it('truncates to maxLength (default: the model positions) and reports numTruncated', async () => {
     const model = await loadModel(tinyDir); // 64 positions
     const long = Array(100).fill('the cat').join(' ');
