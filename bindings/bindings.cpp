@@ -41,7 +41,11 @@ val float32_view(const std::vector<float>& data) {
 // the file never exists whole, neither in JavaScript nor in wasm memory.
 class WeightUpload {
  public:
-  WeightUpload(ModelConfig config, uint64_t file_size) : stream_(std::move(config), file_size) {}
+  WeightUpload(ModelConfig config, uint64_t file_size) : stream_(std::move(config), file_size) {
+    stream_.on_header([this](uint64_t f32_bytes) { reserve_for_weights(f32_bytes); });
+  }
+  WeightUpload(const WeightUpload&) = delete;  // the callback holds `this`
+  WeightUpload& operator=(const WeightUpload&) = delete;
 
   // A Uint8Array of n bytes in wasm memory to copy the next piece of the file into. Valid only
   // until the next call into the module: fill it and feed() at once.
@@ -54,15 +58,13 @@ class WeightUpload {
     });
   }
 
-  // Passes the first n bytes of chunk() on. Once the header is in, refuses a model whose f32
-  // weights cannot fit in the 4 GB of wasm32 before any of them is allocated.
+  // Passes the first n bytes of chunk() on. As soon as the header is in (before any tensor is
+  // allocated) reserve_for_weights() refuses a model whose f32 weights cannot fit in wasm32.
   void feed(double n) {
     guarded([&] {
       if (!(n >= 0 && n <= static_cast<double>(chunk_.size())))
         throw Error("E_INPUT", "feed(" + std::to_string(n) + ") after chunk(" + std::to_string(chunk_.size()) + ")");
-      const bool had_header = stream_.header_parsed();
       stream_.feed(chunk_.data(), static_cast<size_t>(n));
-      if (!had_header && stream_.header_parsed()) reserve_for_weights();
     });
   }
 
@@ -77,10 +79,9 @@ class WeightUpload {
 
   // Grows the heap once to what the weights need: one growth instead of one per tensor, and
   // with MEMORY_GROWTH_GEOMETRIC_STEP=0 (CMakeLists.txt) no overshoot beyond it.
-  void reserve_for_weights() {
+  void reserve_for_weights(uint64_t need) {
     const uint64_t in_use = static_cast<uint64_t>(mallinfo().uordblks);
     const uint64_t limit = emscripten_get_heap_max();
-    const uint64_t need = stream_.f32_bytes();
     if (in_use + need + kHeadroom > limit) {
       throw Error("E_TOO_LARGE", "the weights take " + megabytes(need) + " as f32, more than the " +
                                      megabytes(limit > in_use + kHeadroom ? limit - in_use - kHeadroom : 0) +

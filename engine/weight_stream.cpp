@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "error.h"
+#include "kernels/packed_linear_wasmsimd.h"
 
 namespace attnscope {
 
@@ -88,11 +89,16 @@ void WeightStream::parse_header() {
   for (size_t i = 0; i < loads_.size(); ++i) load_index_[loads_[i].name] = i;
   std::vector<uint8_t>().swap(header_);
   parsed_ = true;
+  if (on_header_) on_header_(f32_bytes_);
 }
 
 void WeightStream::consume(Tensor& t, uint64_t offset, const uint8_t* bytes, size_t n) {
   const size_t es = dtype_size(t.entry.dtype);
-  if (t.values.empty()) t.values.resize(static_cast<size_t>(t.entry.numel()));
+  if (t.values.empty()) {
+    const size_t n = static_cast<size_t>(t.entry.numel());
+    if (t.entry.shape.size() == 2) t.values.reserve(n + kernels::kWeightSlackFloats);  // packs in place
+    t.values.resize(n);
+  }
   if (t.entry.dtype == DType::F32) {  // bytes go straight into place, whatever the split
     std::memcpy(reinterpret_cast<uint8_t*>(t.values.data()) + offset, bytes, n);
     return;

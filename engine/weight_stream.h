@@ -7,6 +7,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,6 +22,11 @@ class WeightStream : public TensorSource {
  public:
   // file_size: the announced size in bytes, or 0 when unknown (checked by finish()).
   WeightStream(ModelConfig config, uint64_t file_size);
+
+  // Called once, as soon as the header is parsed and before any tensor is allocated (with the
+  // bytes the used tensors will take as f32): the place to refuse a model that cannot fit, or
+  // to grow the heap once. May throw; the error propagates out of feed().
+  void on_header(std::function<void(uint64_t f32_bytes)> callback) { on_header_ = std::move(callback); }
 
   // The next `n` bytes of the file. Throws E_SAFETENSORS for a bad header (as soon as it is
   // complete) or for bytes past the announced size.
@@ -66,6 +72,7 @@ class WeightStream : public TensorSource {
   std::vector<Tensor> loads_;                   // the ones to convert, by file offset
   size_t next_ = 0;                             // first entry of loads_ not yet complete
   std::map<std::string, size_t> load_index_;    // name → loads_ index
+  std::function<void(uint64_t)> on_header_;
 };
 
 }  // namespace attnscope

@@ -5,6 +5,7 @@
 #include "packed_linear_wasmsimd.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -22,7 +23,24 @@ PackedLinear pack_linear(std::vector<float>&& weight, std::vector<float>&& bias,
   p.bias = std::move(bias);
 #ifdef __wasm_simd128__
   constexpr size_t kAlignFloats = 16;  // 64 bytes
-  p.weight.resize(static_cast<size_t>((out + kGemmNR - 1) / kGemmNR) * in * kGemmNR + kAlignFloats);
+  const size_t panel = static_cast<size_t>(in) * kGemmNR, packed = (out + kGemmNR - 1) / kGemmNR * panel;
+  if (out % kGemmNR == 0 && weight.capacity() >= packed + kAlignFloats) {
+    // In place, so loading never holds a second copy of a matrix: panel p takes exactly the
+    // floats of rows 8p..8p+7, moved up by the alignment offset. Going from the last panel down,
+    // each panel's rows are copied out before it is written, and a written panel only spills
+    // into rows of the panel above it, which is already done.
+    const size_t misalign = reinterpret_cast<uintptr_t>(weight.data()) % 64;
+    p.offset = misalign ? (64 - misalign) / sizeof(float) : 0;
+    weight.resize(packed + p.offset);  // within capacity: data() does not move
+    std::vector<float> rows(panel);
+    for (size_t b = packed / panel; b-- > 0;) {
+      std::copy_n(weight.data() + b * panel, panel, rows.data());
+      pack_b_from_weight_f32_wasmsimd(weight.data() + p.offset + b * panel, rows.data(), kGemmNR, in, in);
+    }
+    p.weight = std::move(weight);
+    return p;
+  }
+  p.weight.resize(packed + kAlignFloats);
   const size_t misalign = reinterpret_cast<uintptr_t>(p.weight.data()) % 64;  // a multiple of 4
   p.offset = misalign ? (64 - misalign) / sizeof(float) : 0;
   pack_b_from_weight_f32_wasmsimd(p.weight.data() + p.offset, weight.data(), out, in, in);

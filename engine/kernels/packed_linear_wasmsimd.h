@@ -10,6 +10,9 @@
 
 namespace attnscope::kernels {
 
+// Spare floats a loader reserves after a 2-D weight so pack_linear can align it in place.
+constexpr size_t kWeightSlackFloats = 16;
+
 struct PackedLinear {
   int in = 0, out = 0;
   std::vector<float> weight;  // wasm: ceil(out/8) panels of (in × 8); native: (out, in)
@@ -21,8 +24,9 @@ struct PackedLinear {
   const float* panels() const { return weight.data() + offset; }
 };
 
-// Consumes `weight` (out, in) and `bias` (out): their storage is released, so packing replaces
-// the loaded weights instead of sitting beside them (peak: one extra matrix while packing).
+// Consumes `weight` (out, in) and `bias` (out): packing replaces the loaded weights instead of
+// sitting beside them. With out % 8 == 0 and 16 floats of spare capacity (the loaders reserve
+// them, kWeightSlackFloats) it packs in place; otherwise it briefly holds one extra matrix.
 PackedLinear pack_linear(std::vector<float>&& weight, std::vector<float>&& bias, int in, int out);
 
 struct LinearEpilogue {

@@ -5,6 +5,7 @@
 #include <wasm_simd128.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -53,11 +54,17 @@ EMSCRIPTEN_KEEPALIVE void h_gemm_matrix(float* c, int ldc, const float* a, int l
 }
 
 // Through the PackedLinear API: out = act(x Wᵀ + b) + residual, and the k-slice product.
+// in_place: give the weight the spare capacity the loaders reserve, so pack_linear packs it in
+// its own storage (when outc % 8 == 0) instead of into a new buffer.
 EMSCRIPTEN_KEEPALIVE void h_linear_packed(float* out, const float* x, const float* w,
                                           const float* bias, const float* residual, int T, int in,
-                                          int outc, int act) {
-  PackedLinear p = pack_linear(std::vector<float>(w, w + static_cast<size_t>(outc) * in),
-                               std::vector<float>(bias, bias + outc), in, outc);
+                                          int outc, int act, int in_place) {
+  std::vector<float> weight;
+  if (in_place) weight.reserve(static_cast<size_t>(outc) * in + kWeightSlackFloats);
+  weight.assign(w, w + static_cast<size_t>(outc) * in);
+  const float* storage = weight.data();
+  PackedLinear p = pack_linear(std::move(weight), std::vector<float>(bias, bias + outc), in, outc);
+  if (in_place && outc % 8 == 0 && p.weight.data() != storage) abort();  // the in-place path was not taken
   LinearEpilogue ep;
   ep.activate = act >= 0;
   ep.activation = activation_of(act);

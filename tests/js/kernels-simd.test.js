@@ -151,13 +151,16 @@ describe('gemm_f32_wasmsimd (4x8 micro-kernel, packed B)', () => {
 });
 
 describe('PackedLinear (pack once, apply with a fused epilogue)', () => {
-  it('linear_packed_f32 = act(x Wᵀ + b) + residual', () => {
-    for (const [t, inC, outC, act, res] of [[7, 24, 40, ACT.geluErf, false], [13, 33, 17, ACT.none, true], [1, 8, 8, ACT.relu, true]]) {
-      const r = rng(t * inC + outC);
-      const x = randomArray(t * inC, r), w = randomArray(outC * inC, r, 0.3), b = randomArray(outC, r);
-      const residual = res ? randomArray(t * outC, r) : null;
-      const [out] = call(M._h_linear_packed, [nanArray(t * outC), x, w, b, residual ?? 0, t, inC, outC, act], [0]);
-      checkGemm(`linear T=${t}`, out, outC, gemmRef({ a: x, lda: inC, w, bias: b, residual, M: t, N: outC, K: inC, act, scale: 1 }), t, outC, inC, act);
+  it('linear_packed_f32 = act(x Wᵀ + b) + residual, packed into new memory or in place', () => {
+    const shapes = [[7, 24, 40, ACT.geluErf, false], [13, 33, 17, ACT.none, true], [1, 8, 8, ACT.relu, true], [5, 17, 64, ACT.none, true]];
+    for (const inPlace of [0, 1]) {
+      for (const [t, inC, outC, act, res] of shapes) {
+        const r = rng(t * inC + outC);
+        const x = randomArray(t * inC, r), w = randomArray(outC * inC, r, 0.3), b = randomArray(outC, r);
+        const residual = res ? randomArray(t * outC, r) : null;
+        const [out] = call(M._h_linear_packed, [nanArray(t * outC), x, w, b, residual ?? 0, t, inC, outC, act, inPlace], [0]);
+        checkGemm(`linear T=${t} in place ${inPlace}`, out, outC, gemmRef({ a: x, lda: inC, w, bias: b, residual, M: t, N: outC, K: inC, act, scale: 1 }), t, outC, inC, act);
+      }
     }
   });
 
