@@ -371,6 +371,13 @@ test('masking a token zeroes its column; dropping it removes it; the diff view c
   await page.waitForFunction(() => document.querySelector('.view-diff .agg-panel[data-kind=delta] .heatmap-overlay')?.dataset.n);
   const d2 = await hook(() => window.__attnscope.diff('delta'));
   assert.ok(Number.isNaN(d2[pos * T]) || d2[pos * T] === null, 'a dropped row has nothing to compare');
+  // With [CLS]/[SEP] hidden, the diff compares only the visible tokens, rows renormalised.
+  await page.locator('#hide-special').check();
+  await page.waitForFunction((n) => window.__attnscope.diff('original')?.length === n * n, T - 2);
+  for (const s of rowSums(await hook(() => window.__attnscope.diff('original')), T - 2)) assert.ok(Math.abs(s - 1) < 1e-5);
+  assert.equal((await hook(() => window.__attnscope.diff('edited'))).length, (T - 3) ** 2);
+  await page.locator('#hide-special').uncheck();
+  await page.waitForFunction((n) => window.__attnscope.diff('original')?.length === n * n, T);
   await page.locator('#restore-btn').click();
   await page.locator('#clear-selection').click();
 });

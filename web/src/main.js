@@ -43,6 +43,8 @@ const app = {
   displayMatrix,
   keyMask,
   toggleSelected,
+  resultPosition,
+  originalPosition,
   loadModel,
   get views() { return views; },
   get runsDone() { return runsDone; },
@@ -109,6 +111,21 @@ function displayMatrix(layer, head) {
 function keyMask() {
   if (!app.edited || app.edit.kind !== 'mask') return null;
   return app.original.tokens.map((_, i) => (app.edit.positions.includes(i) ? 0 : 1));
+}
+
+// Token chips and the selection use the typed text's positions; after dropping tokens the run
+// shown has fewer. These translate between the two (-1: the token was dropped).
+function resultPosition(position) {
+  if (!app.edited || app.edit.kind !== 'drop') return position;
+  if (app.edit.positions.includes(position)) return -1;
+  return position - app.edit.positions.filter((p) => p < position).length;
+}
+
+function originalPosition(position) {
+  if (!app.edited || app.edit.kind !== 'drop') return position;
+  let p = position;
+  for (const dropped of app.edit.positions) if (dropped <= p) p++;  // positions are sorted
+  return p;
 }
 
 function toggleSelected(position) {

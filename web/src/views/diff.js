@@ -4,7 +4,7 @@
 import { Heatmap } from '../heatmap.js';
 import { renderLegend } from '../legend.js';
 import { sequential, diverging } from '../colormap.js';
-import { alignPositions, diffMatrix, headMatrix, maxOf, maxAbsOf } from '../attention-math.js';
+import { alignPositions, diffMatrix, headMatrix, maxOf, maxAbsOf, restrict, visiblePositions } from '../attention-math.js';
 import { layerHeadPickers, tokenName } from '../pickers.js';
 
 export function createDiff(host, app) {
@@ -43,10 +43,17 @@ export function createDiff(host, app) {
     const kind = edit.kind === 'mask' ? t('masked') : t('dropped');
     empty.textContent = t('diffWhat', { kind, tokens: edit.positions.map((p) => tokenName(p, original.tokens[p])).join(', ') });
     const T = original.shape[2], Te = edited.shape[2];
-    const a = headMatrix(original, state.layer, state.head);
-    const b = headMatrix(edited, state.layer, state.head);
-    const map = alignPositions(T, edit);
-    const d = diffMatrix(a, b, T, map, Te);
+    const fullMap = alignPositions(T, edit);
+    // With [CLS]/[SEP] hidden, both runs are restricted to the original's visible tokens (rows
+    // renormalised, as in the other views) and compared position by position on those.
+    const keep = visiblePositions(original, state.hideSpecial);
+    const keepEdited = keep.map((p) => fullMap[p]).filter((q) => q >= 0);
+    const a = restrict(headMatrix(original, state.layer, state.head), T, keep, true);
+    const b = restrict(headMatrix(edited, state.layer, state.head), Te, keepEdited, true);
+    const map = Int32Array.from(keep, (p) => (fullMap[p] < 0 ? -1 : keepEdited.indexOf(fullMap[p])));
+    const n = keep.length, ne = keepEdited.length;
+    const d = diffMatrix(a, b, n, map, ne);
+    const labels = keep.map((p) => original.tokens[p]);
     const set = (key, matrix, n, labels, scale, vmax, caption) => {
       const p = panels[key];
       p.labels = labels;
@@ -55,10 +62,10 @@ export function createDiff(host, app) {
       p.heatmap.setData({ matrix, n, rowLabels: labels, colLabels: labels, scale, vmax, threshold: 0 });
       renderLegend(p.legend, { scale, vmax, caption });
     };
-    const editedLabels = original.tokens.filter((_, i) => map[i] >= 0);
-    set('original', a, T, original.tokens, sequential, maxOf(a), t('legendAttention'));
-    set('edited', b, Te, editedLabels, sequential, maxOf(b), t('legendAttention'));
-    set('delta', d, T, original.tokens, diverging, Math.max(maxAbsOf(d.filter((v) => !Number.isNaN(v))), 1e-6), t('legendDelta'));
+    const editedLabels = labels.filter((_, i) => map[i] >= 0);
+    set('original', a, n, labels, sequential, maxOf(a), t('legendAttention'));
+    set('edited', b, ne, editedLabels, sequential, maxOf(b), t('legendAttention'));
+    set('delta', d, n, labels, diverging, Math.max(maxAbsOf(d.filter((v) => !Number.isNaN(v))), 1e-6), t('legendDelta'));
   }
 
   return { render, exposed };

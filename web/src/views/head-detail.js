@@ -27,7 +27,7 @@ export function createHeadDetail(host, app) {
     labels: true,
     ariaLabel: '',
     tooltip: (i, j, v) => `${tokenName(positions[i], labels[i])} → ${tokenName(positions[j], labels[j])}: ${v.toFixed(4)}`,
-    onSelect: (i) => app.toggleSelected(positions[i]),
+    onSelect: (i) => app.toggleSelected(app.originalPosition(positions[i])),
   });
 
   // A figure for a paper or slides: the heatmap with its labels, as drawn (no hover marks).
@@ -44,6 +44,11 @@ export function createHeadDetail(host, app) {
     });
   });
 
+  // The selected tokens' rows in the matrix shown (selection is kept in the typed text's positions).
+  function selectedRows() {
+    return app.state.selected.map((p) => positions.indexOf(app.resultPosition(p))).filter((a) => a >= 0);
+  }
+
   function render() {
     const { t, state } = app;
     save.textContent = t('savePng');
@@ -54,13 +59,13 @@ export function createHeadDetail(host, app) {
     const n = positions.length, vmax = maxOf(matrix);
     heatmap.overlay.setAttribute('aria-label', t('headAria', { layer: state.layer, head: state.head, n }));
     heatmap.setData({ matrix, n, rowLabels: labels, colLabels: labels, scale: sequential, vmax, threshold: state.threshold });
-    heatmap.setMarked(state.selected.map((p) => positions.indexOf(p)).filter((a) => a >= 0));
+    heatmap.setMarked(selectedRows());
     renderLegend(legend, { scale: sequential, vmax, caption: t('legendAttention') });
     drawSelection(matrix, n);
   }
 
   function drawSelection(matrix, n) {
-    const rows = app.state.selected.map((p) => positions.indexOf(p)).filter((a) => a >= 0);
+    const rows = selectedRows();
     selBox.hidden = rows.length === 0;
     if (!rows.length) return;
     selTitle.textContent = app.t('selectionTitle', { tokens: rows.map((a) => labels[a]).join(', ') });
