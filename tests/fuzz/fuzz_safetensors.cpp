@@ -5,6 +5,7 @@
 // Only attnscope::Error is an acceptable outcome for bad input; anything else (another exception
 // type, a sanitizer report, a crash) is a bug.
 #include <algorithm>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -17,6 +18,11 @@
 #include "weights.h"
 
 namespace {
+
+// Bitwise: the weights may hold NaNs (the fuzzer writes any bytes), and NaN != NaN.
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
 
 // The streaming loader (what the wasm build uses) on the same bytes, fed in pieces whose size
 // comes from the input: it must agree with the whole-file reader on success or failure, and on
@@ -34,11 +40,11 @@ void check_stream_agrees(const attnscope::ModelConfig& config, const uint8_t* by
     ok = false;
   }
   if (ok != (whole != nullptr)) __builtin_trap();
-  if (ok && (streamed.word_emb != whole->word_emb || streamed.layers.size() != whole->layers.size() ||
-             streamed.mlm.bias != whole->mlm.bias))
+  if (ok && (!same_bits(streamed.word_emb, whole->word_emb) || streamed.layers.size() != whole->layers.size() ||
+             !same_bits(streamed.mlm.bias, whole->mlm.bias)))
     __builtin_trap();
   for (size_t l = 0; ok && l < streamed.layers.size(); ++l)
-    if (streamed.layers[l].ff_o_w != whole->layers[l].ff_o_w) __builtin_trap();
+    if (!same_bits(streamed.layers[l].ff_o_w, whole->layers[l].ff_o_w)) __builtin_trap();
 }
 
 }  // namespace
