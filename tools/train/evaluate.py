@@ -26,6 +26,9 @@ def main():
     p.add_argument("--model", default=os.path.join(ROOT, "model"))
     p.add_argument("--out", default=os.path.join(ROOT, "build", "train", "eval.json"))
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--pack-len", type=int, default=0,
+                   help="pack held-out text into sequences of this many tokens (default: the model's "
+                        "max_position_embeddings, 128; the model card's numbers use the default)")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
 
@@ -41,7 +44,7 @@ def main():
                                  if i >= len(SPECIALS) else -math.inf for i in range(V)])
     most_frequent = max(counts, key=lambda i: (counts[i], -i))
 
-    seqs = data.pack(data.file_sentences(held_files, wp), wp, model.config.max_position_embeddings,
+    seqs = data.pack(data.file_sentences(held_files, wp), wp, args.pack_len or model.config.max_position_embeddings,
                      random.Random(EVAL_SEED))
     gen = torch.Generator().manual_seed(EVAL_SEED)
     n, correct, top5, ce_sum, uni_correct, uni_nll = 0, 0, 0, 0.0, 0, 0.0

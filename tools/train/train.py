@@ -3,7 +3,6 @@
 # vocabulary first if the work folder has none. `--bench N` only measures throughput.
 import argparse
 import json
-import math
 import os
 import random
 import sys
@@ -45,18 +44,18 @@ def parse_args():
     p.add_argument("--checkpoint-minutes", type=float, default=5.0)
     p.add_argument("--bench", type=int, default=0, help="run N steps, print tokens/s, write nothing")
     p.add_argument("--resume", action="store_true")
-    p.add_argument("--init-from", default="", help="start from this checkpoint's weights with a fresh "
-                   "optimizer and schedule (a second phase)")
     p.add_argument("--dropout", type=float, default=0.1)
-    p.add_argument("--stop-at-step", type=int, default=0,
-                   help="stop (and checkpoint) at this step without changing the schedule")
-    p.add_argument("--qk-scale", type=float, default=1.0,
-                   help="multiply the query/key weights at the start (after --init-from): sharper "
-                        "initial attention gives the attention pattern a stronger gradient")
-    p.add_argument("--sinusoidal-positions", action="store_true",
-                   help="(re)initialise the learned position embeddings with sinusoids scaled to the "
-                        "word embeddings' std: relative offsets become linear in them, which lets "
-                        "heads learn previous/next-token attention without a long plateau")
+    p.add_argument("--qk-init-std", type=float, default=0.0,
+                   help="initial std of the query/key weights (default: initializer_range 0.02). "
+                        "Attention logits are bilinear in W_q and W_k, so with both at 0.02 every head "
+                        "starts near-uniform with a vanishing gradient (a saddle); ~1/sqrt(hidden) gives "
+                        "logits of unit scale, and heads become position-selective early")
+    p.add_argument("--len-schedule", default="",
+                   help="sequence-length warm-up as LEN:UNTIL,... e.g. 32:0.2,64:0.45 trains on 32-token "
+                        "sequences until 20%% of the run, then 64 until 45%%, then --max-len; the batch grows "
+                        "so every step sees about as many tokens. Short sequences give the masked token "
+                        "a bag of *nearby* words even while attention is still uniform, which gets the "
+                        "model past the unigram plateau far sooner")
     p.add_argument("--log-every", type=int, default=50)
     return p.parse_args()
 
@@ -75,16 +74,6 @@ def ensure_vocab(work, vocab_size):
     return path
 
 
-def sinusoids(n_positions, dim):
-    """Transformer sinusoids (Vaswani et al.), scaled to unit std: sin on even, cos on odd dims."""
-    pos = torch.arange(n_positions, dtype=torch.float32)[:, None]
-    freq = torch.exp(-torch.arange(0, dim, 2, dtype=torch.float32) * (math.log(10000.0) / dim))
-    out = torch.zeros(n_positions, dim)
-    out[:, 0::2] = torch.sin(pos * freq)
-    out[:, 1::2] = torch.cos(pos * freq)
-    return out / out.std()
-
-
 def progress(step, seconds, args):
     """Fraction of the run done: by steps, or by wall-clock time when a budget is set."""
     p = step / args.steps
@@ -98,6 +87,15 @@ def lr_at(step, done, args):
     if step < args.warmup:
         return args.lr * (step + 1) / args.warmup
     return args.lr * max(0.0, 1.0 - done)
+
+
+def seq_len_at(done, args):
+    """The packing length for this point of the run (see --len-schedule)."""
+    for item in filter(None, args.len_schedule.split(",")):
+        length, until = item.split(":")
+        if done < float(until):
+            return int(length)
+    return args.max_len
 
 
 def main():
@@ -127,20 +125,11 @@ def main():
                              {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.98), eps=1e-6)
     print(f"parameters: {sum(p.numel() for p in model.parameters())}", flush=True)
 
-    if args.init_from:
-        model.load_state_dict(torch.load(args.init_from)["model"])
-        print(f"initialised from {args.init_from}", flush=True)
-    if args.qk_scale != 1.0:
+    if args.qk_init_std > 0:
         with torch.no_grad():
             for layer in model.bert.encoder.layer:
-                layer.attention.self.query.weight.mul_(args.qk_scale)
-                layer.attention.self.key.weight.mul_(args.qk_scale)
-    if args.sinusoidal_positions:
-        with torch.no_grad():
-            word = model.bert.embeddings.word_embeddings.weight
-            pos = model.bert.embeddings.position_embeddings.weight
-            pos.copy_(sinusoids(pos.shape[0], pos.shape[1]) * word.std())
-        print(f"sinusoidal position embeddings, std {pos.std():.4f}", flush=True)
+                torch.nn.init.normal_(layer.attention.self.query.weight, std=args.qk_init_std)
+                torch.nn.init.normal_(layer.attention.self.key.weight, std=args.qk_init_std)
     ckpt_path = os.path.join(args.work, "checkpoint.pt")
     step, train_seconds = 0, 0.0
     if args.resume and os.path.exists(ckpt_path):
@@ -158,13 +147,18 @@ def main():
     model.train()
     t_start, t_checkpoint = time.time() - train_seconds, time.time()
     done = progress(step, train_seconds, args)
-    while step < total_steps and done < 1.0 and not (args.stop_at_step and step >= args.stop_at_step):
+    while step < total_steps and done < 1.0:
         rng = random.Random(args.seed * 1000 + epoch)
-        seqs = data.pack(docs, wp, args.max_len, rng, pair_prob=0.3, short_prob=0.1)
-        for ids, types, mask in data.batches(seqs, args.batch, rng):
+        seq_len = seq_len_at(done, args)
+        batch = args.batch * args.max_len // seq_len
+        seqs = data.pack(docs, wp, seq_len, rng, pair_prob=0.3, short_prob=0.1)
+        print(f"epoch {epoch}: {len(seqs)} sequences of up to {seq_len} tokens, batch {batch}", flush=True)
+        for ids, types, mask in data.batches(seqs, batch, rng):
             done = progress(step, time.time() - t_start, args) if not args.bench else step / total_steps
-            if step >= total_steps or done >= 1.0 or (args.stop_at_step and step >= args.stop_at_step):
+            if step >= total_steps or done >= 1.0:
                 break
+            if seq_len_at(done, args) != seq_len:
+                break  # next stage of the length schedule: repack
             inputs, labels = data.mask_tokens(ids, mask, len(SPECIALS), len(wp.vocab), gen,
                                               mask_id=wp.ids["[MASK]"])
             for g in opt.param_groups:
