@@ -6,7 +6,6 @@
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
 #include <malloc.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -87,7 +86,9 @@ class WeightUpload {
                                      megabytes(limit > in_use + kHeadroom ? limit - in_use - kHeadroom : 0) +
                                      " WebAssembly (wasm32, 4 GB) can still hold");
     }
-    const uint64_t target = reinterpret_cast<uintptr_t>(sbrk(0)) + need + kHeadroom;
+    // Sized from what is in use, not from the top of the heap: after an earlier model was
+    // disposed its memory is free below the top and malloc reuses it, so no growth is needed.
+    const uint64_t target = in_use + need + kHeadroom;
     if (target > emscripten_get_heap_size()) emscripten_resize_heap(static_cast<size_t>(std::min(target, limit)));
   }
   static std::string megabytes(uint64_t bytes) {
