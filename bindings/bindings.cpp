@@ -70,7 +70,6 @@ class WeightUpload {
   void finish() {
     guarded([&] { stream_.finish(); });
   }
-  double bytes_fed() const { return static_cast<double>(stream_.bytes_fed()); }
   WeightStream& stream() { return stream_; }
 
  private:
@@ -284,8 +283,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .constructor(&create_weight_upload, allow_raw_pointers())
       .function("chunk", &WeightUpload::chunk)
       .function("feed", &WeightUpload::feed)
-      .function("finish", &WeightUpload::finish)
-      .function("bytesFed", &WeightUpload::bytes_fed);
+      .function("finish", &WeightUpload::finish);
 
   class_<Model>("Model")
       .constructor(&create_model, allow_raw_pointers())

@@ -71,16 +71,16 @@ bool is_float(DType dtype) {
   return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F64;
 }
 
-int64_t TensorView::numel() const {
+int64_t shape_numel(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;  // validated at parse time not to overflow
   return n;
 }
 
-int64_t TensorEntry::numel() const {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
+void check_shape(const std::string& name, const std::vector<int64_t>& actual, const std::vector<int64_t>& expected) {
+  if (actual != expected)
+    throw Error("E_WEIGHTS", "tensor \"" + name + "\" has shape " + shape_string(actual) + ", expected " +
+                                 shape_string(expected));
 }
 
 SafeTensors::SafeTensors(const uint8_t* data, size_t size) {
@@ -184,9 +184,7 @@ const TensorView& SafeTensors::get(const std::string& name) const {
 std::vector<float> SafeTensors::to_f32(const std::string& name,
                                        const std::vector<int64_t>& expected_shape) const {
   const TensorView& t = get(name);
-  if (t.shape != expected_shape)
-    throw Error("E_WEIGHTS", "tensor \"" + name + "\" has shape " + shape_string(t.shape) +
-                                 ", expected " + shape_string(expected_shape));
+  check_shape(name, t.shape, expected_shape);
   const size_t n = static_cast<size_t>(t.numel());
   std::vector<float> out(n);
   convert_to_f32(out.data(), t.data, n, t.dtype, name);

@@ -20,12 +20,21 @@ const char* dtype_name(DType dtype);
 size_t dtype_size(DType dtype);
 bool is_float(DType dtype);  // F32, F16, BF16, F64: what to_f32 converts
 
+// "[768, 3072]"
+std::string shape_string(const std::vector<int64_t>& shape);
+
+// Product of the dimensions (shapes are validated at parse time not to overflow).
+int64_t shape_numel(const std::vector<int64_t>& shape);
+
+// E_WEIGHTS naming the tensor and both shapes when `actual` is not `expected`.
+void check_shape(const std::string& name, const std::vector<int64_t>& actual, const std::vector<int64_t>& expected);
+
 // One header entry: where the tensor's bytes are within the data section (after the header).
 struct TensorEntry {
   DType dtype;
   std::vector<int64_t> shape;
   uint64_t begin, end;
-  int64_t numel() const;
+  int64_t numel() const { return shape_numel(shape); }
 };
 
 // Parses and validates a safetensors JSON header (the bytes after the 8-byte length) for a data
@@ -39,9 +48,6 @@ std::map<std::string, TensorEntry> parse_safetensors_header(const uint8_t* json,
 constexpr uint64_t kMaxSafetensorsHeaderBytes = 100ull << 20;
 uint64_t read_le_u64(const uint8_t* p);
 
-// "[768, 3072]"
-std::string shape_string(const std::vector<int64_t>& shape);
-
 // Converts `n` elements of `dtype` (unaligned bytes) to f32. E_SAFETENSORS for non-float dtypes.
 void convert_to_f32(float* out, const uint8_t* bytes, size_t n, DType dtype, const std::string& name);
 
@@ -50,7 +56,7 @@ struct TensorView {
   std::vector<int64_t> shape;
   const uint8_t* data;   // points into the caller's buffer
   size_t nbytes;
-  int64_t numel() const;
+  int64_t numel() const { return shape_numel(shape); }
 };
 
 class SafeTensors {

@@ -144,9 +144,7 @@ bool WeightStream::has(const std::string& name) const { return entries_.count(na
 std::vector<float> WeightStream::take_f32(const std::string& name, const std::vector<int64_t>& shape) {
   auto entry = entries_.find(name);
   if (entry == entries_.end()) throw Error("E_WEIGHTS", "missing tensor \"" + name + "\"");
-  if (entry->second.shape != shape)
-    throw Error("E_WEIGHTS", "tensor \"" + name + "\" has shape " + shape_string(entry->second.shape) +
-                                 ", expected " + shape_string(shape));
+  check_shape(name, entry->second.shape, shape);
   if (!is_float(entry->second.dtype))
     fail("tensor \"" + name + "\" has dtype " + dtype_name(entry->second.dtype) +
          ", which cannot be used as floating-point weights");

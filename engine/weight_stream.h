@@ -38,8 +38,6 @@ class WeightStream : public TensorSource {
   // Frees whatever load_weights() did not take (e.g. a duplicate decoder bias).
   void release();
 
-  bool header_parsed() const { return parsed_; }
-  uint64_t bytes_fed() const { return pos_; }
   // Once the header is parsed: what the used tensors take as f32 (the memory loading needs).
   uint64_t f32_bytes() const { return f32_bytes_; }
 
