@@ -5,6 +5,7 @@
 // same process; then the GEMM alone, the cost of returning the attention maps, and memory.
 //   node bench/run.mjs [--shapes bert-base,distilbert,minilm-l6] [--tokens 128,512] [--runs 5]
 //                      [--warmup 2] [--root DIR (tree with js/ + dist/)] [--build DIR]
+//                      [--weight-precision f32|f16 (AttnScope keeps the weight matrices as f16)]
 // The AttnScope side goes through the public API (loadModel(folder) + runIds, every attention
 // matrix returned); the weights are written to a temp folder (bert-base is ~440 MB) and removed.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -26,8 +27,10 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '2' },
     root: { type: 'string', default: repo },
     build: { type: 'string' },
+    'weight-precision': { type: 'string', default: 'f32' },
   },
 });
+const weightPrecision = args['weight-precision'];
 const RUNS = Math.max(5, Number(args.runs)), WARMUP = Number(args.warmup);
 const root = resolve(args.root), buildDir = resolve(args.build ?? join(root, 'build/wasm'));
 
@@ -75,7 +78,7 @@ try {
     writeHfFolder(dir, m);
     const wBytes = weightBytes(m.tensors);
     const heap0 = (await heapStats()).memoryBytes;
-    const model = await loadModel(dir);
+    const model = await loadModel(dir, { weightPrecision });
     const afterLoad = await heapStats();
 
     // The bare engine (same weights, same build flags) for the maps-vs-no-maps comparison.
@@ -174,7 +177,7 @@ for (const [Mr, N, K] of [[128, 768, 768], [128, 3072, 768], [128, 768, 3072]]) 
 // ---- report ----------------------------------------------------------------------------------
 const P = { wall: median(peaks.map((p) => p.wall)), cpu: median(peaks.map((p) => p.cpu)) };
 const line = (cells) => console.log(`| ${cells.join(' | ')} |`);
-console.log(`\nonnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, 1 thread, SIMD) vs AttnScope (API: loadModel + runIds(ids, {reuse: previous}), all attention maps returned; "fresh" = runIds(ids), new arrays each run)`);
+console.log(`\nonnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, 1 thread, SIMD) vs AttnScope (API: loadModel(dir, {weightPrecision: '${weightPrecision}'}) + runIds(ids, {reuse: previous}), all attention maps returned; "fresh" = runIds(ids), new arrays each run)`);
 console.log(`medians of ${RUNS} alternating runs after ${WARMUP} warm-up; SIMD128 mul+add peak measured in this run: ${fmt(P.wall)} GFLOP/s (wall), ${fmt(P.cpu)} (cpu)\n`);
 for (const clock of ['wall', 'cpu']) {
   console.log(`${clock === 'wall' ? 'Wall-clock' : 'CPU time of this process (less sensitive to other load)'}:`);

@@ -36,12 +36,14 @@ val float32_view(const std::vector<float>& data) {
 }
 
 // model.safetensors on its way in. JavaScript copies each piece of the file into chunk(n) and
-// calls feed(n); the engine's WeightStream converts the tensors to f32 in their final place, so
-// the file never exists whole, neither in JavaScript nor in wasm memory.
+// calls feed(n); the engine's WeightStream converts the tensors to their precision in memory
+// (f32, or f16 matrices) in their final place, so the file never exists whole, neither in
+// JavaScript nor in wasm memory.
 class WeightUpload {
  public:
-  WeightUpload(ModelConfig config, uint64_t file_size) : stream_(std::move(config), file_size) {
-    stream_.on_header([this](uint64_t f32_bytes) { reserve_for_weights(f32_bytes); });
+  WeightUpload(ModelConfig config, uint64_t file_size, WeightPrecision precision)
+      : stream_(std::move(config), file_size, precision), precision_(precision) {
+    stream_.on_header([this](uint64_t weight_bytes) { reserve_for_weights(weight_bytes); });
   }
   WeightUpload(const WeightUpload&) = delete;  // the callback holds `this`
   WeightUpload& operator=(const WeightUpload&) = delete;
@@ -71,6 +73,7 @@ class WeightUpload {
     guarded([&] { stream_.finish(); });
   }
   WeightStream& stream() { return stream_; }
+  WeightPrecision precision() const { return precision_; }
 
  private:
   static constexpr double kMaxChunk = 16 << 20;
@@ -81,7 +84,9 @@ class WeightUpload {
     const uint64_t in_use = static_cast<uint64_t>(mallinfo().uordblks);
     const uint64_t limit = emscripten_get_heap_max();
     if (in_use + need + kHeadroom > limit) {
-      throw Error("E_TOO_LARGE", "the weights take " + megabytes(need) + " as f32, more than the " +
+      throw Error("E_TOO_LARGE", "the weights take " + megabytes(need) +
+                                     (precision_ == WeightPrecision::F16 ? " (matrices as f16)" : " as f32") +
+                                     ", more than the " +
                                      megabytes(limit > in_use + kHeadroom ? limit - in_use - kHeadroom : 0) +
                                      " WebAssembly (wasm32, 4 GB) can still hold");
     }
@@ -99,15 +104,21 @@ class WeightUpload {
   static constexpr uint64_t kHeadroom = 16 << 20;
 
   WeightStream stream_;
+  WeightPrecision precision_;
   std::vector<uint8_t> chunk_;
 };
 
-WeightUpload* create_weight_upload(const val& config_json, double file_size) {
+// precision: "f32" or "f16" (how the weight matrices are kept in memory).
+WeightUpload* create_weight_upload(const val& config_json, double file_size, const val& precision_js) {
   return guarded([&] {
     if (!(file_size >= -1) || file_size > static_cast<double>(UINT64_MAX))
       throw Error("E_INPUT", "file size " + std::to_string(file_size) + " is not a byte count (-1 = unknown)");
+    const std::string precision = string_from_js(precision_js);
+    if (precision != "f32" && precision != "f16")
+      throw Error("E_INPUT", "weight precision \"" + precision + "\" is not \"f32\" or \"f16\"");
     return new WeightUpload(parse_config(string_from_js(config_json)),
-                            file_size < 0 ? 0 : static_cast<uint64_t>(file_size));
+                            file_size < 0 ? 0 : static_cast<uint64_t>(file_size),
+                            precision == "f16" ? WeightPrecision::F16 : WeightPrecision::F32);
   });
 }
 
@@ -228,7 +239,7 @@ Model* create_model(const val& config_json, WeightUpload& weights_upload, const 
                                      std::to_string(config.vocab_size) + ": tokenizer and model do not match");
     }
     weights_upload.finish();
-    ModelWeights weights = load_weights(config, weights_upload.stream());
+    ModelWeights weights = load_weights(config, weights_upload.stream(), weights_upload.precision());
     weights_upload.stream().release();  // anything load_weights did not take
     Encoder encoder(config, std::move(weights));
     return new Model(std::move(config), std::move(encoder), std::move(tokenizer));

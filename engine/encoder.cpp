@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "error.h"
+#include "half.h"
 #include "kernels/activation.h"
 #include "kernels/attention.h"
 #include "kernels/layer_norm.h"
@@ -31,10 +32,25 @@ Activation activation_for(const std::string& name) {
 
 [[noreturn]] void bad_input(const std::string& message) { throw Error("E_INPUT", message); }
 
-void check_size(const std::vector<float>& v, size_t expected, const std::string& what) {
+template <typename Values>  // std::vector<float> or WeightMatrix
+void check_size(const Values& v, size_t expected, const std::string& what) {
   if (v.size() != expected)
     throw Error("E_WEIGHTS", what + " has " + std::to_string(v.size()) + " values, expected " +
                                  std::to_string(expected));
+}
+
+kernels::PackedLinear pack(WeightMatrix& w, std::vector<float>& bias, int in, int out) {
+  return w.is_f16() ? kernels::pack_linear(std::move(w.f16), std::move(bias), in, out)
+                    : kernels::pack_linear(std::move(w.f32), std::move(bias), in, out);
+}
+
+// Row `row` of a (rows, C) matrix as f32: a pointer into it, or (f16) widened into `scratch`.
+const float* matrix_row(const WeightMatrix& m, size_t row, int C, std::vector<float>& scratch) {
+  const size_t at = row * static_cast<size_t>(C);
+  if (!m.is_f16()) return m.f32.data() + at;
+  scratch.resize(C);
+  f16_to_f32(scratch.data(), m.f16.data() + at, C);
+  return scratch.data();
 }
 
 }  // namespace
@@ -76,12 +92,12 @@ Encoder::Encoder(ModelConfig config, ModelWeights weights)
   packed_.reserve(weights_.layers.size());
   for (LayerWeights& L : weights_.layers) {
     PackedLayer p;
-    p.q = kernels::pack_linear(std::move(L.q_w), std::move(L.q_b), Ci, Ci);
-    p.k = kernels::pack_linear(std::move(L.k_w), std::move(L.k_b), Ci, Ci);
-    p.v = kernels::pack_linear(std::move(L.v_w), std::move(L.v_b), Ci, Ci);
-    p.o = kernels::pack_linear(std::move(L.o_w), std::move(L.o_b), Ci, Ci);
-    p.ff_i = kernels::pack_linear(std::move(L.ff_i_w), std::move(L.ff_i_b), Ci, Fi);
-    p.ff_o = kernels::pack_linear(std::move(L.ff_o_w), std::move(L.ff_o_b), Fi, Ci);
+    p.q = pack(L.q_w, L.q_b, Ci, Ci);
+    p.k = pack(L.k_w, L.k_b, Ci, Ci);
+    p.v = pack(L.v_w, L.v_b, Ci, Ci);
+    p.o = pack(L.o_w, L.o_b, Ci, Ci);
+    p.ff_i = pack(L.ff_i_w, L.ff_i_b, Ci, Fi);
+    p.ff_o = pack(L.ff_o_w, L.ff_o_b, Fi, Ci);
     packed_.push_back(std::move(p));
   }
 }
@@ -164,9 +180,10 @@ void Encoder::forward(const std::vector<int32_t>& ids, const std::vector<int32_t
   const ModelWeights& w = weights_;
   std::vector<float>& x = res.hidden_out;  // the running hidden state ends as the output
   x.resize(TC);
+  std::vector<float> row;
   for (int t = 0; t < T; ++t) {
     float* xt = x.data() + static_cast<size_t>(t) * C;
-    const float* we = w.word_emb.data() + static_cast<size_t>(ids[t]) * C;
+    const float* we = matrix_row(w.word_emb, static_cast<size_t>(ids[t]), C, row);
     const float* pe = w.pos_emb.data() + static_cast<size_t>(t) * C;
     for (int c = 0; c < C; ++c) xt[c] = we[c] + pe[c];
     if (!distil) {
@@ -250,8 +267,22 @@ std::vector<float> Encoder::mlm_logits(const std::vector<float>& hidden_out, int
   const float eps = static_cast<float>(config_.layer_norm_eps);
   kernels::layer_norm_f32(h.data(), h.data(), m.ln_g.data(), m.ln_b.data(), tokens, C, eps);
   std::vector<float> logits(static_cast<size_t>(tokens) * V);
-  const float* decoder = m.decoder_w.empty() ? weights_.word_emb.data() : m.decoder_w.data();  // tied
-  kernels::linear_f32(logits.data(), h.data(), decoder, m.bias.data(), tokens, C, V);
+  if (!m.decoder_w.empty() || !weights_.word_emb.is_f16()) {
+    const float* decoder = m.decoder_w.empty() ? weights_.word_emb.f32.data() : m.decoder_w.data();  // tied
+    kernels::linear_f32(logits.data(), h.data(), decoder, m.bias.data(), tokens, C, V);
+    return logits;
+  }
+  // Tied to f16 word embeddings: widen a block of vocabulary rows at a time (never the whole
+  // matrix, which is what f16 saves) and fill that block of columns.
+  constexpr int kRows = 1024;
+  std::vector<float> block(static_cast<size_t>(kRows) * C), block_logits(static_cast<size_t>(tokens) * kRows);
+  for (int v0 = 0; v0 < V; v0 += kRows) {
+    const int n = std::min(kRows, V - v0);
+    f16_to_f32(block.data(), weights_.word_emb.f16.data() + static_cast<size_t>(v0) * C, static_cast<size_t>(n) * C);
+    kernels::linear_f32(block_logits.data(), h.data(), block.data(), m.bias.data() + v0, tokens, C, n);
+    for (int t = 0; t < tokens; ++t)
+      std::copy_n(block_logits.data() + static_cast<size_t>(t) * n, n, logits.data() + static_cast<size_t>(t) * V + v0);
+  }
   return logits;
 }
 

@@ -191,6 +191,34 @@ std::vector<float> SafeTensors::to_f32(const std::string& name,
   return out;
 }
 
+std::vector<uint16_t> SafeTensors::to_f16(const std::string& name,
+                                          const std::vector<int64_t>& expected_shape) const {
+  const TensorView& t = get(name);
+  check_shape(name, t.shape, expected_shape);
+  const size_t n = static_cast<size_t>(t.numel());
+  std::vector<uint16_t> out(n);
+  convert_to_f16(out.data(), t.data, n, t.dtype, name);
+  return out;
+}
+
+void convert_to_f16(uint16_t* out, const uint8_t* bytes, size_t n, DType dtype, const std::string& name) {
+  if (!is_float(dtype))
+    fail("tensor \"" + name + "\" has dtype " + dtype_name(dtype) +
+         ", which cannot be used as floating-point weights");
+  if (dtype == DType::F16) {
+    if (n) std::memcpy(out, bytes, n * 2);
+    return;
+  }
+  // Through f32 in small blocks (exact for F32 and BF16; F64 rounds twice, far below f16's ulp).
+  float block[256];
+  const size_t es = dtype_size(dtype);
+  for (size_t i = 0; i < n; i += 256) {
+    const size_t m = n - i < 256 ? n - i : 256;
+    convert_to_f32(block, bytes + i * es, m, dtype, name);
+    f32_to_f16(out + i, block, m);
+  }
+}
+
 void convert_to_f32(float* out, const uint8_t* bytes, size_t n, DType dtype, const std::string& name) {
   // memcpy per element: tensor data in a safetensors file has no alignment guarantee.
   switch (dtype) {
@@ -222,32 +250,6 @@ void convert_to_f32(float* out, const uint8_t* bytes, size_t n, DType dtype, con
       fail("tensor \"" + name + "\" has dtype " + dtype_name(dtype) +
            ", which cannot be used as floating-point weights");
   }
-}
-
-// IEEE 754 binary16 → binary32, including subnormals, infinities and NaN.
-float f16_to_f32(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu;
-  uint32_t mant = h & 0x3ffu;
-  uint32_t bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);  // inf / NaN
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (mant << 13);  // rebias 15 → 127
-  } else if (mant == 0) {
-    bits = sign;  // ±0
-  } else {
-    // Subnormal: shift the mantissa up until its leading 1 becomes the implicit bit.
-    exp = 113;
-    while ((mant & 0x400u) == 0) {
-      mant <<= 1;
-      --exp;
-    }
-    bits = sign | (exp << 23) | ((mant & 0x3ffu) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
 }
 
 // bfloat16 is the top half of a binary32.

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "half.h"
+
 namespace attnscope {
 
 // F32/F16/BF16 (and F64) convert to f32. The other safetensors dtypes are recognised so a
@@ -50,6 +52,8 @@ uint64_t read_le_u64(const uint8_t* p);
 
 // Converts `n` elements of `dtype` (unaligned bytes) to f32. E_SAFETENSORS for non-float dtypes.
 void convert_to_f32(float* out, const uint8_t* bytes, size_t n, DType dtype, const std::string& name);
+// The same to f16 bits: F16 is copied, the other float dtypes are rounded (f32_to_f16).
+void convert_to_f16(uint16_t* out, const uint8_t* bytes, size_t n, DType dtype, const std::string& name);
 
 struct TensorView {
   DType dtype;
@@ -71,12 +75,12 @@ class SafeTensors {
   // Copies the tensor into f32, checking its shape equals `expected_shape` (E_WEIGHTS naming the
   // tensor, the expected and the actual shape otherwise).
   std::vector<float> to_f32(const std::string& name, const std::vector<int64_t>& expected_shape) const;
+  std::vector<uint16_t> to_f16(const std::string& name, const std::vector<int64_t>& expected_shape) const;
 
  private:
   std::map<std::string, TensorView> tensors_;
 };
 
-float f16_to_f32(uint16_t h);
 float bf16_to_f32(uint16_t b);
 
 }  // namespace attnscope

@@ -1,6 +1,6 @@
 // WeightStream: header bytes are gathered until the JSON is complete, then validated by the same
 // parser SafeTensors uses; after that every fed byte is routed by its file offset to the tensor
-// it belongs to (converted to f32 in place) or skipped.
+// it belongs to (converted to its final precision in place) or skipped.
 #include "weight_stream.h"
 
 #include <algorithm>
@@ -15,8 +15,8 @@ namespace {
 [[noreturn]] void fail(const std::string& message) { throw Error("E_SAFETENSORS", "safetensors: " + message); }
 }  // namespace
 
-WeightStream::WeightStream(ModelConfig config, uint64_t file_size)
-    : config_(std::move(config)), file_size_(file_size) {}
+WeightStream::WeightStream(ModelConfig config, uint64_t file_size, WeightPrecision precision)
+    : config_(std::move(config)), file_size_(file_size), precision_(precision) {}
 
 void WeightStream::feed(const uint8_t* data, size_t n) {
   if (file_size_ && n > file_size_ - pos_)
@@ -75,8 +75,12 @@ void WeightStream::parse_header() {
   entries_ = parse_safetensors_header(header_.data() + 8, static_cast<size_t>(len), data_size);
   for (const auto& [name, entry] : entries_) {
     if (!is_float(entry.dtype) || !weight_is_used(config_, name)) continue;
-    loads_.push_back(Tensor{name, entry, {}, {}, 0, false});
-    f32_bytes_ += static_cast<uint64_t>(entry.numel()) * 4;
+    Tensor t;
+    t.name = name;
+    t.entry = entry;
+    t.half = precision_ == WeightPrecision::F16 && weight_is_matrix(name, entry.shape.size());
+    weight_bytes_ += static_cast<uint64_t>(entry.numel()) * (t.half ? 2 : 4);
+    loads_.push_back(std::move(t));
   }
   std::sort(loads_.begin(), loads_.end(),
             [](const Tensor& a, const Tensor& b) { return a.entry.begin < b.entry.begin; });
@@ -89,20 +93,35 @@ void WeightStream::parse_header() {
   for (size_t i = 0; i < loads_.size(); ++i) load_index_[loads_[i].name] = i;
   std::vector<uint8_t>().swap(header_);
   parsed_ = true;
-  if (on_header_) on_header_(f32_bytes_);
+  if (on_header_) on_header_(weight_bytes_);
 }
 
 void WeightStream::consume(Tensor& t, uint64_t offset, const uint8_t* bytes, size_t n) {
   const size_t es = dtype_size(t.entry.dtype);
-  if (t.values.empty()) {
-    const size_t n = static_cast<size_t>(t.entry.numel());
-    if (t.entry.shape.size() == 2) t.values.reserve(n + kernels::kWeightSlackFloats);  // packs in place
-    t.values.resize(n);
+  const size_t numel = static_cast<size_t>(t.entry.numel());
+  const bool matrix = t.entry.shape.size() == 2;  // reserve the slack that lets pack_linear pack in place
+  if (t.half && t.halves.empty()) {
+    if (matrix) t.halves.reserve(numel + kernels::kWeightSlackHalves);
+    t.halves.resize(numel);
+  } else if (!t.half && t.values.empty()) {
+    if (matrix) t.values.reserve(numel + kernels::kWeightSlackFloats);
+    t.values.resize(numel);
   }
-  if (t.entry.dtype == DType::F32) {  // bytes go straight into place, whatever the split
+  // Bytes that are already the final representation go straight into place, whatever the split.
+  if (!t.half && t.entry.dtype == DType::F32) {
     std::memcpy(reinterpret_cast<uint8_t*>(t.values.data()) + offset, bytes, n);
     return;
   }
+  if (t.half && t.entry.dtype == DType::F16) {
+    std::memcpy(reinterpret_cast<uint8_t*>(t.halves.data()) + offset, bytes, n);
+    return;
+  }
+  auto convert = [&](size_t element, const uint8_t* from, size_t count) {
+    if (t.half)
+      convert_to_f16(t.halves.data() + element, from, count, t.entry.dtype, t.name);
+    else
+      convert_to_f32(t.values.data() + element, from, count, t.entry.dtype, t.name);
+  };
   size_t element = static_cast<size_t>(offset / es);
   if (t.carry_bytes) {  // finish the element the previous feed cut in two
     const size_t fill = std::min(n, es - t.carry_bytes);
@@ -111,12 +130,12 @@ void WeightStream::consume(Tensor& t, uint64_t offset, const uint8_t* bytes, siz
     bytes += fill;
     n -= fill;
     if (t.carry_bytes < es) return;
-    convert_to_f32(&t.values[element], t.carry, 1, t.entry.dtype, t.name);
+    convert(element, t.carry, 1);
     t.carry_bytes = 0;
     ++element;
   }
   const size_t whole = n / es;
-  convert_to_f32(t.values.data() + element, bytes, whole, t.entry.dtype, t.name);
+  convert(element, bytes, whole);
   t.carry_bytes = n - whole * es;
   std::memcpy(t.carry, bytes + whole * es, t.carry_bytes);
 }
@@ -141,7 +160,7 @@ void WeightStream::release() {
 
 bool WeightStream::has(const std::string& name) const { return entries_.count(name) != 0; }
 
-std::vector<float> WeightStream::take_f32(const std::string& name, const std::vector<int64_t>& shape) {
+WeightStream::Tensor& WeightStream::completed(const std::string& name, const std::vector<int64_t>& shape) {
   auto entry = entries_.find(name);
   if (entry == entries_.end()) throw Error("E_WEIGHTS", "missing tensor \"" + name + "\"");
   check_shape(name, entry->second.shape, shape);
@@ -153,9 +172,27 @@ std::vector<float> WeightStream::take_f32(const std::string& name, const std::ve
     throw Error("E_INTERNAL", "tensor \"" + name + "\" was skipped while streaming but is needed");
   Tensor& t = loads_[index->second];
   if (!t.complete) fail("tensor \"" + name + "\" is incomplete: call finish() before taking tensors");
-  if (t.values.empty() && t.entry.numel() > 0)
+  if (t.values.empty() && t.halves.empty() && t.entry.numel() > 0)
     throw Error("E_INTERNAL", "tensor \"" + name + "\" was already taken");
-  return std::move(t.values);
+  return t;
+}
+
+std::vector<float> WeightStream::take_f32(const std::string& name, const std::vector<int64_t>& shape) {
+  Tensor& t = completed(name, shape);
+  if (!t.half) return std::move(t.values);
+  std::vector<float> values(t.halves.size());  // kept as f16 but wanted as f32 (exact)
+  f16_to_f32(values.data(), t.halves.data(), values.size());
+  std::vector<uint16_t>().swap(t.halves);
+  return values;
+}
+
+std::vector<uint16_t> WeightStream::take_f16(const std::string& name, const std::vector<int64_t>& shape) {
+  Tensor& t = completed(name, shape);
+  if (t.half) return std::move(t.halves);
+  std::vector<uint16_t> halves(t.values.size());  // kept as f32 but wanted as f16
+  f32_to_f16(halves.data(), t.values.data(), halves.size());
+  std::vector<float>().swap(t.values);
+  return halves;
 }
 
 }  // namespace attnscope

@@ -1,7 +1,8 @@
 // A safetensors file read as it arrives (a download, a file read in chunks): each tensor the
-// model uses is converted to f32 straight into its own buffer while its bytes stream past, and
-// everything else is skipped. The file never sits in memory whole, so loading peaks at about
-// the f32 weights plus one chunk instead of file + weights (2x for an f32 checkpoint).
+// model uses is converted to its final precision (f32, or f16 for the weight matrices of an F16
+// load) straight into its own buffer while its bytes stream past, and everything else is
+// skipped. The file never sits in memory whole, so loading peaks at about the weights plus one
+// chunk instead of file + weights (2x for an f32 checkpoint).
 // Validation is the same as SafeTensors' (it shares the header parser); a file that ends early
 // is an E_SAFETENSORS error naming the tensor it cut short.
 #pragma once
@@ -21,12 +22,13 @@ namespace attnscope {
 class WeightStream : public TensorSource {
  public:
   // file_size: the announced size in bytes, or 0 when unknown (checked by finish()).
-  WeightStream(ModelConfig config, uint64_t file_size);
+  // precision: how weight matrices (weight_is_matrix) will be taken; pass load_weights() the same.
+  WeightStream(ModelConfig config, uint64_t file_size, WeightPrecision precision = WeightPrecision::F32);
 
   // Called once, as soon as the header is parsed and before any tensor is allocated (with the
-  // bytes the used tensors will take as f32): the place to refuse a model that cannot fit, or
-  // to grow the heap once. May throw; the error propagates out of feed().
-  void on_header(std::function<void(uint64_t f32_bytes)> callback) { on_header_ = std::move(callback); }
+  // bytes the used tensors will take in memory): the place to refuse a model that cannot fit,
+  // or to grow the heap once. May throw; the error propagates out of feed().
+  void on_header(std::function<void(uint64_t weight_bytes)> callback) { on_header_ = std::move(callback); }
 
   // The next `n` bytes of the file. Throws E_SAFETENSORS for a bad header (as soon as it is
   // complete) or for bytes past the announced size.
@@ -38,19 +40,23 @@ class WeightStream : public TensorSource {
   // Frees whatever load_weights() did not take (e.g. a duplicate decoder bias).
   void release();
 
-  // Once the header is parsed: what the used tensors take as f32 (the memory loading needs).
-  uint64_t f32_bytes() const { return f32_bytes_; }
+  // Once the header is parsed: what the used tensors take in memory (the memory loading needs).
+  uint64_t weight_bytes() const { return weight_bytes_; }
 
   bool has(const std::string& name) const override;
-  // Hands the tensor over (it is moved out). E_WEIGHTS for a wrong shape, E_SAFETENSORS for a
-  // non-float dtype, as SafeTensors::to_f32.
+  // Hands the tensor over (it is moved out; converted first if it was kept in the other
+  // precision). E_WEIGHTS for a wrong shape, E_SAFETENSORS for a non-float dtype, as
+  // SafeTensors::to_f32.
   std::vector<float> take_f32(const std::string& name, const std::vector<int64_t>& shape) override;
+  std::vector<uint16_t> take_f16(const std::string& name, const std::vector<int64_t>& shape) override;
 
  private:
   struct Tensor {
     std::string name;
     TensorEntry entry;
-    std::vector<float> values;  // f32, filled as the bytes arrive
+    bool half = false;            // kept as f16 bits (`halves`) instead of f32 (`values`)
+    std::vector<float> values;    // filled as the bytes arrive
+    std::vector<uint16_t> halves;
     uint8_t carry[8] = {};      // an element split across two feeds (F16/BF16/F64)
     size_t carry_bytes = 0;
     bool complete = false;
@@ -58,6 +64,7 @@ class WeightStream : public TensorSource {
 
   void parse_header();
   void consume(Tensor& t, uint64_t offset_in_tensor, const uint8_t* bytes, size_t n);
+  Tensor& completed(const std::string& name, const std::vector<int64_t>& shape);
 
   ModelConfig config_;
   uint64_t file_size_;
@@ -65,7 +72,8 @@ class WeightStream : public TensorSource {
   std::vector<uint8_t> header_;  // the 8-byte length and the JSON, until parsed
   bool parsed_ = false;
   uint64_t data_start_ = 0;      // file offset of the data section
-  uint64_t f32_bytes_ = 0;
+  WeightPrecision precision_;
+  uint64_t weight_bytes_ = 0;
   std::map<std::string, TensorEntry> entries_;  // every tensor in the header
   std::vector<Tensor> loads_;                   // the ones to convert, by file offset
   size_t next_ = 0;                             // first entry of loads_ not yet complete

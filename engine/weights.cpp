@@ -16,11 +16,20 @@ using Shape = std::vector<int64_t>;
 struct Reader {
   TensorSource& st;
   std::string prefix;
+  WeightPrecision precision;
 
   std::vector<float> get(const std::string& name, const Shape& shape) const {
     return st.take_f32(prefix + name, shape);
   }
   bool has(const std::string& name) const { return st.has(prefix + name); }
+  WeightMatrix matrix(const std::string& name, const Shape& shape) const {
+    WeightMatrix m;
+    if (precision == WeightPrecision::F16)
+      m.f16 = st.take_f16(prefix + name, shape);
+    else
+      m.f32 = st.take_f32(prefix + name, shape);
+    return m;
+  }
 
   // A LayerNorm at `base` ("embeddings.LayerNorm"): gamma, beta of shape (C).
   void layer_norm(const std::string& base, int64_t C, std::vector<float>& g, std::vector<float>& b) const {
@@ -33,8 +42,14 @@ struct Reader {
     }
   }
   // An nn.Linear at `base`: weight (out, in), bias (out).
-  void linear(const std::string& base, int64_t out, int64_t in, std::vector<float>& w,
+  void linear(const std::string& base, int64_t out, int64_t in, WeightMatrix& w,
               std::vector<float>& b) const {
+    w = matrix(base + ".weight", {out, in});
+    b = get(base + ".bias", {out});
+  }
+  // The MLM head's small transform stays f32 whatever the precision.
+  void linear_f32(const std::string& base, int64_t out, int64_t in, std::vector<float>& w,
+                  std::vector<float>& b) const {
     w = get(base + ".weight", {out, in});
     b = get(base + ".bias", {out});
   }
@@ -44,11 +59,11 @@ std::string detect_prefix(const TensorSource& st, const std::string& prefix, con
   return st.has(prefix + probe) ? prefix : "";
 }
 
-ModelWeights load_bert(const ModelConfig& c, TensorSource& st) {
+ModelWeights load_bert(const ModelConfig& c, TensorSource& st, WeightPrecision precision) {
   const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
-  const Reader r{st, detect_prefix(st, "bert.", "embeddings.word_embeddings.weight")};
+  const Reader r{st, detect_prefix(st, "bert.", "embeddings.word_embeddings.weight"), precision};
   ModelWeights w;
-  w.word_emb = r.get("embeddings.word_embeddings.weight", {V, C});
+  w.word_emb = r.matrix("embeddings.word_embeddings.weight", {V, C});
   w.pos_emb = r.get("embeddings.position_embeddings.weight", {c.max_position_embeddings, C});
   w.type_emb = r.get("embeddings.token_type_embeddings.weight", {c.type_vocab_size, C});
   r.layer_norm("embeddings.LayerNorm", C, w.ln_emb_g, w.ln_emb_b);
@@ -69,10 +84,10 @@ ModelWeights load_bert(const ModelConfig& c, TensorSource& st) {
   // pooler.* and cls.seq_relationship.* (next-sentence head) are not part of the encoder: ignored.
 
   // BertForMaskedLM's head is stored without the "bert." prefix.
-  const Reader head{st, ""};
+  const Reader head{st, "", precision};
   if (head.has("cls.predictions.transform.dense.weight")) {
     w.has_mlm_head = true;
-    head.linear("cls.predictions.transform.dense", C, C, w.mlm.dense_w, w.mlm.dense_b);
+    head.linear_f32("cls.predictions.transform.dense", C, C, w.mlm.dense_w, w.mlm.dense_b);
     head.layer_norm("cls.predictions.transform.LayerNorm", C, w.mlm.ln_g, w.mlm.ln_b);
     // Tied (the default): the decoder is word_emb itself, not a copy (94 MB for bert-base).
     if (!c.tie_word_embeddings) w.mlm.decoder_w = head.get("cls.predictions.decoder.weight", {V, C});
@@ -82,11 +97,11 @@ ModelWeights load_bert(const ModelConfig& c, TensorSource& st) {
   return w;
 }
 
-ModelWeights load_distilbert(const ModelConfig& c, TensorSource& st) {
+ModelWeights load_distilbert(const ModelConfig& c, TensorSource& st, WeightPrecision precision) {
   const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
-  const Reader r{st, detect_prefix(st, "distilbert.", "embeddings.word_embeddings.weight")};
+  const Reader r{st, detect_prefix(st, "distilbert.", "embeddings.word_embeddings.weight"), precision};
   ModelWeights w;
-  w.word_emb = r.get("embeddings.word_embeddings.weight", {V, C});
+  w.word_emb = r.matrix("embeddings.word_embeddings.weight", {V, C});
   w.pos_emb = r.get("embeddings.position_embeddings.weight", {c.max_position_embeddings, C});
   r.layer_norm("embeddings.LayerNorm", C, w.ln_emb_g, w.ln_emb_b);
 
@@ -106,10 +121,10 @@ ModelWeights load_distilbert(const ModelConfig& c, TensorSource& st) {
 
   // DistilBertForMaskedLM: vocab_transform → activation → vocab_layer_norm → vocab_projector,
   // stored at the top level (no prefix); the projector weight is tied to the word embeddings.
-  const Reader head{st, ""};
+  const Reader head{st, "", precision};
   if (head.has("vocab_transform.weight")) {
     w.has_mlm_head = true;
-    head.linear("vocab_transform", C, C, w.mlm.dense_w, w.mlm.dense_b);
+    head.linear_f32("vocab_transform", C, C, w.mlm.dense_w, w.mlm.dense_b);
     head.layer_norm("vocab_layer_norm", C, w.mlm.ln_g, w.mlm.ln_b);
     if (!c.tie_word_embeddings) w.mlm.decoder_w = head.get("vocab_projector.weight", {V, C});
     w.mlm.bias = head.get("vocab_projector.bias", {V});
@@ -124,6 +139,9 @@ class FileTensors : public TensorSource {
   bool has(const std::string& name) const override { return st_.has(name); }
   std::vector<float> take_f32(const std::string& name, const Shape& shape) override {
     return st_.to_f32(name, shape);
+  }
+  std::vector<uint16_t> take_f16(const std::string& name, const Shape& shape) override {
+    return st_.to_f16(name, shape);
   }
 
  private:
@@ -144,14 +162,19 @@ bool weight_is_used(const ModelConfig& config, const std::string& name) {
   return !(decoder_weight && config.tie_word_embeddings);
 }
 
-ModelWeights load_weights(const ModelConfig& config, TensorSource& tensors) {
-  return config.family == Family::DistilBert ? load_distilbert(config, tensors)
-                                             : load_bert(config, tensors);
+bool weight_is_matrix(const std::string& name, size_t rank) {
+  return rank == 2 && (ends_with(name, "word_embeddings.weight") ||
+                       (name.find(".layer.") != std::string::npos && ends_with(name, ".weight")));
 }
 
-ModelWeights load_weights(const ModelConfig& config, const SafeTensors& tensors) {
+ModelWeights load_weights(const ModelConfig& config, TensorSource& tensors, WeightPrecision precision) {
+  return config.family == Family::DistilBert ? load_distilbert(config, tensors, precision)
+                                             : load_bert(config, tensors, precision);
+}
+
+ModelWeights load_weights(const ModelConfig& config, const SafeTensors& tensors, WeightPrecision precision) {
   FileTensors source(tensors);
-  return load_weights(config, source);
+  return load_weights(config, source, precision);
 }
 
 }  // namespace attnscope

@@ -12,12 +12,26 @@
 
 namespace attnscope {
 
+// How the big matrices (every layer's linear weights and the word embeddings, ~98% of a BERT's
+// parameters) are kept in memory. F16 halves the RAM; the kernels widen them to f32 as they read
+// them, so all arithmetic stays f32. Vectors (biases, LayerNorms) and the small position/type
+// embeddings are always f32.
+enum class WeightPrecision { F32, F16 };
+
+// One such matrix: exactly one of the two vectors is filled, by its WeightPrecision.
+struct WeightMatrix {
+  std::vector<float> f32;
+  std::vector<uint16_t> f16;  // IEEE binary16 bits
+  bool is_f16() const { return !f16.empty(); }
+  size_t size() const { return f16.empty() ? f32.size() : f16.size(); }
+};
+
 struct LayerWeights {
-  std::vector<float> q_w, q_b, k_w, k_b, v_w, v_b;  // (C, C), (C)
-  std::vector<float> o_w, o_b;                      // attention output projection (C, C), (C)
+  WeightMatrix q_w, k_w, v_w, o_w;                  // (C, C); o_w: attention output projection
+  std::vector<float> q_b, k_b, v_b, o_b;            // (C)
   std::vector<float> ln_attn_g, ln_attn_b;          // LayerNorm after attention + residual (C)
-  std::vector<float> ff_i_w, ff_i_b;                // (F, C), (F)
-  std::vector<float> ff_o_w, ff_o_b;                // (C, F), (C)
+  WeightMatrix ff_i_w, ff_o_w;                      // (F, C), (C, F)
+  std::vector<float> ff_i_b, ff_o_b;                // (F), (C)
   std::vector<float> ln_out_g, ln_out_b;            // LayerNorm after FFN + residual (C)
 };
 
@@ -30,7 +44,7 @@ struct MlmHeadWeights {
 };
 
 struct ModelWeights {
-  std::vector<float> word_emb;      // (V, C)
+  WeightMatrix word_emb;            // (V, C)
   std::vector<float> pos_emb;       // (P, C)
   std::vector<float> type_emb;      // (type_vocab, C); empty for DistilBERT
   std::vector<float> ln_emb_g, ln_emb_b;
@@ -40,24 +54,32 @@ struct ModelWeights {
 };
 
 // Where load_weights() takes tensors from: a whole safetensors file in memory (SafeTensors), or
-// tensors converted one at a time while the file streamed in (WeightStream). take_f32 hands
-// over the tensor as f32, checking its shape (E_WEIGHTS naming the tensor otherwise).
+// tensors converted one at a time while the file streamed in (WeightStream). take_f32 / take_f16
+// hand over the tensor as f32 / f16 bits, checking its shape (E_WEIGHTS naming the tensor
+// otherwise).
 class TensorSource {
  public:
   virtual ~TensorSource() = default;
   virtual bool has(const std::string& name) const = 0;
   virtual std::vector<float> take_f32(const std::string& name, const std::vector<int64_t>& shape) = 0;
+  virtual std::vector<uint16_t> take_f16(const std::string& name, const std::vector<int64_t>& shape) = 0;
 };
 
 // Whether the model reads this tensor at all. Lets a streaming loader skip the bytes of what
 // load_weights() ignores: pooler.*, the next-sentence head, position_ids buffers, and a stored
 // decoder weight when it is tied to the word embeddings.
 bool weight_is_used(const ModelConfig& config, const std::string& name);
+// Whether load_weights() keeps this tensor as a WeightMatrix (in the load's WeightPrecision):
+// a layer's linear weight or the word embeddings. Lets a streaming loader convert it to its final
+// precision as the bytes arrive.
+bool weight_is_matrix(const std::string& name, size_t rank);
 
 // BERT: names with or without a "bert." prefix, LayerNorm.weight/bias or old LayerNorm.gamma/beta;
 // pooler.* and cls.seq_relationship.* ignored. DistilBERT: "distilbert." prefix optional.
 // Throws Error("E_WEIGHTS", "...<tensor name>...") for a missing tensor or wrong shape.
-ModelWeights load_weights(const ModelConfig& config, TensorSource& tensors);
-ModelWeights load_weights(const ModelConfig& config, const SafeTensors& tensors);
+ModelWeights load_weights(const ModelConfig& config, TensorSource& tensors,
+                          WeightPrecision precision = WeightPrecision::F32);
+ModelWeights load_weights(const ModelConfig& config, const SafeTensors& tensors,
+                          WeightPrecision precision = WeightPrecision::F32);
 
 }  // namespace attnscope

@@ -19,10 +19,12 @@ commands:
   info      [--model M]
 
 --model is a folder, an http(s) URL, a Hugging Face hub id, or omitted for the bundled model.
+--weight-precision f16 (any command) keeps the weight matrices as f16 in memory: half the RAM.
 ATTNSCOPE_HUB_URL overrides https://huggingface.co for hub ids.`;
 
 const COMMON = {
   model: { type: 'string' },
+  'weight-precision': { type: 'string', default: 'f32' },
   help: { type: 'boolean', short: 'h' },
 };
 const OPTIONS = {
@@ -37,6 +39,14 @@ const OPTIONS = {
 };
 
 class UsageError extends Error {}
+
+function loadOptions(values) {
+  const weightPrecision = values['weight-precision'];
+  if (weightPrecision !== 'f32' && weightPrecision !== 'f16') {
+    throw new UsageError(`--weight-precision must be f32 or f16, not "${weightPrecision}"`);
+  }
+  return { weightPrecision };
+}
 
 async function main(argv) {
   const [command, ...rest] = argv;
@@ -70,7 +80,7 @@ async function run(values) {
     topK: optionalInteger(values['top-k'], '--top-k', 0),
     maxLength: optionalInteger(values['max-length'], '--max-length', 0),
   };
-  const model = await loadModel(values.model);
+  const model = await loadModel(values.model, loadOptions(values));
   try {
     const result = values.ids !== undefined
       ? await model.runIds(integerList(values.ids, '--ids'), {
@@ -88,7 +98,7 @@ async function run(values) {
 }
 
 async function tokenize(values) {
-  const model = await loadModel(values.model);
+  const model = await loadModel(values.model, loadOptions(values));
   const maxLength = optionalInteger(values['max-length'], '--max-length', 0);
   const line = (text, textPair) => {
     const e = model.tokenize(text, { textPair, maxLength });
@@ -124,7 +134,7 @@ async function tokenize(values) {
 async function bench(values) {
   const tokens = optionalInteger(values.tokens, '--tokens', 1);
   const runs = optionalInteger(values.runs, '--runs', 1);
-  const model = await loadModel(values.model);
+  const model = await loadModel(values.model, loadOptions(values));
   try {
     const limit = model.config.maxPositionEmbeddings;
     if (tokens > limit) throw new UsageError(`--tokens ${tokens} is more than the model's ${limit} positions`);
@@ -151,13 +161,13 @@ async function bench(values) {
 }
 
 async function info(values) {
-  const model = await loadModel(values.model);
+  const model = await loadModel(values.model, loadOptions(values));
   try {
     const { info: i } = model;
     process.stdout.write(`${JSON.stringify({
       path: i.location, source: i.source, ...(i.id ? { id: i.id } : {}), config: i.config,
       has_mlm_head: i.hasMlmHead, tokenizer: i.tokenizer, tokenizer_vocab_size: i.tokenizerVocabSize,
-      files: i.files, load_ms: i.loadMs,
+      weight_precision: i.weightPrecision, files: i.files, load_ms: i.loadMs,
     }, null, 2)}\n`);
   } finally {
     model.dispose();

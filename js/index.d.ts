@@ -56,6 +56,11 @@ export interface LoadOptions {
   revision?: string;
   /** Browsers: keep downloads in Cache Storage (default true). */
   cache?: boolean;
+  /** How the weight matrices (linear layers, word embeddings) are kept in memory: 'f32' (default)
+   *  or 'f16', half the RAM, widened to f32 as they are read (all arithmetic stays f32; results
+   *  differ from 'f32' by the rounding of an f32 checkpoint's weights to f16, not at all for an
+   *  f16 checkpoint). */
+  weightPrecision?: 'f32' | 'f16';
 }
 
 export interface ModelConfig {
@@ -86,6 +91,7 @@ export interface ModelInfo {
   hasMlmHead: boolean;
   tokenizer: 'tokenizer.json' | 'vocab.txt';
   tokenizerVocabSize: number;
+  weightPrecision: 'f32' | 'f16';
   loadMs: number;
 }
 

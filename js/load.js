@@ -14,14 +14,18 @@ const PIECE = 1024 ** 2;                   // bytes copied into wasm memory per 
 
 /**
  * @param {unknown} [source] see index.d.ts ModelSource
- * @param {{onProgress?: Function, signal?: AbortSignal, hubUrl?: string, revision?: string, cache?: boolean}} [options]
+ * @param {{onProgress?: Function, signal?: AbortSignal, hubUrl?: string, revision?: string, cache?: boolean,
+ *          weightPrecision?: 'f32' | 'f16'}} [options]
  * @returns {Promise<Model>}
  */
 export async function loadModel(source, options = {}) {
   if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', 'options must be an object');
-  const { signal, onProgress } = options;
+  const { signal, onProgress, weightPrecision = 'f32' } = options;
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new AttnScopeError('E_INPUT', 'onProgress must be a function');
+  }
+  if (weightPrecision !== 'f32' && weightPrecision !== 'f16') {
+    throw new AttnScopeError('E_INPUT', `weightPrecision must be 'f32' or 'f16', got ${JSON.stringify(weightPrecision)}`);
   }
   throwIfAborted(signal);
   const started = Date.now();
@@ -48,7 +52,7 @@ export async function loadModel(source, options = {}) {
         `says vocab_size = ${config.vocabSize}: tokenizer and model do not match`);
     }
 
-    const weights = await readWeights(wasm, provider, configText, { signal, onProgress, files });
+    const weights = await readWeights(wasm, provider, configText, { signal, onProgress, files, weightPrecision });
     let native;
     try {
       throwIfAborted(signal);
@@ -65,6 +69,7 @@ export async function loadModel(source, options = {}) {
       hasMlmHead: native.hasMlmHead(),
       tokenizerVocabSize: native.tokenizerVocabSize(),
       tokenizer: tokenizerJson !== null ? 'tokenizer.json' : 'vocab.txt',
+      weightPrecision,
       loadMs: Date.now() - started,
     };
     return new Model(wasm, native, info);
@@ -108,10 +113,11 @@ async function readText(provider, name, { required, signal, onProgress, files })
 }
 
 // model.safetensors streamed through a wasm WeightUpload: every piece is passed on as it
-// arrives and converted to f32 in place, so neither JavaScript nor wasm memory ever holds the
-// whole file. The engine checks the header (and that the f32 weights fit in wasm32's 4 GB) as
-// soon as it is complete, before the tensors are allocated.
-async function readWeights(wasm, provider, configText, { signal, onProgress, files }) {
+// arrives and converted in place (to f32, or the weight matrices to f16 with weightPrecision
+// 'f16'), so neither JavaScript nor wasm memory ever holds the whole file. The engine checks the
+// header (and that the weights fit in wasm32's 4 GB) as soon as it is complete, before the
+// tensors are allocated.
+async function readWeights(wasm, provider, configText, { signal, onProgress, files, weightPrecision }) {
   const name = 'model.safetensors';
   throwIfAborted(signal);
   let entry;
@@ -129,7 +135,7 @@ async function readWeights(wasm, provider, configText, { signal, onProgress, fil
     throw new AttnScopeError('E_TOO_LARGE', `${name} is ${megabytes(entry.size)}, more than the ` +
       `${megabytes(Math.max(0, room))} WebAssembly (wasm32, 4 GB) can still hold`);
   }
-  const upload = callWasm(() => new wasm.WeightUpload(configText, entry.size ?? -1));
+  const upload = callWasm(() => new wasm.WeightUpload(configText, entry.size ?? -1, weightPrecision));
   try {
     let loaded = 0;
     for await (const chunk of entry.chunks) {

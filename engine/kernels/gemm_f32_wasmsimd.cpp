@@ -2,7 +2,8 @@
 // rows in blocks of kMC (that block of A, packed, ≤ 512 KB, stays in L2), panels of 8 columns
 // (a panel's K block, ≤ 32 KB, stays in L1 while the row tiles stream past it), tiles of kMR
 // rows. Partial tiles (M % kMR rows, N % 8 columns) go through the same micro-kernels: fewer rows
-// by template, fewer columns via a stack tile. Tile sizes were chosen by measurement in V8 on an
+// by template, fewer columns via a stack tile. With f16 weights the panel's K block is widened
+// into an L1-sized f32 buffer before the row tiles stream past it. Tile sizes were chosen by measurement in V8 on an
 // AMD EPYC (bench/): 4×8 beat 5×8 and 6×8 (those spill: V8 has 15 allocatable xmm registers).
 #include "gemm_f32_wasmsimd.h"
 
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "math_f32x4_wasmsimd.h"
 
@@ -121,15 +123,49 @@ constexpr MicroKernel kKernels[7] = {nullptr, gemm_f32_mrx8_wasmsimd<1>, gemm_f3
                                      gemm_f32_mrx8_wasmsimd<5>, gemm_f32_mrx8_wasmsimd<6>};
 static_assert(kMR >= 1 && kMR <= 6, "kKernels covers 1..6 rows");
 
-}  // namespace
+// Eight f16 values (IEEE binary16 bits) to f32. Shifting exponent and mantissa into f32 position
+// and multiplying by 2^112 rebiases the exponent (15 → 127) exactly for normals and subnormals
+// alike (wasm arithmetic keeps f32 subnormals); infinities and NaN get the all-ones exponent.
+inline v128_t f16x4_to_f32x4(v128_t h /* u32 lanes */) {
+  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
+  const v128_t magnitude = wasm_v128_and(h, wasm_i32x4_splat(0x7fff));
+  v128_t f = wasm_f32x4_mul(wasm_i32x4_shl(magnitude, 13), wasm_f32x4_splat(0x1p112f));
+  const v128_t inf_or_nan = wasm_i32x4_ge(magnitude, wasm_i32x4_splat(0x7c00));
+  f = wasm_v128_or(f, wasm_v128_and(inf_or_nan, wasm_i32x4_splat(0x7f800000)));
+  return wasm_v128_or(f, sign);
+}
 
-void pack_b_from_weight_f32_wasmsimd(float* out, const float* w, int N, int K, size_t ldw) {
+template <typename T>
+void pack_b_from_weight(T* out, const T* w, int N, int K, size_t ldw) {
   for (int n0 = 0; n0 < N; n0 += kGemmNR) {
     const int nc = std::min(kGemmNR, N - n0);
     for (int k = 0; k < K; ++k) {
-      for (int j = 0; j < kGemmNR; ++j) out[j] = j < nc ? w[(n0 + j) * ldw + k] : 0.0f;
+      for (int j = 0; j < kGemmNR; ++j) out[j] = j < nc ? w[(n0 + j) * ldw + k] : T(0);
       out += kGemmNR;
     }
+  }
+}
+
+// The loop nest for f32 panels (used as they are) and f16 panels (widened per K block).
+template <typename T>
+void gemm_packed(float* c, size_t ldc, const float* a, size_t lda, const T* packed_b,
+                 size_t panel_stride, int M, int N, int K, const GemmEpilogue& ep);
+
+}  // namespace
+
+void pack_b_from_weight_f32_wasmsimd(float* out, const float* w, int N, int K, size_t ldw) {
+  pack_b_from_weight(out, w, N, K, ldw);
+}
+
+void pack_b_from_weight_f16_wasmsimd(uint16_t* out, const uint16_t* w, int N, int K, size_t ldw) {
+  pack_b_from_weight(out, w, N, K, ldw);
+}
+
+void widen_f16_wasmsimd(float* out, const uint16_t* in, size_t n) {
+  for (size_t i = 0; i < n; i += 8) {
+    const v128_t h = wasm_v128_load(in + i);
+    wasm_v128_store(out + i, f16x4_to_f32x4(wasm_u32x4_extend_low_u16x8(h)));
+    wasm_v128_store(out + i + 4, f16x4_to_f32x4(wasm_u32x4_extend_high_u16x8(h)));
   }
 }
 
@@ -174,7 +210,22 @@ void gemm_f32_wasmsimd(float* c, size_t ldc, const float* a, size_t lda, const f
 
 void gemm_f32_wasmsimd(float* c, size_t ldc, const float* a, size_t lda, const float* packed_b,
                        size_t panel_stride, int M, int N, int K, const GemmEpilogue& ep) {
+  gemm_packed(c, ldc, a, lda, packed_b, panel_stride, M, N, K, ep);
+}
+
+void gemm_f16b_wasmsimd(float* c, size_t ldc, const float* a, size_t lda, const uint16_t* packed_b,
+                        size_t panel_stride, int M, int N, int K, const GemmEpilogue& ep) {
+  gemm_packed(c, ldc, a, lda, packed_b, panel_stride, M, N, K, ep);
+}
+
+namespace {
+
+template <typename T>
+void gemm_packed(float* c, size_t ldc, const float* a, size_t lda, const T* packed_b,
+                 size_t panel_stride, int M, int N, int K, const GemmEpilogue& ep) {
+  constexpr bool kHalf = std::is_same_v<T, uint16_t>;
   if (M <= 0 || N <= 0) return;
+  alignas(16) static float widened[kHalf ? kKC * kGemmNR : 1];  // one panel's K block as f32
   alignas(16) float tile[kMR * kGemmNR];   // partial-width C tile
   alignas(16) float bias8[kGemmNR];        // partial-width bias
   alignas(16) float resid[kMR * kGemmNR];  // partial-width residual
@@ -193,7 +244,14 @@ void gemm_f32_wasmsimd(float* c, size_t ldc, const float* a, size_t lda, const f
                     std::min(kMR, M - m0), kc);
       for (int n0 = 0; n0 < N; n0 += kGemmNR) {
         const int nc = std::min(kGemmNR, N - n0);
-        const float* w = packed_b + (n0 / kGemmNR) * panel_stride + static_cast<size_t>(k0) * kGemmNR;
+        const T* panel = packed_b + (n0 / kGemmNR) * panel_stride + static_cast<size_t>(k0) * kGemmNR;
+        const float* w;
+        if constexpr (kHalf) {
+          widen_f16_wasmsimd(widened, panel, static_cast<size_t>(kc) * kGemmNR);
+          w = widened;
+        } else {
+          w = panel;
+        }
         const float* bias = nullptr;
         if (ep.bias && last) {
           if (nc == kGemmNR) {
@@ -229,5 +287,6 @@ void gemm_f32_wasmsimd(float* c, size_t ldc, const float* a, size_t lda, const f
   }
 }
 
+}  // namespace
 }  // namespace attnscope::kernels
 #endif  // __wasm_simd128__

@@ -5,6 +5,7 @@
 #pragma once
 #ifdef __wasm_simd128__
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "activation.h"
@@ -28,6 +29,10 @@ void pack_b_f32_wasmsimd(PackedB& out, const float* b, int K, int N, size_t ldb)
 // K and V of each head into a reused scratch buffer).
 void pack_b_from_weight_f32_wasmsimd(float* out, const float* w, int N, int K, size_t ldw);
 void pack_b_f32_wasmsimd(float* out, const float* b, int K, int N, size_t ldb);
+// n (a multiple of 8) f16 values (IEEE binary16 bits) widened to f32, exactly.
+void widen_f16_wasmsimd(float* out, const uint16_t* in, size_t n);
+// The same panels for a weight kept as f16 bits (WeightPrecision::F16): ceil(N/8)·K·8 halves.
+void pack_b_from_weight_f16_wasmsimd(uint16_t* out, const uint16_t* w, int N, int K, size_t ldw);
 
 struct GemmEpilogue {
   const float* bias = nullptr;      // (N) added to every row, or nullptr
@@ -46,6 +51,12 @@ void gemm_f32_wasmsimd(float* c, size_t ldc, const float* a, size_t lda, const f
 // panel_stride = (rows B was packed with) · 8 (used for one head's slice of W_O).
 void gemm_f32_wasmsimd(float* c, size_t ldc, const float* a, size_t lda, const float* packed_b,
                        size_t panel_stride, int M, int N, int K, const GemmEpilogue& epilogue);
+
+// C = epilogue(A · B) with B packed as f16 panels: each K block of a panel is widened to f32 once
+// per block of kMC rows and then read by the same micro-kernels, so the arithmetic (and the
+// result, bit for bit) is that of gemm_f32_wasmsimd on the widened weights.
+void gemm_f16b_wasmsimd(float* c, size_t ldc, const float* a, size_t lda, const uint16_t* packed_b,
+                        size_t panel_stride, int M, int N, int K, const GemmEpilogue& epilogue);
 
 }  // namespace attnscope::kernels
 #endif  // __wasm_simd128__

@@ -1,33 +1,42 @@
 // A linear layer's weight prepared once at load for the build's fastest GEMM, and the call that
 // applies it with the epilogue fused: out = act(x Wᵀ + b) + residual. On wasm32+SIMD128 the
 // weight is repacked into 8-column panels for gemm_f32_wasmsimd; natively it stays (out, in)
-// row-major for Eigen. Either way the PackedLinear owns the only copy of the weight.
+// row-major for Eigen. Either way the PackedLinear owns the only copy of the weight, in f32 or,
+// for a model loaded with f16 weights, as f16 bits in the same layout (widened as it is read).
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "activation.h"
 
 namespace attnscope::kernels {
 
-// Spare floats a loader reserves after a 2-D weight so pack_linear can align it in place.
+// Spare elements a loader reserves after a 2-D weight so pack_linear can align it in place
+// (64 bytes either way).
 constexpr size_t kWeightSlackFloats = 16;
+constexpr size_t kWeightSlackHalves = 32;
 
 struct PackedLinear {
   int in = 0, out = 0;
   std::vector<float> weight;  // wasm: ceil(out/8) panels of (in × 8); native: (out, in)
+  std::vector<uint16_t> weight_f16;  // the same as f16 bits instead (then `weight` is empty)
   std::vector<float> bias;    // (out)
   // wasm: the panels start `offset` floats into `weight`, on a 64-byte boundary (Emscripten's
   // malloc aligns to 8 bytes only; a misaligned panel splits one v128 load in four across cache
   // lines). Moving a PackedLinear keeps the buffer, so the offset stays right.
   size_t offset = 0;
   const float* panels() const { return weight.data() + offset; }
+  const uint16_t* panels_f16() const { return weight_f16.data() + offset; }
+  bool is_f16() const { return !weight_f16.empty(); }
 };
 
 // Consumes `weight` (out, in) and `bias` (out): packing replaces the loaded weights instead of
 // sitting beside them. With out % 8 == 0 and 16 floats of spare capacity (the loaders reserve
 // them, kWeightSlackFloats) it packs in place; otherwise it briefly holds one extra matrix.
 PackedLinear pack_linear(std::vector<float>&& weight, std::vector<float>&& bias, int in, int out);
+// The same for a weight kept as f16 bits (in place given kWeightSlackHalves spare capacity).
+PackedLinear pack_linear(std::vector<uint16_t>&& weight, std::vector<float>&& bias, int in, int out);
 
 struct LinearEpilogue {
   bool activate = false;            // apply `activation` after the bias

@@ -1,7 +1,8 @@
 // Golden test on the model we ship (model/): tokenizer and forward pass against the float64
 // PyTorch reference written by tests/fixtures/make_bundled_fixture.py (rerun it after retraining).
 // Tolerances as for the engine fixtures: attentions 1e-4, hidden states / value norms / MLM
-// logits 1e-3 (max absolute error).
+// logits 1e-3 (max absolute error). The model is stored in fp16, so loading it with f16 weights
+// in memory (WeightPrecision::F16) must meet the same reference at the same tolerances.
 #include <nlohmann/json.hpp>
 
 #include "config.h"
@@ -29,7 +30,9 @@ TEST_CASE("bundled model: tokens and forward pass match the PyTorch reference", 
   const ModelConfig config = parse_config(test::read_text(model_dir + "/config.json"));
   const auto model_bytes = test::read_bytes(model_dir + "/model.safetensors");
   const SafeTensors tensors(model_bytes.data(), model_bytes.size());
-  const Encoder encoder(config, load_weights(config, tensors));
+  const auto precision = GENERATE(WeightPrecision::F32, WeightPrecision::F16);
+  INFO("weights in memory as " << (precision == WeightPrecision::F16 ? "f16" : "f32"));
+  const Encoder encoder(config, load_weights(config, tensors, precision));
   REQUIRE(encoder.has_mlm_head());
   const auto tokenizer = tok::BertTokenizer::from_files(
       test::read_text(model_dir + "/vocab.txt"), "", test::read_text(model_dir + "/tokenizer_config.json"));

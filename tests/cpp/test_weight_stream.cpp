@@ -22,23 +22,38 @@ namespace {
 const std::string kEngineFixtures = std::string(ATTNSCOPE_FIXTURES_DIR) + "/engine";
 
 ModelWeights stream_load(const ModelConfig& config, const std::vector<uint8_t>& file, size_t piece,
-                         bool announce_size = true) {
-  WeightStream stream(config, announce_size ? file.size() : 0);
+                         bool announce_size = true, WeightPrecision precision = WeightPrecision::F32) {
+  WeightStream stream(config, announce_size ? file.size() : 0, precision);
   for (size_t at = 0; at < file.size(); at += piece)
     stream.feed(file.data() + at, std::min(piece, file.size() - at));
   stream.finish();
-  return load_weights(config, stream);
+  return load_weights(config, stream, precision);
 }
 
-// Every f32 array of two ModelWeights, flattened in a fixed order.
-std::vector<const std::vector<float>*> arrays(const ModelWeights& w) {
-  std::vector<const std::vector<float>*> out = {&w.word_emb, &w.pos_emb, &w.type_emb, &w.ln_emb_g, &w.ln_emb_b};
+// The weight matrices (kept in the load's precision), in a fixed order.
+std::vector<const WeightMatrix*> matrices(const ModelWeights& w) {
+  std::vector<const WeightMatrix*> out = {&w.word_emb};
   for (const LayerWeights& l : w.layers)
-    for (auto* a : {&l.q_w, &l.q_b, &l.k_w, &l.k_b, &l.v_w, &l.v_b, &l.o_w, &l.o_b, &l.ln_attn_g, &l.ln_attn_b,
-                    &l.ff_i_w, &l.ff_i_b, &l.ff_o_w, &l.ff_o_b, &l.ln_out_g, &l.ln_out_b})
+    for (auto* m : {&l.q_w, &l.k_w, &l.v_w, &l.o_w, &l.ff_i_w, &l.ff_o_w}) out.push_back(m);
+  return out;
+}
+
+// Every array that is f32 whatever the precision, flattened in a fixed order.
+std::vector<const std::vector<float>*> vectors(const ModelWeights& w) {
+  std::vector<const std::vector<float>*> out = {&w.pos_emb, &w.type_emb, &w.ln_emb_g, &w.ln_emb_b};
+  for (const LayerWeights& l : w.layers)
+    for (auto* a : {&l.q_b, &l.k_b, &l.v_b, &l.o_b, &l.ln_attn_g, &l.ln_attn_b, &l.ff_i_b, &l.ff_o_b,
+                    &l.ln_out_g, &l.ln_out_b})
       out.push_back(a);
   for (auto* a : {&w.mlm.dense_w, &w.mlm.dense_b, &w.mlm.ln_g, &w.mlm.ln_b, &w.mlm.decoder_w, &w.mlm.bias})
     out.push_back(a);
+  return out;
+}
+
+// Every f32 array (an F32 load), flattened in a fixed order.
+std::vector<const std::vector<float>*> arrays(const ModelWeights& w) {
+  std::vector<const std::vector<float>*> out = vectors(w);
+  for (const WeightMatrix* m : matrices(w)) out.push_back(&m->f32);
   return out;
 }
 
@@ -82,6 +97,44 @@ TEST_CASE("weight stream: same weights as the whole-file reader, any piece size"
     }
   }
   REQUIRE(models >= 7);  // the fixture script writes seven checkpoints
+}
+
+TEST_CASE("weight stream: F16 precision keeps the matrices as rounded f16, everything else f32",
+          "[engine][stream][f16]") {
+  int models = 0;
+  for (const auto& entry : fs::directory_iterator(kEngineFixtures)) {
+    if (!fs::exists(entry.path() / "model.safetensors")) continue;
+    ++models;
+    const std::string dir = entry.path().string();
+    INFO(dir);
+    const ModelConfig config = parse_config(test::read_text(dir + "/config.json"));
+    const auto file = test::read_bytes(dir + "/model.safetensors");
+    const SafeTensors whole(file.data(), file.size());
+    const ModelWeights f32 = load_weights(config, whole);
+    const ModelWeights whole_f16 = load_weights(config, whole, WeightPrecision::F16);
+    for (size_t piece : {size_t{1}, size_t{3}, size_t{4096}, file.size()}) {
+      INFO("piece " << piece);
+      const ModelWeights got = stream_load(config, file, piece, true, WeightPrecision::F16);
+      const auto want_m = matrices(f32), got_m = matrices(got), whole_m = matrices(whole_f16);
+      REQUIRE(want_m.size() == got_m.size());
+      for (size_t i = 0; i < want_m.size(); ++i) {
+        INFO("matrix " << i);
+        REQUIRE(got_m[i]->is_f16());
+        CHECK(got_m[i]->f32.empty());
+        CHECK(got_m[i]->f16 == whole_m[i]->f16);
+        std::vector<uint16_t> rounded(want_m[i]->f32.size());
+        f32_to_f16(rounded.data(), want_m[i]->f32.data(), rounded.size());
+        CHECK(got_m[i]->f16 == rounded);
+      }
+      const auto want_v = vectors(f32), got_v = vectors(got);
+      for (size_t i = 0; i < want_v.size(); ++i) CHECK(*want_v[i] == *got_v[i]);
+    }
+    WeightStream f16_stream(config, file.size(), WeightPrecision::F16), f32_stream(config, file.size());
+    f16_stream.feed(file.data(), file.size());
+    f32_stream.feed(file.data(), file.size());
+    CHECK(f16_stream.weight_bytes() < f32_stream.weight_bytes());
+  }
+  REQUIRE(models >= 7);
 }
 
 TEST_CASE("weight stream: a file that ends early or runs long is named", "[engine][stream][errors]") {
@@ -145,7 +198,7 @@ TEST_CASE("weight stream: skips what the model does not use, refuses integer wei
   WeightStream stream(config, file.size());
   stream.feed(file.data(), file.size());
   stream.finish();
-  CHECK(stream.f32_bytes() == 0);  // nothing float that the model reads
+  CHECK(stream.weight_bytes() == 0);  // nothing float that the model reads
   CHECK(stream.has("bert.pooler.dense.weight"));
   expect_error([&] { stream.take_f32("bert.embeddings.word_embeddings.weight", {2, 4}); }, "E_SAFETENSORS",
                "dtype I32");

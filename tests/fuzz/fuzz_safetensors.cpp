@@ -40,11 +40,11 @@ void check_stream_agrees(const attnscope::ModelConfig& config, const uint8_t* by
     ok = false;
   }
   if (ok != (whole != nullptr)) __builtin_trap();
-  if (ok && (!same_bits(streamed.word_emb, whole->word_emb) || streamed.layers.size() != whole->layers.size() ||
+  if (ok && (!same_bits(streamed.word_emb.f32, whole->word_emb.f32) || streamed.layers.size() != whole->layers.size() ||
              !same_bits(streamed.mlm.bias, whole->mlm.bias)))
     __builtin_trap();
   for (size_t l = 0; ok && l < streamed.layers.size(); ++l)
-    if (!same_bits(streamed.layers[l].ff_o_w, whole->layers[l].ff_o_w)) __builtin_trap();
+    if (!same_bits(streamed.layers[l].ff_o_w.f32, whole->layers[l].ff_o_w.f32)) __builtin_trap();
 }
 
 }  // namespace

@@ -182,6 +182,50 @@ describe('loadModel sources', () => {
 });
 
 describe('run and runIds', () => {
+  it("weightPrecision 'f16': PyTorch on f16-rounded matrices agrees; an f16 checkpoint gives f32's results exactly", async () => {
+    const text = 'The bank of the [MASK] river.';
+    for (const dir of [tinyDir, f16Dir]) {
+      const f16 = await loadModel(dir, { weightPrecision: 'f16' });
+      const f32 = await loadModel(dir);
+      assert.equal(f16.info.weightPrecision, 'f16');
+      assert.equal(f32.info.weightPrecision, 'f32');
+      const half = await f16.run(text, { topK: 3 });
+      const full = await f32.run(text, { topK: 3 });
+      const maskPositions = [...half.ids].flatMap((id, i) => (id === 4 ? [i] : []));
+      const ref = torchReference(dir, { ids: half.ids, tokenTypes: half.typeIds, maskPositions, f16Matrices: true });
+      const att = maxAbsDiff(half.attentions, ref.attentions);
+      const hid = maxAbsDiff(half.hidden, ref.hidden);
+      assert.ok(att.max <= 1e-5, `${dir}: attentions differ by ${att.max} at ${att.at}`);
+      assert.ok(hid.max <= 1e-4, `${dir}: hidden differs by ${hid.max} at ${hid.at}`);
+      const probs = softmax(ref.mlm_logits);
+      half.maskPredictions[0].top.forEach((t) => assert.ok(Math.abs(t.prob - probs[t.id]) < 1e-5));
+      if (dir === f16Dir) {
+        assert.deepEqual(half.attentions, full.attentions);  // same weights, same arithmetic
+        assert.deepEqual(half.hidden, full.hidden);
+      } else {
+        assert.ok(maxAbsDiff(half.attentions, full.attentions).max > 0, 'f32 weights rounded to f16 change something');
+      }
+      f16.dispose();
+      f32.dispose();
+    }
+    await assert.rejects(loadModel(tinyDir, { weightPrecision: 'f8' }), (e) => e.code === 'E_INPUT' && /weightPrecision/.test(e.message));
+  });
+
+  it("weightPrecision 'f16' takes about half the wasm heap of 'f32'", async () => {
+    const dir = writeTinyBert(join(work, 'wide'), { seed: 3, hidden: 256, heads: 4, intermediate: 1024, layers: 4 });
+    const inUse = async (options) => {
+      const before = (await heapStats()).inUse;
+      const model = await loadModel(dir, options);
+      const grown = (await heapStats()).inUse - before;
+      model.dispose();
+      return grown;
+    };
+    const full = await inUse({});
+    const half = await inUse({ weightPrecision: 'f16' });
+    console.log(`# 4 × 256 model weights in wasm heap: f32 ${full} B, f16 ${half} B (${(half / full).toFixed(3)}×)`);
+    assert.ok(half < 0.6 * full, `f16 ${half} B vs f32 ${full} B`);
+  });
+
   it('matches a PyTorch reference (attentions, hidden, MLM probabilities) for F32 and F16 checkpoints', async () => {
     for (const dir of [tinyDir, f16Dir]) {
       const model = await loadModel(dir);

@@ -168,6 +168,8 @@ describe('attnscope tokenize, bench, info', () => {
     const bundled = JSON.parse((await cli(['info'])).stdout);
     assert.equal(bundled.path, BUNDLED);
     assert.equal(bundled.source, 'bundled');
+    assert.equal(bundled.weight_precision, 'f32');
+    assert.equal(JSON.parse((await cli(['info', '--weight-precision', 'f16'])).stdout).weight_precision, 'f16');
   });
 });
 
@@ -180,6 +182,7 @@ describe('attnscope errors', () => {
     assertUserError(await cli(['run', '--model', tiny, '--ids', '2,3', '--format', 'npy']), 2, /--out/);
     assertUserError(await cli(['run', '--model', tiny, '--ids', '2,3', '--bogus']), 2, /bogus/);
     assertUserError(await cli(['bench', '--model', tiny, '--tokens', '0']), 2, /--tokens/);
+    assertUserError(await cli(['info', '--model', tiny, '--weight-precision', 'f8']), 2, /--weight-precision/);
     assertUserError(await cli(['bench', '--model', tiny, '--tokens', '1000']), 2, /positions/);
     assert.equal((await cli([])).code, 2);
   });

@@ -5,6 +5,7 @@
 #include <wasm_simd128.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <utility>
 #include <vector>
@@ -77,6 +78,32 @@ EMSCRIPTEN_KEEPALIVE void h_linear_slice(float* out, const float* x, int ldx, co
                                std::vector<float>(outc, 0.0f), in, outc);
   linear_packed_slice_f32(out, x, ldx, p, T, k_begin, k_count);
 }
+
+// The same two with the weight given as f16 bits (a model loaded with weightPrecision 'f16').
+EMSCRIPTEN_KEEPALIVE void h_linear_packed_f16(float* out, const float* x, const uint16_t* w,
+                                              const float* bias, const float* residual, int T, int in,
+                                              int outc, int act, int in_place) {
+  std::vector<uint16_t> weight;
+  if (in_place) weight.reserve(static_cast<size_t>(outc) * in + kWeightSlackHalves);
+  weight.assign(w, w + static_cast<size_t>(outc) * in);
+  const uint16_t* storage = weight.data();
+  PackedLinear p = pack_linear(std::move(weight), std::vector<float>(bias, bias + outc), in, outc);
+  if (!p.is_f16() || !p.weight.empty()) abort();
+  if (in_place && outc % 8 == 0 && p.weight_f16.data() != storage) abort();
+  if (reinterpret_cast<uintptr_t>(p.panels_f16()) % 64 != 0) abort();
+  LinearEpilogue ep;
+  ep.activate = act >= 0;
+  ep.activation = activation_of(act);
+  ep.residual = residual;
+  linear_packed_f32(out, x, p, T, ep);
+}
+EMSCRIPTEN_KEEPALIVE void h_linear_slice_f16(float* out, const float* x, int ldx, const uint16_t* w, int T,
+                                             int in, int outc, int k_begin, int k_count) {
+  PackedLinear p = pack_linear(std::vector<uint16_t>(w, w + static_cast<size_t>(outc) * in),
+                               std::vector<float>(outc, 0.0f), in, outc);
+  linear_packed_slice_f32(out, x, ldx, p, T, k_begin, k_count);
+}
+EMSCRIPTEN_KEEPALIVE void h_widen_f16(float* out, const uint16_t* in, int n) { widen_f16_wasmsimd(out, in, n); }
 
 EMSCRIPTEN_KEEPALIVE void h_attention(float* probs, float* context, const float* q, const float* k,
                                       const float* v, const float* key_bias, int T, int dh,

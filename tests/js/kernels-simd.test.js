@@ -35,6 +35,12 @@ function call(fn, args, outputs) {
   const ptrs = [];
   try {
     const vals = args.map((a) => {
+      if (a instanceof Uint16Array) {  // f16 bits
+        const p = M._malloc(Math.max(4, a.length * 2));
+        ptrs.push(p);
+        M.HEAPU16.set(a, p >> 1);
+        return p;
+      }
       if (!(a instanceof Float32Array)) return a;
       const p = M._malloc(Math.max(4, a.length * 4));
       ptrs.push(p);
@@ -173,6 +179,73 @@ describe('PackedLinear (pack once, apply with a fused epilogue)', () => {
     const xs = x.subarray(k0);  // head columns start at k0 in each row
     const [out] = call(M._h_linear_slice, [nanArray(t * outC), xs.slice(), ldx, w, t, inC, outC, k0, kn], [0]);
     checkGemm('slice', out, outC, gemmRef({ a: xs, lda: ldx, w: wSlice, M: t, N: outC, K: kn, act: ACT.none, scale: 1 }), t, outC, kn, ACT.none);
+  });
+});
+
+// ---- f16 weights -----------------------------------------------------------------------------
+// IEEE binary16 decoded from its definition, independently of the engine's bit tricks.
+function halfValue(h) {
+  const sign = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  if (e === 0) return sign * m * 2 ** -24;
+  if (e === 31) return m ? NaN : sign * Infinity;
+  return sign * 2 ** (e - 15) * (1 + m / 1024);
+}
+// Random halves of magnitude ~2^-6..2 with a few subnormals, and their exact values.
+function randomHalves(n, r) {
+  const bits = new Uint16Array(n);
+  for (let i = 0; i < n; i++) {
+    const sign = r() < 0 ? 0x8000 : 0, mant = Math.floor((r() + 1) * 512) & 0x3ff;
+    const exp = i % 29 === 0 ? 0 : 9 + Math.floor((r() + 1) * 3.5);
+    bits[i] = sign | (exp << 10) | mant;
+  }
+  return { bits, values: Float32Array.from(bits, halfValue) };
+}
+
+describe('f16 weights (widened per K block by the GEMM)', () => {
+  it('widens every one of the 65,536 halves exactly (subnormals, ±inf, NaN)', () => {
+    const all = Uint16Array.from({ length: 65536 }, (_, i) => i);
+    const [out] = call(M._h_widen_f16, [nanArray(65536), all, 65536], [0]);
+    for (let h = 0; h < 65536; h++) {
+      const want = halfValue(h);
+      if (Number.isNaN(want)) assert.ok(Number.isNaN(out[h]), `0x${h.toString(16)}`);
+      else assert.ok(Object.is(out[h], Math.fround(want)), `0x${h.toString(16)}: ${out[h]} vs ${want}`);
+    }
+  });
+
+  it('linear_packed_f32 on f16 panels = the naive loop on the decoded weights, every tile edge', () => {
+    for (const inPlace of [0, 1]) {
+      for (const t of [1, 4, 5, 9, 17]) {
+        for (const outC of [1, 7, 8, 9, 16, 17, 24]) {
+          for (const inC of [1, 3, 16, 33]) {
+            const r = rng(1000 * t + 10 * outC + inC);
+            const x = randomArray(t * inC, r), b = randomArray(outC, r);
+            const { bits, values } = randomHalves(outC * inC, r);
+            const residual = outC % 2 ? randomArray(t * outC, r) : null;
+            const act = t % 2 ? ACT.geluErf : ACT.none;
+            const [out] = call(M._h_linear_packed_f16, [nanArray(t * outC), x, bits, b, residual ?? 0, t, inC, outC, act, inPlace], [0]);
+            checkGemm(`f16 linear T=${t} in=${inC} out=${outC} in place ${inPlace}`, out, outC,
+              gemmRef({ a: x, lda: inC, w: values, bias: b, residual, M: t, N: outC, K: inC, act, scale: 1 }), t, outC, inC, act);
+          }
+        }
+      }
+    }
+  });
+
+  it('crosses K and row blocks (K > 1024, M > 128) and slices K (one head through W_O)', () => {
+    const [t, inC, outC] = [131, 1100, 16];
+    const r = rng(77);
+    const x = randomArray(t * inC, r), b = randomArray(outC, r);
+    const { bits, values } = randomHalves(outC * inC, r);
+    const [out] = call(M._h_linear_packed_f16, [nanArray(t * outC), x, bits, b, 0, t, inC, outC, ACT.none, 1], [0]);
+    checkGemm('f16 big', out, outC, gemmRef({ a: x, lda: inC, w: values, bias: b, M: t, N: outC, K: inC, act: ACT.none, scale: 1 }), t, outC, inC, ACT.none);
+
+    const [k0, kn, ldx] = [16, 16, 48];
+    const s = randomHalves(20 * 48, r);
+    const xs = randomArray(9 * ldx, r).subarray(k0);
+    const wSlice = new Float32Array(20 * kn);
+    for (let o = 0; o < 20; o++) for (let kk = 0; kk < kn; kk++) wSlice[o * kn + kk] = s.values[o * 48 + k0 + kk];
+    const [sliced] = call(M._h_linear_slice_f16, [nanArray(9 * 20), xs.slice(), ldx, s.bits, 9, 48, 20, k0, kn], [0]);
+    checkGemm('f16 slice', sliced, 20, gemmRef({ a: xs, lda: ldx, w: wSlice, M: 9, N: 20, K: kn, act: ACT.none, scale: 1 }), 9, 20, kn, ACT.none);
   });
 });
 

@@ -5,10 +5,12 @@ import { fileURLToPath } from 'node:url';
 
 const SCRIPT = fileURLToPath(new URL('./api-torch-reference.py', import.meta.url));
 
-/** {attentions, hidden, mlm_logits?} as flat number arrays. */
-export function torchReference(modelDir, { ids, tokenTypes, maskPositions = [] }) {
+/** {attentions, hidden, mlm_logits?} as flat number arrays. f16Matrices: the reference rounds the
+ *  weight matrices to f16 first (what weightPrecision 'f16' keeps). */
+export function torchReference(modelDir, { ids, tokenTypes, maskPositions = [], f16Matrices = false }) {
   const request = JSON.stringify({
     model: modelDir, ids: [...ids], token_type_ids: tokenTypes ? [...tokenTypes] : null, mask_positions: maskPositions,
+    f16_matrices: f16Matrices,
   });
   const out = execFileSync('/usr/bin/python3', [SCRIPT], { input: request, maxBuffer: 1 << 30 });
   return JSON.parse(out);

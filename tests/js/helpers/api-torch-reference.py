@@ -1,6 +1,8 @@
 """PyTorch reference for the API tests: a plain BERT forward pass written from the paper's
 equations with torch ops (not our C++ and not `transformers`), reading a Hugging Face folder.
-stdin: {"model": DIR, "ids": [...], "token_type_ids": [...], "mask_positions": [...]}
+stdin: {"model": DIR, "ids": [...], "token_type_ids": [...], "mask_positions": [...],
+        "f16_matrices": false}   (true: round the layers' linear weights and the word embeddings
+        to f16 first, with torch's own .half(), as a model loaded with weightPrecision 'f16' keeps them)
 stdout: {"attentions": flat (L,H,T,T), "hidden": flat (T,C), "mlm_logits": flat (len(mask_positions), V)}
 Run with /usr/bin/python3 (Debian's python3-torch)."""
 import json
@@ -40,6 +42,11 @@ def main():
     request = json.load(sys.stdin)
     config = json.load(open(request["model"] + "/config.json"))
     w = read_safetensors(request["model"] + "/model.safetensors")
+    if request.get("f16_matrices"):
+        for name, t in w.items():
+            if t.dim() == 2 and (name.endswith("word_embeddings.weight")
+                                 or (".layer." in "." + name and name.endswith(".weight"))):
+                w[name] = t.float().half().double()
     ids = torch.tensor(request["ids"])
     types = torch.tensor(request.get("token_type_ids") or [0] * len(ids))
     T, C, H = len(ids), config["hidden_size"], config["num_attention_heads"]
