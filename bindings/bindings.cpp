@@ -209,6 +209,16 @@ class Model {
 
   int token_to_id(const std::string& token) const { return tokenizer_.token_to_id(token); }
 
+  // Every vocabulary token, one per line (in id order): runIds names its tokens from one copy in
+  // JavaScript instead of one call per token.
+  std::string vocabulary_lines() const {
+    std::string out;
+    for (size_t id = 0; id < tokenizer_.vocab_size(); ++id) {
+      if (id) out += '\n';
+      out += tokenizer_.id_to_token(static_cast<int32_t>(id));
+    }
+    return out;
+  }
   std::string id_to_token(int id) const {
     return guarded([&] {
       if (id < 0 || static_cast<size_t>(id) >= tokenizer_.vocab_size()) {
@@ -306,7 +316,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("mlmLogits", &Model::mlm_logits)
       .function("specialTokens", &Model::special_tokens)
       .function("tokenToId", &Model::token_to_id)
-      .function("idToToken", &Model::id_to_token);
+      .function("idToToken", &Model::id_to_token)
+      .function("vocabularyLines", &Model::vocabulary_lines);
 
   function("parseConfig", &parse_config_js);
   function("checkTokenizer", &check_tokenizer);

@@ -17,6 +17,7 @@ export class Model {
   #wasm;
   #native;
   #specialIds;
+  #tokens = null;  // id → token, built on first use (#vocabulary)
 
   /** @internal built by loadModel() */
   constructor(wasm, native, info) {
@@ -73,9 +74,9 @@ export class Model {
     const count = idArray.length;
     const typeIds = options.tokenTypes == null ? new Int32Array(count) : integerArray(options.tokenTypes, 'tokenTypes');
     const mask = options.attentionMask == null ? null : integerArray(options.attentionMask, 'attentionMask');
-    const vocabSize = native.tokenizerVocabSize();
+    const vocabulary = this.#vocabulary();
     const encoding = {
-      tokens: Array.from(idArray, (id) => (id >= 0 && id < vocabSize ? native.idToToken(id) : '[?]')),
+      tokens: Array.from(idArray, (id) => vocabulary(id) ?? '[?]'),
       ids: idArray,
       typeIds,
       offsets: new Int32Array(2 * count),
@@ -83,6 +84,20 @@ export class Model {
       numTruncated: 0,
     };
     return this.#forward(encoding, mask, options);
+  }
+
+  // id → token (undefined outside the vocabulary), from the vocabulary copied once into
+  // JavaScript; per-id calls if a token contains a line break (not possible in vocab.txt).
+  #vocabulary() {
+    if (!this.#tokens) {
+      const native = this.#native;
+      const size = native.tokenizerVocabSize();
+      const lines = native.vocabularyLines().split('\n');
+      this.#tokens = lines.length === size
+        ? (id) => lines[id]
+        : (id) => (id >= 0 && id < size ? native.idToToken(id) : undefined);
+    }
+    return this.#tokens;
   }
 
   /** The id of a vocabulary token, or -1. */
