@@ -13,6 +13,7 @@
 #include "config.h"
 #include "encoder.h"
 #include "error.h"
+#include "half.h"
 #include "safetensors.h"
 #include "weight_stream.h"
 #include "weights.h"
@@ -45,6 +46,22 @@ void check_stream_agrees(const attnscope::ModelConfig& config, const uint8_t* by
     __builtin_trap();
   for (size_t l = 0; ok && l < streamed.layers.size(); ++l)
     if (!same_bits(streamed.layers[l].ff_o_w.f32, whole->layers[l].ff_o_w.f32)) __builtin_trap();
+  if (!ok) return;
+
+  // The same file streamed with f16 matrices: they must be the whole-file f32 values rounded.
+  attnscope::WeightStream stream(config, size, attnscope::WeightPrecision::F16);
+  for (size_t at = 0; at < size; at += piece) stream.feed(bytes + at, std::min(piece, size - at));
+  stream.finish();
+  const attnscope::ModelWeights half = attnscope::load_weights(config, stream, attnscope::WeightPrecision::F16);
+  const std::vector<float>& want = whole->word_emb.f32;
+  const std::vector<uint16_t>& got = half.word_emb.f16;
+  if (got.size() != want.size() || !same_bits(half.mlm.bias, whole->mlm.bias)) __builtin_trap();
+  for (size_t i = 0; i < got.size(); ++i) {
+    // An f16 file's NaN is copied as is, while rounding its f32 form quiets it: any NaN matches.
+    const bool nan = want[i] != want[i];
+    if (nan ? (got[i] & 0x7c00) != 0x7c00 || !(got[i] & 0x3ff) : got[i] != attnscope::f32_to_f16(want[i]))
+      __builtin_trap();
+  }
 }
 
 }  // namespace
