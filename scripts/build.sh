@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the native engine, tests, tools and fuzz targets (build/native), and the WebAssembly
 # module plus the page and embed bundles (build/wasm → dist/).
-# Usage: scripts/build.sh [native|wasm|all]   (default all)
+# Usage: scripts/build.sh [native|wasm|all|wasm-relaxed]   (default all)
+#   wasm-relaxed: the same modules with the GEMM on relaxed-SIMD FMA (build/wasm-relaxed), for
+#   bench/relaxed-simd.mjs; not part of `all` (nothing ships it yet).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -28,4 +30,12 @@ if [[ $what == wasm || $what == all ]]; then
   # single-file embed (dist/attnscope-element.js, dist/attnscope-embed.html).
   node web/build.mjs
   node scripts/build-embed.mjs
+fi
+
+if [[ $what == wasm-relaxed ]]; then
+  export NODE_PATH=/usr/share/nodejs
+  emcmake cmake -S . -B build/wasm-relaxed -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_RELAXED_SIMD=ON \
+    -DEigen3_DIR=/usr/share/eigen3/cmake -DATTNSCOPE_TESTS=OFF >/dev/null
+  cmake --build build/wasm-relaxed -j"$jobs"
+  node --experimental-wasm-relaxed-simd scripts/relaxed-simd-opcodes.mjs build/wasm-relaxed/*.wasm
 fi

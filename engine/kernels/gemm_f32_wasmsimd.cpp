@@ -35,6 +35,18 @@ constexpr int kKC = ATTNSCOPE_GEMM_KC;  // depth of one K block
 constexpr int kMC = ATTNSCOPE_GEMM_MC;  // rows of A packed at once (a multiple of kMR)
 static_assert(kMC % kMR == 0, "row blocks hold whole tiles");
 
+// a · b + c. The relaxed-SIMD build (ATTNSCOPE_RELAXED_SIMD, `scripts/build.sh wasm-relaxed`)
+// uses f32x4.relaxed_madd, a fused multiply-add where the CPU has one. clang 14 only knows the
+// pre-standard opcode (f32x4.fma, 0xfd 0xaf 0x01); scripts/relaxed-simd-opcodes.mjs rewrites it to
+// the standard relaxed_madd (0xfd 0x85 0x02, whose semantics a · b + c this call is written for).
+inline v128_t multiply_add(v128_t a, v128_t b, v128_t c) {
+#ifdef ATTNSCOPE_RELAXED_SIMD
+  return __builtin_wasm_fma_f32x4(a, b, c);
+#else
+  return wasm_f32x4_add(c, wasm_f32x4_mul(a, b));
+#endif
+}
+
 inline v128_t activate(v128_t x, Activation act) {
   switch (act) {
     case Activation::GeluErf: return simd::gelu_erf_f32x4(x);
@@ -69,8 +81,8 @@ void gemm_f32_mrx8_wasmsimd(int kc, const float* ap, const float* w, float* c, s
     const v128_t b1 = wasm_v128_load(b + 4);
     for (int r = 0; r < MR; ++r) {
       const v128_t x = wasm_v128_load32_splat(a + r);
-      acc0[r] = wasm_f32x4_add(acc0[r], wasm_f32x4_mul(x, b0));
-      acc1[r] = wasm_f32x4_add(acc1[r], wasm_f32x4_mul(x, b1));
+      acc0[r] = multiply_add(x, b0, acc0[r]);
+      acc1[r] = multiply_add(x, b1, acc1[r]);
     }
   };
   const float* const a_end = ap + kc * MR;

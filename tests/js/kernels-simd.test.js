@@ -6,9 +6,11 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
-const buildDir = process.env.ATTNSCOPE_WASM_BUILD ?? join(import.meta.dirname, '../../build/wasm');
+// ATTNSCOPE_WASM_BUILD=build/wasm-relaxed (run with node --experimental-wasm-relaxed-simd) tests the
+// relaxed-SIMD build's kernels.
+const buildDir = resolve(process.env.ATTNSCOPE_WASM_BUILD ?? join(import.meta.dirname, '../../build/wasm'));
 const harnessJs = join(buildDir, 'kernels-simd-harness.mjs');
 let M;
 
