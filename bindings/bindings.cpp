@@ -288,6 +288,11 @@ val build_info() {
 #else
   out.set("simd", val(false));
 #endif
+#ifdef ATTNSCOPE_RELAXED_SIMD
+  out.set("relaxedSimd", val(true));  // the GEMM runs on f32x4.relaxed_madd (FMA)
+#else
+  out.set("relaxedSimd", val(false));
+#endif
   out.set("exceptions", val("wasm"));
   out.set("compiler", val(__VERSION__));
   return out;

@@ -215,4 +215,5 @@ export const bundledModelLocation: string;
 
 /** WebAssembly heap diagnostics: malloc'd bytes in use, and the wasm memory size. */
 export function heapStats(): Promise<{ inUse: number; memoryBytes: number }>;
-export function buildInfo(): Promise<{ target: string; simd: boolean; exceptions: string; compiler: string }>;
+/** relaxedSimd: this realm runs the relaxed-SIMD build (browsers with relaxed SIMD; GEMM on FMA). */
+export function buildInfo(): Promise<{ target: string; simd: boolean; relaxedSimd: boolean; exceptions: string; compiler: string }>;

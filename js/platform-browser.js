@@ -7,19 +7,36 @@ import { httpProvider } from './http-provider.js';
 
 export const platformName = 'browser';
 
-/** Options for the Emscripten factory: compile the wasm while it streams in. */
-export async function wasmModuleOptions() {
-  const wasmUrl = new URL('../dist/attnscope.wasm', import.meta.url);
-  let module;
+// A function computing f32x4.relaxed_madd(a, b, c): valid where the browser has relaxed SIMD.
+const RELAXED_SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 0x60, 3, 0x7b, 0x7b, 0x7b, 1,
+  0x7b, 3, 2, 1, 0, 10, 13, 1, 11, 0, 0x20, 0, 0x20, 1, 0x20, 2, 0xfd, 0x85, 0x02, 0x0b]);
+
+/** Whether this engine runs the relaxed-SIMD build (its GEMM uses fused multiply-add). */
+export function relaxedSimdSupported() {
   try {
-    const response = await fetch(wasmUrl);
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const streamable = typeof WebAssembly.compileStreaming === 'function' &&
-      (response.headers.get('content-type') || '').startsWith('application/wasm');
-    module = streamable ? await WebAssembly.compileStreaming(response)
-      : await WebAssembly.compile(await response.arrayBuffer());
+    return WebAssembly.validate(RELAXED_SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+/** Options for the Emscripten factory: compile the wasm while it streams in. The two builds
+ *  share one JavaScript glue (same sources and link flags; only the GEMM's multiply-add differs),
+ *  so the relaxed one falls back to the plain one if it cannot be fetched (a copy without it). */
+export async function wasmModuleOptions() {
+  const plainUrl = new URL('../dist/attnscope.wasm', import.meta.url);
+  let module;
+  if (relaxedSimdSupported()) {
+    try {
+      module = await compileFrom(new URL('../dist/attnscope-relaxed.wasm', import.meta.url));
+    } catch {
+      module = null;
+    }
+  }
+  try {
+    module ??= await compileFrom(plainUrl);
   } catch (error) {
-    throw new AttnScopeError('E_NETWORK', `cannot load the AttnScope wasm from ${wasmUrl}: ${error.message}`);
+    throw new AttnScopeError('E_NETWORK', `cannot load the AttnScope wasm from ${plainUrl}: ${error.message}`);
   }
   return {
     instantiateWasm(imports, receiveInstance) {
@@ -27,6 +44,14 @@ export async function wasmModuleOptions() {
       return {};
     },
   };
+}
+
+async function compileFrom(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  const streamable = typeof WebAssembly.compileStreaming === 'function' &&
+    (response.headers.get('content-type') || '').startsWith('application/wasm');
+  return streamable ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer());
 }
 
 export function env() {

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { guardedPage, launchBrowser, startServer, waitForRuns, writeBertFixture } from './helpers.js';
 
 let server, browser, page, problems, tmp;
+const wasmRequests = [];
 const hook = (fn, arg) => page.evaluate(fn, arg);
 
 before(async () => {
@@ -20,6 +21,7 @@ before(async () => {
   server = await startServer();
   browser = await launchBrowser();
   ({ page, problems } = await guardedPage(browser, server.origin));
+  page.on('request', (request) => { if (request.url().endsWith('.wasm')) wasmRequests.push(new URL(request.url()).pathname); });
   await page.goto(server.origin + '/');
   await waitForRuns(page, 1);
 });
@@ -48,6 +50,10 @@ async function typeText(text) {
   // Settle: any run still in flight for an older text must not overwrite this one.
   await page.waitForTimeout(400);
 }
+
+test('Chromium runs the relaxed-SIMD build (GEMM on FMA), and only that one is downloaded', () => {
+  assert.deepEqual(wasmRequests, ['/dist/attnscope-relaxed.wasm']);
+});
 
 test('typing re-runs; tokens are chips whose spans point into the text', async () => {
   const text = 'The bank of the river was quiet.';
