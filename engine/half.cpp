@@ -1,8 +1,15 @@
-// Scalar f16 ↔ f32 by bit manipulation (no hardware f16 in wasm32 or baseline x86-64). The wasm
-// GEMM widens f16 weight panels with its own SIMD code (gemm_f32_wasmsimd.cpp).
+// f16 ↔ f32 by bit manipulation (no hardware f16 in wasm32 or baseline x86-64). Widening many
+// values, what f16 weights need on every use (GEMM panels, embedding rows, the tied MLM
+// decoder), runs eight at a time in SIMD128 on wasm.
 #include "half.h"
 
 #include <cstring>
+
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+
+#include "kernels/math_f32x4_wasmsimd.h"
+#endif
 
 namespace attnscope {
 
@@ -61,7 +68,16 @@ void f32_to_f16(uint16_t* out, const float* in, size_t n) {
 }
 
 void f16_to_f32(float* out, const uint16_t* in, size_t n) {
-  for (size_t i = 0; i < n; ++i) out[i] = f16_to_f32(in[i]);
+  size_t i = 0;
+#ifdef __wasm_simd128__
+  using kernels::simd::f16x4_to_f32x4;
+  for (; i + 8 <= n; i += 8) {
+    const v128_t h = wasm_v128_load(in + i);
+    wasm_v128_store(out + i, f16x4_to_f32x4(wasm_u32x4_extend_low_u16x8(h)));
+    wasm_v128_store(out + i + 4, f16x4_to_f32x4(wasm_u32x4_extend_high_u16x8(h)));
+  }
+#endif
+  for (; i < n; ++i) out[i] = f16_to_f32(in[i]);
 }
 
 }  // namespace attnscope

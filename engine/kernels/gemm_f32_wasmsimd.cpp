@@ -14,6 +14,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "half.h"
 #include "math_f32x4_wasmsimd.h"
 
 namespace attnscope::kernels {
@@ -135,18 +136,6 @@ constexpr MicroKernel kKernels[7] = {nullptr, gemm_f32_mrx8_wasmsimd<1>, gemm_f3
                                      gemm_f32_mrx8_wasmsimd<5>, gemm_f32_mrx8_wasmsimd<6>};
 static_assert(kMR >= 1 && kMR <= 6, "kKernels covers 1..6 rows");
 
-// Eight f16 values (IEEE binary16 bits) to f32. Shifting exponent and mantissa into f32 position
-// and multiplying by 2^112 rebiases the exponent (15 → 127) exactly for normals and subnormals
-// alike (wasm arithmetic keeps f32 subnormals); infinities and NaN get the all-ones exponent.
-inline v128_t f16x4_to_f32x4(v128_t h /* u32 lanes */) {
-  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
-  const v128_t magnitude = wasm_v128_and(h, wasm_i32x4_splat(0x7fff));
-  v128_t f = wasm_f32x4_mul(wasm_i32x4_shl(magnitude, 13), wasm_f32x4_splat(0x1p112f));
-  const v128_t inf_or_nan = wasm_i32x4_ge(magnitude, wasm_i32x4_splat(0x7c00));
-  f = wasm_v128_or(f, wasm_v128_and(inf_or_nan, wasm_i32x4_splat(0x7f800000)));
-  return wasm_v128_or(f, sign);
-}
-
 template <typename T>
 void pack_b_from_weight(T* out, const T* w, int N, int K, size_t ldw) {
   for (int n0 = 0; n0 < N; n0 += kGemmNR) {
@@ -173,13 +162,6 @@ void pack_b_from_weight_f16_wasmsimd(uint16_t* out, const uint16_t* w, int N, in
   pack_b_from_weight(out, w, N, K, ldw);
 }
 
-void widen_f16_wasmsimd(float* out, const uint16_t* in, size_t n) {
-  for (size_t i = 0; i < n; i += 8) {
-    const v128_t h = wasm_v128_load(in + i);
-    wasm_v128_store(out + i, f16x4_to_f32x4(wasm_u32x4_extend_low_u16x8(h)));
-    wasm_v128_store(out + i + 4, f16x4_to_f32x4(wasm_u32x4_extend_high_u16x8(h)));
-  }
-}
 
 void pack_b_f32_wasmsimd(float* out, const float* b, int K, int N, size_t ldb) {
   for (int n0 = 0; n0 < N; n0 += kGemmNR) {
@@ -259,7 +241,7 @@ void gemm_packed(float* c, size_t ldc, const float* a, size_t lda, const T* pack
         const T* panel = packed_b + (n0 / kGemmNR) * panel_stride + static_cast<size_t>(k0) * kGemmNR;
         const float* w;
         if constexpr (kHalf) {
-          widen_f16_wasmsimd(widened, panel, static_cast<size_t>(kc) * kGemmNR);
+          f16_to_f32(widened, panel, static_cast<size_t>(kc) * kGemmNR);
           w = widened;
         } else {
           w = panel;

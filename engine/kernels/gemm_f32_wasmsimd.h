@@ -29,8 +29,6 @@ void pack_b_f32_wasmsimd(PackedB& out, const float* b, int K, int N, size_t ldb)
 // K and V of each head into a reused scratch buffer).
 void pack_b_from_weight_f32_wasmsimd(float* out, const float* w, int N, int K, size_t ldw);
 void pack_b_f32_wasmsimd(float* out, const float* b, int K, int N, size_t ldb);
-// n (a multiple of 8) f16 values (IEEE binary16 bits) widened to f32, exactly.
-void widen_f16_wasmsimd(float* out, const uint16_t* in, size_t n);
 // The same panels for a weight kept as f16 bits (WeightPrecision::F16): ceil(N/8)·K·8 halves.
 void pack_b_from_weight_f16_wasmsimd(uint16_t* out, const uint16_t* w, int N, int K, size_t ldw);
 

@@ -7,6 +7,19 @@
 
 namespace attnscope::kernels::simd {
 
+// Four f16 values (IEEE binary16 bits, one per u32 lane) to f32, exactly. Shifting exponent and
+// mantissa into f32 position and multiplying by 2^112 rebiases the exponent (15 → 127) for
+// normals and subnormals alike (wasm arithmetic keeps f32 subnormals); infinities and NaN get
+// the all-ones exponent.
+inline v128_t f16x4_to_f32x4(v128_t h) {
+  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
+  const v128_t magnitude = wasm_v128_and(h, wasm_i32x4_splat(0x7fff));
+  v128_t f = wasm_f32x4_mul(wasm_i32x4_shl(magnitude, 13), wasm_f32x4_splat(0x1p112f));
+  const v128_t inf_or_nan = wasm_i32x4_ge(magnitude, wasm_i32x4_splat(0x7c00));
+  f = wasm_v128_or(f, wasm_v128_and(inf_or_nan, wasm_i32x4_splat(0x7f800000)));
+  return wasm_v128_or(f, sign);
+}
+
 // e^x to ~1 ulp (Cephes expf: Cody–Waite reduction x = n·ln2 + r, degree-6 polynomial in r,
 // then 2^n built in the exponent bits). Inputs below −87.3 (where e^x leaves the normal floats)
 // return exactly 0, so a −inf mask gives a probability of exactly 0; above 88.72 the result is

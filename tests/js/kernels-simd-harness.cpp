@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "half.h"
 #include "kernels/attention_f32_wasmsimd.h"
 #include "kernels/gemm_f32_wasmsimd.h"
 #include "kernels/math_f32x4_wasmsimd.h"
@@ -103,7 +104,8 @@ EMSCRIPTEN_KEEPALIVE void h_linear_slice_f16(float* out, const float* x, int ldx
                                std::vector<float>(outc, 0.0f), in, outc);
   linear_packed_slice_f32(out, x, ldx, p, T, k_begin, k_count);
 }
-EMSCRIPTEN_KEEPALIVE void h_widen_f16(float* out, const uint16_t* in, int n) { widen_f16_wasmsimd(out, in, n); }
+// attnscope::f16_to_f32 over many values: eight at a time in SIMD128, then a scalar tail.
+EMSCRIPTEN_KEEPALIVE void h_widen_f16(float* out, const uint16_t* in, int n) { attnscope::f16_to_f32(out, in, n); }
 
 EMSCRIPTEN_KEEPALIVE void h_attention(float* probs, float* context, const float* q, const float* k,
                                       const float* v, const float* key_bias, int T, int dh,
