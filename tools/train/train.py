@@ -57,6 +57,10 @@ def parse_args():
                         "a bag of *nearby* words even while attention is still uniform, which gets the "
                         "model past the unigram plateau far sooner")
     p.add_argument("--log-every", type=int, default=50)
+    p.add_argument("--ranks", type=int, default=1,
+                   help="data-parallel processes (one core each, gloo all-reduce of the gradients); each "
+                        "step's batch is split between them, so a step means the same as with 1. On this "
+                        "2-core VM a second torch thread gained 7%%, a second process nearly doubles steps/s")
     return p.parse_args()
 
 
@@ -100,6 +104,23 @@ def seq_len_at(done, args):
 
 def main():
     args = parse_args()
+    if args.ranks > 1:
+        import torch.multiprocessing
+        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+        os.environ.setdefault("MASTER_PORT", "29533")
+        torch.multiprocessing.spawn(run, args=(args,), nprocs=args.ranks, join=True)
+    else:
+        run(0, args)
+
+
+def run(rank, args):
+    """One training process; with --ranks > 1, rank 0 logs and writes checkpoints."""
+    ranks = args.ranks
+    if ranks > 1:
+        import torch.distributed as dist
+        dist.init_process_group("gloo", rank=rank, world_size=ranks)
+    if rank != 0:
+        sys.stdout = open(os.devnull, "w")  # one log
     torch.set_num_threads(args.threads)
     os.makedirs(args.work, exist_ok=True)
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, args {vars(args)}", flush=True)
@@ -139,7 +160,7 @@ def main():
         step, train_seconds = ck["step"], ck["train_seconds"]
         print(f"resumed at step {step}", flush=True)
 
-    gen = torch.Generator().manual_seed(args.seed + step)
+    gen = torch.Generator().manual_seed(args.seed + step + 1_000_003 * rank)  # each rank its own masks
     epoch = 0
     total_steps = args.bench or args.steps
     tokens_since, t_log = 0, time.time()
@@ -155,6 +176,11 @@ def main():
         print(f"epoch {epoch}: {len(seqs)} sequences of up to {seq_len} tokens, batch {batch}", flush=True)
         for ids, types, mask in data.batches(seqs, batch, rng):
             done = progress(step, time.time() - t_start, args) if not args.bench else step / total_steps
+            if ranks > 1:  # every rank must take the same branch below: rank 0's clock decides
+                done = synced(done)
+                if len(ids) < ranks:
+                    continue  # an epoch's last, tiny batch: not enough rows to give every rank one
+                ids, types, mask = ids[rank::ranks], types[rank::ranks], mask[rank::ranks]
             if step >= total_steps or done >= 1.0:
                 break
             if seq_len_at(done, args) != seq_len:
@@ -166,14 +192,19 @@ def main():
             hidden, _ = model(inputs, types, mask)
             selected = labels != -100
             logits = model.mlm_logits(hidden[selected])  # decoder only where there is a label
-            loss = torch.nn.functional.cross_entropy(logits, labels[selected])
+            if selected.any():
+                loss = torch.nn.functional.cross_entropy(logits, labels[selected])
+            else:  # nothing masked in this (rank's part of the) batch: a zero gradient, not NaN
+                loss = hidden.sum() * 0.0
             opt.zero_grad(set_to_none=True)
             loss.backward()
+            if ranks > 1:
+                average_gradients(model, ranks)
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             step += 1
             train_seconds = time.time() - t_start
-            tokens_since += int(mask.sum())
+            tokens_since += int(mask.sum()) * ranks
             loss_sum += loss.item() * int(selected.sum())
             acc_sum += int((logits.argmax(-1) == labels[selected]).sum())
             n_sum += int(selected.sum())
@@ -184,14 +215,35 @@ def main():
                       f"{tokens_since / dt:.0f} tok/s, train {train_seconds / 60:.1f} min", flush=True)
                 tokens_since, t_log = 0, time.time()
                 loss_sum, acc_sum, n_sum = 0.0, 0, 0
-            if not args.bench and (step % args.checkpoint_every == 0
-                                   or time.time() - t_checkpoint > 60 * args.checkpoint_minutes):
+            if not args.bench and rank == 0 and (step % args.checkpoint_every == 0
+                                                 or time.time() - t_checkpoint > 60 * args.checkpoint_minutes):
                 t_checkpoint = time.time()
                 save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, vocab_path)
         epoch += 1
-    if not args.bench:
+    if not args.bench and rank == 0:
         save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, vocab_path)
     print(f"done: {step} steps, {train_seconds / 60:.1f} min of training", flush=True)
+
+
+def synced(value):
+    """Rank 0's value on every rank."""
+    import torch.distributed as dist
+    t = torch.tensor([value], dtype=torch.float64)
+    dist.broadcast(t, 0)
+    return float(t[0])
+
+
+def average_gradients(model, ranks):
+    """All-reduce every gradient (one flat buffer: one message per step) and divide by the ranks."""
+    import torch.distributed as dist
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    flat = torch.cat([g.reshape(-1) for g in grads])
+    dist.all_reduce(flat)
+    flat /= ranks
+    at = 0
+    for g in grads:
+        g.copy_(flat[at:at + g.numel()].view_as(g))
+        at += g.numel()
 
 
 def save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, vocab_path):
