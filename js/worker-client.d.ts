@@ -11,11 +11,16 @@ export interface RunJobOptions extends JobOptions {
   replacePending?: boolean;
 }
 
+/** A run's options through the worker: all of a Model's except `reuse` (results are transferred
+ *  to the caller, so the worker never holds a previous result's memory). */
+export type WorkerRunOptions = Omit<RunOptions, 'reuse'> & RunJobOptions;
+export type WorkerRunIdsOptions = Omit<RunIdsOptions, 'reuse'> & RunJobOptions;
+
 export interface WorkerClient {
   /** Loads (replacing any previous model in the worker); resolves to the model's info. */
   load(source?: ModelSource, options?: LoadOptions): Promise<ModelInfo>;
-  run(text: string, options?: RunOptions & RunJobOptions): Promise<RunResult>;
-  runIds(ids: ArrayLike<number>, options?: RunIdsOptions & RunJobOptions): Promise<RunResult>;
+  run(text: string, options?: WorkerRunOptions): Promise<RunResult>;
+  runIds(ids: ArrayLike<number>, options?: WorkerRunIdsOptions): Promise<RunResult>;
   tokenize(text: string, options?: TokenizeOptions & JobOptions): Promise<Encoding>;
   /** Frees the model in the worker. */
   dispose(): Promise<null>;
