@@ -12,7 +12,8 @@ export interface RunJobOptions extends JobOptions {
 }
 
 /** A run's options through the worker: all of a Model's except `reuse` (results are transferred
- *  to the caller, so the worker never holds a previous result's memory). */
+ *  to the caller, so the worker never holds a previous result's memory; passing it rejects with
+ *  E_INPUT). */
 export type WorkerRunOptions = Omit<RunOptions, 'reuse'> & RunJobOptions;
 export type WorkerRunIdsOptions = Omit<RunIdsOptions, 'reuse'> & RunJobOptions;
 

@@ -98,9 +98,11 @@ export function createWorkerClient() {
       return enqueue('load', { source: postableSource(source), options: pick(options, LOAD_OPTIONS) }, options);
     },
     run(text, options = {}) {
+      if (options?.reuse !== undefined) return Promise.reject(reuseError());
       return enqueue('run', { text, options: pick(options, RUN_OPTIONS) }, options, (v) => new RunResult(v));
     },
     runIds(ids, options = {}) {
+      if (options?.reuse !== undefined) return Promise.reject(reuseError());
       return enqueue('runIds', { ids: Array.from(ids ?? []), options: pick(options, RUN_OPTIONS) }, options,
         (v) => new RunResult(v));
     },
@@ -122,6 +124,12 @@ export function createWorkerClient() {
       await worker.terminate();
     },
   };
+}
+
+// The worker transfers each result's buffers to the caller, so it holds no memory to write into.
+function reuseError() {
+  return new AttnScopeError('E_INPUT', 'options.reuse is not available through the worker client: ' +
+    'results are transferred to the caller; use loadModel() in the same thread to reuse memory');
 }
 
 function pick(options, names) {

@@ -10,7 +10,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const consumer = fileURLToPath(new URL('./types/consumer.ts', import.meta.url));
 
 const program = ts.createProgram([consumer], {
-  strict: true, noEmit: true, skipLibCheck: false, exactOptionalPropertyTypes: false,
+  strict: true, noEmit: true, skipLibCheck: false,
   target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext,
   moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
   types: [],

@@ -60,6 +60,9 @@ describe('worker client', () => {
     await assert.rejects(client.load(join(work, 'missing')), { name: 'AttnScopeError', code: 'E_NOT_FOUND' });
     await assert.rejects(client.runIds([2, 999, 3]), { code: 'E_INPUT' });
     await assert.rejects(client.run(5), { code: 'E_INPUT' });
+    const previous = await client.run('the bank');
+    await assert.rejects(client.run('the bank', { reuse: previous }), { code: 'E_INPUT', message: /reuse/ });
+    await assert.rejects(client.runIds([2, 3], { reuse: previous }), { code: 'E_INPUT', message: /reuse/ });
     // The model loaded before the failed load is still there.
     assert.equal((await client.run('the bank')).tokens.length, 4);
     await client.dispose();
