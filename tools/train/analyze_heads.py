@@ -122,11 +122,13 @@ def main():
                    "noun_to_det_mass": n2d_mass, "noun_to_det_top1": n2d_top}.items()}
     stats["next2"] = next2 / max(1, n_next2)
     sink = stats["cls"] + stats["sep"]
+    offset_accuracy = {k: offset_hits[k] / max(1, n_pairs) for k in range(1, 6)}
+    best_offset = max(offset_accuracy, key=offset_accuracy.get)
     result = {
         "sentences": n_sent, "query_tokens": n_queries, "det_noun_pairs": n_pairs,
-        "baseline_best_fixed_offset": max(range(1, 6), key=lambda k: offset_hits[k]),
-        "baseline_best_fixed_offset_accuracy": max(offset_hits) / max(1, n_pairs),
-        "baseline_offset_accuracy": {k: offset_hits[k] / max(1, n_pairs) for k in range(1, 6)},
+        "baseline_best_fixed_offset": best_offset,
+        "baseline_best_fixed_offset_accuracy": offset_accuracy[best_offset],
+        "baseline_offset_accuracy": offset_accuracy,
         "best": [best(stats["prev"], "mean attention to the previous token"),
                  best(stats["next"], "mean attention to the next token"),
                  best(stats["next2"], "mean attention two tokens ahead"),

@@ -15,7 +15,7 @@ t0=$SECONDS
 
 if [[ -z ${SKIP_TRAIN:-} ]]; then
   # One run of 148 minutes on both cores (or 40,000 steps, whichever comes first; the shipped
-  # model stopped at step ~24,900): sequence-length warm-up (32 tokens to 20% of the run, 64 to
+  # model stopped at step 25,859): sequence-length warm-up (32 tokens to 20% of the run, 64 to
   # 45%, then 128), query/key weights initialised at 1/sqrt(hidden), lr 1.5e-3 after 400 warm-up
   # steps, ~3,000 tokens per step. See MODEL.md "Training".
   log "training → build/train/train.log"
