@@ -4,10 +4,8 @@
 // and an AbortSignal also interrupts a load that is downloading.
 import { AttnScopeError, abortedError } from './errors.js';
 import { RunResult } from './result.js';
+import { JOB_OPTIONS, LOAD_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames } from './options.js';
 import { createWorker } from '#platform';
-
-const RUN_OPTIONS = ['textPair', 'maxLength', 'hiddenStates', 'qkv', 'valueNorms', 'topK', 'tokenTypes', 'attentionMask'];
-const LOAD_OPTIONS = ['hubUrl', 'revision', 'cache'];
 
 /** Starts a worker; see worker-client.d.ts. */
 export function createWorkerClient() {
@@ -92,22 +90,32 @@ export function createWorkerClient() {
     }
   }
 
+  // Every option of the call crosses to the worker except the job options handled here; a name
+  // the call does not know rejects with E_INPUT before anything is posted.
+  function call(type, payload, options, allowed, wrap) {
+    try {
+      checkOptionNames(options, allowed, type);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (options?.reuse !== undefined) return Promise.reject(reuseError());
+    return enqueue(type, { ...payload, options: omit(options, JOB_OPTIONS) }, options ?? {}, wrap);
+  }
+  const runResult = (v) => new RunResult(v);
+
   return {
     /** Loads a model in the worker (replacing the previous one); resolves to model.info. */
     load(source, options = {}) {
-      return enqueue('load', { source: postableSource(source), options: pick(options, LOAD_OPTIONS) }, options);
+      return call('load', { source: postableSource(source) }, options, LOAD_OPTIONS);
     },
     run(text, options = {}) {
-      if (options?.reuse !== undefined) return Promise.reject(reuseError());
-      return enqueue('run', { text, options: pick(options, RUN_OPTIONS) }, options, (v) => new RunResult(v));
+      return call('run', { text }, options, [...RUN_OPTIONS, 'signal', 'replacePending'], runResult);
     },
     runIds(ids, options = {}) {
-      if (options?.reuse !== undefined) return Promise.reject(reuseError());
-      return enqueue('runIds', { ids: Array.from(ids ?? []), options: pick(options, RUN_OPTIONS) }, options,
-        (v) => new RunResult(v));
+      return call('runIds', { ids: Array.from(ids ?? []) }, options, [...RUN_IDS_OPTIONS, 'signal', 'replacePending'], runResult);
     },
     tokenize(text, options = {}) {
-      return enqueue('tokenize', { text, options: pick(options, RUN_OPTIONS) }, options);
+      return call('tokenize', { text }, options, [...TOKENIZE_OPTIONS, 'signal']);
     },
     /** Frees the model in the worker (the worker stays up for another load). */
     dispose() {
@@ -132,9 +140,9 @@ function reuseError() {
     'results are transferred to the caller; use loadModel() in the same thread to reuse memory');
 }
 
-function pick(options, names) {
+function omit(options, names) {
   const out = {};
-  for (const name of names) if (options?.[name] !== undefined) out[name] = options[name];
+  for (const [name, value] of Object.entries(options ?? {})) if (!names.includes(name) && value !== undefined) out[name] = value;
   return out;
 }
 

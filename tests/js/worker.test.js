@@ -69,6 +69,80 @@ describe('worker client', () => {
     await assert.rejects(client.run('the bank'), { code: 'E_DISPOSED' });
   });
 
+  // Each option reaches the model in the worker: the worker's answer equals the in-thread one
+  // AND differs from the answer without the option (so an option dropped on the way fails).
+  describe('every option passes through', () => {
+    const TEXT = 'the bank of the [MASK] river .';
+    let local;
+    before(async () => {
+      await client.load(tiny);
+      local = await loadModel(tiny);
+    });
+    after(() => local?.dispose());
+    const comparable = (r) => JSON.stringify({ ...r, ...Object.fromEntries(Object.entries(r)
+      .filter(([, v]) => ArrayBuffer.isView(v)).map(([k, v]) => [k, Array.from(v)])) });
+    const RUN_CASES = {
+      textPair: { textPair: 'a cat' },
+      maxLength: { maxLength: 5 },
+      hiddenStates: { hiddenStates: true },
+      qkv: { qkv: true },
+      valueNorms: { valueNorms: true },
+      topK: { topK: 2 },
+    };
+    for (const [name, options] of Object.entries(RUN_CASES)) {
+      it(`run: ${name}`, async () => {
+        const got = comparable(await client.run(TEXT, options));
+        assert.equal(got, comparable(await local.run(TEXT, options)));
+        assert.notEqual(got, comparable(await local.run(TEXT)), `${name} changes nothing: the case cannot fail`);
+      });
+    }
+    const IDS = [2, 5, 6, 7, 4, 3];
+    const IDS_CASES = { tokenTypes: { tokenTypes: [0, 0, 0, 1, 1, 1] }, attentionMask: { attentionMask: [1, 1, 0, 1, 1, 1] },
+      qkv: { qkv: true }, topK: { topK: 1 } };
+    for (const [name, options] of Object.entries(IDS_CASES)) {
+      it(`runIds: ${name}`, async () => {
+        const got = comparable(await client.runIds(IDS, options));
+        assert.equal(got, comparable(await local.runIds(IDS, options)));
+        assert.notEqual(got, comparable(await local.runIds(IDS)), `${name} changes nothing: the case cannot fail`);
+      });
+    }
+    for (const [name, options] of Object.entries({ textPair: { textPair: 'a cat' }, maxLength: { maxLength: 4 } })) {
+      it(`tokenize: ${name}`, async () => {
+        const got = comparable(await client.tokenize(TEXT, options));
+        assert.equal(got, comparable(local.tokenize(TEXT, options)));
+        assert.notEqual(got, comparable(local.tokenize(TEXT)));
+      });
+    }
+    it('load: weightPrecision', async () => {
+      const info = await client.load(tiny, { weightPrecision: 'f16' });
+      assert.equal(info.weightPrecision, 'f16');
+      const half = await loadModel(tiny, { weightPrecision: 'f16' });
+      try {
+        assert.equal(comparable(await client.run(TEXT)), comparable(await half.run(TEXT)));
+      } finally {
+        half.dispose();
+      }
+      assert.notEqual(comparable(await client.run(TEXT)), comparable(await local.run(TEXT)));
+      await client.load(tiny);
+    });
+    it('load: hubUrl and revision', async () => {
+      const before = hub.requests.length;
+      const info = await client.load('org/tiny', { hubUrl: hub.url, revision: 'v2' });
+      assert.equal(info.id, 'org/tiny');
+      const asked = hub.requests.slice(before);
+      assert.ok(asked.length && asked.every((r) => r.startsWith('/org/tiny/resolve/v2/')), asked.join(' '));
+      await client.load(tiny);
+    });
+    it('unknown options reject with E_INPUT naming them', async () => {
+      await assert.rejects(client.load(tiny, { weightPrecison: 'f16' }), { code: 'E_INPUT', message: /"weightPrecison"/ });
+      await assert.rejects(client.run('x', { textpair: 'y', topk: 1 }), { code: 'E_INPUT', message: /"textpair", "topk"/ });
+      await assert.rejects(client.runIds([2, 3], { textPair: 'y' }), { code: 'E_INPUT', message: /"textPair"/ });
+      await assert.rejects(client.tokenize('x', { qkv: true }), { code: 'E_INPUT', message: /"qkv"/ });
+      await assert.rejects(client.run('x', null), { code: 'E_INPUT' });
+      assert.equal((await client.run('the bank')).tokens.length, 4, 'the worker still answers');
+    });
+  });
+
   it('a newer run with replacePending cancels the queued ones; signals and cancel() too', async () => {
     await client.load(tiny);
     const runs = ['the', 'the bank', 'the bank of', 'the bank of the'].map((text) => client.run(text));

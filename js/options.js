@@ -1,0 +1,28 @@
+// The option names each call accepts, in one place: the API checks them, and the worker client
+// checks them before posting, then passes every one on (a name missing here is rejected, never
+// dropped). Job options (signal, onProgress, replacePending) steer the call on this side of
+// postMessage and are not forwarded.
+import { AttnScopeError } from './errors.js';
+
+export const LOAD_OPTIONS = Object.freeze(['onProgress', 'signal', 'hubUrl', 'revision', 'cache', 'weightPrecision']);
+export const TOKENIZE_OPTIONS = Object.freeze(['textPair', 'maxLength']);
+const OUTPUT_OPTIONS = ['hiddenStates', 'qkv', 'valueNorms', 'topK', 'reuse'];
+export const RUN_OPTIONS = Object.freeze([...TOKENIZE_OPTIONS, ...OUTPUT_OPTIONS]);
+export const RUN_IDS_OPTIONS = Object.freeze(['tokenTypes', 'attentionMask', ...OUTPUT_OPTIONS]);
+
+/** Options the worker client handles itself (per call), on top of the call's own. */
+export const JOB_OPTIONS = Object.freeze(['signal', 'onProgress', 'replacePending']);
+
+/**
+ * Throws E_INPUT naming every key of `options` that is not in `allowed` (a typo such as
+ * `weightPrecison` would otherwise load f32 without a word). `call` names the method.
+ */
+export function checkOptionNames(options, allowed, call) {
+  if (options === undefined) return;
+  if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', `${call}: options must be an object`);
+  const unknown = Object.keys(options).filter((name) => !allowed.includes(name));
+  if (unknown.length) {
+    throw new AttnScopeError('E_INPUT', `${call}: unknown option${unknown.length > 1 ? 's' : ''} ` +
+      `${unknown.map((n) => JSON.stringify(n)).join(', ')} (accepted: ${allowed.join(', ')})`);
+  }
+}
