@@ -8,13 +8,14 @@ import { AttnScopeError } from './errors.js';
 
 const FLUSH_AT = 1 << 20;
 
-/** {"ids","token_type_ids","tokens","offsets","attentions":[L][H][T][T],"hidden":[T][C],"mask_predictions"?} */
+/** {"ids","token_type_ids","tokens","offsets","num_truncated","attentions":[L][H][T][T],"hidden":[T][C],"mask_predictions"?} */
 export async function writeJsonResult(out, result) {
   const [L, H, T] = result.shape;
   const C = result.hidden.length / T;
   await withSink(out, async (write) => {
     await write(`{"ids":${JSON.stringify([...result.ids])},"token_type_ids":${JSON.stringify([...result.typeIds])},`);
-    await write(`"tokens":${JSON.stringify(result.tokens)},"offsets":${JSON.stringify(offsetPairs(result.offsets))},`);
+    await write(`"tokens":${JSON.stringify(result.tokens)},"offsets":${JSON.stringify(offsetPairs(result.offsets))},` +
+      `"num_truncated":${result.numTruncated ?? 0},`);
     await write('"attentions":');
     await writeNested(write, result.attentions, [L, H, T, T]);
     await write(',"hidden":');

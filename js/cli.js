@@ -20,6 +20,8 @@ commands:
 
 --model is a folder, an http(s) URL, a Hugging Face hub id, or omitted for the bundled model.
 --weight-precision f16 (any command) keeps the weight matrices as f16 in memory: half the RAM.
+A text longer than --max-length (default: the model's positions) is cut: the JSON's num_truncated
+counts the dropped tokens and stderr gets one line.
 ATTNSCOPE_HUB_URL overrides https://huggingface.co for hub ids.`;
 
 const COMMON = {
@@ -88,6 +90,7 @@ async function run(values) {
         tokenTypes: values['token-types'] === undefined ? undefined : integerList(values['token-types'], '--token-types'),
       })
       : await model.run(values.text, { ...options, textPair: values['text-pair'] });
+    announceTruncation(result.numTruncated, result.tokens.length, 'the input');
     if (format === 'npy') writeNpyFolder(values.out, result);
     else if (format === 'bertviz') await writeBertViz(values.out, result);
     else await writeJsonResult(values.out, result);
@@ -100,15 +103,17 @@ async function run(values) {
 async function tokenize(values) {
   const model = await loadModel(values.model, loadOptions(values));
   const maxLength = optionalInteger(values['max-length'], '--max-length', 0);
-  const line = (text, textPair) => {
+  const line = (text, textPair, what) => {
     const e = model.tokenize(text, { textPair, maxLength });
+    announceTruncation(e.numTruncated, e.tokens.length, what);
     const offsets = [];
     for (let i = 0; i < e.offsets.length; i += 2) offsets.push([e.offsets[i], e.offsets[i + 1]]);
-    return `${JSON.stringify({ tokens: e.tokens, ids: [...e.ids], token_type_ids: [...e.typeIds], offsets })}\n`;
+    return `${JSON.stringify({ tokens: e.tokens, ids: [...e.ids], token_type_ids: [...e.typeIds], offsets,
+      num_truncated: e.numTruncated })}\n`;
   };
   try {
     if (values.text !== undefined) {
-      process.stdout.write(line(values.text, values['text-pair']));
+      process.stdout.write(line(values.text, values['text-pair'], 'the input'));
       return 0;
     }
     if (values['text-pair'] !== undefined) throw new UsageError('--text-pair goes with --text');
@@ -123,7 +128,7 @@ async function tokenize(values) {
         throw new AttnScopeError('E_INPUT', `stdin line ${number} is not JSON (expected a JSON string per line)`);
       }
       if (typeof text !== 'string') throw new AttnScopeError('E_INPUT', `stdin line ${number} is not a JSON string`);
-      if (!process.stdout.write(line(text))) await new Promise((resolve) => process.stdout.once('drain', resolve));
+      if (!process.stdout.write(line(text, undefined, `stdin line ${number}`))) await new Promise((resolve) => process.stdout.once('drain', resolve));
     }
   } finally {
     model.dispose();
@@ -173,6 +178,11 @@ async function info(values) {
     model.dispose();
   }
   return 0;
+}
+
+// A cut input is never silent: one stderr line (stdout keeps only the data).
+function announceTruncation(dropped, kept, what) {
+  if (dropped > 0) process.stderr.write(`attnscope: ${what} was cut to ${kept} tokens (${dropped} dropped)\n`);
 }
 
 // [CLS] w w … [SEP] with deterministic ordinary word ids, for a benchmark input of any length.

@@ -57,7 +57,9 @@ describe('attnscope run', () => {
     const { code, stdout, stderr } = await cli(['run', '--model', tiny, '--ids', ids.join(','), '--token-types', types.join(',')]);
     assert.equal(code, 0, stderr);
     const out = JSON.parse(stdout);
-    assert.deepEqual(Object.keys(out), ['ids', 'token_type_ids', 'tokens', 'offsets', 'attentions', 'hidden']);
+    assert.deepEqual(Object.keys(out), ['ids', 'token_type_ids', 'tokens', 'offsets', 'num_truncated', 'attentions', 'hidden']);
+    assert.equal(out.num_truncated, 0);
+    assert.equal(stderr, '');
     assert.deepEqual(out.ids, ids);
     assert.deepEqual(out.token_type_ids, types);
     assert.deepEqual(out.tokens, ['[CLS]', 'the', 'bank', 'of', 'the', 'river', '[SEP]', 'cat', '[SEP]']);
@@ -129,6 +131,40 @@ print(json.dumps({"a_shape": a.shape, "a_dtype": str(a.dtype), "h_shape": h.shap
   });
 });
 
+// Truncation is announced: the dropped-token count is @huggingface/tokenizers' untruncated length
+// minus the limit (the tiny model has 64 positions), in the JSON and as one stderr line.
+describe('attnscope truncation', () => {
+  const hf = new Tokenizer(tinyTokenizerJson(), { do_lower_case: true });
+  const long = 'the bank of the river . '.repeat(30);
+  const full = hf.encode(long).tokens.length;
+
+  it('run --text: num_truncated in the JSON and one line on stderr', async () => {
+    assert.ok(full > 64);
+    const { code, stdout, stderr } = await cli(['run', '--model', tiny, '--text', long]);
+    assert.equal(code, 0, stderr);
+    const out = JSON.parse(stdout);
+    assert.equal(out.tokens.length, 64);
+    assert.equal(out.num_truncated, full - 64);
+    assert.equal(stderr, `attnscope: the input was cut to 64 tokens (${full - 64} dropped)\n`);
+    const shorter = await cli(['run', '--model', tiny, '--text', long, '--max-length', '10', '--format', 'bertviz']);
+    assert.equal(shorter.code, 0, shorter.stderr);
+    assert.equal(shorter.stderr, `attnscope: the input was cut to 10 tokens (${full - 10} dropped)\n`);
+  });
+
+  it('tokenize: num_truncated per line, a stderr line per cut input', async () => {
+    const input = [long, 'the bank', long].map((t) => JSON.stringify(t)).join('\n');
+    const { code, stdout, stderr } = await cli(['tokenize', '--model', tiny], { input });
+    assert.equal(code, 0, stderr);
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(lines.map((l) => l.num_truncated), [full - 64, 0, full - 64]);
+    assert.deepEqual(lines.map((l) => l.tokens.length), [64, 4, 64]);
+    assert.deepEqual(stderr.trim().split('\n'), [1, 3].map((n) => `attnscope: stdin line ${n} was cut to 64 tokens (${full - 64} dropped)`));
+    const one = await cli(['tokenize', '--model', tiny, '--text', long, '--max-length', '8']);
+    assert.equal(JSON.parse(one.stdout).num_truncated, full - 8);
+    assert.equal(one.stderr, `attnscope: the input was cut to 8 tokens (${full - 8} dropped)\n`);
+  });
+});
+
 describe('attnscope tokenize, bench, info', () => {
   it('tokenizes one JSON string per stdin line like @huggingface/tokenizers', async () => {
     const texts = ['The bank of the river.', 'Unaffable cats!', '', 'é\u00e9 [MASK] \ud83d\ude00 ,world'];
@@ -138,7 +174,8 @@ describe('attnscope tokenize, bench, info', () => {
     assert.equal(lines.length, texts.length);
     const hf = new Tokenizer(tinyTokenizerJson(), { do_lower_case: true });
     lines.forEach((line, i) => {
-      assert.deepEqual(Object.keys(line), ['tokens', 'ids', 'token_type_ids', 'offsets']);
+      assert.deepEqual(Object.keys(line), ['tokens', 'ids', 'token_type_ids', 'offsets', 'num_truncated']);
+      assert.equal(line.num_truncated, 0);
       const expected = hf.encode(texts[i], { return_token_type_ids: true });
       assert.deepEqual(line.tokens, expected.tokens);
       assert.deepEqual(line.ids, expected.ids);
