@@ -37,7 +37,6 @@ class AddedTokenMatcher {
  public:
   // contents[i] is what to match for token i (empty contents never match).
   void build(const std::vector<AddedToken>& tokens, const std::vector<std::u32string>& contents);
-  bool empty() const { return nodes_.size() <= 1; }
   std::vector<TextSegment> split(const std::vector<SpannedChar>& text, size_t begin, size_t end) const;
 
  private:

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tokenizer/added_tokens.h"
+#include "tokenizer/encoding.h"
 #include "tokenizer/normalizer.h"
 #include "tokenizer/post_processor.h"
 #include "tokenizer/wordpiece.h"
@@ -28,16 +29,6 @@ struct TokenizerSettings {
   std::string pad_token = "[PAD]", mask_token = "[MASK]";
   std::string continuing_subword_prefix = "##";
   int max_input_chars_per_word = 100;
-};
-
-struct Encoding {
-  std::vector<std::string> tokens;
-  std::vector<int32_t> ids;
-  std::vector<int32_t> type_ids;
-  std::vector<std::pair<int32_t, int32_t>> offsets;  // [start, end) UTF-16 units; (0,0) for added [CLS]/[SEP]
-  std::vector<uint8_t> special_tokens_mask;          // 1 for template-added [CLS]/[SEP]
-  // For a pair, the offsets of B's tokens index into the pair string (as in Hugging Face).
-  int32_t num_truncated = 0;                          // tokens dropped to fit max_length
 };
 
 class BertTokenizer {
@@ -61,9 +52,6 @@ class BertTokenizer {
   const std::string& id_to_token(int32_t id) const;    // throws Error("E_INPUT") when out of range
   size_t vocab_size() const { return vocab_.size(); }
   const TokenizerSettings& settings() const { return settings_; }
-  // Tokens split out of the text before normalization ([CLS], [SEP], [MASK], ... and
-  // tokenizer.json's added_tokens).
-  const std::vector<AddedToken>& added_tokens() const { return added_; }
   static const char* unicode_version();  // of the generated tables, e.g. "15.0.0"
 
  private:

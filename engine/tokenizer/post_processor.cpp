@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "error.h"
-#include "tokenizer/bert_tokenizer.h"
+#include "tokenizer/encoding.h"
 
 namespace attnscope::tok {
 
@@ -14,6 +14,22 @@ PostProcessor PostProcessor::bert(const std::string& cls, int32_t cls_id, const 
   const TemplatePiece c{-1, {{cls, cls_id}}, 0}, s0{-1, {{sep, sep_id}}, 0}, s1{-1, {{sep, sep_id}}, 1};
   p.single = {c, TemplatePiece{0, {}, 0}, s0};
   p.pair = {c, TemplatePiece{0, {}, 0}, s0, TemplatePiece{1, {}, 1}, s1};
+  return p;
+}
+
+PostProcessor PostProcessor::roberta(const std::string& cls, int32_t cls_id, const std::string& sep,
+                                     int32_t sep_id) {
+  PostProcessor p;
+  const TemplatePiece c{-1, {{cls, cls_id}}, 0}, s{-1, {{sep, sep_id}}, 0};
+  p.single = {c, TemplatePiece{0, {}, 0}, s};
+  p.pair = {c, TemplatePiece{0, {}, 0}, s, s, TemplatePiece{1, {}, 0}, s};
+  return p;
+}
+
+PostProcessor PostProcessor::none() {
+  PostProcessor p;
+  p.single = {TemplatePiece{0, {}, 0}};
+  p.pair = {TemplatePiece{0, {}, 0}, TemplatePiece{1, {}, 1}};
   return p;
 }
 
@@ -66,6 +82,7 @@ void PostProcessor::apply(std::vector<Token> a, std::optional<std::vector<Token>
       const std::vector<Token>& seq = piece.sequence == 0 ? a : *b;
       for (const Token& t : seq) {
         out.tokens.push_back(t.text);
+        out.token_texts.push_back(t.readable.empty() ? t.text : t.readable);
         out.ids.push_back(t.id);
         out.type_ids.push_back(piece.type_id);
         out.offsets.emplace_back(t.start, t.end);
@@ -74,6 +91,7 @@ void PostProcessor::apply(std::vector<Token> a, std::optional<std::vector<Token>
     } else {
       for (const auto& [token, id] : piece.special) {
         out.tokens.push_back(token);
+        out.token_texts.push_back(token);
         out.ids.push_back(id);
         out.type_ids.push_back(piece.type_id);
         out.offsets.emplace_back(0, 0);

@@ -1,7 +1,7 @@
 // Stage 4 of the BERT tokenizer: truncation and Hugging Face's TemplateProcessing. Truncates the
 // sequences to max_length (tokenizers' "longest_first", counting the template's special tokens)
 // and wraps them as the template says — for BERT `[CLS] A [SEP]` and `[CLS] A [SEP] B [SEP]`
-// with type ids 0/1. BertProcessing is the same template and is converted to one when loading.
+// with type ids 0/1. BertProcessing and RobertaProcessing are templates too, converted when loading.
 #pragma once
 #include <optional>
 #include <string>
@@ -11,7 +11,7 @@
 
 namespace attnscope::tok {
 
-struct Encoding;  // bert_tokenizer.h
+struct Encoding;  // encoding.h
 
 struct TemplatePiece {
   int sequence = -1;  // 0 = $A, 1 = $B, -1 = special tokens below
@@ -26,6 +26,12 @@ struct PostProcessor {
   // [CLS] A [SEP] (B [SEP]) with type ids 0/1.
   static PostProcessor bert(const std::string& cls, int32_t cls_id, const std::string& sep,
                             int32_t sep_id);
+
+  // RobertaProcessing: <s> A </s> and <s> A </s></s> B </s>, every type id 0.
+  static PostProcessor roberta(const std::string& cls, int32_t cls_id, const std::string& sep,
+                               int32_t sep_id);
+  // No special tokens (ByteLevel, or no post-processor): A, and A B with type ids 0/1.
+  static PostProcessor none();
 
   // Special tokens the template adds (2 for BERT single, 3 for pair).
   int added_tokens(bool is_pair) const;

@@ -1,5 +1,6 @@
 // A token as the tokenizer stages hand it on: text, vocabulary id and [start, end) UTF-16 span in
-// the original input. Shared by WordPiece, the added-token splitter and the post-processor.
+// the original input, and for byte-level tokens a readable form. Shared by WordPiece, BPE, the
+// added-token splitter and the post-processor.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -12,6 +13,7 @@ struct Token {
   int32_t id;
   int32_t start;
   int32_t end;
+  std::string readable = {};  // label form when it differs from text (byte-level tokens); else empty
 };
 
 using VocabMap = std::unordered_map<std::string, int32_t>;

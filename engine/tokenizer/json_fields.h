@@ -1,0 +1,47 @@
+// Reading Hugging Face tokenizer files (tokenizer.json, tokenizer_config.json) field by field:
+// every malformed or unsupported field becomes Error("E_TOKENIZER") naming it. Shared by the
+// WordPiece (tokenizer_files.cpp) and byte-level BPE (bpe_files.cpp) loaders.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tokenizer/added_tokens.h"
+#include "tokenizer/post_processor.h"
+
+namespace attnscope::tok::json_fields {
+
+using nlohmann::json;
+
+constexpr int64_t kMaxVocab = 50'000'000;
+
+[[noreturn]] void fail(const std::string& message);
+json parse_json(std::string_view text, const char* file);
+bool get_bool(const json& obj, const char* key, bool fallback, const std::string& where);
+std::optional<bool> get_optional_bool(const json& obj, const char* key, const std::string& where);
+std::string get_string(const json& obj, const char* key, const std::string& fallback, const std::string& where);
+int64_t get_int(const json& v, const std::string& where, int64_t lo, int64_t hi);
+
+// A special token in tokenizer_config.json is a string or a serialized AddedToken {"content": ...}.
+std::string special_token_name(const json& config, const char* key, const std::string& fallback);
+AddedToken parse_added_token(const json& v, int32_t id, const std::string& where);
+// Replaces the token with the same content, else appends.
+void add_unique(std::vector<AddedToken>& tokens, const AddedToken& t);
+// tokenizer.json's added_tokens array, merged into tokens.
+void parse_added_tokens(const json& doc, std::vector<AddedToken>& tokens);
+// tokenizer_config.json's added_tokens_decoder {"id": {content, lstrip, ...}}, merged into tokens.
+void parse_added_tokens_decoder(const json& config, std::vector<AddedToken>& tokens);
+
+// TemplateProcessing's "single" or "pair" list.
+std::vector<TemplatePiece> parse_template(const json& post, const char* key, bool allow_b);
+// A [token, id] pair as BertProcessing/RobertaProcessing write "cls" and "sep".
+std::pair<std::string, int32_t> parse_token_pair(const json& post, const char* key);
+
+// The "type" of a component, or its JSON text when it has none (for error messages).
+std::string type_name(const json& component, const char* where);
+
+}  // namespace attnscope::tok::json_fields
