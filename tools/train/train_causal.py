@@ -1,0 +1,197 @@
+# Trains the bundled decoder (model_causal.GPT2LMHeadModel) on the Brown training split's token
+# stream (encode_causal.mjs) and exports model-causal/ in Hugging Face GPT2LMHeadModel layout at
+# every checkpoint, so a run stopped early still leaves a usable model. The schedule, the
+# data-parallel --ranks recipe and the checkpoint cadence are train.py's. `--bench N` only
+# measures throughput.
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(__file__))
+import causal_data  # noqa: E402
+import safetensors_io  # noqa: E402
+from model_causal import GPT2Config, GPT2LMHeadModel  # noqa: E402
+from train import average_gradients, lr_at, progress, synced  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TOKENIZER_FILES = ("tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json")
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser()
+    p.add_argument("--work", default=os.path.join(ROOT, "build", "train-causal"))
+    p.add_argument("--out", default=os.path.join(ROOT, "model-causal"))
+    p.add_argument("--n-embd", type=int, default=128)
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--n-positions", type=int, default=256)
+    p.add_argument("--seq-len", type=int, default=0, help="training window (default: n_positions)")
+    p.add_argument("--batch", type=int, default=16, help="windows per step, over all ranks")
+    p.add_argument("--steps", type=int, default=20000)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--warmup", type=int, default=300)
+    p.add_argument("--weight-decay", type=float, default=0.1)
+    p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--seed", type=int, default=20261201)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--ranks", type=int, default=1)
+    p.add_argument("--time-budget", type=float, default=0, help="minutes; as train.py")
+    p.add_argument("--checkpoint-minutes", type=float, default=4.0)
+    p.add_argument("--log-every", type=int, default=50)
+    p.add_argument("--bench", type=int, default=0, help="run N steps, print tokens/s, write nothing")
+    p.add_argument("--resume", action="store_true")
+    return p.parse_args(argv)
+
+
+def main():
+    args = parse_args()
+    if args.ranks > 1:
+        import torch.multiprocessing
+        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+        os.environ.setdefault("MASTER_PORT", "29541")  # not train.py's 29533: both may run at once
+        torch.multiprocessing.spawn(run, args=(args,), nprocs=args.ranks, join=True)
+    else:
+        run(0, args)
+
+
+def build(args, vocab_size, eot):
+    config = GPT2Config(vocab_size=vocab_size, n_positions=args.n_positions, n_embd=args.n_embd,
+                        n_layer=args.layers, n_head=args.heads, dropout=args.dropout,
+                        bos_token_id=eot, eos_token_id=eot)
+    torch.manual_seed(args.seed)
+    return GPT2LMHeadModel(config)
+
+
+def run(rank, args):
+    ranks = args.ranks
+    if ranks > 1:
+        import torch.distributed as dist
+        dist.init_process_group("gloo", rank=rank, world_size=ranks)
+    if rank != 0:
+        sys.stdout = open(os.devnull, "w")
+    torch.set_num_threads(args.threads)
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, args {vars(args)}", flush=True)
+    train, index = causal_data.load_stream(args.work, "train")
+    held, held_index = causal_data.load_stream(args.work, "held_out")
+    seq_len = args.seq_len or args.n_positions
+    model = build(args, index["vocab_size"], index["eot"])
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.95))
+    print(f"train stream {len(train)} tokens, held out {len(held)}; parameters "
+          f"{sum(p.numel() for p in model.parameters())}", flush=True)
+    # A fixed slice of held-out text for the per-checkpoint curve (evaluate_causal.py does it all).
+    full = [c for c in causal_data.eval_chunks(held, held_index, args.n_positions) if len(c) == args.n_positions]
+    probe = torch.stack(full[::len(full) // 32][:32])
+
+    ckpt_path = os.path.join(args.work, "checkpoint.pt")
+    step, train_seconds = 0, 0.0
+    if args.resume and os.path.exists(ckpt_path):
+        ck = torch.load(ckpt_path)
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        step, train_seconds = ck["step"], ck["train_seconds"]
+        print(f"resumed at step {step}", flush=True)
+
+    total_steps = args.bench or args.steps
+    per_rank = args.batch // ranks
+    t_start, t_checkpoint, t_log = time.time() - train_seconds, time.time(), time.time()
+    loss_sum, acc_sum, n_sum, tokens_since = 0.0, 0, 0, 0
+    model.train()
+    while step < total_steps:
+        done = progress(step, time.time() - t_start, args) if not args.bench else step / total_steps
+        if ranks > 1:
+            done = synced(done)  # rank 0's clock decides, so every rank stops at the same step
+        if done >= 1.0:
+            break
+        # Each (step, rank) its own windows, so a resumed run draws what the original would have.
+        gen = torch.Generator().manual_seed(args.seed + 1_000_003 * rank + 7919 * step)
+        inputs, targets = causal_data.random_windows(train, per_rank, seq_len, gen)
+        for g in opt.param_groups:
+            g["lr"] = lr = lr_at(step, done, args)
+        hidden, _ = model(inputs)
+        logits = model.logits(hidden)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if ranks > 1:
+            average_gradients(model, ranks)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        train_seconds = time.time() - t_start
+        tokens_since += targets.numel() * ranks
+        loss_sum += loss.item() * targets.numel()
+        acc_sum += int((logits.argmax(-1) == targets).sum())
+        n_sum += targets.numel()
+        if step % args.log_every == 0:
+            dt = time.time() - t_log
+            print(f"step {step}/{total_steps} lr {lr:.2e} progress {done:.3f} loss {loss_sum / n_sum:.3f} "
+                  f"top1 {acc_sum / n_sum:.3f} {tokens_since / dt:.0f} tok/s, train {train_seconds / 60:.1f} min",
+                  flush=True)
+            loss_sum, acc_sum, n_sum, tokens_since, t_log = 0.0, 0, 0, 0, time.time()
+        if not args.bench and rank == 0 and time.time() - t_checkpoint > 60 * args.checkpoint_minutes:
+            save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, probe)
+            t_checkpoint = time.time()
+    if not args.bench and rank == 0:
+        save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, probe)
+    print(f"done: {step} steps, {train_seconds / 60:.1f} min of training", flush=True)
+
+
+@torch.no_grad()
+def probe_eval(model, probe):
+    """(mean loss, top-1) of next-token prediction on the fixed held-out probe chunks."""
+    model.eval()
+    hidden, _ = model(probe[:, :-1])
+    logits = model.logits(hidden)
+    model.train()
+    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), probe[:, 1:].reshape(-1)).item()
+    return loss, (logits.argmax(-1) == probe[:, 1:]).float().mean().item()
+
+
+def export(model, tokenizer_dir, out_dir, metadata):
+    """model-causal/ in GPT2LMHeadModel layout → {file: bytes}. Each file is written under a
+    temporary name and renamed, so readers never see half a file."""
+    os.makedirs(out_dir, exist_ok=True)
+
+    def replace(name, write):
+        tmp = os.path.join(out_dir, name + ".tmp")
+        write(tmp)
+        os.replace(tmp, os.path.join(out_dir, name))
+
+    tensors = {k: v.half() for k, v in model.hf_state_dict().items()}
+    replace("model.safetensors", lambda tmp: safetensors_io.save(
+        tensors, tmp, metadata={"format": "pt", **{k: str(v) for k, v in metadata.items()}}))
+
+    def write_config(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(model.config.to_hf_json(), f, indent=2)
+            f.write("\n")
+    replace("config.json", write_config)
+    for name in TOKENIZER_FILES:
+        replace(name, lambda tmp, name=name: shutil.copyfile(os.path.join(tokenizer_dir, name), tmp))
+    return {n: os.path.getsize(os.path.join(out_dir, n)) for n in sorted(os.listdir(out_dir)) if not n.endswith(".tmp")}
+
+
+def save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, probe):
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                "train_seconds": train_seconds, "args": vars(args)}, ckpt_path + ".tmp")
+    os.replace(ckpt_path + ".tmp", ckpt_path)
+    sizes = export(model, os.path.join(args.work, "tokenizer"), args.out,
+                   {"step": step, "train_seconds": round(train_seconds)})
+    line = {"step": step, "train_minutes": round(train_seconds / 60, 2), "bytes": sum(sizes.values())}
+    line["probe_loss"], line["probe_top1"] = probe_eval(model, probe)
+    with open(os.path.join(args.work, "curve.jsonl"), "a") as f:
+        f.write(json.dumps(line) + "\n")
+    print(f"checkpoint {line}: exported {args.out} {sizes}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
