@@ -26,7 +26,9 @@ export function relaxedSimdSupported() {
 export async function wasmModuleOptions() {
   const plainUrl = new URL('../dist/attnscope.wasm', import.meta.url);
   let module;
-  if (relaxedSimdSupported()) {
+  if (inline?.wasm) {
+    module = await WebAssembly.compile(decodeBase64(inline.wasm));
+  } else if (relaxedSimdSupported()) {
     try {
       module = await compileFrom(new URL('../dist/attnscope-relaxed.wasm', import.meta.url));
     } catch {
@@ -71,6 +73,7 @@ const bundledFiles = {
 export const bundledModelLocation = bundledFiles['config.json'].href.replace(/config\.json$/, '');
 
 export function bundledModelProvider() {
+  if (inline?.model) return inlineModelProvider(inline.model);
   return httpProvider((name) => bundledFiles[name] ?? null, { kind: 'bundled', location: bundledModelLocation });
 }
 
@@ -84,13 +87,14 @@ export function directoryProvider(dir) {
 }
 
 export function createWorker() {
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const worker = embedWorker ? startEmbedWorker() : new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   return {
     postMessage: (message, transfer) => worker.postMessage(message, transfer),
     onMessage: (handler) => worker.addEventListener('message', (event) => handler(event.data)),
     onError: (handler) => worker.addEventListener('error', (event) => {
       event.preventDefault?.();
-      handler(new Error(event.message || 'worker failed to start'));
+      // A worker that never starts only says "error"; for a Blob worker the usual cause is a CSP.
+      handler(new Error(event.message || (embedWorker ? BLOB_WORKER_REFUSED : 'worker failed to start')));
     }),
     terminate: () => worker.terminate(),
     unref: () => {},
@@ -103,4 +107,67 @@ export function workerPort() {
     postMessage: (message, transfer) => self.postMessage(message, transfer),
     onMessage: (handler) => self.addEventListener('message', (event) => handler(event.data)),
   };
+}
+
+// ---- <attn-scope>'s worker -------------------------------------------------------------------
+// The element's bundle (scripts/build-embed.mjs) carries js/worker.js as one classic script and
+// starts it from a Blob URL, so it works on any host and from file:// (Chromium refuses module
+// workers from blob: URLs there). A Blob worker has no useful import.meta.url: that bundle reads
+// it from __attnscopeModuleUrl, set by a line put before the script, which in the single-file
+// build also sets __attnscopeInline, the wasm and bundled model as base64.
+
+let embedWorker = null;   // { source, moduleUrl, inline } once the element's entry set it
+const BLOB_WORKER_REFUSED = 'the AttnScope worker could not start (a Content-Security-Policy must allow worker-src blob:)';
+// eslint-disable-next-line no-undef -- set by the line before the embed worker's script
+const inline = typeof __attnscopeInline === 'undefined' ? null : __attnscopeInline;
+
+/**
+ * The element's entry: workers run `source` (the bundled js/worker.js) from a Blob URL, with
+ * `moduleUrl` standing for this file's URL in the package layout (the wasm is ../dist/, the
+ * bundled model ../model/) and `inlineAssets` ({wasm, model: {config, weights, vocab,
+ * tokenizerConfig}} as base64) for a build that carries them.
+ */
+export function useEmbedWorker({ source, moduleUrl, inlineAssets = null }) {
+  embedWorker = { source, moduleUrl, inlineAssets };
+}
+
+function startEmbedWorker() {
+  const { source, moduleUrl, inlineAssets } = embedWorker;
+  const prelude = `var __attnscopeModuleUrl = ${JSON.stringify(String(moduleUrl))};\n` +
+    (inlineAssets ? `var __attnscopeInline = ${JSON.stringify(inlineAssets)};\n` : '');
+  const url = URL.createObjectURL(new Blob([prelude, source], { type: 'text/javascript' }));
+  try {
+    return new Worker(url, { name: 'attnscope-engine' });
+  } catch (error) {
+    URL.revokeObjectURL(url);
+    throw new AttnScopeError('E_INTERNAL', `${BLOB_WORKER_REFUSED}: ${error.message}`);
+  } finally {
+    setTimeout(() => URL.revokeObjectURL(url), 60000);   // long after the worker fetched it
+  }
+}
+
+// The single-file build's model, decoded file by file as the loader asks for it.
+const INLINE_FILES = { 'config.json': 'config', 'model.safetensors': 'weights', 'vocab.txt': 'vocab',
+  'tokenizer_config.json': 'tokenizerConfig' };
+
+function inlineModelProvider(files) {
+  return {
+    kind: 'bundled',
+    location: 'inline',
+    describe: (name) => `${name} (inline)`,
+    async check() {},
+    async open(name) {
+      const b64 = files[INLINE_FILES[name]];
+      if (!b64) return null;
+      const bytes = decodeBase64(b64);
+      return { size: bytes.byteLength, chunks: (async function* () { yield bytes; })() };
+    },
+  };
+}
+
+function decodeBase64(b64) {
+  const binary = atob(b64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
 }

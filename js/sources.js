@@ -4,11 +4,10 @@
 // those. A provider opens files by their hub name and knows nothing about models.
 import { AttnScopeError } from './errors.js';
 import { httpProvider } from './http-provider.js';
+import { isHubId } from './hub-id.js';
 import { bundledModelProvider, directoryProvider, env, localPathFor, platformName } from '#platform';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
-// 'bert-base-uncased' (legacy, no namespace) or 'google-bert/bert-base-uncased'.
-const HUB_ID = /^[A-Za-z0-9](?:[\w.-]*[\w])?(?:\/[A-Za-z0-9](?:[\w.-]*[\w])?)?$/;
 
 // loadModel({...}) keys → file names in a Hugging Face model folder.
 export const OBJECT_SOURCE_FILES = Object.freeze({
@@ -35,7 +34,7 @@ export async function resolveSource(source, options = {}) {
     if (platformName === 'browser' && /^(\/|\.\.?\/)/.test(source)) {
       return baseUrlProvider(new URL(source, globalThis.location?.href ?? globalThis.document?.baseURI), cache);
     }
-    if (HUB_ID.test(source) && !source.includes('..')) return hubProvider(source, options, cache);
+    if (isHubId(source)) return hubProvider(source, options, cache);
     throw new AttnScopeError('E_INPUT', `cannot tell what model source ${JSON.stringify(source)} is: ` +
       'expected a hub id (owner/name), an http(s) URL, a local folder, or files');
   }

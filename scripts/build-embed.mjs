@@ -1,6 +1,7 @@
 // Builds the embeddable <attn-scope> element into dist/:
-//   dist/attnscope-element.js  the element (+ its engine worker inlined as a string); loads
-//                              dist/attnscope.wasm and ../model/ relative to itself
+//   dist/attnscope-element.js  the element (+ the package's worker, js/worker.js, inlined as a
+//                              string); loads dist/attnscope-relaxed.wasm (relaxed SIMD) or
+//                              dist/attnscope.wasm, and ../model/, relative to itself
 //   dist/attnscope-embed.html  one self-contained file: element, wasm and the bundled model as
 //                              base64; opens from file:// with no network (also an iframe target)
 // Needs dist/attnscope.{mjs,wasm} (scripts/build.sh wasm). Usage: node scripts/build-embed.mjs
@@ -19,23 +20,16 @@ const common = {
   minify: !process.env.ATTNSCOPE_NO_MINIFY, legalComments: 'none', logLevel: 'error',
 };
 
-// The engine worker as one classic-script string (Chromium will not start a *module* worker
-// from a blob: URL on a file:// page); '#platform' is the embed's worker platform (the wasm
-// location comes in a message: a Blob-URL worker has no useful import.meta.url).
+// The package's worker as one classic-script string (Chromium will not start a *module* worker
+// from a blob: URL on a file:// page). A Blob-URL worker has no useful import.meta.url: the line
+// js/platform-browser.js puts before this script sets __attnscopeModuleUrl in its place.
 async function workerSource() {
   const out = await build({
     ...common,
     format: 'iife',
-    // Emscripten's module reads import.meta.url only to find the wasm, which locateFile skips.
-    define: { 'import.meta.url': 'undefined' },
-    entryPoints: ['web/embed/engine-worker.js'],
+    define: { 'import.meta.url': '__attnscopeModuleUrl' },
+    entryPoints: ['js/worker.js'],
     write: false,
-    plugins: [{
-      name: 'embed-worker-platform',
-      setup(b) {
-        b.onResolve({ filter: /^#platform$/ }, () => ({ path: join(ROOT, 'web/embed/worker-platform.js') }));
-      },
-    }],
   });
   return out.outputFiles[0].text;
 }

@@ -21,7 +21,7 @@ export async function buildExplorer({ quiet = false } = {}) {
     logLevel: quiet ? 'error' : 'info',
     absWorkingDir: ROOT,
   };
-  const entries = [{ in: 'web/src/main.js', out: 'explorer' }, { in: 'web/src/rollout-worker.js', out: 'rollout-worker' }];
+  const entries = [{ in: 'web/src/main.js', out: 'explorer' }];
   // The worker needs the Emscripten module (scripts/build.sh wasm); without it the page still
   // builds and shows the load error.
   if (existsSync(join(ROOT, 'dist/attnscope.mjs'))) entries.push({ in: 'js/worker.js', out: 'worker' });

@@ -1,17 +1,15 @@
-// Entry of dist/attnscope-element.js, the element for sites that host files: the wasm is
-// dist/attnscope.wasm next to this script, "bundled" is the package's model/ folder beside
-// dist/, and permalinks open the explorer at the package root. The engine worker's code is
-// inlined (a Blob-URL worker), so the script needs no second JavaScript file.
+// Entry of dist/attnscope-element.js, the element for sites that host files: the package's
+// worker (js/worker.js, inlined as text and started from a Blob URL, so the script needs no
+// second JavaScript file) loads dist/attnscope-relaxed.wasm where the browser has relaxed SIMD,
+// else dist/attnscope.wasm, next to this script; "bundled" is the package's model/ folder beside
+// dist/, and permalinks open the explorer at the package root.
 import workerSource from 'attnscope-embed:worker-source';
-import { configureEngine } from './engine.js';
+import { useEmbedWorker } from '../../js/platform-browser.js';
 import { defineAttnScopeElement, setDefaultPageUrl } from './element.js';
 
 const here = import.meta.url;
-configureEngine({
-  workerSource,
-  wasm: new URL('./attnscope.wasm', here).href,
-  bundled: new URL('../model/', here).href,
-});
+// Where js/platform-browser.js would sit in the package: its ../dist/ and ../model/ are ours.
+useEmbedWorker({ source: workerSource, moduleUrl: new URL('../js/platform-browser.js', here).href });
 if (/^https?:/.test(here)) setDefaultPageUrl(new URL('../', here).href);
 defineAttnScopeElement();
 

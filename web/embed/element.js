@@ -1,18 +1,19 @@
 // <attn-scope>: the AttnScope viewer as a custom element for blogs and docs. Attributes (and the
 // matching properties) choose the text, model, view, layer and head; everything renders inside
 // a shadow root styled by one adopted stylesheet, so the host page's CSS cannot reach in and
-// ours cannot leak out. All elements on a page share one engine (engine.js). The views are the
-// explorer page's own (web/src/views), driven through a small `app` object like the page's.
+// ours cannot leak out. Elements showing the same model share one worker (model-clients.js).
+// The views are the explorer page's own (web/src/views), given the same view model
+// (web/src/view-model.js); this file only maps attributes to state and draws the frame.
 import { translate } from '../src/i18n.js';
-import { headMatrix, restrict, visiblePositions } from '../src/attention-math.js';
-import { clampToResult, MAX_TEXT_CHARS } from '../src/state.js';
+import { clampToResult, defaultState, MAX_TEXT_CHARS } from '../src/state.js';
+import { createViewModel, showView } from '../src/view-model.js';
 import { createModelGrid } from '../src/views/model-grid.js';
 import { createHeadDetail } from '../src/views/head-detail.js';
 import { createHeadLines } from '../src/views/head-lines.js';
 import { createFormula } from '../src/views/formula.js';
+import { createAggregates } from '../src/views/aggregates.js';
 import { AttnScopeError } from '../../js/errors.js';
-import { createAggregateView } from './aggregate-view.js';
-import { parseModelId, preview, sharedEngine } from './engine.js';
+import { parseModelId, preview, runModel, stats } from './model-clients.js';
 import { elementStyleSheet } from './styles.js';
 import { attentionSvg, bertvizParams, downloadBlob, viewToPng } from './export.js';
 import { permalinkFor } from './permalink.js';
@@ -22,7 +23,7 @@ export const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates'];
 const VIEW_ALIASES = { aggregate: 'aggregates', model: 'grid' };
 const VIEW_FACTORIES = {
   grid: createModelGrid, head: createHeadDetail, lines: createHeadLines, formula: createFormula,
-  aggregates: createAggregateView,
+  aggregates: createAggregates,
 };
 const DEFAULT_VIEW = 'head';
 const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;
@@ -38,17 +39,14 @@ export function setDefaultPageUrl(url) {
 export class AttnScopeElement extends HTMLElement {
   static observedAttributes = ['text', 'text-pair', 'model', 'view', 'layer', 'head', 'theme', 'lang', 'height', 'page-url'];
 
-  /** Counters of the page's shared engine: { workers, modelLoads, runs }. */
+  /** Counters of the page's model workers: { workers, modelLoads, runs }. */
   static engineStats() {
-    return { ...sharedEngine().stats };
+    return { ...stats };
   }
 
   #dom = null;
-  #state = null;
-  #app = null;
-  #views = {};
-  #result = null;
-  #info = null;
+  #state = { ...defaultState(), view: DEFAULT_VIEW };
+  #app = createViewModel({ state: this.#state, onSet: () => this.#changed() });
   #runSeq = 0;
   #runQueued = false;
   #renderQueued = false;
@@ -68,11 +66,11 @@ export class AttnScopeElement extends HTMLElement {
   set textPair(v) { if (v == null || v === '') this.removeAttribute('text-pair'); else this.setAttribute('text-pair', String(v)); }
   get model() { return this.getAttribute('model') ?? 'bundled'; }
   set model(v) { this.setAttribute('model', String(v)); }
-  get view() { return this.#state?.view ?? DEFAULT_VIEW; }
+  get view() { return this.#state.view; }
   set view(v) { this.setAttribute('view', String(v)); }
-  get layer() { return this.#state?.layer ?? 0; }
+  get layer() { return this.#state.layer; }
   set layer(v) { this.setAttribute('layer', String(v)); }
-  get head() { return this.#state?.head ?? 0; }
+  get head() { return this.#state.head; }
   set head(v) { this.setAttribute('head', String(v)); }
   get theme() { return this.getAttribute('theme') === 'dark' ? 'dark' : 'light'; }
   set theme(v) { this.setAttribute('theme', String(v)); }
@@ -84,9 +82,9 @@ export class AttnScopeElement extends HTMLElement {
   set pageUrl(v) { this.setAttribute('page-url', String(v)); }
 
   /** The RunResult shown (null until the first run finishes). */
-  get result() { return this.#result; }
+  get result() { return this.#app.original; }
   /** The loaded model's info (config, where it came from), or null. */
-  get modelInfo() { return this.#info; }
+  get modelInfo() { return this.#app.info; }
 
   // ---- lifecycle -------------------------------------------------------------------------------
   connectedCallback() {
@@ -105,8 +103,8 @@ export class AttnScopeElement extends HTMLElement {
   // ---- exports ---------------------------------------------------------------------------------
   /** Downloads (and returns) a PNG of the view exactly as shown, at devicePixelRatio. */
   async exportPng() {
-    const panel = this.#views[this.#state.view]?.panel;
-    if (!panel || !this.#result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
+    const panel = this.#app.views[this.#state.view]?.panel;
+    if (!panel || !this.result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
     const blob = await viewToPng(panel);
     downloadBlob(blob, this.#fileName('png'), this.#dom.frame);
     return blob;
@@ -114,7 +112,7 @@ export class AttnScopeElement extends HTMLElement {
 
   /** Downloads (and returns) the current head's heatmap as an SVG document string. */
   exportSvg() {
-    if (!this.#result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
+    if (!this.result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
     const { layer, head } = this.#state;
     const { labels } = this.#app.display();
     const matrix = this.#app.displayMatrix(layer, head);
@@ -126,8 +124,8 @@ export class AttnScopeElement extends HTMLElement {
 
   /** Downloads (and returns) every layer's attention in BertViz head_view/model_view format. */
   exportBertViz() {
-    if (!this.#result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
-    const json = JSON.stringify(bertvizParams(this.#result, { layer: this.#state.layer, heads: [this.#state.head] }));
+    if (!this.result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
+    const json = JSON.stringify(bertvizParams(this.result, { layer: this.#state.layer, heads: [this.#state.head] }));
     downloadBlob(new Blob([json], { type: 'application/json' }), this.#fileName('json'), this.#dom.frame);
     return json;
   }
@@ -157,8 +155,7 @@ export class AttnScopeElement extends HTMLElement {
 
   // ---- attributes → state ----------------------------------------------------------------------
   #readAttributes() {
-    const s = (this.#state ??= { text: '', pair: '', pairOn: false, model: 'bundled', view: DEFAULT_VIEW, layer: 0,
-      head: 0, query: 1, selected: [], hideSpecial: false, threshold: 0, lang: 'en' });
+    const s = this.#state;
     this.#notes = [];
     const text = this.getAttribute('text') ?? this.textContent.trim();
     const pair = this.getAttribute('text-pair') ?? '';
@@ -179,7 +176,8 @@ export class AttnScopeElement extends HTMLElement {
     const h = height !== null && HEIGHT.test(height) ? (/\d$/.test(height) ? height + 'px' : height) : '';
     this.#dom.body.style.height = h;
     this.#dom.frame.lang = s.lang;
-    if (this.#result) this.#fit();
+    const r = this.result;
+    if (r) clampToResult(s, r.shape[0], r.shape[1], r.shape[2]);
   }
 
   #index(name) {
@@ -190,13 +188,8 @@ export class AttnScopeElement extends HTMLElement {
     return 0;
   }
 
-  #fit() {
-    const r = this.#result;
-    clampToResult(this.#state, r.shape[0], r.shape[1], r.shape[2]);
-  }
-
   #t(key, vars) {
-    return elementText(this.#state?.lang ?? 'en', key, vars);
+    return elementText(this.#state.lang, key, vars);
   }
 
   // ---- the shadow DOM --------------------------------------------------------------------------
@@ -240,51 +233,13 @@ export class AttnScopeElement extends HTMLElement {
     const brand = el('p', 'brand', frame);
     this.shadowRoot.append(frame);
     this.#dom = { frame, caption, views, viewButtons, actions, actionButtons, status, body, host, brand };
-    this.#app = this.#makeApp();
   }
 
-  // The object the page's views read (see web/src/main.js): state, result, t(), set(), display().
-  #makeApp() {
-    const element = this;
-    let cache = null;
-    const app = {
-      get state() { return element.#state; },
-      get info() { return element.#info; },
-      get original() { return element.#result; },
-      get result() { return element.#result; },
-      edited: null,
-      edit: null,
-      t: (key, vars) => translate(element.#state.lang, key, vars),
-      set(patch) {
-        Object.assign(element.#state, patch);
-        if ('hideSpecial' in patch) cache = null;
-        element.#fit();
-        element.#reflect();
-        element.#queueRender();
-        element.dispatchEvent(new CustomEvent('attnscope-change', { detail: element.#summary(), bubbles: true }));
-      },
-      display() {
-        const r = element.#result;
-        if (!cache || cache.result !== r) {
-          const positions = visiblePositions(r, element.#state.hideSpecial);
-          cache = { result: r, positions, labels: positions.map((p) => r.tokens[p]) };
-        }
-        return cache;
-      },
-      displayMatrix(layer, head) {
-        const r = element.#result, d = app.display();
-        return restrict(headMatrix(r, layer, head), r.shape[2], d.positions, true);
-      },
-      keyMask: () => null,
-      toggleSelected(position) {
-        const sel = element.#state.selected;
-        app.set({ selected: sel.includes(position) ? sel.filter((p) => p !== position) : [...sel, position].sort((a, b) => a - b),
-          query: position });
-      },
-      get views() { return element.#views; },
-      get runsDone() { return element.#runSeq; },
-    };
-    return app;
+  // A view changed the state (a picker, a click): mirror it on the attributes and redraw.
+  #changed() {
+    this.#reflect();
+    this.#queueRender();
+    this.dispatchEvent(new CustomEvent('attnscope-change', { detail: this.#summary(), bubbles: true }));
   }
 
   // Picker changes inside the element show up on its attributes (without re-running).
@@ -301,7 +256,7 @@ export class AttnScopeElement extends HTMLElement {
   }
 
   #summary() {
-    const s = this.#state, r = this.#result;
+    const s = this.#state, r = this.result;
     return { view: s.view, layer: s.layer, head: s.head, model: s.model,
       tokens: r ? [...r.tokens] : [], shape: r ? [...r.shape] : null };
   }
@@ -322,21 +277,14 @@ export class AttnScopeElement extends HTMLElement {
     try {
       if (!s.text.trim()) throw new AttnScopeError('E_INPUT', 'the text attribute is empty');
       const modelId = parseModelId(s.model);
-      const engine = sharedEngine();
-      this.#setStatus('loading', this.#t('loading'));
-      const info = await engine.load(modelId);
-      if (seq !== this.#runSeq) return;
-      this.#setStatus('running', this.#t('running'));
-      const maxLength = info.config?.maxPositionEmbeddings ?? info.config?.max_position_embeddings;
-      const result = await engine.run(modelId, s.text, {
+      this.#setStatus(this.result ? 'running' : 'loading', this.#t(this.result ? 'running' : 'loading'));
+      const { info, result } = await runModel(modelId, s.text, {
         ...(s.pairOn ? { textPair: s.pair } : {}),
-        ...(Number.isInteger(maxLength) ? { maxLength } : {}),
         qkv: true, valueNorms: true, topK: 0,
       });
       if (seq !== this.#runSeq) return;
-      this.#info = info;
-      this.#result = result;
-      this.#fit();
+      this.#app.info = info;
+      this.#app.showRun(result);
       this.#reflect();
       this.#setStatus('ready', '');
       this.#renderNow();
@@ -394,24 +342,16 @@ export class AttnScopeElement extends HTMLElement {
     for (const [key, b] of Object.entries(dom.actionButtons)) {
       b.textContent = t(key);
       b.title = t(key + 'Title');
-      b.disabled = !this.#result;
+      b.disabled = !this.result;
     }
     dom.actionButtons.link.hidden = !this.pageUrl;
     dom.brand.textContent = t('brand');
-    const r = this.#result;
+    const r = this.result;
     if (!r) return;
     if (this.dataset.status === 'ready') {
       this.#status(t('ran', { tokens: r.shape[2], layers: r.shape[0], heads: r.shape[1] }));
     }
-    for (const [key, v] of Object.entries(this.#views)) v.panel.hidden = key !== s.view;
-    if (!this.#views[s.view]) {
-      const panel = document.createElement('div');
-      panel.className = 'view view-' + s.view;
-      panel.dataset.view = s.view;
-      dom.host.append(panel);
-      this.#views[s.view] = { panel, view: VIEW_FACTORIES[s.view](panel, this.#app) };
-    }
-    this.#views[s.view].view.render();
+    showView(dom.host, this.#app, VIEW_FACTORIES);
   }
 }
 

@@ -1,13 +1,13 @@
-// Entry of dist/attnscope-embed.html, the single-file build: the wasm and the bundled model
-// sit in the file as base64 data blocks (written by scripts/build-embed.mjs) and go to the
-// engine worker as text, which decodes them off the main thread. Works from file:// offline.
+// Entry of dist/attnscope-embed.html, the single-file build: the wasm (the plain SIMD128 build:
+// one copy keeps the file small) and the bundled model sit in the file as base64 data blocks
+// (written by scripts/build-embed.mjs) and go to the package's worker as text, which decodes
+// them off the main thread. Works from file:// offline.
 import workerSource from 'attnscope-embed:worker-source';
 import { inlineAssets } from 'attnscope-embed:inline-assets';
-import { configureEngine } from './engine.js';
+import { useEmbedWorker } from '../../js/platform-browser.js';
 import { defineAttnScopeElement } from './element.js';
 
-const { wasm, model } = inlineAssets();
-configureEngine({ workerSource, wasm: { base64: wasm }, bundled: { base64: model } });
+useEmbedWorker({ source: workerSource, moduleUrl: location.href, inlineAssets: inlineAssets() });
 defineAttnScopeElement();
 
 // The file doubles as an iframe target for Markdown sites: ?text=…&view=head&layer=3 set the

@@ -70,7 +70,7 @@ export function headMeanMax(result, layer) {
 }
 
 // C = A·B for n×n row-major matrices (i-k-j order: streams rows of B, cache friendly).
-function matmul(a, b, n) {
+export function matmul(a, b, n) {
   const c = new Float32Array(n * n);
   for (let i = 0; i < n; i++) {
     for (let k = 0; k < n; k++) {

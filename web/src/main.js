@@ -2,10 +2,10 @@
 // (a Web Worker, swapped only once a new model has loaded), the current run and an optional
 // edited run (tokens masked or dropped), and tells the active view to render. Views only read
 // `app` and call app.set(); they never talk to the worker.
-import { applyStatic, translate } from './i18n.js';
-import { clampToResult, stateFromUrl, stateToUrl, MAX_TEXT_CHARS } from './state.js';
-import { headMatrix, restrict, visiblePositions } from './attention-math.js';
-import { configNumbers, createModelPicker } from './model-picker.js';
+import { applyStatic } from './i18n.js';
+import { stateFromUrl, stateToUrl, MAX_TEXT_CHARS } from './state.js';
+import { createViewModel, showView } from './view-model.js';
+import { createModelPicker } from './model-picker.js';
 import { createTokensView } from './tokens-view.js';
 import { createModelGrid } from './views/model-grid.js';
 import { createHeadDetail } from './views/head-detail.js';
@@ -16,7 +16,11 @@ import { createDiff } from './views/diff.js';
 import { installTestHook } from './test-hook.js';
 import { createWorkerClient } from '../../js/worker-client.js';
 
-const RUN_DEBOUNCE_MS = 250;
+// Typing runs the model at once while runs are fast (the worker client's replacePending drops
+// inputs that queued behind a running one, so the newest text always wins); only a model whose
+// last run took longer than FAST_RUN_MS waits for a pause in typing.
+const FAST_RUN_MS = 100;
+const SLOW_RUN_DEBOUNCE_MS = 250;
 const $ = (id) => document.getElementById(id);
 const state = stateFromUrl(location.search);
 
@@ -26,113 +30,25 @@ const VIEW_FACTORIES = {
 };
 
 let client = null;          // the worker client of the model in use
-let runSeq = 0, runTimer = 0, runController = null, runsDone = 0;
-let displayCache = null;
-const views = {};
+let runSeq = 0, runTimer = 0, runController = null, lastRunMs = 0;
 
-const app = {
-  state,
-  info: null,
-  original: null,   // RunResult of the typed text
-  edited: null,     // RunResult after masking/dropping tokens (null when none)
-  edit: null,       // { kind: 'mask' | 'drop', positions }
-  get result() { return this.edited ?? this.original; },
-  t: (key, vars) => translate(state.lang, key, vars),
-  set,
-  display,
-  displayMatrix,
-  keyMask,
-  toggleSelected,
-  resultPosition,
-  originalPosition,
-  loadModel,
-  get views() { return views; },
-  get runsDone() { return runsDone; },
-};
+const app = createViewModel({ state, onSet });
+app.loadModel = loadModel;   // the model picker's
 
 // ---- state -----------------------------------------------------------------------------------
 
-function set(patch) {
-  const before = { ...state };
-  Object.assign(state, patch);
-  fitToResult();
+function onSet(patch, before) {
   writeUrl();
   if (patch.lang !== undefined && patch.lang !== before.lang) {
     applyStatic(document, state.lang);
     picker.fillOptions();
     picker.showInfo();
   }
-  if ('hideSpecial' in patch) displayCache = null;
   renderAll();
 }
 
 function writeUrl() {
   history.replaceState(null, '', location.pathname + stateToUrl(state));
-}
-
-// Keeps layer/head/query inside the run on screen; a hidden [CLS]/[SEP] cannot be the query.
-function fitToResult() {
-  const r = app.result;
-  if (!r) return;
-  clampToResult(state, r.shape[0], r.shape[1], r.shape[2]);
-  if (state.hideSpecial && r.specialTokensMask[state.query]) {
-    const first = visiblePositions(r, true)[0];
-    if (first !== undefined) state.query = first;
-  }
-}
-
-// Positions and labels the views show (special tokens hidden or not), cached per result.
-function display() {
-  const r = app.result;
-  if (!displayCache || displayCache.result !== r) {
-    const positions = visiblePositions(r, state.hideSpecial);
-    displayCache = { result: r, positions, labels: positions.map((p) => r.tokens[p]), matrices: new Map() };
-  }
-  return displayCache;
-}
-
-// One head's matrix as shown: the engine's own numbers, or restricted + renormalised when
-// special tokens are hidden (a few recent ones cached: the views ask for the same head often).
-function displayMatrix(layer, head) {
-  const r = app.result, d = display();
-  const raw = headMatrix(r, layer, head);
-  if (d.positions.length === r.shape[2]) return raw;
-  const key = layer * 10000 + head;
-  let m = d.matrices.get(key);
-  if (!m) {
-    m = restrict(raw, r.shape[2], d.positions, true);
-    if (d.matrices.size > 8) d.matrices.delete(d.matrices.keys().next().value);
-    d.matrices.set(key, m);
-  }
-  return m;
-}
-
-// attention_mask of the run shown (masked tokens are 0), or null when nothing is masked.
-function keyMask() {
-  if (!app.edited || app.edit.kind !== 'mask') return null;
-  return app.original.tokens.map((_, i) => (app.edit.positions.includes(i) ? 0 : 1));
-}
-
-// Token chips and the selection use the typed text's positions; after dropping tokens the run
-// shown has fewer. These translate between the two (-1: the token was dropped).
-function resultPosition(position) {
-  if (!app.edited || app.edit.kind !== 'drop') return position;
-  if (app.edit.positions.includes(position)) return -1;
-  return position - app.edit.positions.filter((p) => p < position).length;
-}
-
-function originalPosition(position) {
-  if (!app.edited || app.edit.kind !== 'drop') return position;
-  let p = position;
-  for (const dropped of app.edit.positions) if (dropped <= p) p++;  // positions are sorted
-  return p;
-}
-
-function toggleSelected(position) {
-  const sel = state.selected.includes(position)
-    ? state.selected.filter((p) => p !== position)
-    : [...state.selected, position].sort((a, b) => a - b);
-  set({ selected: sel, query: position });
 }
 
 // ---- model -----------------------------------------------------------------------------------
@@ -164,7 +80,8 @@ async function loadModel(source, label, { signal, onProgress } = {}) {
 
 function scheduleRun() {
   clearTimeout(runTimer);
-  runTimer = setTimeout(runNow, RUN_DEBOUNCE_MS);
+  if (lastRunMs <= FAST_RUN_MS) runNow();
+  else runTimer = setTimeout(runNow, SLOW_RUN_DEBOUNCE_MS);
 }
 
 function runOptions() {
@@ -187,18 +104,12 @@ async function runNow() {
   const started = performance.now();
   try {
     const pair = state.pairOn && state.pair.trim() ? state.pair : undefined;
-    const r = await client.run(text, {
-      textPair: pair, maxLength: configNumbers(app.info).maxPositions, signal: runController.signal, replacePending: true, ...runOptions(),
-    });
+    const r = await client.run(text, { textPair: pair, signal: runController.signal, replacePending: true, ...runOptions() });
+    lastRunMs = performance.now() - started;
     if (seq !== runSeq) return;
-    app.original = r;
-    app.edited = null;
-    app.edit = null;
-    displayCache = null;
-    fitToResult();
+    app.showRun(r);
     showInputError(null);
-    runsDone++;
-    $('run-status').textContent = app.t('ranIn', { tokens: r.tokens.length, ms: Math.round(performance.now() - started) });
+    $('run-status').textContent = app.t('ranIn', { tokens: r.tokens.length, ms: Math.round(lastRunMs) });
     setStatus('ready');
     renderAll();
   } catch (e) {
@@ -226,12 +137,10 @@ async function applyEdit(kind) {
       edited = await client.runIds(keep.map((i) => ids[i]), { tokenTypes: keep.map((i) => types[i]), ...runOptions() });
     }
     if (seq !== runSeq || app.original !== r) return;   // the text changed meanwhile
-    app.edited = edited;
-    app.edit = { kind, positions };
-    displayCache = null;
+    app.showEdit({ kind, positions }, edited);
     $('edit-status').textContent = app.t(kind === 'mask' ? 'editMasked' : 'editDropped', { n: positions.length });
     setStatus('ready');
-    set({ view: 'diff' });
+    app.set({ view: 'diff' });
   } catch (e) {
     showInputError(app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' }));
     setStatus('ready');
@@ -272,7 +181,7 @@ function renderNow() {
   const r = app.original;
   const trunc = $('truncation');
   trunc.hidden = !(r && r.numTruncated > 0);
-  if (r && r.numTruncated > 0) trunc.textContent = app.t('truncated', { n: r.numTruncated, max: configNumbers(app.info).maxPositions });
+  if (r && r.numTruncated > 0) trunc.textContent = app.t('truncated', { n: r.numTruncated, max: r.tokens.length });
   $('selection-info').textContent = state.selected.length
     ? app.t('selectionInfo', { n: state.selected.length }) : app.t('selectionNone');
   for (const id of ['mask-btn', 'drop-btn', 'clear-selection']) $(id).disabled = !state.selected.length || !r;
@@ -281,15 +190,7 @@ function renderNow() {
   tokens.render();
   if (!app.result) return;
   const host = $('view-host');
-  for (const [key, v] of Object.entries(views)) v.panel.hidden = key !== state.view;
-  if (!views[state.view]) {
-    const panel = document.createElement('div');
-    panel.className = 'view view-' + state.view;
-    panel.dataset.view = state.view;
-    host.append(panel);
-    views[state.view] = { panel, view: VIEW_FACTORIES[state.view](panel, app) };
-  }
-  views[state.view].view.render();
+  showView(host, app, VIEW_FACTORIES);
 }
 
 // ---- wiring ----------------------------------------------------------------------------------
@@ -323,29 +224,27 @@ function wire() {
     writeUrl();
     scheduleRun();
   });
-  $('hide-special').addEventListener('change', (e) => set({ hideSpecial: e.target.checked }));
-  $('threshold').addEventListener('input', (e) => set({ threshold: Number(e.target.value) }));
-  $('clear-selection').addEventListener('click', () => set({ selected: [] }));
+  $('hide-special').addEventListener('change', (e) => app.set({ hideSpecial: e.target.checked }));
+  $('threshold').addEventListener('input', (e) => app.set({ threshold: Number(e.target.value) }));
+  $('clear-selection').addEventListener('click', () => app.set({ selected: [] }));
   $('mask-btn').addEventListener('click', () => applyEdit('mask'));
   $('drop-btn').addEventListener('click', () => applyEdit('drop'));
   $('restore-btn').addEventListener('click', () => {
-    app.edited = null;
-    app.edit = null;
-    displayCache = null;
+    app.clearEdit();
     renderAll();
   });
   for (const btn of document.querySelectorAll('[data-lang]')) {
-    btn.addEventListener('click', () => set({ lang: btn.dataset.lang }));
+    btn.addEventListener('click', () => app.set({ lang: btn.dataset.lang }));
   }
   const tabs = [...document.querySelectorAll('[role=tab]')];
   for (const [k, tab] of tabs.entries()) {
-    tab.addEventListener('click', () => set({ view: tab.dataset.view }));
+    tab.addEventListener('click', () => app.set({ view: tab.dataset.view }));
     tab.addEventListener('keydown', (e) => {
       const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
       if (!d) return;
       const next = tabs[(k + d + tabs.length) % tabs.length];
       next.focus();
-      set({ view: next.dataset.view });
+      app.set({ view: next.dataset.view });
     });
   }
   // Views size to the width only: a height change (a phone's address bar) needs no redraw.

@@ -1,12 +1,13 @@
 // The page's one state object and its mirror in the URL (so a permalink restores the view).
 // URL parameters are untrusted: each is parsed and validated here, and anything invalid falls
 // back to the default. Values are only ever shown through textContent, never as HTML.
+import { isHubId } from '../../js/hub-id.js';
+
+export { isHubId };
 
 export const VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'diff'];
 export const LANGS = ['en', 'ko'];
 export const MAX_TEXT_CHARS = 20000;   // keeps permalinks and the tokenizer's work bounded
-// A Hugging Face repo id: "name" or "owner/name", letters, digits, '-', '_', '.'.
-const HUB_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$/;
 
 export const DEFAULT_TEXT = 'The cat sat on the mat because it was tired.';
 
@@ -25,10 +26,6 @@ export function defaultState() {
     threshold: 0,            // weights below it draw as 0
     lang: 'en',
   };
-}
-
-export function isHubId(s) {
-  return typeof s === 'string' && HUB_ID.test(s) && !s.includes('..');
 }
 
 function intParam(params, name, min, max) {

@@ -1,11 +1,13 @@
 // Aggregates for one layer: mean and max over heads, attention rollout from the embeddings up to
 // this layer (Abnar & Zuidema 2020, computed in a worker), and for the chosen head its raw
-// attention beside the value-norm-weighted α_ij·‖f(x_j)‖ (Kobayashi et al. 2020).
+// attention beside the value-norm-weighted α_ij·‖f(x_j)‖ (Kobayashi et al. 2020). The page and
+// <attn-scope> both show this view.
 import { createAggregatePanels } from './aggregate-panels.js';
 import { renderLegend } from '../legend.js';
 import { sequential } from '../colormap.js';
 import { headMean, headMeanMax, headMatrix, normWeighted, restrict, maxOf } from '../attention-math.js';
 import { layerHeadPickers } from '../pickers.js';
+import { startRolloutWorker } from '../rollout-worker.js';
 
 export function createAggregates(host, app) {
   const bar = document.createElement('div');
@@ -68,8 +70,7 @@ export function createAggregates(host, app) {
     const T = result.shape[2], last = state.layer, id = pendingId;
     const mean = layerMean;
     // Head means of layers 0..layer, one layer per task, then the products in a worker.
-    // Bundled next to explorer.js in dist/ (web/build.mjs), hence './'.
-    worker ??= new Worker(new URL('./rollout-worker.js', import.meta.url), { type: 'module' });
+    worker ??= startRolloutWorker();
     worker.onmessage = (e) => {
       if (e.data.id !== pendingId) return;
       panels.rollout.note.textContent = t('aggNote_rollout');

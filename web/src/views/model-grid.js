@@ -1,5 +1,5 @@
 // The model view: every layer × head as a small heatmap on one canvas (layers down, heads
-// across), each scaled to its own maximum so patterns show. Thumbnails are built a few per task
+// across), all on one fixed √weight scale (see thumbnail()). Thumbnails are built a few per task
 // so a 512-token, 12×12 model never blocks the page; click or Enter opens a head.
 import { packedColour, sequential } from '../colormap.js';
 import { renderLegend } from '../legend.js';

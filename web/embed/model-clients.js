@@ -1,0 +1,57 @@
+// The models behind every <attn-scope> on a page: one worker client of the package
+// (js/worker-client.js, the page's own protocol) per model, loaded once and shared by every
+// element showing that model. Elements run without replacePending: a shared worker must not drop
+// another element's run.
+import { createWorkerClient } from '../../js/worker-client.js';
+import { AttnScopeError } from '../../js/errors.js';
+import { isHubId } from '../../js/hub-id.js';
+
+const clients = new Map();   // model id → { client, loaded: Promise<ModelInfo> }
+
+/** Counters for tests and DevTools: workers started, model loads, runs. */
+export const stats = { workers: 0, modelLoads: 0, runs: 0 };
+
+/** What a model attribute may be: 'bundled', a hub id (owner/name) or an http(s) folder URL. */
+export function parseModelId(value) {
+  const id = (value ?? '').trim() || 'bundled';
+  if (id === 'bundled' || isHubId(id)) return id;
+  if (id.length <= 2048 && /^https?:\/\//i.test(id)) {
+    try {
+      return new URL(id).href;
+    } catch { /* fall through */ }
+  }
+  throw new AttnScopeError('E_INPUT', `model must be "bundled", a hub id (owner/name) or an http(s) URL, got ${preview(id)}`);
+}
+
+/** A value shortened and quoted for a message (attributes may be hostile or huge). */
+export function preview(value, max = 60) {
+  const s = String(value);
+  return JSON.stringify(s.length > max ? s.slice(0, max) + '…' : s);
+}
+
+/** The client of `modelId` and its load (started on first use; a failed load is forgotten). */
+export function modelClient(modelId) {
+  let entry = clients.get(modelId);
+  if (!entry) {
+    const client = createWorkerClient();
+    stats.workers++;
+    stats.modelLoads++;
+    // Cache Storage needs a real origin: pages opened from file:// skip it.
+    const loaded = client.load(modelId, { cache: /^https?:$/.test(location.protocol) });
+    entry = { client, loaded };
+    clients.set(modelId, entry);
+    loaded.catch(() => {
+      if (clients.get(modelId) === entry) clients.delete(modelId);   // a later element retries
+      client.terminate();
+    });
+  }
+  return entry;
+}
+
+/** Runs `text` on `modelId` once it is loaded; resolves to { info, result }. */
+export async function runModel(modelId, text, options) {
+  const { client, loaded } = modelClient(modelId);
+  const info = await loaded;
+  stats.runs++;
+  return { info, result: await client.run(text, options) };
+}

@@ -1,0 +1,153 @@
+// The view contract: the one object every view (web/src/views/*, the token chips) is given, built
+// here for both the explorer page (main.js) and <attn-scope> (web/embed/element.js). A view
+// reads it and calls set(); it never talks to the worker or to the host page:
+//   state                  the shared state object (state.js: view, layer, head, query, ...)
+//   info                   the loaded model's info (null before the first load)
+//   original, edited, edit the typed text's RunResult; the run after masking/dropping tokens
+//                          (null when none) and { kind: 'mask' | 'drop', positions }
+//   result                 the run on screen (edited ?? original)
+//   t(key, vars)           the UI text in state.lang
+//   set(patch)             changes state; the host redraws
+//   display()              { positions, labels } shown (special tokens hidden or not)
+//   displayMatrix(l, h)    one head's matrix as shown (restricted + renormalised when hiding)
+//   keyMask()              attention_mask of the run shown (masked tokens 0), or null
+//   resultPosition(p)      typed-text position → position in the run shown (−1: dropped)
+//   originalPosition(p)    the reverse
+//   toggleSelected(p)      adds/removes a typed-text position to/from the selection
+//   views, runsDone        the views built so far; finished runs (for tests)
+// The host gives `onSet(patch, before)` (mirror the state, redraw) and feeds runs in with
+// showRun / showEdit / clearEdit.
+import { translate } from './i18n.js';
+import { clampToResult } from './state.js';
+import { alignPositions, headMatrix, restrict, visiblePositions } from './attention-math.js';
+
+const MATRIX_CACHE = 8;   // recent heads: the views ask for the same head often
+
+export function createViewModel({ state, onSet }) {
+  let cache = null;       // per result shown: positions, labels, restricted matrices
+  let alignment = null;   // per edit: typed-text position → position in the edited run
+  let runsDone = 0;
+  const views = {};
+
+  const app = {
+    state,
+    info: null,
+    original: null,
+    edited: null,
+    edit: null,
+    get result() { return app.edited ?? app.original; },
+    get views() { return views; },
+    get runsDone() { return runsDone; },
+    t: (key, vars) => translate(state.lang, key, vars),
+
+    set(patch) {
+      const before = { ...state };
+      Object.assign(state, patch);
+      if ('hideSpecial' in patch) cache = null;
+      fitToResult();
+      onSet(patch, before);
+    },
+
+    display() {
+      const r = app.result;
+      if (!cache || cache.result !== r) {
+        const positions = visiblePositions(r, state.hideSpecial);
+        cache = { result: r, positions, labels: positions.map((p) => r.tokens[p]), matrices: new Map() };
+      }
+      return cache;
+    },
+
+    displayMatrix(layer, head) {
+      const r = app.result, d = app.display();
+      const raw = headMatrix(r, layer, head);
+      if (d.positions.length === r.shape[2]) return raw;
+      const key = `${layer}/${head}`;
+      let m = d.matrices.get(key);
+      if (!m) {
+        m = restrict(raw, r.shape[2], d.positions, true);
+        if (d.matrices.size >= MATRIX_CACHE) d.matrices.delete(d.matrices.keys().next().value);
+        d.matrices.set(key, m);
+      }
+      return m;
+    },
+
+    keyMask() {
+      if (!app.edited || app.edit.kind !== 'mask') return null;
+      return app.original.tokens.map((_, i) => (app.edit.positions.includes(i) ? 0 : 1));
+    },
+
+    resultPosition(position) {
+      const map = positionMap();
+      return map ? (map[position] ?? -1) : position;
+    },
+
+    originalPosition(position) {
+      const map = positionMap();
+      return map ? map.indexOf(position) : position;
+    },
+
+    toggleSelected(position) {
+      const selected = state.selected.includes(position)
+        ? state.selected.filter((p) => p !== position)
+        : [...state.selected, position].sort((a, b) => a - b);
+      app.set({ selected, query: position });
+    },
+
+    // ---- for the host ----
+    /** A finished run of the typed text: shown, any edit dropped. */
+    showRun(result) {
+      app.original = result;
+      app.edited = null;
+      app.edit = null;
+      cache = null;
+      runsDone++;
+      fitToResult();
+    },
+    showEdit(edit, result) {
+      app.edited = result;
+      app.edit = edit;
+      cache = null;
+      fitToResult();
+    },
+    clearEdit() {
+      app.edited = null;
+      app.edit = null;
+      cache = null;
+      fitToResult();
+    },
+  };
+
+  // The alignment of a drop edit (masking keeps every position), built once per edit.
+  function positionMap() {
+    if (!app.edited || app.edit.kind !== 'drop') return null;
+    if (alignment?.edit !== app.edit) alignment = { edit: app.edit, map: Array.from(alignPositions(app.original.tokens.length, app.edit)) };
+    return alignment.map;
+  }
+
+  // Keeps layer/head/query inside the run on screen; a hidden [CLS]/[SEP] cannot be the query.
+  function fitToResult() {
+    const r = app.result;
+    if (!r) return;
+    clampToResult(state, r.shape[0], r.shape[1], r.shape[2]);
+    if (state.hideSpecial && r.specialTokensMask[state.query]) {
+      const first = visiblePositions(r, true)[0];
+      if (first !== undefined) state.query = first;
+    }
+  }
+
+  return app;
+}
+
+/** Shows the view named by state.view in `host` (building it on first use) and renders it. */
+export function showView(host, app, factories) {
+  const { views, state } = app;
+  for (const [key, v] of Object.entries(views)) v.panel.hidden = key !== state.view;
+  if (!views[state.view]) {
+    const panel = document.createElement('div');
+    panel.className = 'view view-' + state.view;
+    panel.dataset.view = state.view;
+    host.append(panel);
+    views[state.view] = { panel, view: factories[state.view](panel, app) };
+  }
+  views[state.view].view.render();
+}
