@@ -19,7 +19,7 @@
 
 #include "config.h"
 #include "convert.h"
-#include "encoder.h"
+#include "transformer.h"
 #include "error.h"
 #include "safetensors.h"
 #include "tokenizer/bert_tokenizer.h"
@@ -126,11 +126,11 @@ WeightUpload* create_weight_upload(const val& config_json, double file_size, con
 // the weights (the only big allocation).
 class Model {
  public:
-  Model(ModelConfig config, Encoder encoder, tok::BertTokenizer tokenizer)
-      : encoder_(std::move(encoder)), tokenizer_(std::move(tokenizer)), config_(std::move(config)) {}
+  Model(ModelConfig config, Transformer transformer, tok::BertTokenizer tokenizer)
+      : transformer_(std::move(transformer)), tokenizer_(std::move(tokenizer)), config_(std::move(config)) {}
 
   val config() const { return guarded([&] { return config_to_js(config_); }); }
-  bool has_mlm_head() const { return encoder_.has_mlm_head(); }
+  bool has_lm_head() const { return transformer_.has_lm_head(); }
   int tokenizer_vocab_size() const { return static_cast<int>(tokenizer_.vocab_size()); }
 
   val encode(const val& text_js, const val& pair, int max_length) const {
@@ -158,7 +158,7 @@ class Model {
       forward_options.hidden_states = options["hiddenStates"].as<bool>();
       forward_options.qkv = options["qkv"].as<bool>();
       forward_options.value_norms = options["valueNorms"].as<bool>();
-      encoder_.forward(int32_vector_from_js(ids), int32_vector_from_js(token_types),
+      transformer_.forward(int32_vector_from_js(ids), int32_vector_from_js(token_types),
                        int32_vector_from_js(attention_mask), forward_options, result_, workspace_);
       const ForwardResult& r = result_;
       val out = val::object();
@@ -180,17 +180,37 @@ class Model {
     });
   }
 
-  // Masked-LM logits (rows, V) for `rows` hidden vectors (rows × C, e.g. just the [MASK]
-  // positions: the head is position-wise, so there is no need to score every token).
-  val mlm_logits(const val& hidden_rows, int rows) const {
+  // Vocabulary logits (rows, V) for `rows` hidden vectors (rows × C): the masked-LM head of an
+  // encoder (e.g. just the [MASK] positions: the head is position-wise, so there is no need to
+  // score every token) or the next-token head of a decoder.
+  val lm_logits(const val& hidden_rows, int rows) const {
     return guarded([&] {
       std::vector<float> hidden = float_vector_from_js(hidden_rows);
       if (rows <= 0 || hidden.size() != static_cast<size_t>(rows) * config_.hidden_size) {
-        throw Error("E_INPUT", "mlmLogits needs rows x hidden_size = " + std::to_string(rows) + " x " +
+        throw Error("E_INPUT", "lmLogits needs rows x hidden_size = " + std::to_string(rows) + " x " +
                                    std::to_string(config_.hidden_size) + " values, got " +
                                    std::to_string(hidden.size()));
       }
-      return to_float32_array(encoder_.mlm_logits(hidden, rows));
+      return to_float32_array(transformer_.lm_logits(hidden.data(), rows));
+    });
+  }
+
+  // Decoders, generation: forget the sequence held in the KV cache (its memory is kept).
+  void reset_sequence() { cache_.length = 0; }
+  int sequence_length() const { return cache_.length; }
+
+  // Decoders, generation: runs `ids` as the next positions of the cached sequence (the first
+  // call: the prompt) and returns views, valid until the next call into the module, of their
+  // attention rows (L, H, T, keys) and last hidden states (T, C, after the final LayerNorm).
+  val extend(const val& ids) {
+    return guarded([&] {
+      transformer_.extend(int32_vector_from_js(ids), cache_, step_, step_workspace_);
+      val out = val::object();
+      out.set("tokens", val(step_.tokens));
+      out.set("keys", val(step_.keys));
+      out.set("attentions", float32_view(step_.attentions));
+      out.set("hidden", float32_view(step_.hidden_out));
+      return out;
     });
   }
 
@@ -230,11 +250,15 @@ class Model {
   }
 
  private:
-  Encoder encoder_;
+  Transformer transformer_;
   tok::BertTokenizer tokenizer_;
   ModelConfig config_;
   ForwardResult result_;        // the last run's outputs, handed to JavaScript as views
-  ForwardWorkspace workspace_;  // activations, reused by every run
+  Activations workspace_;       // activations, reused by every run
+  // Generation (decoders): the sequence so far, and the last step's outputs and scratch.
+  KvCache cache_;
+  ForwardResult step_;
+  Activations step_workspace_;
 };
 
 Model* create_model(const val& config_json, WeightUpload& weights_upload, const val& vocab_txt,
@@ -251,8 +275,8 @@ Model* create_model(const val& config_json, WeightUpload& weights_upload, const 
     weights_upload.finish();
     ModelWeights weights = load_weights(config, weights_upload.stream(), weights_upload.precision());
     weights_upload.stream().release();  // anything load_weights did not take
-    Encoder encoder(config, std::move(weights));
-    return new Model(std::move(config), std::move(encoder), std::move(tokenizer));
+    Transformer transformer(config, std::move(weights));
+    return new Model(std::move(config), std::move(transformer), std::move(tokenizer));
   });
 }
 
@@ -314,11 +338,14 @@ EMSCRIPTEN_BINDINGS(attnscope) {
   class_<Model>("Model")
       .constructor(&create_model, allow_raw_pointers())
       .function("config", &Model::config)
-      .function("hasMlmHead", &Model::has_mlm_head)
+      .function("hasLmHead", &Model::has_lm_head)
       .function("tokenizerVocabSize", &Model::tokenizer_vocab_size)
       .function("encode", &Model::encode)
       .function("forward", &Model::forward)
-      .function("mlmLogits", &Model::mlm_logits)
+      .function("lmLogits", &Model::lm_logits)
+      .function("resetSequence", &Model::reset_sequence)
+      .function("sequenceLength", &Model::sequence_length)
+      .function("extend", &Model::extend)
       .function("specialTokens", &Model::special_tokens)
       .function("tokenToId", &Model::token_to_id)
       .function("idToToken", &Model::id_to_token)

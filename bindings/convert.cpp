@@ -29,7 +29,12 @@ std::vector<T> numbers_from_js(const val& array) {
 }
 
 const char* family_name(Family family) {
-  return family == Family::DistilBert ? "distilbert" : "bert";
+  switch (family) {
+    case Family::DistilBert: return "distilbert";
+    case Family::Gpt2: return "gpt2";
+    case Family::Bert: break;
+  }
+  return "bert";
 }
 
 }  // namespace
@@ -64,6 +69,9 @@ val config_to_js(const ModelConfig& config) {
   out.set("layerNormEps", val(config.layer_norm_eps));
   out.set("hiddenAct", val(config.hidden_act));
   out.set("padTokenId", val(config.pad_token_id));
+  out.set("isDecoder", val(config.is_decoder()));
+  out.set("bosTokenId", val(config.bos_token_id));
+  out.set("eosTokenId", val(config.eos_token_id));
   return out;
 }
 

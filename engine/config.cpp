@@ -55,10 +55,62 @@ bool is_supported_activation(const std::string& act) {
          act == "gelu_pytorch_tanh" || act == "gelu_fast" || act == "relu";
 }
 
-// Old configs (before transformers 2.x) carry no model_type; DistilBERT's own key names give it away.
+// Old configs (before transformers 2.x) carry no model_type; DistilBERT's and GPT-2's own key
+// names give them away.
 std::string infer_model_type(const json& j) {
   if (j.contains("dim") && j.contains("n_layers")) return "distilbert";
+  if (j.contains("n_embd") && j.contains("n_layer")) return "gpt2";
   return "bert";
+}
+
+// A LayerNorm epsilon under `key`, if present: a number in (0, 1).
+void read_eps(const json& j, const char* key, double& eps) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  if (!it->is_number()) fail(std::string("\"") + key + "\" must be a number, got " + it->dump());
+  const double e = it->get<double>();
+  if (!(e > 0.0 && e < 1.0)) fail(std::string("\"") + key + "\" = " + it->dump() + " must be in (0, 1)");
+  eps = e;
+}
+
+bool read_bool(const json& j, const char* key, bool fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) fail(std::string("\"") + key + "\" must be true or false, got " + it->dump());
+  return it->get<bool>();
+}
+
+// GPT-2 options that change the arithmetic. The engine implements their defaults only, so a
+// checkpoint that sets one is refused rather than run as a silently different model.
+void reject_gpt2_options(const json& j) {
+  const struct { const char* key; bool supported; } options[] = {
+      {"scale_attn_weights", true},                // false: scores not divided by √d_k
+      {"scale_attn_by_inverse_layer_idx", false},  // true: scores also divided by layer index + 1
+      {"reorder_and_upcast_attn", false},          // true: a different summation order and dtype
+      {"add_cross_attention", false},              // true: an encoder-decoder cross-attention block
+  };
+  for (const auto& option : options)
+    if (read_bool(j, option.key, option.supported) != option.supported)
+      fail(std::string("\"") + option.key + "\": " + (option.supported ? "false" : "true") +
+           " is not supported (AttnScope runs GPT-2 with \"" + option.key + "\": " +
+           (option.supported ? "true" : "false") + " only)");
+}
+
+void parse_gpt2(const json& j, ModelConfig& c) {
+  c.family = Family::Gpt2;
+  c.vocab_size = read_size(j, "vocab_size", 50257, true);
+  c.hidden_size = read_size(j, "n_embd", 768, true);
+  c.num_layers = read_size(j, "n_layer", 12, true);
+  c.num_heads = read_size(j, "n_head", 12, true);
+  c.intermediate_size = read_size(j, "n_inner", 4 * c.hidden_size, false);
+  c.max_position_embeddings = read_size(j, "n_positions", 1024, true);
+  c.type_vocab_size = 0;
+  c.layer_norm_eps = 1e-5;
+  read_eps(j, "layer_norm_epsilon", c.layer_norm_eps);
+  c.hidden_act = read_string(j, "activation_function", "gelu_new");
+  c.bos_token_id = read_size(j, "bos_token_id", -1, false, 0);
+  c.eos_token_id = read_size(j, "eos_token_id", -1, false, 0);
+  reject_gpt2_options(j);
 }
 
 }  // namespace
@@ -75,11 +127,13 @@ ModelConfig parse_config(std::string_view config_json) {
   ModelConfig c;
   c.model_type = read_string(j, "model_type", infer_model_type(j));
   const bool distil = c.model_type == "distilbert";
-  if (c.model_type != "bert" && !distil)
-    fail("unsupported model_type \"" + c.model_type + "\" (supported: bert, distilbert)");
+  if (c.model_type != "bert" && !distil && c.model_type != "gpt2")
+    fail("unsupported model_type \"" + c.model_type + "\" (supported: bert, distilbert, gpt2)");
   c.family = distil ? Family::DistilBert : Family::Bert;
 
-  if (distil) {
+  if (c.model_type == "gpt2") {
+    parse_gpt2(j, c);
+  } else if (distil) {
     c.vocab_size = read_size(j, "vocab_size", 30522, true);
     c.hidden_size = read_size(j, "dim", 768, true);
     c.num_layers = read_size(j, "n_layers", 6, true);
@@ -102,20 +156,10 @@ ModelConfig parse_config(std::string_view config_json) {
     const std::string pos = read_string(j, "position_embedding_type", "absolute");
     if (pos != "absolute")
       fail("unsupported position_embedding_type \"" + pos + "\" (only \"absolute\")");
-    auto eps = j.find("layer_norm_eps");
-    if (eps != j.end() && !eps->is_null()) {
-      if (!eps->is_number()) fail("\"layer_norm_eps\" must be a number, got " + eps->dump());
-      const double e = eps->get<double>();
-      if (!(e > 0.0 && e < 1.0)) fail("\"layer_norm_eps\" = " + eps->dump() + " must be in (0, 1)");
-      c.layer_norm_eps = e;
-    }
+    read_eps(j, "layer_norm_eps", c.layer_norm_eps);
   }
   c.pad_token_id = read_size(j, "pad_token_id", 0, false, 0);
-  auto tie = j.find("tie_word_embeddings");
-  if (tie != j.end() && !tie->is_null()) {
-    if (!tie->is_boolean()) fail("\"tie_word_embeddings\" must be true or false, got " + tie->dump());
-    c.tie_word_embeddings = tie->get<bool>();
-  }
+  c.tie_word_embeddings = read_bool(j, "tie_word_embeddings", true);
 
   if (!is_supported_activation(c.hidden_act))
     fail(std::string("unsupported activation \"") + c.hidden_act +

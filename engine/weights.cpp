@@ -4,6 +4,7 @@
 #include "weights.h"
 
 #include "error.h"
+#include "kernels/packed_linear_wasmsimd.h"
 
 namespace attnscope {
 
@@ -46,6 +47,44 @@ struct Reader {
               std::vector<float>& b) const {
     w = matrix(base + ".weight", {out, in});
     b = get(base + ".bias", {out});
+  }
+  // A GPT-2 Conv1D at `base`: weight stored (in, out), bias (out), y = x W + b. Its columns are
+  // split into parts.size() equal blocks (c_attn holds q | k | v side by side), each returned as
+  // an nn.Linear weight (out / parts, in) with its slice of the bias.
+  void conv1d(const std::string& base, int64_t in, int64_t out,
+              std::initializer_list<std::pair<WeightMatrix*, std::vector<float>*>> parts) const {
+    const int64_t cols = out / static_cast<int64_t>(parts.size());
+    const std::vector<float> bias = get(base + ".bias", {out});
+    int64_t col0 = 0;
+    if (precision == WeightPrecision::F16) {
+      const std::vector<uint16_t> w = st.take_f16(prefix + base + ".weight", {in, out});
+      for (auto [matrix, b] : parts) {
+        matrix->f16 = transposed_columns(w, in, out, col0, cols, kernels::kWeightSlackHalves);
+        b->assign(bias.begin() + col0, bias.begin() + col0 + cols);
+        col0 += cols;
+      }
+    } else {
+      const std::vector<float> w = st.take_f32(prefix + base + ".weight", {in, out});
+      for (auto [matrix, b] : parts) {
+        matrix->f32 = transposed_columns(w, in, out, col0, cols, kernels::kWeightSlackFloats);
+        b->assign(bias.begin() + col0, bias.begin() + col0 + cols);
+        col0 += cols;
+      }
+    }
+  }
+  // Columns [col0, col0 + cols) of an (in, out) row-major matrix as a (cols, in) one, with the
+  // spare capacity pack_linear needs to pack it in place.
+  template <typename T>
+  static std::vector<T> transposed_columns(const std::vector<T>& w, int64_t in, int64_t out, int64_t col0,
+                                           int64_t cols, size_t slack) {
+    std::vector<T> t;
+    t.reserve(static_cast<size_t>(cols * in) + slack);
+    t.resize(static_cast<size_t>(cols * in));
+    for (int64_t i = 0; i < in; ++i) {
+      const T* row = w.data() + i * out + col0;
+      for (int64_t c = 0; c < cols; ++c) t[static_cast<size_t>(c * in + i)] = row[c];
+    }
+    return t;
   }
   // The MLM head's small transform stays f32 whatever the precision.
   void linear_f32(const std::string& base, int64_t out, int64_t in, std::vector<float>& w,
@@ -132,6 +171,38 @@ ModelWeights load_distilbert(const ModelConfig& c, TensorSource& st, WeightPreci
   return w;
 }
 
+// GPT2LMHeadModel / GPT2Model: pre-LN blocks h.N (ln_1 → attn → ln_2 → mlp) and a final ln_f.
+ModelWeights load_gpt2(const ModelConfig& c, TensorSource& st, WeightPrecision precision) {
+  const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
+  const Reader r{st, detect_prefix(st, "transformer.", "wte.weight"), precision};
+  ModelWeights w;
+  w.word_emb = r.matrix("wte.weight", {V, C});
+  w.pos_emb = r.get("wpe.weight", {c.max_position_embeddings, C});
+
+  w.layers.resize(c.num_layers);
+  for (int l = 0; l < c.num_layers; ++l) {
+    const std::string p = "h." + std::to_string(l) + ".";
+    LayerWeights& L = w.layers[l];
+    r.layer_norm(p + "ln_1", C, L.ln_attn_g, L.ln_attn_b);
+    r.conv1d(p + "attn.c_attn", C, 3 * C, {{&L.q_w, &L.q_b}, {&L.k_w, &L.k_b}, {&L.v_w, &L.v_b}});
+    r.conv1d(p + "attn.c_proj", C, C, {{&L.o_w, &L.o_b}});
+    r.layer_norm(p + "ln_2", C, L.ln_out_g, L.ln_out_b);
+    r.conv1d(p + "mlp.c_fc", C, F, {{&L.ff_i_w, &L.ff_i_b}});
+    r.conv1d(p + "mlp.c_proj", F, C, {{&L.ff_o_w, &L.ff_o_b}});
+  }
+  r.layer_norm("ln_f", C, w.ln_f_g, w.ln_f_b);
+
+  // lm_head is stored without the prefix. Tied (the default): the head is wte itself.
+  if (!c.tie_word_embeddings) {
+    const Reader head{st, "", precision};
+    if (!head.has("lm_head.weight"))
+      throw Error("E_WEIGHTS", "config.json sets \"tie_word_embeddings\": false but the checkpoint has no "
+                               "\"lm_head.weight\"");
+    w.lm_head = head.matrix("lm_head.weight", {V, C});
+  }
+  return w;
+}
+
 // A whole file in memory: tensors are converted (copied) as they are taken.
 class FileTensors : public TensorSource {
  public:
@@ -158,18 +229,28 @@ bool weight_is_used(const ModelConfig& config, const std::string& name) {
   if (name.find("pooler.") != std::string::npos || name.find("seq_relationship") != std::string::npos ||
       ends_with(name, "position_ids"))
     return false;
-  const bool decoder_weight = name == "cls.predictions.decoder.weight" || name == "vocab_projector.weight";
+  // GPT-2's causal-mask buffers (older saves): constants, not weights.
+  if (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias")) return false;
+  const bool decoder_weight = name == "cls.predictions.decoder.weight" || name == "vocab_projector.weight" ||
+                              name == "lm_head.weight";
   return !(decoder_weight && config.tie_word_embeddings);
 }
 
 bool weight_is_matrix(const std::string& name, size_t rank) {
-  return rank == 2 && (ends_with(name, "word_embeddings.weight") ||
-                       (name.find(".layer.") != std::string::npos && ends_with(name, ".weight")));
+  if (rank != 2) return false;
+  const bool gpt2_block = name.rfind("h.", 0) == 0 || name.find(".h.") != std::string::npos;
+  return ends_with(name, "word_embeddings.weight") || ends_with(name, "wte.weight") ||
+         name == "lm_head.weight" ||
+         ((name.find(".layer.") != std::string::npos || gpt2_block) && ends_with(name, ".weight"));
 }
 
 ModelWeights load_weights(const ModelConfig& config, TensorSource& tensors, WeightPrecision precision) {
-  return config.family == Family::DistilBert ? load_distilbert(config, tensors, precision)
-                                             : load_bert(config, tensors, precision);
+  switch (config.family) {
+    case Family::DistilBert: return load_distilbert(config, tensors, precision);
+    case Family::Gpt2: return load_gpt2(config, tensors, precision);
+    case Family::Bert: break;
+  }
+  return load_bert(config, tensors, precision);
 }
 
 ModelWeights load_weights(const ModelConfig& config, const SafeTensors& tensors, WeightPrecision precision) {

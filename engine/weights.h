@@ -1,7 +1,8 @@
-// The encoder's weights as plain f32 arrays with short field names (bert.cpp style). Linear
-// weights keep PyTorch's nn.Linear layout: W is (out, in) row-major and y = x Wᵀ + b.
-// load_weights() holds the only table from Hugging Face tensor names to these fields, one per
-// family, and checks every tensor's shape as it loads.
+// A checkpoint's weights with short field names (bert.cpp style): vectors as f32 arrays, the big
+// matrices as f32 or f16 (WeightMatrix). Linear weights keep PyTorch's nn.Linear layout: W is
+// (out, in) row-major and y = x Wᵀ + b (GPT-2's Conv1D weights, stored (in, out), are transposed
+// at load). load_weights() holds the only table from Hugging Face tensor names to these fields,
+// one per family, and checks every tensor's shape as it loads.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,13 +27,16 @@ struct WeightMatrix {
   size_t size() const { return f16.empty() ? f32.size() : f16.size(); }
 };
 
+// One block. The two LayerNorms sit after their sublayer's residual add in an encoder (post-LN:
+// BERT's attention.output.LayerNorm / output.LayerNorm) and before the sublayer in a decoder
+// (pre-LN: GPT-2's ln_1 / ln_2).
 struct LayerWeights {
   WeightMatrix q_w, k_w, v_w, o_w;                  // (C, C); o_w: attention output projection
   std::vector<float> q_b, k_b, v_b, o_b;            // (C)
-  std::vector<float> ln_attn_g, ln_attn_b;          // LayerNorm after attention + residual (C)
+  std::vector<float> ln_attn_g, ln_attn_b;          // the attention sublayer's LayerNorm (C)
   WeightMatrix ff_i_w, ff_o_w;                      // (F, C), (C, F)
   std::vector<float> ff_i_b, ff_o_b;                // (F), (C)
-  std::vector<float> ln_out_g, ln_out_b;            // LayerNorm after FFN + residual (C)
+  std::vector<float> ln_out_g, ln_out_b;            // the feed-forward sublayer's LayerNorm (C)
 };
 
 // Masked-LM head: transform (dense C×C + activation + LayerNorm) then a decoder tied to the word
@@ -46,11 +50,15 @@ struct MlmHeadWeights {
 struct ModelWeights {
   WeightMatrix word_emb;            // (V, C)
   std::vector<float> pos_emb;       // (P, C)
-  std::vector<float> type_emb;      // (type_vocab, C); empty for DistilBERT
-  std::vector<float> ln_emb_g, ln_emb_b;
+  std::vector<float> type_emb;      // (type_vocab, C); empty for DistilBERT and GPT-2
+  std::vector<float> ln_emb_g, ln_emb_b;  // encoders: LayerNorm of the embeddings sum
   std::vector<LayerWeights> layers;
   bool has_mlm_head = false;
   MlmHeadWeights mlm;
+  std::vector<float> ln_f_g, ln_f_b;  // decoders: the final LayerNorm (GPT-2's ln_f)
+  // Decoders: the language-model head (V, C), no bias. Empty when tied (the default): the head
+  // is word_emb itself.
+  WeightMatrix lm_head;
 };
 
 // Where load_weights() takes tensors from: a whole safetensors file in memory (SafeTensors), or
@@ -76,6 +84,9 @@ bool weight_is_matrix(const std::string& name, size_t rank);
 
 // BERT: names with or without a "bert." prefix, LayerNorm.weight/bias or old LayerNorm.gamma/beta;
 // pooler.* and cls.seq_relationship.* ignored. DistilBERT: "distilbert." prefix optional.
+// GPT-2: "transformer." prefix optional (GPT2LMHeadModel vs GPT2Model saves); the attn.bias /
+// attn.masked_bias mask buffers of older files are ignored; lm_head.weight is read only when
+// tie_word_embeddings is false.
 // Throws Error("E_WEIGHTS", "...<tensor name>...") for a missing tensor or wrong shape.
 ModelWeights load_weights(const ModelConfig& config, TensorSource& tensors,
                           WeightPrecision precision = WeightPrecision::F32);

@@ -1,5 +1,6 @@
-// Masked-LM predictions from logits: a numerically stable softmax over the whole vocabulary
-// and the k most likely tokens. The logits come from the engine's MLM head (Encoder::mlm_logits).
+// Predictions from vocabulary logits: a numerically stable softmax over the whole vocabulary and
+// the k most likely tokens. The logits come from the engine's masked-LM head (encoders) or
+// next-token head (decoders), Transformer::lm_logits.
 
 /**
  * @param {Float32Array} logits one row of vocabulary logits
@@ -11,6 +12,11 @@ export function topKSoftmax(logits, k) {
   for (const x of logits) if (x > max) max = x;
   let sum = 0;
   for (const x of logits) sum += Math.exp(x - max);
+  return bestIds(logits, k).map((id) => ({ id, prob: Math.exp(logits[id] - max) / sum }));
+}
+
+/** The ids of the k largest logits, largest first (ties: lower id first). */
+export function bestIds(logits, k) {
   // Keep the k best ids in a small sorted list: k is tiny next to the vocabulary.
   const best = [];
   for (let id = 0; id < logits.length; id++) {
@@ -21,5 +27,22 @@ export function topKSoftmax(logits, k) {
     best.splice(at, 0, id);
     if (best.length > k) best.pop();
   }
-  return best.map((id) => ({ id, prob: Math.exp(logits[id] - max) / sum }));
+  return best;
+}
+
+/** softmax(logits)[id] */
+export function probabilityOf(logits, id) {
+  let max = -Infinity;
+  for (const x of logits) if (x > max) max = x;
+  let sum = 0;
+  for (const x of logits) sum += Math.exp(x - max);
+  return Math.exp(logits[id] - max) / sum;
+}
+
+/** How many tokens have a larger logit than `id` (0 = the model's first choice). */
+export function rankOf(logits, id) {
+  const x = logits[id];
+  let rank = 0;
+  for (let j = 0; j < logits.length; j++) if (logits[j] > x || (logits[j] === x && j < id)) rank++;
+  return rank;
 }

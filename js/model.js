@@ -3,8 +3,10 @@
 // dropped without dispose() (a backstop only: GC timing is not something to rely on).
 import { AttnScopeError } from './errors.js';
 import { RunResult } from './result.js';
-import { topKSoftmax } from './mlm.js';
+import { probabilityOf, rankOf, topKSoftmax } from './mlm.js';
 import { callWasm } from './wasm.js';
+import { Generation, generateOptions } from './generate.js';
+import { GENERATE_OPTIONS, checkOptionNames } from './options.js';
 
 const DEFAULT_TOP_K = 5;
 const OUTPUT_ARRAYS = ['attentions', 'hidden', 'hiddenStates', 'q', 'k', 'v', 'valueNorms'];
@@ -18,6 +20,7 @@ export class Model {
   #native;
   #specialIds;
   #tokens = null;  // id → token, built on first use (#vocabulary)
+  #generation = null;  // the Generation holding the engine's KV cache (decoders), if one runs
 
   /** @internal built by loadModel() */
   constructor(wasm, native, info) {
@@ -138,21 +141,106 @@ export class Model {
       shape: [raw.layers, raw.heads, raw.tokens, raw.tokens],
       ...arrays,
     });
-    const predictions = this.#maskPredictions(encoding.ids, arrays.hidden, raw.hiddenSize, options.topK);
-    if (predictions) result.maskPredictions = predictions;
+    if (this.config.isDecoder) {
+      Object.assign(result, this.#nextTokens(encoding.ids, arrays.hidden, raw.hiddenSize, options));
+    } else {
+      const predictions = this.#maskPredictions(encoding.ids, arrays.hidden, raw.hiddenSize, options.topK);
+      if (predictions) result.maskPredictions = predictions;
+    }
     return result;
+  }
+
+  // Decoders: the top-k next tokens after the last position (`next`) and, with nextAll, after
+  // every position together with the rank of the token that actually follows (`nextByPosition`).
+  #nextTokens(ids, hidden, hiddenSize, { topK = DEFAULT_TOP_K, nextAll = false }) {
+    if (topK === 0) return {};
+    const native = this.#native;
+    const T = ids.length;
+    const first = nextAll ? 0 : T - 1;
+    const logits = callWasm(() => native.lmLogits(hidden.subarray(first * hiddenSize), T - first));
+    const vocab = logits.length / (T - first);
+    const vocabulary = this.#vocabulary();
+    const named = (entries) => entries.map(({ id, prob }) => ({ id, token: vocabulary(id) ?? '[?]', prob }));
+    const row = (position) => logits.subarray((position - first) * vocab, (position - first + 1) * vocab);
+    const out = { next: named(topKSoftmax(row(T - 1), Math.min(topK, vocab))) };
+    if (nextAll) {
+      out.nextByPosition = [];
+      for (let position = 0; position < T; position++) {
+        const r = row(position);
+        const entry = { position, top: named(topKSoftmax(r, Math.min(topK, vocab))), actual: null };
+        if (position + 1 < T) {
+          const id = ids[position + 1];
+          entry.actual = { id, token: vocabulary(id) ?? '[?]', prob: probabilityOf(r, id), rank: rankOf(r, id) };
+        }
+        out.nextByPosition.push(entry);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Decoders: writes up to maxNewTokens tokens after `prompt` (a string, or token ids), one step
+   * at a time over the engine's KV cache. Returns a Generation: `for await (const step of g)`
+   * streams {index, position, id, token, prob, candidates, keys, attention (L·H·keys: the new
+   * token's row in every head)}; `await g.result` gives {ids, tokens, promptLength, steps,
+   * stopReason}. One generation per model at a time.
+   */
+  generate(prompt, options = {}) {
+    const native = this.#alive();
+    checkOptionNames(options, GENERATE_OPTIONS, 'generate');
+    if (!this.config.isDecoder) {
+      throw new AttnScopeError('E_INPUT', `generate() needs a decoder (GPT-2 family); ${this.config.modelType} is an encoder`);
+    }
+    if (this.#generation) throw new AttnScopeError('E_INPUT', 'a generation is already running on this model: cancel it or wait for its result');
+    const o = generateOptions(options);
+    const maxPositions = this.config.maxPositionEmbeddings;
+    let encoding;
+    if (typeof prompt === 'string') {
+      encoding = this.tokenize(prompt, { maxLength: maxPositions });
+    } else {
+      const ids = integerArray(prompt, 'prompt');
+      const vocabulary = this.#vocabulary();
+      encoding = { ids, tokens: Array.from(ids, (id) => vocabulary(id) ?? '[?]'), numTruncated: 0 };
+    }
+    if (encoding.ids.length === 0) {
+      const bos = this.config.bosTokenId;
+      if (bos < 0) throw new AttnScopeError('E_INPUT', 'the prompt is empty and the model has no bos_token_id to start from');
+      encoding = { ids: Int32Array.of(bos), tokens: [this.idToToken(bos)], numTruncated: 0 };
+    }
+    const vocabulary = this.#vocabulary();
+    const { numLayers: layers, numHeads: heads, hiddenSize } = this.config;
+    native.resetSequence();
+    const session = {
+      prompt: { ids: encoding.ids, tokens: encoding.tokens, numTruncated: encoding.numTruncated },
+      maxPositions,
+      eosId: this.config.eosTokenId,
+      shape: { layers, heads },
+      extend: (ids) => {
+        const raw = callWasm(() => this.#alive().extend(Int32Array.from(ids)));
+        return {
+          keys: raw.keys,
+          attentions: raw.attentions.slice(),
+          hidden: raw.hidden.slice((raw.tokens - 1) * hiddenSize),
+        };
+      },
+      logits: (hidden) => callWasm(() => this.#alive().lmLogits(hidden, 1)),
+      token: (id) => vocabulary(id) ?? '[?]',
+      finish: () => { this.#generation = null; },
+    };
+    this.#generation = new Generation(session, o);
+    return this.#generation;
   }
 
   // Top-k tokens at each [MASK] position, when the checkpoint has an MLM head.
   #maskPredictions(ids, hidden, hiddenSize, topK = DEFAULT_TOP_K) {
     const native = this.#native;
-    if (topK === 0 || !native.hasMlmHead() || this.#specialIds.mask < 0) return null;
+    if (topK === 0 || !native.hasLmHead() || this.#specialIds.mask < 0) return null;
     const positions = [];
     ids.forEach((id, position) => { if (id === this.#specialIds.mask) positions.push(position); });
     if (positions.length === 0) return null;
     const rows = new Float32Array(positions.length * hiddenSize);
     positions.forEach((p, r) => rows.set(hidden.subarray(p * hiddenSize, (p + 1) * hiddenSize), r * hiddenSize));
-    const logits = callWasm(() => native.mlmLogits(rows, positions.length));
+    const logits = callWasm(() => native.lmLogits(rows, positions.length));
     const vocab = logits.length / positions.length;
     const k = Math.min(topK, vocab);
     return positions.map((position, r) => ({

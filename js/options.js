@@ -6,9 +6,12 @@ import { AttnScopeError } from './errors.js';
 
 export const LOAD_OPTIONS = Object.freeze(['onProgress', 'signal', 'hubUrl', 'revision', 'cache', 'weightPrecision']);
 export const TOKENIZE_OPTIONS = Object.freeze(['textPair', 'maxLength']);
-const OUTPUT_OPTIONS = ['hiddenStates', 'qkv', 'valueNorms', 'topK', 'reuse'];
+const OUTPUT_OPTIONS = ['hiddenStates', 'qkv', 'valueNorms', 'topK', 'nextAll', 'reuse'];
 export const RUN_OPTIONS = Object.freeze([...TOKENIZE_OPTIONS, ...OUTPUT_OPTIONS]);
 export const RUN_IDS_OPTIONS = Object.freeze(['tokenTypes', 'attentionMask', ...OUTPUT_OPTIONS]);
+
+export const GENERATE_OPTIONS = Object.freeze(['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'stopAtEos',
+  'candidates', 'onToken', 'signal']);
 
 /** Options the worker client handles itself (per call), on top of the call's own. */
 export const JOB_OPTIONS = Object.freeze(['signal', 'onProgress', 'replacePending']);

@@ -9,14 +9,14 @@
 #include <vector>
 
 #include "config.h"
-#include "encoder.h"
+#include "transformer.h"
 #include "safetensors.h"
 #include "weights.h"
 
 namespace {
-std::unique_ptr<attnscope::Encoder> g_encoder;
+std::unique_ptr<attnscope::Transformer> g_encoder;
 attnscope::ForwardResult g_result;  // reused by every run, as the wasm Model does
-attnscope::ForwardWorkspace g_workspace;
+attnscope::Activations g_workspace;
 }
 
 // Builds the encoder from config.json text and safetensors bytes (both in wasm memory, owned by
@@ -26,7 +26,7 @@ extern "C" EMSCRIPTEN_KEEPALIVE int encoder_bench_load(const char* config, int c
   try {
     attnscope::ModelConfig cfg = attnscope::parse_config(std::string(config, config_len));
     attnscope::SafeTensors st(weights, static_cast<size_t>(weights_len));
-    g_encoder = std::make_unique<attnscope::Encoder>(cfg, attnscope::load_weights(cfg, st));
+    g_encoder = std::make_unique<attnscope::Transformer>(cfg, attnscope::load_weights(cfg, st));
     return 0;
   } catch (const std::exception&) {
     return 1;

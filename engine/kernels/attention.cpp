@@ -4,6 +4,7 @@
 #include "attention.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 
 #include "softmax.h"
@@ -11,41 +12,50 @@
 namespace attnscope::kernels {
 
 void attention_head_f32_naive(float* probs, float* context, const float* q, const float* k,
-                              const float* v, const float* key_bias, int T, int dh, int stride) {
+                              const float* v, const float* key_bias, const AttentionShape& s) {
+  const int dh = s.head_dim, stride = s.stride, Tk = s.keys;
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  for (int i = 0; i < T; ++i) {
-    float* p = probs + static_cast<size_t>(i) * T;
+  for (int i = 0; i < s.queries; ++i) {
+    float* p = probs + static_cast<size_t>(i) * Tk;
+    const int visible = s.visible_keys(i);
     // pass 1: scaled scores q_i · k_j plus the key mask
-    for (int j = 0; j < T; ++j) {
+    for (int j = 0; j < visible; ++j) {
       float dot = 0.0f;
       for (int d = 0; d < dh; ++d) dot += q[static_cast<size_t>(i) * stride + d] * k[static_cast<size_t>(j) * stride + d];
       p[j] = dot * scale + (key_bias ? key_bias[j] : 0.0f);
     }
-    // pass 2: normalise
-    softmax_row_f32_naive(p, T);
+    // pass 2: normalise over the visible keys; the causally hidden ones get exactly 0
+    softmax_row_f32_naive(p, visible);
+    std::fill(p + visible, p + Tk, 0.0f);
     // pass 3: context_i = Σ_j p_ij v_j
     for (int d = 0; d < dh; ++d) {
       float acc = 0.0f;
-      for (int j = 0; j < T; ++j) acc += p[j] * v[static_cast<size_t>(j) * stride + d];
+      for (int j = 0; j < visible; ++j) acc += p[j] * v[static_cast<size_t>(j) * stride + d];
       context[static_cast<size_t>(i) * stride + d] = acc;
     }
   }
 }
 
 void attention_head_f32_eigen(float* probs, float* context, const float* q, const float* k,
-                              const float* v, const float* key_bias, int T, int dh, int stride) {
+                              const float* v, const float* key_bias, const AttentionShape& s) {
   using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using Strided = Eigen::OuterStride<>;
-  Eigen::Map<const RowMatrix, 0, Strided> Q(q, T, dh, Strided(stride));
-  Eigen::Map<const RowMatrix, 0, Strided> K(k, T, dh, Strided(stride));
-  Eigen::Map<const RowMatrix, 0, Strided> V(v, T, dh, Strided(stride));
-  Eigen::Map<RowMatrix, 0, Strided> ctx(context, T, dh, Strided(stride));
-  Eigen::Map<RowMatrix> P(probs, T, T);
+  const int Tq = s.queries, Tk = s.keys, dh = s.head_dim;
+  Eigen::Map<const RowMatrix, 0, Strided> Q(q, Tq, dh, Strided(s.stride));
+  Eigen::Map<const RowMatrix, 0, Strided> K(k, Tk, dh, Strided(s.stride));
+  Eigen::Map<const RowMatrix, 0, Strided> V(v, Tk, dh, Strided(s.stride));
+  Eigen::Map<RowMatrix, 0, Strided> ctx(context, Tq, dh, Strided(s.stride));
+  Eigen::Map<RowMatrix> P(probs, Tq, Tk);
 
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   P.noalias() = (Q * K.transpose()) * scale;
-  if (key_bias) P.rowwise() += Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>>(key_bias, T);
-  for (int i = 0; i < T; ++i) softmax_row_f32_eigen(probs + static_cast<size_t>(i) * T, T);
+  if (key_bias) P.rowwise() += Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>>(key_bias, Tk);
+  for (int i = 0; i < Tq; ++i) {
+    float* row = probs + static_cast<size_t>(i) * Tk;
+    const int visible = s.visible_keys(i);
+    softmax_row_f32_eigen(row, visible);
+    std::fill(row + visible, row + Tk, 0.0f);
+  }
   ctx.noalias() = P * V;
 }
 

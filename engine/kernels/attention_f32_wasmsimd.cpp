@@ -70,27 +70,37 @@ void softmax_row_f32_wasmsimd(float* row, int n) {
 }
 
 void attention_head_f32_wasmsimd(float* probs, float* context, const float* q, const float* k,
-                                 const float* v, const float* key_bias, int T, int dh, int stride) {
-  // Per-head scratch, kept between calls: packed Kᵀ (dh × T) and V (T × dh).
+                                 const float* v, const float* key_bias, const AttentionShape& s) {
+  const int Tq = s.queries, Tk = s.keys, dh = s.head_dim;
+  const size_t stride = static_cast<size_t>(s.stride);
+  // Per-head scratch, kept between calls: packed Kᵀ (dh × Tk) and V (Tk × dh).
   static std::vector<float> k_packed, v_packed;
-  const size_t panels_t = (T + kGemmNR - 1) / kGemmNR, panels_d = (dh + kGemmNR - 1) / kGemmNR;
+  const size_t panels_t = (Tk + kGemmNR - 1) / kGemmNR, panels_d = (dh + kGemmNR - 1) / kGemmNR;
   k_packed.resize(panels_t * dh * kGemmNR);
-  v_packed.resize(panels_d * T * kGemmNR);
-  pack_b_from_weight_f32_wasmsimd(k_packed.data(), k, T, dh, stride);  // B = Kᵀ: (dh, T)
-  pack_b_f32_wasmsimd(v_packed.data(), v, T, dh, stride);              // B = V: (T, dh)
+  v_packed.resize(panels_d * Tk * kGemmNR);
+  pack_b_from_weight_f32_wasmsimd(k_packed.data(), k, Tk, dh, stride);  // B = Kᵀ: (dh, Tk)
+  pack_b_f32_wasmsimd(v_packed.data(), v, Tk, dh, stride);              // B = V: (Tk, dh)
 
   GemmEpilogue scores;
   scores.scale = 1.0f / std::sqrt(static_cast<float>(dh));
   scores.bias = key_bias;  // 0 or −inf per key: the padding mask
   const GemmEpilogue plain;
-  for (int i0 = 0; i0 < T; i0 += kRows) {
-    const int rows = std::min(kRows, T - i0);
-    float* p = probs + static_cast<size_t>(i0) * T;
-    gemm_f32_wasmsimd(p, T, q + static_cast<size_t>(i0) * stride, stride, k_packed.data(), rows,
-                      T, dh, scores);
-    for (int r = 0; r < rows; ++r) softmax_row_f32_wasmsimd(p + static_cast<size_t>(r) * T, T);
-    gemm_f32_wasmsimd(context + static_cast<size_t>(i0) * stride, stride, p, T, v_packed.data(),
-                      rows, dh, T, plain);
+  for (int i0 = 0; i0 < Tq; i0 += kRows) {
+    const int rows = std::min(kRows, Tq - i0);
+    // Keys any row of this block can see: the scores and P·V stop there (causal heads skip the
+    // hidden upper triangle; the panels of Kᵀ are by key, V's rows are the GEMM's K).
+    const int block_keys = s.visible_keys(i0 + rows - 1);
+    float* p = probs + static_cast<size_t>(i0) * Tk;
+    gemm_f32_wasmsimd(p, Tk, q + static_cast<size_t>(i0) * stride, stride, k_packed.data(), rows,
+                      block_keys, dh, scores);
+    for (int r = 0; r < rows; ++r) {
+      float* row = p + static_cast<size_t>(r) * Tk;
+      const int visible = s.visible_keys(i0 + r);
+      softmax_row_f32_wasmsimd(row, visible);
+      std::fill(row + visible, row + Tk, 0.0f);
+    }
+    gemm_f32_wasmsimd(context + static_cast<size_t>(i0) * stride, stride, p, Tk, v_packed.data(),
+                      static_cast<size_t>(Tk) * kGemmNR, rows, dh, block_keys, plain);
   }
 }
 

@@ -2,13 +2,15 @@
 // attention.h: P = softmax(Q Kᵀ / √dh + key_bias) kept in `probs`, context = P V. Blocks of query
 // rows go through three steps while their rows of P are in cache: scores by the packed GEMM
 // (scale and mask fused in its epilogue, written straight into probs), softmax in place, P·V.
+// Causal heads compute each block only up to its last visible key (half the work of a full pass).
 #pragma once
 #ifdef __wasm_simd128__
+#include "attention_shape.h"
 
 namespace attnscope::kernels {
 
 void attention_head_f32_wasmsimd(float* probs, float* context, const float* q, const float* k,
-                                 const float* v, const float* key_bias, int T, int dh, int stride);
+                                 const float* v, const float* key_bias, const AttentionShape& s);
 
 // Softmax of one row in place (max, exp and sum, normalise). −inf entries give exactly 0; a row
 // that is entirely −inf gives 1/n everywhere, like softmax_row_f32_naive.

@@ -9,6 +9,4 @@ namespace attnscope::kernels {
 void softmax_row_f32_naive(float* row, int n);
 void softmax_row_f32_eigen(float* row, int n);
 
-inline void softmax_row_f32(float* row, int n) { softmax_row_f32_eigen(row, n); }
-
 }  // namespace attnscope::kernels

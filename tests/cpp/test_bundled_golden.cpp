@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config.h"
-#include "encoder.h"
+#include "transformer.h"
 #include "safetensors.h"
 #include "test_engine_support.h"
 #include "tokenizer/bert_tokenizer.h"
@@ -32,8 +32,8 @@ TEST_CASE("bundled model: tokens and forward pass match the PyTorch reference", 
   const SafeTensors tensors(model_bytes.data(), model_bytes.size());
   const auto precision = GENERATE(WeightPrecision::F32, WeightPrecision::F16);
   INFO("weights in memory as " << (precision == WeightPrecision::F16 ? "f16" : "f32"));
-  const Encoder encoder(config, load_weights(config, tensors, precision));
-  REQUIRE(encoder.has_mlm_head());
+  const Transformer encoder(config, load_weights(config, tensors, precision));
+  REQUIRE(encoder.has_lm_head());
   const auto tokenizer = tok::BertTokenizer::from_files(
       test::read_text(model_dir + "/vocab.txt"), "", test::read_text(model_dir + "/tokenizer_config.json"));
 
@@ -72,7 +72,7 @@ TEST_CASE("bundled model: tokens and forward pass match the PyTorch reference", 
     // Full logits are stored only at the listed positions (every [MASK]).
     const auto positions = ints(c["mlm_positions"]);
     REQUIRE(!positions.empty());
-    const std::vector<float> logits = encoder.mlm_logits(r.hidden_out, r.tokens);
+    const std::vector<float> logits = encoder.lm_logits(r.hidden_out.data(), r.tokens);
     std::vector<float> got;
     for (int32_t p : positions) got.insert(got.end(), logits.begin() + p * V, logits.begin() + (p + 1) * V);
     const int64_t P = static_cast<int64_t>(positions.size());

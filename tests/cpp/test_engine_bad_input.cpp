@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config.h"
-#include "encoder.h"
+#include "transformer.h"
 #include "error.h"
 #include "safetensors.h"
 #include "test_engine_support.h"
@@ -51,11 +51,11 @@ void load(const std::string& config_path, const std::vector<uint8_t>& b) {
   load_weights(parse_config(test::read_text(config_path)), st);
 }
 
-Encoder bert_encoder() {
+Transformer bert_encoder() {
   static const auto bytes = test::read_bytes(kBert + "/model.safetensors");
   const ModelConfig c = parse_config(test::read_text(kBert + "/config.json"));
   const SafeTensors st(bytes.data(), bytes.size());
-  return Encoder(c, load_weights(c, st));
+  return Transformer(c, load_weights(c, st));
 }
 
 }  // namespace
@@ -152,8 +152,8 @@ TEST_CASE("bad config: unknown model_type, heads, activation, types, JSON", "[en
     edit(c);
     return c.dump();
   };
-  expect_error([&] { parse_config(with([](json& c) { c["model_type"] = "gpt2"; })); }, "E_CONFIG",
-               "unsupported model_type \"gpt2\"");
+  expect_error([&] { parse_config(with([](json& c) { c["model_type"] = "t5"; })); }, "E_CONFIG",
+               "unsupported model_type \"t5\"");
   expect_error([&] { parse_config(with([](json& c) { c["num_attention_heads"] = 7; })); }, "E_CONFIG",
                "hidden size 60 is not divisible by the number of heads 7");
   expect_error([&] { parse_config(with([](json& c) { c["hidden_act"] = "swish"; })); }, "E_CONFIG",
@@ -205,16 +205,16 @@ TEST_CASE("bad weights: mlm_logits without a head", "[engine][errors]") {
   const auto b = test::read_bytes(std::string(ATTNSCOPE_FIXTURES_DIR) + "/engine/minilm_relu_f32/model.safetensors");
   const ModelConfig c = parse_config(test::read_text(std::string(ATTNSCOPE_FIXTURES_DIR) + "/engine/minilm_relu_f32/config.json"));
   const SafeTensors st(b.data(), b.size());
-  const Encoder e(c, load_weights(c, st));
-  CHECK_FALSE(e.has_mlm_head());
+  const Transformer e(c, load_weights(c, st));
+  CHECK_FALSE(e.has_lm_head());
   const auto r = e.forward({1, 2}, {}, {}, ForwardOptions{});
-  expect_error([&] { e.mlm_logits(r.hidden_out, r.tokens); }, "E_WEIGHTS", "no masked-LM head");
+  expect_error([&] { e.lm_logits(r.hidden_out.data(), r.tokens); }, "E_WEIGHTS", "no masked-LM head");
 }
 
 // ---- forward inputs --------------------------------------------------------------------------
 
 TEST_CASE("bad input: ids, lengths, token types, mask values", "[engine][errors]") {
-  const Encoder e = bert_encoder();  // vocab 50, max positions 40, 2 token types
+  const Transformer e = bert_encoder();  // vocab 50, max positions 40, 2 token types
   const ForwardOptions o;
   expect_error([&] { e.forward({}, {}, {}, o); }, "E_INPUT", "at least one token");
   expect_error([&] { e.forward({1, 50, 2}, {}, {}, o); }, "E_INPUT", "token id 50 at position 1 is out of vocab range [0, 50)");
@@ -226,18 +226,110 @@ TEST_CASE("bad input: ids, lengths, token types, mask values", "[engine][errors]
   expect_error([&] { e.forward({1, 2}, {}, {1, 1, 1}, o); }, "E_INPUT", "attention_mask has 3 entries");
   expect_error([&] { e.forward({1, 2}, {0, 2}, {}, o); }, "E_INPUT", "token type 2 at position 1 is out of range [0, 2)");
   expect_error([&] { e.forward({1, 2}, {}, {1, 2}, o); }, "E_INPUT", "attention_mask value 2 at position 1");
-  expect_error([&] { e.mlm_logits({1.0f, 2.0f}, 1); }, "E_INPUT", "expected tokens × hidden");
+  expect_error([&] { e.lm_logits(nullptr, 0); }, "E_INPUT", "at least one hidden state row");
 
   const auto db = test::read_bytes(kDistil + "/model.safetensors");
   const ModelConfig dc = parse_config(test::read_text(kDistil + "/config.json"));
   const SafeTensors st(db.data(), db.size());
-  const Encoder d(dc, load_weights(dc, st));
-  expect_error([&] { d.forward({1, 2}, {0, 1}, {}, o); }, "E_INPUT", "DistilBERT has no token types");
+  const Transformer d(dc, load_weights(dc, st));
+  expect_error([&] { d.forward({1, 2}, {0, 1}, {}, o); }, "E_INPUT", "distilbert has no token types");
   CHECK_NOTHROW(d.forward({1, 2}, {0, 0}, {}, o));
 }
 
-TEST_CASE("bad input: Encoder rejects weights that do not match the config", "[engine][errors]") {
+TEST_CASE("bad input: Transformer rejects weights that do not match the config", "[engine][errors]") {
   const ModelConfig c = parse_config(test::read_text(kBert + "/config.json"));
   ModelWeights w;  // empty
-  expect_error([&] { Encoder(c, w); }, "E_WEIGHTS", "word embeddings");
+  expect_error([&] { Transformer(c, w); }, "E_WEIGHTS", "word embeddings");
+}
+
+// ---- GPT-2 checkpoints -------------------------------------------------------------------------
+
+namespace {
+
+const std::string kGpt2 = std::string(ATTNSCOPE_FIXTURES_DIR) + "/engine/gpt2_lm_f32";
+
+std::string gpt2_config_with(const std::function<void(json&)>& edit) {
+  json c = json::parse(test::read_text(kGpt2 + "/config.json"));
+  edit(c);
+  return c.dump();
+}
+
+// The GPT-2 fixture with its header edited by `edit` (data section unchanged).
+std::vector<uint8_t> edited_gpt2(const std::function<void(json&)>& edit) {
+  const auto bytes = test::read_bytes(kGpt2 + "/model.safetensors");
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | bytes[i];
+  json header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + n);
+  edit(header);
+  auto out = test::safetensors_file(header.dump(), bytes.size() - 8 - n);
+  std::copy(bytes.begin() + 8 + n, bytes.end(), out.begin() + 8 + header.dump().size());
+  return out;
+}
+
+void load_gpt2(const std::string& config_json, const std::vector<uint8_t>& b) {
+  const SafeTensors st(b.data(), b.size());
+  load_weights(parse_config(config_json), st);
+}
+
+}  // namespace
+
+TEST_CASE("bad config: GPT-2 options the engine does not implement are named", "[engine][errors][decoder]") {
+  const ModelConfig ok = parse_config(test::read_text(kGpt2 + "/config.json"));
+  CHECK(ok.is_decoder());
+  CHECK(ok.intermediate_size == 52);
+  CHECK(parse_config(gpt2_config_with([](json& c) { c["n_inner"] = nullptr; })).intermediate_size == 4 * 36);
+  for (const auto& [key, value] : {std::pair{"scale_attn_by_inverse_layer_idx", true},
+                                   std::pair{"reorder_and_upcast_attn", true}, std::pair{"add_cross_attention", true},
+                                   std::pair{"scale_attn_weights", false}}) {
+    INFO(key);
+    expect_error([&, key = key, value = value] { parse_config(gpt2_config_with([&](json& c) { c[key] = value; })); },
+                 "E_CONFIG", std::string("\"") + key + "\"");
+  }
+  expect_error([] { parse_config(gpt2_config_with([](json& c) { c["n_head"] = 5; })); }, "E_CONFIG",
+               "hidden size 36 is not divisible by the number of heads 5");
+  expect_error([] { parse_config(gpt2_config_with([](json& c) { c.erase("n_positions"); })); }, "E_CONFIG",
+               "missing required key \"n_positions\"");
+  expect_error([] { parse_config(gpt2_config_with([](json& c) { c["activation_function"] = "swish"; })); },
+               "E_CONFIG", "unsupported activation \"swish\"");
+  expect_error([] { parse_config(gpt2_config_with([](json& c) { c["layer_norm_epsilon"] = "1e-5"; })); },
+               "E_CONFIG", "\"layer_norm_epsilon\" must be a number");
+}
+
+TEST_CASE("bad weights: GPT-2 tensors missing, misshapen, untied head absent, file cut short",
+          "[engine][errors][decoder]") {
+  const std::string config = test::read_text(kGpt2 + "/config.json");
+  expect_error([&] { load_gpt2(config, edited_gpt2([](json& h) { h.erase("transformer.h.2.attn.c_attn.weight"); })); },
+               "E_WEIGHTS", "\"transformer.h.2.attn.c_attn.weight\"");
+  expect_error([&] {
+    load_gpt2(config, edited_gpt2([](json& h) { h["transformer.h.0.mlp.c_fc.weight"]["shape"] = {52, 36}; }));
+  }, "E_WEIGHTS", "\"transformer.h.0.mlp.c_fc.weight\" has shape [52, 36], expected [36, 52]");
+  expect_error([&] { load_gpt2(config, edited_gpt2([](json& h) { h.erase("transformer.ln_f.bias"); })); },
+               "E_WEIGHTS", "\"transformer.ln_f.bias\"");
+  const std::string untied = gpt2_config_with([](json& c) { c["tie_word_embeddings"] = false; });
+  expect_error([&] { load_gpt2(untied, test::read_bytes(kGpt2 + "/model.safetensors")); }, "E_WEIGHTS",
+               "no \"lm_head.weight\"");
+  auto bytes = test::read_bytes(kGpt2 + "/model.safetensors");
+  bytes.resize(bytes.size() - 100);
+  expect_error([&] { load_gpt2(config, bytes); }, "E_SAFETENSORS", "");
+  // The mask buffers are skipped even when missing: they are constants, not weights.
+  CHECK_NOTHROW(load_gpt2(config, edited_gpt2([](json& h) {
+    for (int l = 0; l < 3; ++l) h.erase("transformer.h." + std::to_string(l) + ".attn.masked_bias");
+  })));
+}
+
+TEST_CASE("bad input: extend() is for decoders, with ids in range", "[engine][errors][decoder]") {
+  const Transformer e = bert_encoder();
+  KvCache cache;
+  Activations a;
+  ForwardResult r;
+  expect_error([&] { e.extend({1}, cache, r, a); }, "E_INPUT", "only decoders run incrementally");
+
+  const auto bytes = test::read_bytes(kGpt2 + "/model.safetensors");
+  const ModelConfig c = parse_config(test::read_text(kGpt2 + "/config.json"));
+  const SafeTensors st(bytes.data(), bytes.size());
+  const Transformer d(c, load_weights(c, st));
+  expect_error([&] { d.extend({}, cache, r, a); }, "E_INPUT", "at least one token");
+  expect_error([&] { d.extend({1, 53}, cache, r, a); }, "E_INPUT", "token id 53 at position 1");
+  CHECK(cache.length == 0);
+  expect_error([&] { d.forward({1, 2}, {0, 1}, {}, ForwardOptions{}); }, "E_INPUT", "gpt2 has no token types");
 }

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "config.h"
-#include "encoder.h"
+#include "transformer.h"
 #include "safetensors.h"
 #include "test_engine_support.h"
 #include "weights.h"
@@ -23,7 +23,7 @@ TEST_CASE("fuzz seeds load and run a forward pass", "[engine][fuzz]") {
     REQUIRE(n <= bytes.size() - 2);
     const auto config = attnscope::parse_config(std::string_view(reinterpret_cast<const char*>(bytes.data() + 2), n));
     const attnscope::SafeTensors st(bytes.data() + 2 + n, bytes.size() - 2 - n);
-    const attnscope::Encoder encoder(config, attnscope::load_weights(config, st));
+    const attnscope::Transformer encoder(config, attnscope::load_weights(config, st));
     const auto r = encoder.forward({0, 1}, {0, 0}, {0, 1}, attnscope::ForwardOptions{});
     for (float p : r.attentions) REQUIRE(std::isfinite(p));
     ++seeds;

@@ -1,15 +1,17 @@
-// Golden tests: the encoder against an independent float64 PyTorch reference
+// Golden tests: the engine against an independent float64 PyTorch reference
 // (tests/fixtures/make_engine_fixtures.py) on random checkpoints of every supported family and
 // storage dtype. Tolerances: attention probabilities 1e-4, hidden states / Q, K, V / value norms /
-// MLM logits 1e-3 (max absolute error).
+// MLM and LM logits 1e-3 (max absolute error). Decoders also: generation over the KV cache equals
+// a full recompute (≤ 1e-5), and greedy generation equals the reference's greedy ids.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "config.h"
-#include "encoder.h"
+#include "transformer.h"
 #include "safetensors.h"
 #include "test_engine_support.h"
 #include "weights.h"
@@ -36,9 +38,9 @@ std::vector<int32_t> ints(const nlohmann::json& j) { return j.get<std::vector<in
 
 TEST_CASE("engine golden: forward matches the float64 PyTorch reference", "[engine][golden]") {
   const auto models = fixture_models();
-  // Seven checkpoints are written by the fixture script; fewer means a broken fixture tree, and a
+  // Eleven checkpoints are written by the fixture script; fewer means a broken fixture tree, and a
   // test that silently ran on nothing would pass.
-  REQUIRE(models.size() >= 7);
+  REQUIRE(models.size() >= 11);
   std::map<std::string, double> worst_by_output;
 
   for (const auto& model : models) {
@@ -47,8 +49,10 @@ TEST_CASE("engine golden: forward matches the float64 PyTorch reference", "[engi
     const ModelConfig config = parse_config(test::read_text(dir + "/config.json"));
     const auto model_bytes = test::read_bytes(dir + "/model.safetensors");
     const SafeTensors tensors(model_bytes.data(), model_bytes.size());
-    const Encoder encoder(config, load_weights(config, tensors));
-    REQUIRE(encoder.has_mlm_head() == inputs["has_mlm_head"].get<bool>());
+    const Transformer encoder(config, load_weights(config, tensors));
+    const bool decoder = inputs["is_decoder"].get<bool>();
+    REQUIRE(config.is_decoder() == decoder);
+    REQUIRE(encoder.has_lm_head() == (decoder || inputs["has_mlm_head"].get<bool>()));
 
     for (const auto& c : inputs["cases"]) {
       const std::string name = model + "/" + c["name"].get<std::string>();
@@ -75,9 +79,13 @@ TEST_CASE("engine golden: forward matches the float64 PyTorch reference", "[engi
         check("k", r.k, {L, H, T, dh}, {"layer", "head", "token", "dim"}, 1e-3);
         check("v", r.v, {L, H, T, dh}, {"layer", "head", "token", "dim"}, 1e-3);
         check("value_norms", r.value_norms, {L, H, T}, {"layer", "head", "token"}, 1e-3);
-        if (encoder.has_mlm_head())
-          check("mlm_logits", encoder.mlm_logits(r.hidden_out, r.tokens), {T, config.vocab_size},
-                {"token", "vocab"}, 1e-3);
+        if (encoder.has_lm_head())
+          check(decoder ? "logits" : "mlm_logits", encoder.lm_logits(r.hidden_out.data(), r.tokens),
+                {T, config.vocab_size}, {"token", "vocab"}, 1e-3);
+        if (decoder)  // the causal mask: exactly zero above the diagonal
+          for (size_t lh = 0; lh < static_cast<size_t>(L * H); ++lh)
+            for (int64_t i = 0; i < T; ++i)
+              for (int64_t j = i + 1; j < T; ++j) REQUIRE(r.attentions[(lh * T + i) * T + j] == 0.0f);
       }
     }
   }
@@ -86,12 +94,107 @@ TEST_CASE("engine golden: forward matches the float64 PyTorch reference", "[engi
   std::cout << "\n";
 }
 
+namespace {
+
+Transformer load_fixture(const std::string& model) {
+  const std::string dir = kEngineFixtures + "/" + model;
+  const ModelConfig config = parse_config(test::read_text(dir + "/config.json"));
+  const auto bytes = test::read_bytes(dir + "/model.safetensors");
+  const SafeTensors tensors(bytes.data(), bytes.size());
+  return Transformer(config, load_weights(config, tensors));
+}
+
+size_t argmax(const float* v, size_t n) { return static_cast<size_t>(std::max_element(v, v + n) - v); }
+
+}  // namespace
+
+TEST_CASE("engine golden: decoder steps over the KV cache equal a full recompute", "[engine][golden][decoder]") {
+  for (const std::string model : {"gpt2_lm_f32", "gpt2_lm_f16", "gpt2_untied_f32"}) {
+    INFO("fixture " << model);
+    const Transformer decoder = load_fixture(model);
+    const auto inputs = nlohmann::json::parse(test::read_text(kEngineFixtures + "/" + model + "/inputs.json"));
+    const std::vector<int32_t> sequence = ints(inputs["cases"][2]["ids"]);  // 33 tokens
+    const int V = decoder.config().vocab_size, L = decoder.config().num_layers, H = decoder.config().num_heads;
+    const int prompt = 5;
+    const ForwardResult full = decoder.forward(sequence, {}, {}, ForwardOptions{});
+    const std::vector<float> full_logits = decoder.lm_logits(full.hidden_out.data(), full.tokens);
+    const int T = full.tokens;
+
+    KvCache cache;
+    Activations activations;
+    ForwardResult step;
+    // Attention probabilities are in [0, 1]: absolute difference. Logits are compared relative to
+    // the largest logit magnitude of the full pass (they reach ~10 here, where float32 rounding of
+    // a differently blocked native GEMM is already ~1e-6).
+    double worst = 0, worst_logit = 0, logit_scale = 0;
+    for (float l : full_logits) logit_scale = std::max(logit_scale, static_cast<double>(std::fabs(l)));
+    // The prompt at once, then one token per step (the cache grows past its first capacity).
+    for (int first = 0; first < T;) {
+      const int n = first == 0 ? prompt : 1;
+      const std::vector<int32_t> ids(sequence.begin() + first, sequence.begin() + first + n);
+      decoder.extend(ids, cache, step, activations);
+      REQUIRE(cache.length == first + n);
+      REQUIRE(step.tokens == n);
+      REQUIRE(step.keys == first + n);
+      const std::vector<float> logits = decoder.lm_logits(step.hidden_out.data(), n);
+      for (int i = 0; i < n; ++i) {
+        const int position = first + i;
+        for (int lh = 0; lh < L * H; ++lh)
+          for (int j = 0; j < T; ++j) {  // the step's row, zero-extended to T, against the full row
+            const float got = j < step.keys ? step.attentions[(static_cast<size_t>(lh) * n + i) * step.keys + j] : 0.0f;
+            const float want = full.attentions[(static_cast<size_t>(lh) * T + position) * T + j];
+            worst = std::max(worst, static_cast<double>(std::fabs(got - want)));
+          }
+        for (int v = 0; v < V; ++v)
+          worst_logit = std::max(worst_logit, std::fabs(logits[static_cast<size_t>(i) * V + v] -
+                                                        full_logits[static_cast<size_t>(position) * V + v]) /
+                                                  logit_scale);
+      }
+      first += n;
+    }
+    INFO("worst attention difference " << worst << ", worst logit difference " << worst_logit
+                                         << " of the largest logit " << logit_scale);
+    CHECK(worst <= 1e-5);
+    CHECK(worst_logit <= 1e-5);
+
+    // Past n_positions: a clear error, and the cache is left as it was.
+    KvCache full_cache;
+    decoder.extend(std::vector<int32_t>(decoder.config().max_position_embeddings, 1), full_cache, step, activations);
+    CHECK_THROWS_WITH(decoder.extend({1}, full_cache, step, activations),
+                      Catch::Contains("more than the model's") && Catch::Contains("n_positions"));
+    CHECK(full_cache.length == decoder.config().max_position_embeddings);
+  }
+}
+
+TEST_CASE("engine golden: greedy generation equals the reference's greedy ids", "[engine][golden][decoder]") {
+  for (const std::string model : {"gpt2_lm_f32", "gpt2_lm_bf16", "gpt2_untied_f32"}) {
+    INFO("fixture " << model);
+    const Transformer decoder = load_fixture(model);
+    const auto greedy = nlohmann::json::parse(test::read_text(kEngineFixtures + "/" + model + "/inputs.json"))["greedy"];
+    std::vector<int32_t> ids = ints(greedy["prompt"]);
+    const std::vector<int32_t> expected = ints(greedy["ids"]);
+    REQUIRE(expected.size() > ids.size());
+    KvCache cache;
+    Activations activations;
+    ForwardResult step;
+    std::vector<int32_t> next = ids;
+    const int V = decoder.config().vocab_size;
+    while (ids.size() < expected.size()) {
+      decoder.extend(next, cache, step, activations);
+      const std::vector<float> logits = decoder.lm_logits(step.hidden_out.data() + (step.tokens - 1) * step.hidden, 1);
+      ids.push_back(static_cast<int32_t>(argmax(logits.data(), V)));
+      next = {ids.back()};
+    }
+    CHECK(ids == expected);
+  }
+}
+
 TEST_CASE("engine golden: optional outputs are empty unless requested", "[engine][golden]") {
   const std::string dir = kEngineFixtures + "/minilm_relu_f32";
   const ModelConfig config = parse_config(test::read_text(dir + "/config.json"));
   const auto bytes = test::read_bytes(dir + "/model.safetensors");
   const SafeTensors tensors(bytes.data(), bytes.size());
-  const Encoder encoder(config, load_weights(config, tensors));
+  const Transformer encoder(config, load_weights(config, tensors));
   ForwardOptions options;
   options.attentions = false;
   const ForwardResult bare = encoder.forward({1, 2, 3}, {}, {}, options);

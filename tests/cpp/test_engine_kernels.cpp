@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <tuple>
 
 #include "kernels/activation.h"
 #include "kernels/attention.h"
@@ -180,18 +181,29 @@ TEST_CASE("kernels: attention head eigen == naive, strided heads, masks", "[engi
       const auto v = random_vector(static_cast<size_t>(T) * C, 300 + T, 1.0f);
       std::vector<float> bias(T, 0.0f);
       for (int j = 1; j < T; j += 2) bias[j] = -kInf;  // key 0 always visible
-      for (bool masked : {false, true}) {
-        std::vector<float> p_ref(static_cast<size_t>(T) * T, kNaN), p_fast(p_ref);
-        std::vector<float> ctx_ref(static_cast<size_t>(T) * C, kNaN), ctx_fast(ctx_ref);
+      // (padding mask, causal, queries): a full pass, and a decoder's generation step (the last
+      // query alone over every key).
+      for (const auto& [masked, causal, Tq] : {std::tuple{false, false, T}, std::tuple{true, false, T},
+                                               std::tuple{false, true, T}, std::tuple{true, true, T},
+                                               std::tuple{false, true, 1}}) {
+        AttentionShape shape;
+        shape.queries = Tq;
+        shape.keys = T;
+        shape.head_dim = dh;
+        shape.stride = C;
+        shape.causal = causal;
+        const float* q_rows = q.data() + static_cast<size_t>(T - Tq) * C;  // the last Tq positions
+        std::vector<float> p_ref(static_cast<size_t>(Tq) * T, kNaN), p_fast(p_ref);
+        std::vector<float> ctx_ref(static_cast<size_t>(Tq) * C, kNaN), ctx_fast(ctx_ref);
         const int h = 1, col = h * dh;  // a middle head: exercises the stride on both sides
         const float* kb = masked ? bias.data() : nullptr;
-        attention_head_f32_naive(p_ref.data(), ctx_ref.data() + col, q.data() + col, k.data() + col,
-                                 v.data() + col, kb, T, dh, C);
-        attention_head_f32_eigen(p_fast.data(), ctx_fast.data() + col, q.data() + col, k.data() + col,
-                                 v.data() + col, kb, T, dh, C);
-        INFO("T=" << T << " dh=" << dh << " masked=" << masked);
+        attention_head_f32_naive(p_ref.data(), ctx_ref.data() + col, q_rows + col, k.data() + col,
+                                 v.data() + col, kb, shape);
+        attention_head_f32_eigen(p_fast.data(), ctx_fast.data() + col, q_rows + col, k.data() + col,
+                                 v.data() + col, kb, shape);
+        INFO("T=" << T << " dh=" << dh << " masked=" << masked << " causal=" << causal << " queries=" << Tq);
         CHECK(max_abs_diff(p_ref, p_fast) <= 1e-5);
-        for (int t = 0; t < T; ++t)
+        for (int t = 0; t < Tq; ++t)
           for (int c = 0; c < C; ++c) {
             const bool mine = c >= col && c < col + dh;
             const float r = ctx_ref[t * C + c], f = ctx_fast[t * C + c];
@@ -201,9 +213,16 @@ TEST_CASE("kernels: attention head eigen == naive, strided heads, masks", "[engi
               REQUIRE(std::isnan(f));
             }
           }
-        if (masked)
-          for (int i = 0; i < T; ++i)
-            for (int j = 1; j < T; j += 2) REQUIRE(p_fast[i * T + j] == 0.0f);
+        for (int i = 0; i < Tq; ++i) {
+          const int position = T - Tq + i;
+          double sum = 0.0;
+          for (int j = 0; j < T; ++j) {
+            const float pr = p_fast[static_cast<size_t>(i) * T + j];
+            sum += pr;
+            if ((masked && j % 2 == 1) || (causal && j > position)) REQUIRE(pr == 0.0f);
+          }
+          REQUIRE(std::fabs(sum - 1.0) <= 1e-5);
+        }
       }
     }
 }

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "config.h"
-#include "encoder.h"
+#include "transformer.h"
 #include "error.h"
 #include "half.h"
 #include "safetensors.h"
@@ -106,7 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!loaded) return 0;
 
   try {
-    const attnscope::Encoder encoder(config, std::move(weights));
+    const attnscope::Transformer model(config, std::move(weights));
     // Every weight matched the config's shapes, so the sizes are bounded by the input length and
     // a forward pass over two tokens is cheap.
     const int T = config.max_position_embeddings < 2 ? 1 : 2;
@@ -114,8 +114,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     mask[0] = T > 1 ? 0 : 1;  // exercise the padding path too
     attnscope::ForwardOptions options;
     options.hidden_states = options.qkv = options.value_norms = true;
-    const auto r = encoder.forward(ids, types, mask, options);
-    if (encoder.has_mlm_head()) encoder.mlm_logits(r.hidden_out, r.tokens);
+    const auto r = model.forward(ids, types, mask, options);
+    if (model.has_lm_head()) model.lm_logits(r.hidden_out.data(), r.tokens);
+    if (config.is_decoder()) {  // a prompt and one generation step over the KV cache
+      attnscope::KvCache cache;
+      attnscope::Activations activations;
+      attnscope::ForwardResult step;
+      model.extend({0}, cache, step, activations);
+      if (config.max_position_embeddings > 1) model.extend({0}, cache, step, activations);
+    }
   } catch (const attnscope::Error&) {
   }
   return 0;

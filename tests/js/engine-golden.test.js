@@ -1,7 +1,9 @@
 // The WASM build, driven through the public API (loadModel + runIds), against the engine golden
 // fixtures: outputs of an independent float64 PyTorch forward pass (tests/fixtures/engine/README.md).
 // Tolerances (max abs error): attentions 1e-4; hidden states, Q/K/V, value norms 1e-3; the
-// masked-LM probabilities (softmax of the reference logits) 1e-3. Prints the max errors per dtype.
+// masked-LM and next-token probabilities (softmax of the reference logits) 1e-3. Decoders also:
+// greedy generation equals the reference's greedy ids, and each streamed step's attention row equals
+// the full forward's row (≤ 1e-5). Prints the max errors per dtype.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
@@ -12,7 +14,7 @@ import { loadModel } from '../../js/index.js';
 import { softmax } from './helpers/api-reference.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/engine/', import.meta.url));
-const TOLERANCE = { attentions: 1e-4, hidden_out: 1e-3, hidden_states: 1e-3, q: 1e-3, k: 1e-3, v: 1e-3, value_norms: 1e-3, mlm_probs: 1e-3 };
+const TOLERANCE = { attentions: 1e-4, hidden_out: 1e-3, hidden_states: 1e-3, q: 1e-3, k: 1e-3, v: 1e-3, value_norms: 1e-3, mlm_probs: 1e-3, next_probs: 1e-3, step_rows: 1e-5 };
 // fixture tensor name → RunResult field
 const FIELDS = { attentions: 'attentions', hidden_out: 'hidden', hidden_states: 'hiddenStates', q: 'q', k: 'k', v: 'v', value_norms: 'valueNorms' };
 const worst = {}; // dtype → quantity → max error
@@ -58,7 +60,8 @@ function vocabFor(size, maskId) {
 const models = existsSync(FIXTURES) ? readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, 'inputs.json'))) : [];
 
 describe('engine golden fixtures through the WASM API', () => {
-  it('finds the fixtures', () => assert.ok(models.length >= 5, `only ${models.length} fixture models in ${FIXTURES}`));
+  // make_engine_fixtures.py writes 11 checkpoints (7 encoders, 4 decoders); fewer is a broken tree.
+  it('finds the fixtures', () => assert.ok(models.length >= 11, `only ${models.length} fixture models in ${FIXTURES}`));
 
   for (const name of models) {
     const dir = join(FIXTURES, name);
@@ -76,11 +79,11 @@ describe('engine golden fixtures through the WASM API', () => {
           assert.equal(model.info.hasMlmHead, inputs.has_mlm_head);
           const result = await model.runIds(testCase.ids, {
             tokenTypes: testCase.token_types, attentionMask: testCase.attention_mask,
-            hiddenStates: true, qkv: true, valueNorms: true, topK: vocabSize,
+            hiddenStates: true, qkv: true, valueNorms: true, topK: vocabSize, ...(inputs.is_decoder ? { nextAll: true } : {}),
           });
           const errors = (worst[inputs.dtype] ??= {});
           for (const [tensor, field] of Object.entries(FIELDS)) {
-            if (!expected[tensor]) continue;
+            assert.ok(expected[tensor], `the fixture ${testCase.expected} has no "${tensor}"`);
             const { max, where } = compare(result[field], expected[tensor].data, expected[tensor].shape);
             errors[tensor] = Math.max(errors[tensor] ?? 0, max);
             assert.ok(max <= TOLERANCE[tensor], `${tensor}: max error ${max} at ${where}`);
@@ -100,11 +103,69 @@ describe('engine golden fixtures through the WASM API', () => {
           } else {
             assert.equal(result.maskPredictions, undefined);
           }
+          if (inputs.is_decoder) {
+            const T = testCase.ids.length;
+            const [L, H] = result.shape;
+            for (let lh = 0; lh < L * H; lh++) {
+              for (let i = 0; i < T; i++) {
+                for (let j = i + 1; j < T; j++) assert.equal(result.attentions[(lh * T + i) * T + j], 0, `causal mask at [${lh}][${i}][${j}]`);
+              }
+            }
+            const logits = expected.logits.data;
+            assert.equal(result.nextByPosition.length, T);
+            for (const { position, top, actual } of result.nextByPosition) {
+              const probs = softmax(Array.from(logits.subarray(position * vocabSize, (position + 1) * vocabSize)));
+              let max = 0;
+              for (const { id, prob } of top) max = Math.max(max, Math.abs(prob - probs[id]));
+              if (actual) max = Math.max(max, Math.abs(actual.prob - probs[actual.id]));
+              errors.next_probs = Math.max(errors.next_probs ?? 0, max);
+              assert.ok(max <= TOLERANCE.next_probs, `next-token probabilities at ${position}: max error ${max}`);
+              if (actual) assert.equal(actual.rank, probs.filter((p, id) => p > probs[actual.id] || (p === probs[actual.id] && id < actual.id)).length);
+            }
+            assert.deepEqual(result.next, result.nextByPosition[T - 1].top);
+          }
         } finally {
           model.dispose();
         }
       });
     }
+  }
+
+  for (const name of models) {
+    const dir = join(FIXTURES, name);
+    const inputs = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8'));
+    if (!inputs.is_decoder) continue;
+    it(`${name}: greedy generation equals the reference; streamed rows equal a full forward`, async () => {
+      const config = readFileSync(join(dir, 'config.json'), 'utf8');
+      const vocabSize = JSON.parse(config).vocab_size;
+      const model = await loadModel({ config, weights: readFileSync(join(dir, 'model.safetensors')), vocab: vocabFor(vocabSize, 0) });
+      try {
+        const { prompt, ids: expected } = inputs.greedy;
+        const generation = model.generate(prompt, { maxNewTokens: expected.length - prompt.length, temperature: 0, stopAtEos: false });
+        const rows = [];
+        for await (const step of generation) rows.push(step);
+        const r = await generation.result;
+        assert.deepEqual([...r.ids], expected);
+        assert.equal(r.promptLength, prompt.length);
+        assert.equal(r.steps.length, expected.length - prompt.length);
+        // Each step's attention row (the new token as the query) against a full forward over it all.
+        const full = await model.runIds(r.ids);
+        const [L, H, T] = full.shape;
+        let max = 0;
+        for (const step of rows) {
+          assert.equal(step.keys, step.position + 1);
+          for (let lh = 0; lh < L * H; lh++) {
+            for (let j = 0; j < step.keys; j++) {
+              max = Math.max(max, Math.abs(step.attention[lh * step.keys + j] - full.attentions[(lh * T + step.position) * T + j]));
+            }
+          }
+        }
+        (worst[inputs.dtype] ??= {}).step_rows = Math.max(worst[inputs.dtype].step_rows ?? 0, max);
+        assert.ok(max <= TOLERANCE.step_rows, `streamed attention rows differ from a full forward by ${max}`);
+      } finally {
+        model.dispose();
+      }
+    });
   }
 
   after(() => {

@@ -107,10 +107,17 @@ EMSCRIPTEN_KEEPALIVE void h_linear_slice_f16(float* out, const float* x, int ldx
 // attnscope::f16_to_f32 over many values: eight at a time in SIMD128, then a scalar tail.
 EMSCRIPTEN_KEEPALIVE void h_widen_f16(float* out, const uint16_t* in, int n) { attnscope::f16_to_f32(out, in, n); }
 
+// queries: the last `queries` of `keys` positions (q points at the first of them); causal 0/1.
 EMSCRIPTEN_KEEPALIVE void h_attention(float* probs, float* context, const float* q, const float* k,
-                                      const float* v, const float* key_bias, int T, int dh,
-                                      int stride) {
-  attention_head_f32_wasmsimd(probs, context, q, k, v, key_bias, T, dh, stride);
+                                      const float* v, const float* key_bias, int queries, int keys, int dh,
+                                      int stride, int causal) {
+  AttentionShape shape;
+  shape.queries = queries;
+  shape.keys = keys;
+  shape.head_dim = dh;
+  shape.stride = stride;
+  shape.causal = causal != 0;
+  attention_head_f32_wasmsimd(probs, context, q, k, v, key_bias, shape);
 }
 EMSCRIPTEN_KEEPALIVE void h_softmax(float* row, int n) { softmax_row_f32_wasmsimd(row, n); }
 

@@ -254,21 +254,24 @@ describe('f16 weights (widened per K block by the GEMM)', () => {
 });
 
 // ---- attention -------------------------------------------------------------------------------
-function attentionRef(q, k, v, keyBias, T, dh, stride) {
-  const probs = new Float64Array(T * T), ctx = new Float64Array(T * dh), scale = 1 / Math.sqrt(dh);
-  for (let i = 0; i < T; i++) {
+// q holds the last Tq of the T positions (Tq = T: a full pass). causal: query i sees keys up to
+// its position T − Tq + i; the rest get probability 0.
+function attentionRef(q, k, v, keyBias, T, dh, stride, { causal = false, Tq = T } = {}) {
+  const probs = new Float64Array(Tq * T), ctx = new Float64Array(Tq * dh), scale = 1 / Math.sqrt(dh);
+  for (let i = 0; i < Tq; i++) {
+    const visible = causal ? T - Tq + i + 1 : T;
     const s = new Float64Array(T);
-    for (let j = 0; j < T; j++) {
+    for (let j = 0; j < visible; j++) {
       let d = 0;
       for (let e = 0; e < dh; e++) d += q[i * stride + e] * k[j * stride + e];
       s[j] = d * scale + (keyBias ? keyBias[j] : 0);
     }
-    const mx = Math.max(...s);
-    if (mx === -Infinity) s.fill(1 / T);
+    const mx = Math.max(...s.subarray(0, visible));
+    if (mx === -Infinity) s.fill(1 / visible, 0, visible);
     else {
       let sum = 0;
-      for (let j = 0; j < T; j++) { s[j] = Math.exp(s[j] - mx); sum += s[j]; }
-      for (let j = 0; j < T; j++) s[j] /= sum;
+      for (let j = 0; j < visible; j++) { s[j] = Math.exp(s[j] - mx); sum += s[j]; }
+      for (let j = 0; j < visible; j++) s[j] /= sum;
     }
     probs.set(s, i * T);
     for (let e = 0; e < dh; e++) {
@@ -281,17 +284,41 @@ function attentionRef(q, k, v, keyBias, T, dh, stride) {
 }
 
 describe('attention_head_f32_wasmsimd', () => {
-  const run = (T, dh, masked, seed) => {
+  const run = (T, dh, masked, seed, { causal = false, Tq = T } = {}) => {
     const heads = 3, h = 1, stride = heads * dh;  // this head's columns inside a (T, 3·dh) layout
     const r = rng(seed);
     const fill = () => { const a = randomArray(T * stride, r, 2); for (let t = 0; t < T; t++) for (let c = 0; c < stride; c++) if (Math.floor(c / dh) !== h) a[t * stride + c] = NaN; return a; };
-    const q = fill(), k = fill(), v = fill();
+    const q = fill().subarray((T - Tq) * stride), k = fill(), v = fill();
     const keyBias = masked ? Float32Array.from({ length: T }, (_, j) => (masked(j) ? -Infinity : 0)) : null;
     const off = h * dh;
-    const [probs, ctx] = call(M._h_attention, [nanArray(T * T), nanArray(T * stride), q.subarray(off).slice(), k.subarray(off).slice(), v.subarray(off).slice(), keyBias ?? 0, T, dh, stride], [0, 1]);
-    const ref = attentionRef(q.subarray(off), k.subarray(off), v.subarray(off), keyBias, T, dh, stride);
+    const [probs, ctx] = call(M._h_attention, [nanArray(Tq * T), nanArray(Tq * stride), q.subarray(off).slice(), k.subarray(off).slice(), v.subarray(off).slice(), keyBias ?? 0, Tq, T, dh, stride, causal ? 1 : 0], [0, 1]);
+    const ref = attentionRef(q.subarray(off), k.subarray(off), v.subarray(off), keyBias, T, dh, stride, { causal, Tq });
     return { probs, ctx, ref, stride };
   };
+
+  it('causal (decoders): exactly 0 above the diagonal, the rest as the reference; one-query steps too', () => {
+    for (const T of [1, 5, 16, 17, 33, 130]) {
+      for (const Tq of [T, 1]) {
+        const dh = 9;
+        const { probs, ctx, ref } = run(T, dh, (j) => j === 2, T * 7 + Tq, { causal: true, Tq });
+        for (let i = 0; i < Tq; i++) {
+          const position = T - Tq + i;
+          let sum = 0;
+          for (let j = 0; j < T; j++) {
+            const p = probs[i * T + j];
+            if (j > position) assert.equal(p, 0, `T=${T} Tq=${Tq} P[${i}][${j}] above the diagonal`);
+            assert.ok(Math.abs(p - ref.probs[i * T + j]) <= 2e-6, `T=${T} Tq=${Tq} P[${i}][${j}] = ${p}, expected ${ref.probs[i * T + j]}`);
+            sum += p;
+          }
+          assert.ok(Math.abs(sum - 1) < 1e-5, `T=${T} Tq=${Tq} row ${i} sums to ${sum}`);
+          for (let e = 0; e < dh; e++) {
+            const want = ref.ctx[i * dh + e];
+            assert.ok(Math.abs(ctx[i * 3 * dh + e] - want) <= 1e-5 * (1 + Math.abs(want)), `T=${T} Tq=${Tq} ctx[${i}][${e}]`);
+          }
+        }
+      }
+    }
+  });
 
   it('matches float64 softmax(QKᵀ/√dh + mask)·V at T, dh around the tile widths; other heads untouched', () => {
     for (const T of [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 130]) {

@@ -1,0 +1,119 @@
+// The building blocks of blocks.h on the build's kernels.
+#include "blocks.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+
+#include "half.h"
+#include "kernels/attention.h"
+#include "kernels/layer_norm.h"
+
+namespace attnscope {
+
+namespace {
+
+kernels::PackedLinear pack(WeightMatrix& w, std::vector<float>& bias, int in, int out) {
+  return w.is_f16() ? kernels::pack_linear(std::move(w.f16), std::move(bias), in, out)
+                    : kernels::pack_linear(std::move(w.f32), std::move(bias), in, out);
+}
+
+}  // namespace
+
+kernels::Activation activation_for(const std::string& name) {
+  using kernels::Activation;
+  if (name == "relu") return Activation::Relu;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GeluTanh;
+  return Activation::GeluErf;  // "gelu", "gelu_python"; parse_config rejected everything else
+}
+
+Layer pack_layer(LayerWeights&& w, int C, int F) {
+  Layer layer;
+  layer.q = pack(w.q_w, w.q_b, C, C);
+  layer.k = pack(w.k_w, w.k_b, C, C);
+  layer.v = pack(w.v_w, w.v_b, C, C);
+  layer.o = pack(w.o_w, w.o_b, C, C);
+  layer.ff_in = pack(w.ff_i_w, w.ff_i_b, C, F);
+  layer.ff_out = pack(w.ff_o_w, w.ff_o_b, F, C);
+  layer.ln_attn = {std::move(w.ln_attn_g), std::move(w.ln_attn_b)};
+  layer.ln_ffn = {std::move(w.ln_out_g), std::move(w.ln_out_b)};
+  return layer;
+}
+
+void embeddings_forward(float* x, const ModelWeights& w, const int32_t* ids, const int32_t* token_types,
+                        int T, int C, int first_position) {
+  std::vector<float> widened;  // a word-embedding row kept as f16, widened
+  for (int t = 0; t < T; ++t) {
+    float* xt = x + static_cast<size_t>(t) * C;
+    const size_t word = static_cast<size_t>(ids[t]) * C;
+    const float* we;
+    if (w.word_emb.is_f16()) {
+      widened.resize(C);
+      f16_to_f32(widened.data(), w.word_emb.f16.data() + word, C);
+      we = widened.data();
+    } else {
+      we = w.word_emb.f32.data() + word;
+    }
+    const float* pe = w.pos_emb.data() + static_cast<size_t>(first_position + t) * C;
+    for (int c = 0; c < C; ++c) xt[c] = we[c] + pe[c];
+    if (!w.type_emb.empty()) {
+      const float* te = w.type_emb.data() + static_cast<size_t>(token_types ? token_types[t] : 0) * C;
+      for (int c = 0; c < C; ++c) xt[c] += te[c];
+    }
+  }
+}
+
+void layer_norm_forward(float* out, const float* inp, const LayerNormParams& ln, int T, int C, float eps) {
+  kernels::layer_norm_f32(out, inp, ln.gamma.data(), ln.beta.data(), T, C, eps);
+}
+
+void self_attention_forward(float* ctx, float* probs, float* q, float* k, float* v, const float* x,
+                            const Layer& layer, const AttentionMask& mask, int queries, int keys, int heads) {
+  const int C = layer.q.out, dh = C / heads;
+  const size_t first_new = static_cast<size_t>(keys - queries) * C;
+  kernels::linear_packed_f32(q, x, layer.q, queries);
+  kernels::linear_packed_f32(k + first_new, x, layer.k, queries);
+  kernels::linear_packed_f32(v + first_new, x, layer.v, queries);
+
+  kernels::AttentionShape shape;
+  shape.queries = queries;
+  shape.keys = keys;
+  shape.head_dim = dh;
+  shape.stride = C;
+  shape.causal = mask.causal;
+  const size_t head_probs = static_cast<size_t>(queries) * keys;
+  for (int h = 0; h < heads; ++h) {  // heads are column slices of the (rows, C) projections
+    const size_t col = static_cast<size_t>(h) * dh;
+    kernels::attention_head_f32(probs + h * head_probs, ctx + col, q + col, k + col, v + col, mask.key_bias,
+                                shape);
+  }
+}
+
+void attention_output_forward(float* out, const float* ctx, const Layer& layer, const float* residual, int T) {
+  kernels::LinearEpilogue add;
+  add.residual = residual;
+  kernels::linear_packed_f32(out, ctx, layer.o, T, add);
+}
+
+void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, kernels::Activation act,
+                 const float* residual, int T) {
+  kernels::LinearEpilogue activated;
+  activated.activate = true;
+  activated.activation = act;
+  kernels::linear_packed_f32(hidden, x, layer.ff_in, T, activated);
+  kernels::LinearEpilogue add;
+  add.residual = residual;
+  kernels::linear_packed_f32(out, hidden, layer.ff_out, T, add);
+}
+
+void value_norms_forward(float* norms, float* head_out, const float* v, const Layer& layer, int T, int heads) {
+  using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int C = layer.o.out, dh = C / heads;
+  for (int h = 0; h < heads; ++h) {
+    const int col = h * dh;
+    kernels::linear_packed_slice_f32(head_out, v + col, C, layer.o, T, col, dh);  // (T, C)
+    Eigen::Map<const RowMatrix> fx(head_out, T, C);
+    for (int t = 0; t < T; ++t) norms[static_cast<size_t>(h) * T + t] = fx.row(t).norm();
+  }
+}
+
+}  // namespace attnscope

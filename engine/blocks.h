@@ -1,0 +1,86 @@
+// The transformer's building blocks as free functions over plain row-major (rows, C) arrays, the
+// way llm.c's gpt2_forward reads: each one reads its inputs, writes its output and owns nothing.
+// An encoder layer (post-LN) and a decoder layer (pre-LN) are two short compositions of them
+// (transformer.cpp). The kernels underneath are the build's fastest (kernels/*).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "config.h"
+#include "kernels/activation.h"
+#include "kernels/attention_shape.h"
+#include "kernels/packed_linear_wasmsimd.h"
+#include "weights.h"
+
+namespace attnscope {
+
+// A LayerNorm's parameters, γ and β (C).
+struct LayerNormParams {
+  std::vector<float> gamma, beta;
+};
+
+// One block's weights as the forward pass uses them: the six linear layers packed once for the
+// GEMM (packing moves them out of LayerWeights: one copy in memory) and the two LayerNorms.
+struct Layer {
+  kernels::PackedLinear q, k, v, o;      // self-attention: projections and output projection W_O
+  kernels::PackedLinear ff_in, ff_out;   // feed-forward: C → F (activation) → C
+  LayerNormParams ln_attn, ln_ffn;       // after (encoder) or before (decoder) each sublayer
+};
+Layer pack_layer(LayerWeights&& weights, int hidden, int intermediate);
+
+// Scratch activations of one pass, named after what they hold. Kept by a caller that runs the
+// model repeatedly (the wasm Model), so a run reuses memory that is already allocated and touched
+// instead of growing the heap and faulting fresh pages in.
+struct Activations {
+  std::vector<float> ln;       // (T, C) a LayerNorm's output (decoders: the sublayer's input)
+  std::vector<float> q;        // (T, C) queries, all heads side by side
+  std::vector<float> k, v;     // (T, C) keys and values (a decoder with a cache keeps its own)
+  std::vector<float> ctx;      // (T, C) the heads' outputs concatenated
+  std::vector<float> sum;      // (T, C) a residual sum, before its LayerNorm (encoders)
+  std::vector<float> ff;       // (T, F) the feed-forward hidden layer, after the activation
+  std::vector<float> probs;    // (H, T, T) attention probabilities when the caller keeps none
+  std::vector<float> head_out; // (T, C) one head's values through W_O (value norms)
+};
+
+// Which keys the attention may use: the padding mask (per key, 0 or −∞; nullptr = all visible)
+// and, for decoders, the causal mask.
+struct AttentionMask {
+  const float* key_bias = nullptr;
+  bool causal = false;
+};
+
+// x (T, C) = word + position (+ token type) embeddings of `ids`, at positions first_position,
+// first_position + 1, ... (before any LayerNorm). token_types: nullptr for all 0, or for models
+// without them.
+void embeddings_forward(float* x, const ModelWeights& weights, const int32_t* ids, const int32_t* token_types,
+                        int T, int C, int first_position);
+
+// out (T, C) = LayerNorm(inp) with γ, β; out may be inp.
+void layer_norm_forward(float* out, const float* inp, const LayerNormParams& ln, int T, int C, float eps);
+
+// Multi-head self-attention of `queries` new positions that follow keys − queries earlier ones:
+//   q = x W_Q + b_Q into `q`; the new positions' keys and values into rows [keys − queries, keys)
+//   of `k` and `v` (rows before that hold the earlier positions'); then per head h,
+//   probs_h = softmax(q_h k_hᵀ / √d_k + mask) (queries × keys) and ctx_h = probs_h v_h, the heads
+//   side by side in ctx (queries, C).
+// probs: (H, queries, keys). Every pointer but the mask's is required.
+void self_attention_forward(float* ctx, float* probs, float* q, float* k, float* v, const float* x,
+                            const Layer& layer, const AttentionMask& mask, int queries, int keys, int heads);
+
+// out (T, C) = ctx W_O + b_O + residual: the attention sublayer's output and its residual add
+// (fused into the GEMM's store). out must not alias ctx or residual.
+void attention_output_forward(float* out, const float* ctx, const Layer& layer, const float* residual, int T);
+
+// out (T, C) = act(x W_1 + b_1) W_2 + b_2 + residual; `hidden` (T, F) keeps the activation.
+// out must not alias x, hidden or residual.
+void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, kernels::Activation act,
+                 const float* residual, int T);
+
+// What each head adds to the output for each key, ‖(x_j W_V,h + b_V,h) W_O,h‖ (Kobayashi et al.
+// 2020, eq. 6: before the attention weight, without the output bias): norms (H, T) from the
+// values v (T, C). head_out is (T, C) scratch.
+void value_norms_forward(float* norms, float* head_out, const float* v, const Layer& layer, int T, int heads);
+
+kernels::Activation activation_for(const std::string& hidden_act);
+
+}  // namespace attnscope

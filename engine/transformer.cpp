@@ -1,0 +1,321 @@
+// The forward passes as the papers read them, composed from blocks.h:
+//   encoder layer (post-LN):  x ← Norm(x + Attention(x));        x ← Norm(x + FFN(x))
+//   decoder layer (pre-LN):   x ← x + Attention(Norm(x), causal); x ← x + FFN(Norm(x))
+// The attention probabilities are written straight into the result (no copy); the optional
+// outputs (Q/K/V, hidden states, value norms) are filled only when asked for.
+#include "transformer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "error.h"
+#include "half.h"
+#include "kernels/activation.h"
+#include "kernels/layer_norm.h"
+#include "kernels/linear.h"
+
+namespace attnscope {
+
+namespace {
+
+[[noreturn]] void bad_input(const std::string& message) { throw Error("E_INPUT", message); }
+
+template <typename Values>  // std::vector<float> or WeightMatrix
+void check_size(const Values& v, size_t expected, const std::string& what) {
+  if (v.size() != expected)
+    throw Error("E_WEIGHTS", what + " has " + std::to_string(v.size()) + " values, expected " +
+                                 std::to_string(expected));
+}
+
+// One encoder layer (BERT, DistilBERT): x ← Norm(x + Attention(x)); x ← Norm(x + FFN(x)).
+void encoder_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, const AttentionMask& mask,
+                           int T, int heads, kernels::Activation act, float eps) {
+  const int C = layer.q.in;
+  self_attention_forward(a.ctx.data(), probs, a.q.data(), a.k.data(), a.v.data(), x, layer, mask, T, T, heads);
+  attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, T);  // Add
+  layer_norm_forward(x, a.sum.data(), layer.ln_attn, T, C, eps);                    // & Norm
+  ffn_forward(a.sum.data(), a.ff.data(), x, layer, act, /*residual=*/x, T);          // Add
+  layer_norm_forward(x, a.sum.data(), layer.ln_ffn, T, C, eps);                     // & Norm
+}
+
+// One decoder layer (GPT-2) over `queries` new positions whose keys and values join the `keys`
+// rows of k, v: x ← x + Attention(Norm(x)); x ← x + FFN(Norm(x)).
+void decoder_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, float* k, float* v,
+                           const AttentionMask& mask, int queries, int keys, int heads, kernels::Activation act,
+                           float eps) {
+  const int C = layer.q.in;
+  layer_norm_forward(a.ln.data(), x, layer.ln_attn, queries, C, eps);
+  self_attention_forward(a.ctx.data(), probs, a.q.data(), k, v, a.ln.data(), layer, mask, queries, keys, heads);
+  attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, queries);
+  layer_norm_forward(a.ln.data(), a.sum.data(), layer.ln_ffn, queries, C, eps);
+  ffn_forward(x, a.ff.data(), a.ln.data(), layer, act, /*residual=*/a.sum.data(), queries);
+}
+
+// logits (rows, V) = hidden (rows, C) · Wᵀ (+ bias) for a vocabulary matrix W (V, C). A matrix
+// kept as f16 is widened a block of rows at a time, never whole (which is what f16 saves).
+void vocabulary_logits(float* logits, const float* hidden, const WeightMatrix& w, const float* bias, int rows,
+                       int C, int V) {
+  if (!w.is_f16()) return kernels::linear_f32(logits, hidden, w.f32.data(), bias, rows, C, V);
+  constexpr int kRows = 1024;
+  std::vector<float> block(static_cast<size_t>(kRows) * C), block_logits(static_cast<size_t>(rows) * kRows);
+  for (int v0 = 0; v0 < V; v0 += kRows) {
+    const int n = std::min(kRows, V - v0);
+    f16_to_f32(block.data(), w.f16.data() + static_cast<size_t>(v0) * C, static_cast<size_t>(n) * C);
+    kernels::linear_f32(block_logits.data(), hidden, block.data(), bias ? bias + v0 : nullptr, rows, C, n);
+    for (int t = 0; t < rows; ++t)
+      std::copy_n(block_logits.data() + static_cast<size_t>(t) * n, n, logits + static_cast<size_t>(t) * V + v0);
+  }
+}
+
+}  // namespace
+
+Transformer::Transformer(ModelConfig config, ModelWeights weights)
+    : config_(std::move(config)), weights_(std::move(weights)) {
+  // Weights normally come from load_weights(), which already checked every shape; this guards the
+  // forward pass against hand-built or mismatched ModelWeights (it indexes them without checks).
+  const size_t C = config_.hidden_size, F = config_.intermediate_size, V = config_.vocab_size;
+  const bool decoder = config_.is_decoder();
+  check_size(weights_.word_emb, V * C, "word embeddings");
+  check_size(weights_.pos_emb, static_cast<size_t>(config_.max_position_embeddings) * C, "position embeddings");
+  check_size(weights_.type_emb, static_cast<size_t>(config_.type_vocab_size) * C, "token type embeddings");
+  check_size(weights_.ln_emb_g, decoder ? 0 : C, "embedding LayerNorm weight");
+  check_size(weights_.ln_emb_b, decoder ? 0 : C, "embedding LayerNorm bias");
+  check_size(weights_.ln_f_g, decoder ? C : 0, "final LayerNorm weight");
+  check_size(weights_.ln_f_b, decoder ? C : 0, "final LayerNorm bias");
+  if (weights_.lm_head.size()) check_size(weights_.lm_head, V * C, "language-model head");
+  if (weights_.layers.size() != static_cast<size_t>(config_.num_layers))
+    throw Error("E_WEIGHTS", "weights have " + std::to_string(weights_.layers.size()) +
+                                 " layers, config says " + std::to_string(config_.num_layers));
+  for (size_t l = 0; l < weights_.layers.size(); ++l) {
+    const LayerWeights& L = weights_.layers[l];
+    const std::string p = "layer " + std::to_string(l) + " ";
+    for (auto* m : {&L.q_w, &L.k_w, &L.v_w, &L.o_w}) check_size(*m, C * C, p + "attention weight");
+    for (auto* b : {&L.q_b, &L.k_b, &L.v_b, &L.o_b, &L.ln_attn_g, &L.ln_attn_b, &L.ff_o_b, &L.ln_out_g,
+                    &L.ln_out_b})
+      check_size(*b, C, p + "bias / LayerNorm vector");
+    check_size(L.ff_i_w, F * C, p + "FFN input weight");
+    check_size(L.ff_i_b, F, p + "FFN input bias");
+    check_size(L.ff_o_w, C * F, p + "FFN output weight");
+  }
+  if (weights_.has_mlm_head) {
+    const MlmHeadWeights& m = weights_.mlm;
+    check_size(m.dense_w, C * C, "MLM transform weight");
+    for (auto* b : {&m.dense_b, &m.ln_g, &m.ln_b}) check_size(*b, C, "MLM transform vector");
+    if (!m.decoder_w.empty()) check_size(m.decoder_w, V * C, "MLM decoder weight");  // empty: tied
+    check_size(m.bias, V, "MLM decoder bias");
+  }
+
+  // Pack each layer once for the GEMM; packing consumes the loaded vectors.
+  layers_.reserve(weights_.layers.size());
+  for (LayerWeights& L : weights_.layers)
+    layers_.push_back(pack_layer(std::move(L), static_cast<int>(C), static_cast<int>(F)));
+  weights_.layers.clear();
+}
+
+ForwardResult Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
+                                   const std::vector<int32_t>& attention_mask, const ForwardOptions& options) const {
+  ForwardResult result;
+  Activations activations;
+  forward(ids, token_types, attention_mask, options, result, activations);
+  return result;
+}
+
+void Transformer::check_input(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
+                              const std::vector<int32_t>& attention_mask) const {
+  const ModelConfig& cfg = config_;
+  if (ids.empty()) bad_input("no tokens: a forward pass needs at least one token id");
+  if (ids.size() > static_cast<size_t>(cfg.max_position_embeddings))
+    bad_input(std::to_string(ids.size()) + " tokens is more than max_position_embeddings = " +
+              std::to_string(cfg.max_position_embeddings));
+  const int T = static_cast<int>(ids.size());
+  if (!token_types.empty() && token_types.size() != ids.size())
+    bad_input("token_types has " + std::to_string(token_types.size()) + " entries for " +
+              std::to_string(T) + " token ids");
+  if (!attention_mask.empty() && attention_mask.size() != ids.size())
+    bad_input("attention_mask has " + std::to_string(attention_mask.size()) + " entries for " +
+              std::to_string(T) + " token ids");
+  for (int t = 0; t < T; ++t) {
+    if (ids[t] < 0 || ids[t] >= cfg.vocab_size)
+      bad_input("token id " + std::to_string(ids[t]) + " at position " + std::to_string(t) +
+                " is out of vocab range [0, " + std::to_string(cfg.vocab_size) + ")");
+    if (!token_types.empty()) {
+      const int32_t tt = token_types[t];
+      if (cfg.type_vocab_size == 0 && tt != 0)
+        bad_input("token type " + std::to_string(tt) + " at position " + std::to_string(t) + ": " +
+                  cfg.model_type + " has no token types (all must be 0)");
+      if (cfg.type_vocab_size > 0 && (tt < 0 || tt >= cfg.type_vocab_size))
+        bad_input("token type " + std::to_string(tt) + " at position " + std::to_string(t) +
+                  " is out of range [0, " + std::to_string(cfg.type_vocab_size) + ")");
+    }
+    if (!attention_mask.empty() && attention_mask[t] != 0 && attention_mask[t] != 1)
+      bad_input("attention_mask value " + std::to_string(attention_mask[t]) + " at position " +
+                std::to_string(t) + " is not 0 or 1");
+  }
+}
+
+void Transformer::prepare(ForwardResult& res, const ForwardOptions& options, int T, int keys) const {
+  const ModelConfig& cfg = config_;
+  const int L = cfg.num_layers, H = cfg.num_heads, C = cfg.hidden_size;
+  const size_t TC = static_cast<size_t>(T) * C;
+  // Buffers are resized, never reallocated smaller (resize keeps capacity), and every element
+  // is overwritten by the pass, so a reused result needs no clearing.
+  res.layers = L;
+  res.heads = H;
+  res.tokens = T;
+  res.keys = keys;
+  res.hidden = C;
+  res.head_dim = cfg.head_dim();
+  const size_t qkv_size = static_cast<size_t>(L) * TC;  // (L, H, T, dh) has L·T·C values
+  res.attentions.resize(options.attentions ? static_cast<size_t>(L) * H * T * keys : 0);
+  res.hidden_out.resize(TC);
+  res.hidden_states.resize(options.hidden_states ? static_cast<size_t>(L + 1) * TC : 0);
+  res.q.resize(options.qkv ? qkv_size : 0);
+  res.k.resize(options.qkv ? qkv_size : 0);
+  res.v.resize(options.qkv ? qkv_size : 0);
+  res.value_norms.resize(options.value_norms ? static_cast<size_t>(L) * H * T : 0);
+}
+
+void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
+                          const std::vector<int32_t>& attention_mask, const ForwardOptions& options,
+                          ForwardResult& res, Activations& a) const {
+  check_input(ids, token_types, attention_mask);
+  const int T = static_cast<int>(ids.size()), C = config_.hidden_size;
+  prepare(res, options, T, T);
+
+  // Padding mask as an additive key bias: −inf removes the key from every query's softmax.
+  std::vector<float> key_bias;
+  if (std::find(attention_mask.begin(), attention_mask.end(), 0) != attention_mask.end()) {
+    key_bias.resize(T);
+    for (int t = 0; t < T; ++t)
+      key_bias[t] = attention_mask[t] ? 0.0f : -std::numeric_limits<float>::infinity();
+  }
+
+  float* x = res.hidden_out.data();  // the running hidden state ends as the output
+  embeddings_forward(x, weights_, ids.data(), token_types.empty() ? nullptr : token_types.data(), T, C, 0);
+  if (!config_.is_decoder())  // encoders normalise the embeddings sum
+    kernels::layer_norm_f32(x, x, weights_.ln_emb_g.data(), weights_.ln_emb_b.data(), T, C,
+                            static_cast<float>(config_.layer_norm_eps));
+  // One (T, C) buffer of keys and values, reused by every layer.
+  a.k.resize(static_cast<size_t>(T) * C);
+  a.v.resize(static_cast<size_t>(T) * C);
+  run_layers(x, T, 0, KvView{a.k.data(), a.v.data(), 0}, key_bias.empty() ? nullptr : key_bias.data(), options,
+             res, a);
+}
+
+void Transformer::extend(const std::vector<int32_t>& ids, KvCache& cache, ForwardResult& res, Activations& a) const {
+  const ModelConfig& cfg = config_;
+  if (!cfg.is_decoder())
+    bad_input("only decoders run incrementally: " + cfg.model_type + " sees every token at once");
+  if (ids.empty()) bad_input("no tokens: a step needs at least one token id");
+  const int T = static_cast<int>(ids.size()), first = cache.length, keys = first + T;
+  if (keys > cfg.max_position_embeddings)
+    bad_input(std::to_string(first) + " positions so far plus " + std::to_string(T) +
+              " new ones is more than the model's " + std::to_string(cfg.max_position_embeddings) +
+              " positions (n_positions)");
+  check_input(ids, {}, {});
+  const int L = cfg.num_layers, C = cfg.hidden_size;
+
+  if (keys > cache.capacity) {  // grow: each layer's rows move to the new layer stride
+    const int capacity = std::max(keys, std::min(cfg.max_position_embeddings, 2 * cache.capacity));
+    for (std::vector<float>* buffer : {&cache.k, &cache.v}) {
+      std::vector<float> grown(static_cast<size_t>(L) * capacity * C);
+      for (int l = 0; l < L && cache.length > 0; ++l)
+        std::copy_n(buffer->data() + static_cast<size_t>(l) * cache.capacity * C, static_cast<size_t>(first) * C,
+                    grown.data() + static_cast<size_t>(l) * capacity * C);
+      buffer->swap(grown);
+    }
+    cache.capacity = capacity;
+  }
+
+  ForwardOptions options;  // attentions only
+  prepare(res, options, T, keys);
+  float* x = res.hidden_out.data();
+  embeddings_forward(x, weights_, ids.data(), nullptr, T, C, first);
+  const size_t layer_stride = static_cast<size_t>(cache.capacity) * C;
+  run_layers(x, T, first, KvView{cache.k.data(), cache.v.data(), layer_stride}, nullptr, options, res, a);
+  cache.length = keys;
+}
+
+void Transformer::run_layers(float* x, int T, int first_position, const KvView& kv, const float* key_bias,
+                             const ForwardOptions& options, ForwardResult& res, Activations& a) const {
+  const ModelConfig& cfg = config_;
+  const int L = cfg.num_layers, H = cfg.num_heads, C = cfg.hidden_size, F = cfg.intermediate_size;
+  const int keys = first_position + T;
+  const size_t TC = static_cast<size_t>(T) * C, layer_probs = static_cast<size_t>(H) * T * keys;
+  const kernels::Activation act = activation_for(cfg.hidden_act);
+  const float eps = static_cast<float>(cfg.layer_norm_eps);
+  const bool decoder = cfg.is_decoder();
+
+  for (auto* buffer : {&a.q, &a.ctx, &a.sum}) buffer->resize(TC);
+  a.ln.resize(decoder ? TC : 0);
+  a.ff.resize(static_cast<size_t>(T) * F);
+  a.probs.resize(options.attentions ? 0 : layer_probs);
+  a.head_out.resize(options.value_norms ? TC : 0);
+  if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin());
+
+  const AttentionMask mask{key_bias, decoder};
+  for (int l = 0; l < L; ++l) {
+    float* probs = options.attentions ? res.attentions.data() + l * layer_probs : a.probs.data();
+    float* k = kv.k + l * kv.layer_stride;
+    float* v = kv.v + l * kv.layer_stride;
+    if (decoder)
+      decoder_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, H, act, eps);
+    else
+      encoder_layer_forward(x, a, layers_[l], probs, mask, T, H, act, eps);
+    record_attention(l, T, k, v, options, res, a);
+    if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(l + 1) * TC);
+  }
+  if (decoder) {
+    kernels::layer_norm_f32(x, x, weights_.ln_f_g.data(), weights_.ln_f_b.data(), T, C, eps);
+    // Hugging Face's last hidden_states entry is after ln_f.
+    if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(L) * TC);
+  }
+}
+
+void Transformer::record_attention(int l, int T, const float* k, const float* v, const ForwardOptions& options,
+                                   ForwardResult& res, Activations& a) const {
+  const int H = config_.num_heads, C = config_.hidden_size, dh = config_.head_dim();
+  if (options.qkv) {  // (T, C) head columns → (T, dh) block at [l][h]
+    for (int h = 0; h < H; ++h) {
+      const size_t lh = static_cast<size_t>(l) * H + h, col = static_cast<size_t>(h) * dh;
+      for (int t = 0; t < T; ++t) {
+        const size_t src = static_cast<size_t>(t) * C + col, dst = (lh * T + t) * dh;
+        std::copy_n(a.q.data() + src, dh, res.q.data() + dst);
+        std::copy_n(k + src, dh, res.k.data() + dst);
+        std::copy_n(v + src, dh, res.v.data() + dst);
+      }
+    }
+  }
+  if (options.value_norms)
+    value_norms_forward(res.value_norms.data() + static_cast<size_t>(l) * H * T, a.head_out.data(), v, layers_[l],
+                        T, H);
+}
+
+std::vector<float> Transformer::lm_logits(const float* hidden, int rows) const {
+  const int C = config_.hidden_size, V = config_.vocab_size;
+  if (rows <= 0) throw Error("E_INPUT", "lm_logits: needs at least one hidden state row");
+  std::vector<float> logits(static_cast<size_t>(rows) * V);
+  if (config_.is_decoder()) {  // GPT-2: logits = h · W_teᵀ (tied) or h · lm_headᵀ, no bias
+    const WeightMatrix& head = weights_.lm_head.size() ? weights_.lm_head : weights_.word_emb;
+    vocabulary_logits(logits.data(), hidden, head, nullptr, rows, C, V);
+    return logits;
+  }
+  if (!weights_.has_mlm_head)
+    throw Error("E_WEIGHTS", "this checkpoint has no masked-LM head (cls.predictions.* / vocab_transform.*)");
+  // Masked-LM head: transform (dense, activation, LayerNorm), then the decoder.
+  const MlmHeadWeights& m = weights_.mlm;
+  std::vector<float> h(static_cast<size_t>(rows) * C);
+  kernels::linear_f32(h.data(), hidden, m.dense_w.data(), m.dense_b.data(), rows, C, C);
+  kernels::activation_f32(h.data(), h.size(), activation_for(config_.hidden_act));
+  const float eps = static_cast<float>(config_.layer_norm_eps);
+  kernels::layer_norm_f32(h.data(), h.data(), m.ln_g.data(), m.ln_b.data(), rows, C, eps);
+  if (!m.decoder_w.empty()) {
+    kernels::linear_f32(logits.data(), h.data(), m.decoder_w.data(), m.bias.data(), rows, C, V);
+    return logits;
+  }
+  vocabulary_logits(logits.data(), h.data(), weights_.word_emb, m.bias.data(), rows, C, V);  // tied
+  return logits;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,104 @@
+// A transformer checkpoint ready to run: the encoders (BERT, DistilBERT, MiniLM: post-LN,
+// bidirectional) and the decoders (GPT-2: pre-LN, causal), composed from the same blocks
+// (blocks.h). Every run keeps every attention probability matrix (the point of AttnScope) and, on
+// request, the per-layer hidden states, the per-head Q, K, V (the formula walk-through) and the
+// per-head value-vector norms ‖f(x_j)‖ (Kobayashi et al. 2020). Decoders also run incrementally
+// over a KV cache: a generation step costs one position's work, not a new pass.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "blocks.h"
+#include "config.h"
+#include "weights.h"
+
+namespace attnscope {
+
+struct ForwardOptions {
+  bool attentions = true;        // fill ForwardResult::attentions
+  bool hidden_states = false;    // fill ForwardResult::hidden_states
+  bool qkv = false;              // fill q, k, v
+  bool value_norms = false;      // fill value_norms
+};
+
+struct ForwardResult {
+  int layers = 0, heads = 0, hidden = 0, head_dim = 0;
+  int tokens = 0;                    // T: positions run (queries)
+  int keys = 0;                      // positions attended over: T, or all so far for extend()
+  std::vector<float> attentions;     // (L, H, T, keys): attentions[l][h][i][j] = P(query i -> key j)
+  std::vector<float> hidden_out;     // (T, C): the last hidden state (decoders: after the final LayerNorm)
+  // (L+1, T, C): the embeddings output, then each layer's output; for decoders the last one is
+  // after the final LayerNorm (Hugging Face's hidden_states).
+  std::vector<float> hidden_states;
+  std::vector<float> q, k, v;        // (L, H, T, dh): per-head projections, q NOT pre-scaled
+  std::vector<float> value_norms;    // (L, H, T): ‖(x_j W_V,h + b_V,h) W_O,h‖ per key token j
+};
+
+// The keys and values of every position a decoder has run so far, per layer.
+struct KvCache {
+  int length = 0;            // positions held
+  int capacity = 0;          // positions the buffers have room for
+  std::vector<float> k, v;   // (L, capacity, C)
+};
+
+class Transformer {
+ public:
+  Transformer(ModelConfig config, ModelWeights weights);
+
+  // ids: T token ids; token_types: empty (all zero) or T values < type_vocab_size (models without
+  // token types: all 0); attention_mask: empty (all ones) or T values in {0,1} — keys with 0 get
+  // −inf before softmax (probability exactly 0). Decoders also hide every later key from each
+  // query (causal). A query whose keys are all masked gets the uniform distribution over the keys
+  // it may see (what Hugging Face's additive finfo.min mask produces), never NaN. Padded positions
+  // are still computed as queries, as in PyTorch; callers decide whether to show them.
+  // Throws Error("E_INPUT", ...) for T == 0, T > max_position_embeddings, ids out of vocab,
+  // token types out of range, mismatched lengths, mask values other than 0/1.
+  ForwardResult forward(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
+                        const std::vector<int32_t>& attention_mask, const ForwardOptions& options) const;
+
+  // The same, writing into `out` and `activations`, whose vectors are resized (their capacity is
+  // kept, so a second run of the same length allocates nothing). Outputs not asked for in
+  // `options` are left empty. On an E_INPUT error `out` is left unchanged.
+  void forward(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
+               const std::vector<int32_t>& attention_mask, const ForwardOptions& options,
+               ForwardResult& out, Activations& activations) const;
+
+  // Decoders: runs `ids` as the positions after the cache.length ones the cache holds (an empty
+  // cache: a prompt), appends their keys and values, and writes out.attentions (L, H, T, keys)
+  // with keys = cache.length afterwards, and out.hidden_out (T, C) after the final LayerNorm.
+  // Equal to the matching rows of forward() over the whole sequence. E_INPUT for an encoder, no
+  // ids, ids out of vocab, or past max_position_embeddings (the cache is then unchanged).
+  void extend(const std::vector<int32_t>& ids, KvCache& cache, ForwardResult& out, Activations& activations) const;
+
+  // Vocabulary logits (rows, V) from `rows` last hidden states (rows × C): the masked-LM head of an
+  // encoder (E_WEIGHTS when the checkpoint has none) or the language-model head of a decoder.
+  std::vector<float> lm_logits(const float* hidden, int rows) const;
+
+  const ModelConfig& config() const { return config_; }
+  bool has_lm_head() const { return config_.is_decoder() || weights_.has_mlm_head; }
+
+ private:
+  // Where a pass reads and writes each layer's keys and values: layer l's are at
+  // k + l · layer_stride (layer_stride 0: one buffer reused by every layer).
+  struct KvView {
+    float *k, *v;
+    size_t layer_stride;
+  };
+  void check_input(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
+                   const std::vector<int32_t>& attention_mask) const;
+  void prepare(ForwardResult& out, const ForwardOptions& options, int T, int keys) const;
+  // Every layer over T positions starting at `first_position`; x holds the embeddings on entry
+  // and the last hidden state on return.
+  void run_layers(float* x, int T, int first_position, const KvView& kv, const float* key_bias,
+                  const ForwardOptions& options, ForwardResult& out, Activations& a) const;
+  // What a layer's attention leaves for the caller besides the probabilities: per-head Q, K, V and
+  // value-vector norms.
+  void record_attention(int layer, int T, const float* k, const float* v, const ForwardOptions& options,
+                        ForwardResult& out, Activations& a) const;
+
+  ModelConfig config_;
+  ModelWeights weights_;  // embeddings, final LayerNorm and heads; the layers moved into layers_
+  std::vector<Layer> layers_;
+};
+
+}  // namespace attnscope

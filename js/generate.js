@@ -1,0 +1,151 @@
+// Text generation with a decoder, streamed step by step. The prompt runs once; each step then
+// picks a token from the last position's logits (js/sampling.js) and runs only that token over
+// the engine's KV cache, so a step costs one position's work. Every step carries the new token's
+// attention row in every layer and head (where it looked, among all the tokens before it).
+import { AttnScopeError, abortedError } from './errors.js';
+import { probabilityOf, topKSoftmax } from './mlm.js';
+import { sampleToken, seededRandom } from './sampling.js';
+
+export const GENERATE_DEFAULTS = Object.freeze({
+  maxNewTokens: 20,
+  // Hugging Face generate()'s sampling defaults; temperature 0 is greedy.
+  temperature: 1,
+  topK: 50,
+  topP: 1,
+  seed: 0,
+  stopAtEos: true,
+  candidates: 5,  // the model's top tokens reported with each step
+});
+
+/** Validates generate() options, filling defaults; E_INPUT names the bad one. */
+export function generateOptions(options) {
+  const o = { ...GENERATE_DEFAULTS, ...options };
+  const integer = (name, min) => {
+    if (!Number.isInteger(o[name]) || o[name] < min) throw new AttnScopeError('E_INPUT', `${name} must be an integer >= ${min}, got ${o[name]}`);
+  };
+  integer('maxNewTokens', 0);
+  integer('topK', 0);
+  integer('candidates', 0);
+  if (!Number.isInteger(o.seed) || o.seed < 0 || o.seed > 0xFFFFFFFF) {
+    throw new AttnScopeError('E_INPUT', `seed must be an integer in [0, 2^32), got ${o.seed}`);
+  }
+  if (typeof o.temperature !== 'number' || !(o.temperature >= 0) || !Number.isFinite(o.temperature)) {
+    throw new AttnScopeError('E_INPUT', `temperature must be a finite number >= 0, got ${o.temperature}`);
+  }
+  if (typeof o.topP !== 'number' || !(o.topP > 0 && o.topP <= 1)) {
+    throw new AttnScopeError('E_INPUT', `topP must be in (0, 1], got ${o.topP}`);
+  }
+  if (typeof o.stopAtEos !== 'boolean') throw new AttnScopeError('E_INPUT', `stopAtEos must be true or false, got ${o.stopAtEos}`);
+  if (o.onToken !== undefined && typeof o.onToken !== 'function') throw new AttnScopeError('E_INPUT', 'onToken must be a function');
+  return o;
+}
+
+/**
+ * A generation in progress: iterate it (`for await (const step of generation)`) for the steps as
+ * they come, and/or await `generation.result` for the whole sequence. Runs whether or not anyone
+ * iterates; cancel() or the signal stops it (result rejects with E_ABORTED).
+ */
+export class Generation {
+  #steps = [];
+  #waiting = null;
+  #finished = false;
+  #error = null;
+  #cancelled = false;
+
+  /**
+   * @param {object} session what the model provides: prompt {ids, tokens, numTruncated},
+   *   extend(ids) → {keys, attentions: Float32Array (L·H·T·keys copy), hidden: Float32Array (last row)},
+   *   logits(hiddenRow) → Float32Array, token(id) → string, eosId, maxPositions, shape {layers, heads},
+   *   finish() (called once at the end, whatever happened)
+   * @param {object} options from generateOptions(), plus signal
+   */
+  constructor(session, options) {
+    this.prompt = null;  // {ids, tokens, numTruncated, attentions, shape} once the prompt has run
+    this.result = this.#run(session, options);
+    this.result.catch(() => {});  // rejections surface through the iterator or `result`
+  }
+
+  /** Stops after the step in progress; `result` rejects with E_ABORTED. */
+  cancel() {
+    this.#cancelled = true;
+  }
+
+  async* [Symbol.asyncIterator]() {
+    for (let next = 0; ; next++) {
+      while (next >= this.#steps.length && !this.#finished) await new Promise((resolve) => { this.#waiting = resolve; });
+      if (next < this.#steps.length) yield this.#steps[next];
+      else if (this.#error) throw this.#error;
+      else return;
+    }
+  }
+
+  #publish(step) {
+    if (step) this.#steps.push(step);
+    const wake = this.#waiting;
+    this.#waiting = null;
+    wake?.();
+  }
+
+  async #run(session, o) {
+    const { signal } = o;
+    const stopped = () => this.#cancelled || signal?.aborted;
+    try {
+      await nextTask();  // let the caller attach before the first (possibly long) prompt pass
+      if (stopped()) throw abortedError();
+      const prompt = session.prompt;
+      const first = session.extend(prompt.ids);
+      const { layers, heads } = session.shape;
+      this.prompt = { ...prompt, attentions: first.attentions, shape: [layers, heads, prompt.ids.length, prompt.ids.length] };
+      const random = seededRandom(o.seed);
+      const ids = Array.from(prompt.ids);
+      const tokens = [...prompt.tokens];
+      const steps = [];
+      let hidden = first.hidden;
+      let stopReason = 'max-new-tokens';
+      for (let index = 0; index < o.maxNewTokens; index++) {
+        if (ids.length >= session.maxPositions) { stopReason = 'max-positions'; break; }
+        const logits = session.logits(hidden);
+        const id = sampleToken(logits, o, random);
+        const distribution = topKSoftmax(logits, Math.max(o.candidates, 1));
+        const step = session.extend([id]);
+        hidden = step.hidden;
+        const token = session.token(id);
+        ids.push(id);
+        tokens.push(token);
+        const record = {
+          index, position: ids.length - 1, id, token,
+          prob: probabilityOf(logits, id),
+          candidates: distribution.slice(0, o.candidates).map((c) => ({ ...c, token: session.token(c.id) })),
+        };
+        steps.push(record);
+        const streamed = { ...record, keys: step.keys, attention: step.attentions };
+        this.#publish(streamed);
+        o.onToken?.(streamed);
+        if (o.stopAtEos && id === session.eosId) { stopReason = 'eos'; break; }
+        await nextTask();  // a cancel (or an abort message to a worker) gets its turn
+        if (stopped()) throw abortedError();
+      }
+      return { ids: Int32Array.from(ids), tokens, promptLength: prompt.ids.length, numTruncated: prompt.numTruncated, steps, stopReason };
+    } catch (error) {
+      this.#error = error;
+      throw error;
+    } finally {
+      session.finish();
+      this.#finished = true;
+      this.#publish(null);
+    }
+  }
+}
+
+// Yields to the event loop for one macrotask (MessageChannel: no 4 ms clamp as with nested
+// setTimeout), so messages such as a worker's cancel are handled between steps.
+function nextTask() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
