@@ -5,10 +5,11 @@ import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { AttnScopeError } from './errors.js';
+import { bertvizJson } from './bertviz.js';
+import { nestedJson } from './json-arrays.js';
 
-const FLUSH_AT = 1 << 20;
-
-/** {"ids","token_type_ids","tokens","offsets","num_truncated","attentions":[L][H][T][T],"hidden":[T][C],"mask_predictions"?} */
+/** {"ids","token_type_ids","tokens","offsets","num_truncated","attentions":[L][H][T][T],"hidden":[T][C],
+ *   "mask_predictions"? (encoders), "next"? and "next_by_position"? (decoders)} */
 export async function writeJsonResult(out, result) {
   const [L, H, T] = result.shape;
   const C = result.hidden.length / T;
@@ -21,25 +22,16 @@ export async function writeJsonResult(out, result) {
     await write(',"hidden":');
     await writeNested(write, result.hidden, [T, C]);
     if (result.maskPredictions) await write(`,"mask_predictions":${JSON.stringify(result.maskPredictions)}`);
+    if (result.next) await write(`,"next":${JSON.stringify(result.next)}`);
+    if (result.nextByPosition) await write(`,"next_by_position":${JSON.stringify(result.nextByPosition)}`);
     await write('}\n');
   });
 }
 
-/**
- * BertViz input: head_view(attention, tokens, sentence_b_start) takes one (batch=1, heads, T, T)
- * tensor per layer, so "attention" is [L][1][H][T][T].
- */
+/** BertViz input (js/bertviz.js, the same document the <attn-scope> export writes). */
 export async function writeBertViz(out, result) {
-  const [L, H, T] = result.shape;
-  const pairStart = result.typeIds.indexOf(1);
   await withSink(out, async (write) => {
-    await write('{"attention":[');
-    for (let l = 0; l < L; l++) {
-      await write(l ? ',[' : '[');
-      await writeNested(write, result.attentions.subarray(l * H * T * T, (l + 1) * H * T * T), [H, T, T]);
-      await write(']');
-    }
-    await write(`],"tokens":${JSON.stringify(result.tokens)},"sentence_b_start":${pairStart < 0 ? 'null' : pairStart}}\n`);
+    for (const piece of bertvizJson(result)) await write(piece);
   });
 }
 
@@ -55,6 +47,7 @@ export function writeNpyFolder(dir, result) {
     writeFileSync(join(dir, 'offsets.npy'), npy('<i4', [T, 2], result.offsets));
     writeFileSync(join(dir, 'tokens.npy'), npyStrings(result.tokens));
     if (result.maskPredictions) writeFileSync(join(dir, 'mask_predictions.json'), `${JSON.stringify(result.maskPredictions)}\n`);
+    if (result.next) writeFileSync(join(dir, 'next.json'), `${JSON.stringify(result.next)}\n`);
   } catch (error) {
     throw new AttnScopeError('E_INPUT', `cannot write ${dir}: ${error.message}`);
   }
@@ -66,35 +59,8 @@ function offsetPairs(offsets) {
   return pairs;
 }
 
-function number(x) {
-  return Number.isFinite(x) ? String(Number(x.toPrecision(9))) : 'null';
-}
-
-// Writes `data` (row-major, `shape`) as nested JSON arrays, one innermost row at a time: before
-// row r, close the groups that ended, a comma, and open the groups that start at r.
 async function writeNested(write, data, shape) {
-  const inner = shape[shape.length - 1];
-  const outer = shape.slice(0, -1);
-  const rows = data.length / inner;
-  const bracketsAt = (r) => {
-    let count = 0;
-    let stride = 1;
-    for (let d = outer.length - 1; d >= 0; d--) {
-      stride *= outer[d];
-      if (r % stride === 0) count++;
-    }
-    return count;
-  };
-  let text = '';
-  for (let r = 0; r < rows; r++) {
-    if (r > 0) text += `${']'.repeat(bracketsAt(r))},`;
-    text += `${'['.repeat(bracketsAt(r))}[${Array.from(data.subarray(r * inner, (r + 1) * inner), number).join(',')}]`;
-    if (text.length > FLUSH_AT) {
-      await write(text);
-      text = '';
-    }
-  }
-  await write(`${text}${']'.repeat(outer.length)}`);
+  for (const piece of nestedJson(data, shape)) await write(piece);
 }
 
 // Streams to a file, or to stdout when `out` is undefined or '-'; waits for 'drain'.

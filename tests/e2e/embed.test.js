@@ -312,35 +312,37 @@ describe('exports', () => {
     await g.context.close();
   });
 
-  it('BertViz JSON has head_view\'s shape, including the sentence-pair slices', async () => {
+  it('BertViz JSON is head_view\'s input, the same document the CLI writes', async () => {
     const g = await guardedPage(browser);
     await g.page.goto(server.origin + '/two.html');
     await waitForElements(g.page, 2);
     const [download] = await Promise.all([g.page.waitForEvent('download'),
       g.page.locator('#b').locator('button[data-action="json"]').click()]);
-    const params = JSON.parse(readFileSync(await download.path(), 'utf8'));
+    const text = readFileSync(await download.path(), 'utf8');
+    const params = JSON.parse(text);
     const b = await elementState(g.page, 1);
     const [L, H, T] = b.shape;
-    const bStart = b.typeIds.indexOf(1);
-    assert.equal(params.attention.length, 5);
-    assert.deepEqual(params.attention.map((d) => d.name), ['All', 'Sentence A -> Sentence A', 'Sentence B -> Sentence B',
-      'Sentence A -> Sentence B', 'Sentence B -> Sentence A']);
-    assert.deepEqual(params.include_layers, [...Array(L).keys()]);
-    const ranges = { All: [0, T, 0, T], 'Sentence A -> Sentence A': [0, bStart, 0, bStart], 'Sentence B -> Sentence B': [bStart, T, bStart, T],
-      'Sentence A -> Sentence B': [0, bStart, bStart, T], 'Sentence B -> Sentence A': [bStart, T, 0, bStart] };
-    for (const d of params.attention) {
-      const [r0, r1, c0, c1] = ranges[d.name];
-      // head_view.py's own checks: attn[0][0] has len(left_text) rows of len(right_text).
-      assert.equal(d.attn.length, L);
-      assert.equal(d.attn[0].length, H);
-      assert.equal(d.attn[0][0].length, d.left_text.length);
-      assert.equal(d.attn[0][0][0].length, d.right_text.length);
-      assert.deepEqual(d.left_text, b.tokens.slice(r0, r1));
-      assert.deepEqual(d.right_text, b.tokens.slice(c0, c1));
-      const l = L - 1, h = H - 1, i = r1 - r0 - 1, j = c1 - c0 - 1;
-      assert.equal(d.attn[l][h][i][j], b.attentions[((l * H + h) * T + r0 + i) * T + c0 + j]);
+    // head_view(attention, tokens, sentence_b_start): one (batch=1, heads, T, T) tensor per layer.
+    assert.deepEqual(Object.keys(params), ['attention', 'tokens', 'sentence_b_start']);
+    assert.deepEqual(params.tokens, b.tokens);
+    assert.equal(params.sentence_b_start, b.typeIds.indexOf(1));
+    assert.equal(params.attention.length, L);
+    let worst = 0;
+    for (let l = 0; l < L; l++) {
+      assert.equal(params.attention[l].length, 1);
+      assert.equal(params.attention[l][0].length, H);
+      for (let h = 0; h < H; h++) {
+        assert.equal(params.attention[l][0][h].length, T);
+        for (let i = 0; i < T; i++) {
+          for (let j = 0; j < T; j++) worst = Math.max(worst, Math.abs(params.attention[l][0][h][i][j] - b.attentions[((l * H + h) * T + i) * T + j]));
+        }
+      }
     }
-    for (const row of params.attention[0].attn[1][2]) assert.ok(Math.abs(row.reduce((s, v) => s + v, 0) - 1) < 1e-5);
+    assert.ok(worst <= 1e-8, `values differ by ${worst}`);
+    // Byte for byte what the CLI writes for the same result (js/bertviz.js serves both).
+    const { bertvizJson } = await import('../../js/bertviz.js');
+    const cli = [...bertvizJson({ shape: b.shape, typeIds: b.typeIds, tokens: b.tokens, attentions: Float32Array.from(b.attentions) })].join('');
+    assert.equal(text, cli);
     await g.context.close();
   });
 });

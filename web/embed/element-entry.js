@@ -14,4 +14,5 @@ if (/^https?:/.test(here)) setDefaultPageUrl(new URL('../', here).href);
 defineAttnScopeElement();
 
 export { AttnScopeElement, defineAttnScopeElement } from './element.js';
-export { viewToCanvas, viewToPng, attentionSvg, bertvizParams } from './export.js';
+export { viewToCanvas, viewToPng, attentionSvg } from './export.js';
+export { bertvizJson } from '../../js/bertviz.js';

@@ -15,7 +15,8 @@ import { createAggregates } from '../src/views/aggregates.js';
 import { AttnScopeError } from '../../js/errors.js';
 import { parseModelId, preview, runModel, stats } from './model-clients.js';
 import { elementStyleSheet } from './styles.js';
-import { attentionSvg, bertvizParams, downloadBlob, viewToPng } from './export.js';
+import { attentionSvg, downloadBlob, viewToPng } from './export.js';
+import { bertvizJson } from '../../js/bertviz.js';
 import { permalinkFor } from './permalink.js';
 import { elementText } from './labels.js';
 
@@ -122,10 +123,10 @@ export class AttnScopeElement extends HTMLElement {
     return svg;
   }
 
-  /** Downloads (and returns) every layer's attention in BertViz head_view/model_view format. */
+  /** Downloads (and returns) every layer's attention as BertViz input (js/bertviz.js, as the CLI writes it). */
   exportBertViz() {
     if (!this.result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
-    const json = JSON.stringify(bertvizParams(this.result, { layer: this.#state.layer, heads: [this.#state.head] }));
+    const json = [...bertvizJson(this.result)].join('');
     downloadBlob(new Blob([json], { type: 'application/json' }), this.#fileName('json'), this.#dom.frame);
     return json;
   }

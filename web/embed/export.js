@@ -1,7 +1,7 @@
 // Static fallbacks for a view: a PNG of exactly what is on screen (every visible canvas of the
 // view composited at devicePixelRatio), an SVG heatmap built with the DOM and XMLSerializer (so
-// token text is escaped by the serializer, never by hand), and the attention in BertViz's
-// head_view/model_view input format. The explorer page may import these too.
+// token text is escaped by the serializer, never by hand). The explorer page may import these
+// too; the BertViz download is js/bertviz.js, shared with the CLI.
 import { cssColour, sequential } from '../src/colormap.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -104,43 +104,6 @@ function cellsDataUrl(matrix, n, colour) {
     }
   }
   return canvas.toDataURL('image/png');
-}
-
-/**
- * BertViz's head_view / model_view parameters for a RunResult: `attention` holds
- * {name, attn: [L][H][T][T], left_text, right_text} entries; for a sentence pair also the
- * A→A, B→B, A→B, B→A slices, exactly as bertviz/head_view.py builds them.
- */
-export function bertvizParams(result, { layer = null, heads = null } = {}) {
-  const [L, H, T] = result.shape;
-  const tokens = Array.from(result.tokens);
-  const bStart = Array.from(result.typeIds).indexOf(1);
-  const slice = (rows, cols) => {
-    const out = [];
-    for (let l = 0; l < L; l++) {
-      const layerOut = [];
-      for (let h = 0; h < H; h++) {
-        const base = (l * H + h) * T * T;
-        layerOut.push(rows.map((i) => cols.map((j) => result.attentions[base + i * T + j])));
-      }
-      out.push(layerOut);
-    }
-    return out;
-  };
-  const all = [...tokens.keys()];
-  const attention = [{ name: bStart > 0 ? 'All' : null, attn: slice(all, all), left_text: tokens, right_text: tokens }];
-  if (bStart > 0) {
-    const a = all.slice(0, bStart), b = all.slice(bStart);
-    const pick = (idx) => idx.map((i) => tokens[i]);
-    attention.push(
-      { name: 'Sentence A -> Sentence A', attn: slice(a, a), left_text: pick(a), right_text: pick(a) },
-      { name: 'Sentence B -> Sentence B', attn: slice(b, b), left_text: pick(b), right_text: pick(b) },
-      { name: 'Sentence A -> Sentence B', attn: slice(a, b), left_text: pick(a), right_text: pick(b) },
-      { name: 'Sentence B -> Sentence A', attn: slice(b, a), left_text: pick(b), right_text: pick(a) },
-    );
-  }
-  return { attention, default_filter: '0', root_div_id: 'bertviz-attnscope', layer, heads,
-    include_layers: [...Array(L).keys()] };
 }
 
 /** Saves a Blob under a file name (an <a download> click; `host` keeps it inside a shadow root). */

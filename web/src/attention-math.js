@@ -1,14 +1,8 @@
-// Pure arithmetic on attention matrices for the views: head slices, hiding special tokens with
+// Pure arithmetic on attention matrices for the views: hiding special tokens with
 // rows renormalised, mean/max over heads, attention rollout, value-norm weighting, the formula
 // walk-through (q·k, ÷√d_k, softmax, Σ α v) and mask/drop diffs. No DOM, no drawing.
-// Matrices are row-major Float32Array (n×n); row i = query i, column j = key j.
-
-// The (layer, head) T×T matrix as a view into the flat (L, H, T, T) array (no copy).
-export function headMatrix(result, layer, head) {
-  const [, H, T] = result.shape;
-  const start = (layer * H + head) * T * T;
-  return result.attentions.subarray(start, start + T * T);
-}
+// Matrices are row-major Float32Array (n×n); row i = query i, column j = key j. One head's
+// matrix is RunResult.attention(layer, head) (js/result.js), a view of the flat array.
 
 // Token positions to show: all, or all but the template-added [CLS]/[SEP] when hiding them.
 // Never returns an empty list (a text of only special tokens keeps them).
@@ -48,7 +42,7 @@ export function headMean(result, layer) {
   const mean = new Float32Array(T * T);
   const w = 1 / H;
   for (let h = 0; h < H; h++) {
-    const a = headMatrix(result, layer, h);
+    const a = result.attention(layer, h);
     for (let x = 0; x < a.length; x++) mean[x] += a[x] * w;
   }
   return mean;
@@ -60,7 +54,7 @@ export function headMeanMax(result, layer) {
   const mean = new Float32Array(T * T);
   const max = new Float32Array(T * T);
   for (let h = 0; h < H; h++) {
-    const a = headMatrix(result, layer, h);
+    const a = result.attention(layer, h);
     for (let x = 0; x < a.length; x++) {
       mean[x] += a[x] / H;
       if (a[x] > max[x]) max[x] = a[x];
@@ -112,7 +106,7 @@ export function rolloutFromMeans(means, T) {
 // transformed value vector (valueNorms, (L, H, T)). Not row-stochastic.
 export function normWeighted(result, layer, head) {
   const [, H, T] = result.shape;
-  const a = headMatrix(result, layer, head);
+  const a = result.attention(layer, head);
   const norms = result.valueNorms.subarray((layer * H + head) * T, (layer * H + head + 1) * T);
   const out = new Float32Array(T * T);
   for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) out[i * T + j] = a[i * T + j] * norms[j];

@@ -1,7 +1,5 @@
 // A read-only window into the page for the Playwright tests (and curious users in DevTools):
 // copies of the state and of the numbers each view draws, never references to live objects.
-import { headMatrix } from './attention-math.js';
-
 export function installTestHook(app) {
   const copy = (a) => (a ? Array.from(a) : null);
   const hook = {
@@ -21,7 +19,7 @@ export function installTestHook(app) {
     shown(layer, head) { return copy(app.displayMatrix(layer, head)); },
     shownPositions() { return [...app.display().positions]; },
     /** The engine's raw matrix of the run on screen (edited when an edit is active). */
-    raw(layer, head, which = 'result') { return copy(headMatrix(app[which], layer, head)); },
+    raw(layer, head, which = 'result') { return copy(app[which].attention(layer, head)); },
     vector(which, layer, head, token) {
       const r = app.result, [L, H, T] = r.shape, dh = r[which].length / (L * H * T);
       const s = ((layer * H + head) * T + token) * dh;

@@ -19,7 +19,7 @@
 // showRun / showEdit / clearEdit.
 import { translate } from './i18n.js';
 import { clampToResult } from './state.js';
-import { alignPositions, headMatrix, restrict, visiblePositions } from './attention-math.js';
+import { alignPositions, restrict, visiblePositions } from './attention-math.js';
 
 const MATRIX_CACHE = 8;   // recent heads: the views ask for the same head often
 
@@ -59,7 +59,7 @@ export function createViewModel({ state, onSet }) {
 
     displayMatrix(layer, head) {
       const r = app.result, d = app.display();
-      const raw = headMatrix(r, layer, head);
+      const raw = r.attention(layer, head);
       if (d.positions.length === r.shape[2]) return raw;
       const key = `${layer}/${head}`;
       let m = d.matrices.get(key);

@@ -5,7 +5,7 @@
 import { createAggregatePanels } from './aggregate-panels.js';
 import { renderLegend } from '../legend.js';
 import { sequential } from '../colormap.js';
-import { headMean, headMeanMax, headMatrix, normWeighted, restrict, maxOf } from '../attention-math.js';
+import { headMean, headMeanMax, normWeighted, restrict, maxOf } from '../attention-math.js';
 import { layerHeadPickers } from '../pickers.js';
 import { startRolloutWorker } from '../rollout-worker.js';
 
@@ -49,7 +49,7 @@ export function createAggregates(host, app) {
       () => { ({ mean, max } = headMeanMax(result, last)); layerMean = mean; },
       () => show('mean', mean, T, true, 'legendAttention'),
       () => show('max', max, T, false, 'legendAttention'),
-      () => show('raw', headMatrix(result, last, head), T, true, 'legendAttention'),
+      () => show('raw', result.attention(last, head), T, true, 'legendAttention'),
       () => {
         if (result.valueNorms) show('normWeighted', normWeighted(result, last, head), T, false, 'legendNorm');
         else panels.normWeighted.note.textContent = t('aggNoNorms');

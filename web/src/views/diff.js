@@ -4,7 +4,7 @@
 import { Heatmap } from '../heatmap.js';
 import { renderLegend } from '../legend.js';
 import { sequential, diverging } from '../colormap.js';
-import { alignPositions, diffMatrix, headMatrix, maxOf, maxAbsOf, restrict, visiblePositions } from '../attention-math.js';
+import { alignPositions, diffMatrix, maxOf, maxAbsOf, restrict, visiblePositions } from '../attention-math.js';
 import { layerHeadPickers, tokenName } from '../pickers.js';
 
 export function createDiff(host, app) {
@@ -48,8 +48,8 @@ export function createDiff(host, app) {
     // renormalised, as in the other views) and compared position by position on those.
     const keep = visiblePositions(original, state.hideSpecial);
     const keepEdited = keep.map((p) => fullMap[p]).filter((q) => q >= 0);
-    const a = restrict(headMatrix(original, state.layer, state.head), T, keep, true);
-    const b = restrict(headMatrix(edited, state.layer, state.head), Te, keepEdited, true);
+    const a = restrict(original.attention(state.layer, state.head), T, keep, true);
+    const b = restrict(edited.attention(state.layer, state.head), Te, keepEdited, true);
     const map = Int32Array.from(keep, (p) => (fullMap[p] < 0 ? -1 : keepEdited.indexOf(fullMap[p])));
     const n = keep.length, ne = keepEdited.length;
     const d = diffMatrix(a, b, n, map, ne);

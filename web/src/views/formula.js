@@ -2,7 +2,7 @@
 // ÷√d_k, softmax, and the output Σ_j α_ij v_j — recomputed from the q, k, v the engine returned
 // (run with qkv), and checked against the engine's attention row, which it must equal.
 // Beside it, a short plain-language explanation of Q, K, V, √d_k and softmax.
-import { formulaSteps, headMatrix } from '../attention-math.js';
+import { formulaSteps } from '../attention-math.js';
 import { diverging, cssColour } from '../colormap.js';
 import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
 
@@ -70,7 +70,7 @@ export function createFormula(host, app) {
     const i = state.query;
     const keyMask = app.keyMask();
     const f = formulaSteps(result, state.layer, state.head, i, keyMask);
-    const row = headMatrix(result, state.layer, state.head).subarray(i * result.shape[2], (i + 1) * result.shape[2]);
+    const row = result.attention(state.layer, state.head).subarray(i * result.shape[2], (i + 1) * result.shape[2]);
     let maxErr = 0;
     for (let j = 0; j < row.length; j++) maxErr = Math.max(maxErr, Math.abs(f.softmax[j] - row[j]));
     last = { layer: state.layer, head: state.head, query: i, dk: f.dk,
