@@ -470,6 +470,29 @@ test('a local model folder loads through the file input; a broken one is refused
   assert.deepEqual((await hook(() => window.__attnscope.shape)).slice(0, 2), [3, 2]);
 });
 
-test('no console errors, uncaught errors, unhandled rejections or foreign requests', () => {
+// Also run alone (--test-name-pattern): it then drives the page itself, through every view and a
+// typed text, so it has something to catch; and it first checks that the guard catches at all.
+test('no console errors, uncaught errors, unhandled rejections or foreign requests', async () => {
+  const seen = problems.length;
+  await page.evaluate(() => {
+    console.error('planted console error');
+    setTimeout(() => { throw new Error('planted uncaught error'); }, 0);
+    Promise.reject(new Error('planted rejection'));
+  });
+  await page.waitForTimeout(200);
+  const planted = problems.splice(seen);
+  for (const what of ['console.error: planted console error', 'uncaught: planted uncaught error', 'uncaught: planted rejection']) {
+    assert.ok(planted.includes(what), `the guard missed "${what}": ${planted.join(' | ')}`);
+  }
+  await typeText('the river bank was muddy');
+  for (const view of ['grid', 'head', 'lines', 'formula', 'aggregates']) {
+    await page.locator(`[role=tab][data-view=${view}]`).click();
+    await page.waitForFunction((v) => document.querySelector(`.view-${v}`) && !document.querySelector(`.view-${v}`).hidden &&
+      document.querySelector(`.view-${v}`).children.length > 0, view);
+  }
+  await page.locator('#chips .chip').nth(2).click();
+  await page.locator('#mask-btn').click();
+  await page.waitForFunction(() => window.__attnscope.edit?.kind === 'mask');
+  await page.waitForTimeout(300);
   assert.deepEqual(problems, []);
 });
