@@ -3,7 +3,7 @@
 // input), tokenize JSON lines from stdin, benchmark, or describe a model. User errors print one
 // line on stderr and exit non-zero; a stack trace means a bug (or ATTNSCOPE_DEBUG=1).
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 import { loadModel, buildInfo, AttnScopeError } from './index.js';
@@ -13,7 +13,11 @@ const USAGE = `usage: attnscope <command> [options]
 
 commands:
   run       --model M (--ids 101,2023,102 [--token-types 0,0,0] | --text "..." [--text-pair "..."])
-            [--max-length N] [--top-k N] [--format json|npy|bertviz] [--out FILE|DIR]
+            [--max-length N] [--top-k N] [--next-all] [--format json|npy|bertviz] [--out FILE|DIR]
+            (decoders: "next" holds the top-k after the last token; --next-all adds every position)
+  generate  --model M (--text "..." | --ids 464,3290) [--max-new-tokens N] [--temperature T]
+            [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
+            (decoders; --temperature 0 is greedy; defaults as Hugging Face: 1, 50, 1)
   tokenize  --model M [--text "..." [--text-pair "..."]]   (no --text: one JSON string per stdin line)
   bench     --model M [--tokens N] [--runs R]
   info      [--model M]
@@ -33,7 +37,13 @@ const OPTIONS = {
   run: {
     ...COMMON, ids: { type: 'string' }, 'token-types': { type: 'string' }, text: { type: 'string' },
     'text-pair': { type: 'string' }, out: { type: 'string' }, format: { type: 'string', default: 'json' },
-    'top-k': { type: 'string' }, 'max-length': { type: 'string' },
+    'top-k': { type: 'string' }, 'max-length': { type: 'string' }, 'next-all': { type: 'boolean' },
+  },
+  generate: {
+    ...COMMON, ids: { type: 'string' }, text: { type: 'string' }, out: { type: 'string' },
+    'max-new-tokens': { type: 'string', default: '20' }, temperature: { type: 'string' }, 'top-k': { type: 'string' },
+    'top-p': { type: 'string' }, seed: { type: 'string' }, 'no-stop-at-eos': { type: 'boolean' },
+    candidates: { type: 'string' },
   },
   tokenize: { ...COMMON, text: { type: 'string' }, 'text-pair': { type: 'string' }, 'max-length': { type: 'string' } },
   bench: { ...COMMON, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '10' } },
@@ -67,7 +77,7 @@ async function main(argv) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const commands = { run, tokenize, bench, info };
+  const commands = { run, generate, tokenize, bench, info };
   return commands[command](values);
 }
 
@@ -81,6 +91,7 @@ async function run(values) {
   const options = {
     topK: optionalInteger(values['top-k'], '--top-k', 0),
     maxLength: optionalInteger(values['max-length'], '--max-length', 0),
+    ...(values['next-all'] ? { nextAll: true } : {}),
   };
   const model = await loadModel(values.model, loadOptions(values));
   try {
@@ -94,6 +105,40 @@ async function run(values) {
     if (format === 'npy') writeNpyFolder(values.out, result);
     else if (format === 'bertviz') await writeBertViz(values.out, result);
     else await writeJsonResult(values.out, result);
+  } finally {
+    model.dispose();
+  }
+  return 0;
+}
+
+async function generate(values) {
+  if ((values.ids === undefined) === (values.text === undefined)) throw new UsageError('give exactly one of --ids and --text');
+  const options = {
+    maxNewTokens: optionalInteger(values['max-new-tokens'], '--max-new-tokens', 0),
+    temperature: optionalNumber(values.temperature, '--temperature'),
+    topK: optionalInteger(values['top-k'], '--top-k', 0),
+    topP: optionalNumber(values['top-p'], '--top-p'),
+    seed: optionalInteger(values.seed, '--seed', 0),
+    candidates: optionalInteger(values.candidates, '--candidates', 0),
+    stopAtEos: !values['no-stop-at-eos'],
+  };
+  for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
+  const model = await loadModel(values.model, loadOptions(values));
+  try {
+    const prompt = values.ids !== undefined ? integerList(values.ids, '--ids') : values.text;
+    const generation = model.generate(prompt, options);
+    const r = await generation.result;
+    announceTruncation(r.numTruncated, r.promptLength, 'the prompt');
+    if (r.stopReason === 'max-positions') {
+      process.stderr.write(`attnscope: stopped after ${r.steps.length} new tokens at the model's ${model.config.maxPositionEmbeddings} positions\n`);
+    }
+    const json = `${JSON.stringify({
+      ids: [...r.ids], tokens: r.tokens, prompt_length: r.promptLength, num_truncated: r.numTruncated,
+      stop_reason: r.stopReason,
+      steps: r.steps.map((s) => ({ id: s.id, token: s.token, prob: s.prob, candidates: s.candidates })),
+    })}\n`;
+    if (values.out) writeFileSync(values.out, json);
+    else process.stdout.write(json);
   } finally {
     model.dispose();
   }
@@ -208,6 +253,13 @@ function optionalInteger(text, flag, min) {
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text) || Number(text) < min) throw new UsageError(`${flag} must be an integer >= ${min}, got "${text}"`);
   return Number(text);
+}
+
+function optionalNumber(text, flag) {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`${flag} must be a number, got "${text}"`);
+  return value;
 }
 
 function round(ms) {

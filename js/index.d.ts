@@ -64,7 +64,7 @@ export interface LoadOptions {
 }
 
 export interface ModelConfig {
-  family: 'bert' | 'distilbert';
+  family: 'bert' | 'distilbert' | 'gpt2';
   modelType: string;
   vocabSize: number;
   hiddenSize: number;
@@ -77,6 +77,11 @@ export interface ModelConfig {
   layerNormEps: number;
   hiddenAct: string;
   padTokenId: number;
+  /** A decoder (GPT-2 family): causal attention, next-token predictions, generate(). */
+  isDecoder: boolean;
+  /** -1 when config.json has none. */
+  bosTokenId: number;
+  eosTokenId: number;
 }
 
 export interface ModelInfo {
@@ -88,6 +93,8 @@ export interface ModelInfo {
   /** Bytes read per file name. */
   files: Record<string, number>;
   config: ModelConfig;
+  /** 'decoder' for the GPT-2 family (causal), 'encoder' for BERT-family models. */
+  kind: 'encoder' | 'decoder';
   hasMlmHead: boolean;
   tokenizer: 'tokenizer.json' | 'vocab.txt';
   tokenizerVocabSize: number;
@@ -121,8 +128,12 @@ export interface OutputOptions {
   qkv?: boolean;
   /** Also return valueNorms (L·H·T): ‖f(x_j)‖ per key token (Kobayashi et al. 2020). */
   valueNorms?: boolean;
-  /** Predictions per [MASK] (models with an MLM head); default 5, 0 = none. */
+  /** Predictions per [MASK] (models with an MLM head) or after the last token (decoders);
+   *  default 5, 0 = none. */
   topK?: number;
+  /** Decoders: also the top-k after every position, with the rank of the token that follows
+   *  (nextByPosition). */
+  nextAll?: boolean;
   /** A RunResult from an earlier run (any model) whose memory this run may write into instead of
    *  allocating: for repeated runs, e.g. a benchmark or a live view, where fresh memory for the
    *  maps (151 MB for bert-base at 512 tokens) costs as much as the arithmetic. That result is
@@ -147,6 +158,23 @@ export interface MaskPrediction {
   top: { token: string; id: number; prob: number }[];
 }
 
+export interface TokenProbability {
+  token: string;
+  id: number;
+  /** softmax over the whole vocabulary */
+  prob: number;
+}
+
+export interface NextTokenPrediction {
+  /** The position whose output predicts the token after it. */
+  position: number;
+  /** Most likely first. */
+  top: TokenProbability[];
+  /** The token that actually follows, its probability and rank (0 = the model's first choice);
+   *  null at the last position. */
+  actual: (TokenProbability & { rank: number }) | null;
+}
+
 export interface RunResultData extends Encoding {
   /** [layers, heads, tokens, tokens] */
   shape: [number, number, number, number];
@@ -160,6 +188,10 @@ export interface RunResultData extends Encoding {
   v?: Float32Array;
   valueNorms?: Float32Array;
   maskPredictions?: MaskPrediction[];
+  /** Decoders: the next token after the last position, most likely first. */
+  next?: TokenProbability[];
+  /** Decoders with nextAll: what the model expected after every position. */
+  nextByPosition?: NextTokenPrediction[];
 }
 
 export class RunResult implements RunResultData {
@@ -179,12 +211,70 @@ export class RunResult implements RunResultData {
   v?: Float32Array;
   valueNorms?: Float32Array;
   maskPredictions?: MaskPrediction[];
+  next?: TokenProbability[];
+  nextByPosition?: NextTokenPrediction[];
   /** Set (to the reason) once a later run took this result's memory via options.reuse. */
   readonly released?: string;
   /** One head's T×T matrix (a view into `attentions`). */
   attention(layer: number, head: number): Float32Array;
   /** The typed arrays' buffers, for postMessage transfer lists. */
   transferables(): ArrayBuffer[];
+}
+
+export interface GenerateOptions {
+  /** Default 20. */
+  maxNewTokens?: number;
+  /** 0 = greedy; default 1 (Hugging Face's defaults: temperature 1, topK 50, topP 1). */
+  temperature?: number;
+  /** Sample among the k most likely only; 0 = no limit; default 50. */
+  topK?: number;
+  /** Nucleus: the smallest set of tokens whose probability reaches topP; default 1. */
+  topP?: number;
+  /** The sampler's seed (an integer in [0, 2^32)); the same seed gives the same text. Default 0. */
+  seed?: number;
+  /** Stop after the end-of-text token (config eos_token_id); default true. */
+  stopAtEos?: boolean;
+  /** How many of the model's top tokens each step reports; default 5. */
+  candidates?: number;
+  onToken?: (step: GenerationStep) => void;
+  /** Aborting stops between two steps; the result rejects with E_ABORTED. */
+  signal?: AbortSignal;
+}
+
+export interface GeneratedToken {
+  index: number;
+  /** Its position in the sequence (prompt positions come first). */
+  position: number;
+  id: number;
+  token: string;
+  /** Its probability under the model (softmax of the logits, before temperature and filtering). */
+  prob: number;
+  candidates: TokenProbability[];
+}
+
+export interface GenerationStep extends GeneratedToken {
+  /** Positions the new token attends over (position + 1). */
+  keys: number;
+  /** Its attention row in every layer and head: L·H·keys, [layer][head][key]. */
+  attention: Float32Array;
+}
+
+export interface GenerationResult {
+  /** The prompt's ids followed by the generated ones. */
+  ids: Int32Array;
+  tokens: string[];
+  promptLength: number;
+  /** Prompt tokens dropped to fit the model's positions. */
+  numTruncated: number;
+  steps: GeneratedToken[];
+  stopReason: 'max-new-tokens' | 'eos' | 'max-positions';
+}
+
+/** A generation in progress: iterate it for the steps as they come, await `result` for the whole. */
+export interface Generation extends AsyncIterable<GenerationStep> {
+  readonly result: Promise<GenerationResult>;
+  /** Stops after the step in progress; `result` rejects with E_ABORTED. */
+  cancel(): void;
 }
 
 export class Model {
@@ -195,6 +285,9 @@ export class Model {
   tokenize(text: string, options?: TokenizeOptions): Encoding;
   run(text: string, options?: RunOptions): Promise<RunResult>;
   runIds(ids: ArrayLike<number>, options?: RunIdsOptions): Promise<RunResult>;
+  /** Decoders: writes up to maxNewTokens tokens after the prompt (text or token ids), one KV-cached
+   *  step at a time. One generation per model at a time. */
+  generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): Generation;
   /** -1 when the token is not in the vocabulary. */
   tokenToId(token: string): number;
   idToToken(id: number): string;

@@ -14,7 +14,7 @@ export const GENERATE_OPTIONS = Object.freeze(['maxNewTokens', 'temperature', 't
   'candidates', 'onToken', 'signal']);
 
 /** Options the worker client handles itself (per call), on top of the call's own. */
-export const JOB_OPTIONS = Object.freeze(['signal', 'onProgress', 'replacePending']);
+export const JOB_OPTIONS = Object.freeze(['signal', 'onProgress', 'onToken', 'replacePending']);
 
 /**
  * Throws E_INPUT naming every key of `options` that is not in `allowed` (a typo such as

@@ -1,5 +1,8 @@
 // Types for 'attnscope/worker': a Model's surface, run in a Web Worker / Node worker_thread.
-import type { Encoding, LoadOptions, ModelInfo, ModelSource, RunIdsOptions, RunOptions, RunResult, TokenizeOptions } from './index.js';
+import type {
+  Encoding, GenerateOptions, GenerationResult, LoadOptions, ModelInfo, ModelSource, RunIdsOptions, RunOptions, RunResult,
+  TokenizeOptions,
+} from './index.js';
 
 export interface JobOptions {
   /** Aborting rejects a queued job with E_ABORTED (and interrupts a load in progress). */
@@ -23,9 +26,12 @@ export interface WorkerClient {
   run(text: string, options?: WorkerRunOptions): Promise<RunResult>;
   runIds(ids: ArrayLike<number>, options?: WorkerRunIdsOptions): Promise<RunResult>;
   tokenize(text: string, options?: TokenizeOptions & JobOptions): Promise<Encoding>;
+  /** Decoders: generates in the worker, each step to options.onToken as it arrives; the signal
+   *  (or cancel()) stops it between two steps with E_ABORTED. */
+  generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): Promise<GenerationResult>;
   /** Frees the model in the worker. */
   dispose(): Promise<null>;
-  /** Rejects every queued job with E_ABORTED and interrupts a load in progress. */
+  /** Rejects every queued job with E_ABORTED and interrupts a load or generation in progress. */
   cancel(): void;
   /** Stops the worker; pending and later calls reject with E_DISPOSED. */
   terminate(): Promise<void>;

@@ -4,7 +4,9 @@
 // and an AbortSignal also interrupts a load that is downloading.
 import { AttnScopeError, abortedError } from './errors.js';
 import { RunResult } from './result.js';
-import { JOB_OPTIONS, LOAD_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames } from './options.js';
+import {
+  GENERATE_OPTIONS, JOB_OPTIONS, LOAD_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames,
+} from './options.js';
 import { createWorker } from '#platform';
 
 /** Starts a worker; see worker-client.d.ts. */
@@ -20,6 +22,10 @@ export function createWorkerClient() {
     if (!active || message.id !== active.id) return;
     if (message.type === 'progress') {
       active.onProgress?.(message.progress);
+      return;
+    }
+    if (message.type === 'step') {
+      active.onToken?.(message.step);
       return;
     }
     const job = active;
@@ -47,7 +53,7 @@ export function createWorkerClient() {
     worker.postMessage({ id: active.id, type: active.type, ...active.payload }, active.transfer);
   }
 
-  function enqueue(type, payload, { signal, onProgress, replacePending = false, transfer = [] } = {}, wrap = (v) => v) {
+  function enqueue(type, payload, { signal, onProgress, onToken, replacePending = false, transfer = [] } = {}, wrap = (v) => v) {
     if (failure) return Promise.reject(failure);
     if (signal?.aborted) return Promise.reject(abortedError(signal.reason));
     if (replacePending) {
@@ -55,13 +61,13 @@ export function createWorkerClient() {
         () => new AttnScopeError('E_ABORTED', 'cancelled: superseded by a newer run'));
     }
     return new Promise((resolve, reject) => {
-      const job = { id: nextId++, type, payload, transfer, onProgress, wrap, resolve, reject, signal };
+      const job = { id: nextId++, type, payload, transfer, onProgress, onToken, wrap, resolve, reject, signal };
       job.onAbort = () => {
         const at = queue.indexOf(job);
         if (at >= 0) {
           queue.splice(at, 1);
           settle(job, { error: abortedError(signal.reason) });
-        } else if (active === job && type === 'load') {
+        } else if (active === job && interruptible(type)) {
           worker.postMessage({ type: 'abort', target: job.id });
         }
         // A run already executing finishes (wasm cannot be interrupted); its result still arrives.
@@ -117,6 +123,14 @@ export function createWorkerClient() {
     tokenize(text, options = {}) {
       return call('tokenize', { text }, options, [...TOKENIZE_OPTIONS, 'signal']);
     },
+    /**
+     * Decoders: generates in the worker; each step reaches options.onToken as it comes; resolves to
+     * the summary ({ids, tokens, promptLength, steps, stopReason}). signal / cancel() stop it.
+     */
+    generate(prompt, options = {}) {
+      const payload = { prompt: typeof prompt === 'string' ? prompt : Array.from(prompt ?? []) };
+      return call('generate', payload, options, GENERATE_OPTIONS);
+    },
     /** Frees the model in the worker (the worker stays up for another load). */
     dispose() {
       return enqueue('dispose', {});
@@ -124,7 +138,7 @@ export function createWorkerClient() {
     /** Rejects every queued job with E_ABORTED and interrupts a load in progress. */
     cancel() {
       cancelQueued(() => true, () => new AttnScopeError('E_ABORTED', 'cancelled: cancel() was called'));
-      if (active?.type === 'load') worker.postMessage({ type: 'abort', target: active.id });
+      if (active && interruptible(active.type)) worker.postMessage({ type: 'abort', target: active.id });
     },
     /** Stops the worker; pending and later calls reject with E_DISPOSED. */
     async terminate() {
@@ -132,6 +146,12 @@ export function createWorkerClient() {
       await worker.terminate();
     },
   };
+}
+
+// Jobs the worker can stop part-way: a download, and a generation between two steps. A run or
+// runIds cannot be interrupted (wasm runs to the end); its result still arrives.
+function interruptible(type) {
+  return type === 'load' || type === 'generate';
 }
 
 // The worker transfers each result's buffers to the caller, so it holds no memory to write into.

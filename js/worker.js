@@ -1,19 +1,20 @@
 // The module worker behind 'attnscope/worker': holds one Model and answers the client's
-// messages (load, run, runIds, tokenize, dispose, abort). Runs in a browser Worker and in a Node
-// worker_thread. Result arrays are transferred, not copied. The client (worker-client.js) sends
-// one job at a time, so a cancelled job never reaches this side; only 'abort' interrupts a load.
+// messages (load, run, runIds, tokenize, generate, dispose, abort). Runs in a browser Worker and
+// in a Node worker_thread. Result arrays are transferred, not copied. The client
+// (worker-client.js) sends one job at a time, so a cancelled job never reaches this side; only
+// 'abort' interrupts a load or a generation (between two of its steps).
 import { loadModel } from './load.js';
 import { toAttnScopeError } from './errors.js';
 import { workerPort } from '#platform';
 
 const port = workerPort();
 let model = null;
-const loadControllers = new Map(); // job id → AbortController of a load in progress
+const controllers = new Map(); // job id → AbortController of a load or generation in progress
 
 port.onMessage(async (message) => {
   const { id, type } = message;
   if (type === 'abort') {
-    loadControllers.get(message.target)?.abort();
+    controllers.get(message.target)?.abort();
     return;
   }
   try {
@@ -29,7 +30,7 @@ async function handle(id, type, message) {
   switch (type) {
     case 'load': {
       const controller = new AbortController();
-      loadControllers.set(id, controller);
+      controllers.set(id, controller);
       try {
         const loaded = await loadModel(reviveSource(message.source), {
           ...message.options,
@@ -40,7 +41,22 @@ async function handle(id, type, message) {
         model = loaded;
         return [model.info, []];
       } finally {
-        loadControllers.delete(id);
+        controllers.delete(id);
+      }
+    }
+    case 'generate': {  // each step goes out as it comes, its attention row transferred
+      const controller = new AbortController();
+      controllers.set(id, controller);
+      try {
+        const generation = requireModel().generate(message.prompt, {
+          ...message.options,
+          signal: controller.signal,
+          onToken: (step) => port.postMessage({ id, type: 'step', step }, [step.attention.buffer]),
+        });
+        const summary = await generation.result;
+        return [summary, [summary.ids.buffer]];
+      } finally {
+        controllers.delete(id);
       }
     }
     case 'run':
