@@ -16,6 +16,7 @@ import { loadModel } from '../../js/index.js';
 import { createWorkerClient } from '../../js/worker-client.js';
 import { argmax, sampleToken, seededRandom } from '../../js/sampling.js';
 import { softmax } from './helpers/api-reference.js';
+import { startMockHub } from './helpers/api-mock-hub.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
@@ -160,6 +161,29 @@ describe('generation through the API', () => {
       assert.throws(() => encoder.generate('The river', {}), (e) => e.code === 'E_INPUT' && /decoder/.test(e.message));
     } finally {
       encoder.dispose();
+    }
+  });
+});
+
+describe('GPT-2 hub ids', () => {
+  it('gpt2, distilgpt2 and openai-community/gpt2 load from the hub like BERT ids', async () => {
+    const files = { 'config.json': configText, 'model.safetensors': new Uint8Array(weights), 'vocab.txt': vocab };
+    const hub = await startMockHub({ gpt2: files, distilgpt2: files, 'openai-community/gpt2': files });
+    try {
+      for (const id of ['gpt2', 'distilgpt2', 'openai-community/gpt2']) {
+        const model = await loadModel(id, { hubUrl: hub.url });
+        try {
+          assert.equal(model.info.id, id);
+          assert.equal(model.info.kind, 'decoder');
+          const r = await model.generate(inputs.greedy.prompt, { maxNewTokens: 2, temperature: 0 }).result;
+          assert.deepEqual([...r.ids], inputs.greedy.ids.slice(0, inputs.greedy.prompt.length + 2));
+        } finally {
+          model.dispose();
+        }
+      }
+      assert.ok(hub.requests.some((r) => r.startsWith('/gpt2/resolve/main/model.safetensors')));
+    } finally {
+      await hub.close();
     }
   });
 });
