@@ -5,10 +5,12 @@
 //   attnscope_tokenize_native [--vocab vocab.txt] [--vocab-json vocab.json] [--merges merges.txt]
 //                             [--tokenizer-json tokenizer.json]
 //                             [--tokenizer-config tokenizer_config.json] [--max-length N]
+//                             [--time 1]   (adds "encode_us", the encode call's wall time)
 // Input lines: "text" | ["text", "pair"] | {"text": ..., "pair": ..., "max_length": N}; raw bytes
 // (invalid UTF-8) as {"text_hex": "41ff", "pair_hex": ...} instead of text/pair.
 // Output lines: {"tokens","token_texts","ids","token_type_ids","offsets","special_tokens_mask",
 // "num_truncated"} or {"error","code"}.
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -43,7 +45,7 @@ std::string from_hex(const std::string& hex) {
 }
 
 json encode_line(const attnscope::tok::Tokenizer& tokenizer, const std::string& line,
-                 int default_max_length) {
+                 int default_max_length, bool timed) {
   const json input = json::parse(line);
   std::string text;
   std::optional<std::string> pair;
@@ -62,13 +64,17 @@ json encode_line(const attnscope::tok::Tokenizer& tokenizer, const std::string& 
   } else {
     throw attnscope::Error("E_INPUT", "expected a JSON string, [text, pair] or {text, pair, max_length}");
   }
+  const auto t0 = std::chrono::steady_clock::now();
   const attnscope::tok::Encoding e =
       pair ? tokenizer.encode(text, std::string_view(*pair), max_length) : tokenizer.encode(text, std::nullopt, max_length);
+  const auto encode_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
   json offsets = json::array();
   for (const auto& [start, end] : e.offsets) offsets.push_back({start, end});
-  return json{{"tokens", e.tokens},           {"token_texts", e.token_texts}, {"ids", e.ids},
+  json out{{"tokens", e.tokens},           {"token_texts", e.token_texts}, {"ids", e.ids},
               {"token_type_ids", e.type_ids}, {"offsets", offsets},
               {"special_tokens_mask", e.special_tokens_mask}, {"num_truncated", e.num_truncated}};
+  if (timed) out["encode_us"] = encode_us;
+  return out;
 }
 
 }  // namespace
@@ -76,6 +82,7 @@ json encode_line(const attnscope::tok::Tokenizer& tokenizer, const std::string& 
 int main(int argc, char** argv) {
   std::string vocab, vocab_json, merges, tokenizer_json, config;
   int max_length = 0;
+  bool timed = false;
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
@@ -87,6 +94,7 @@ int main(int argc, char** argv) {
       else if (arg == "--tokenizer-json") tokenizer_json = read_file(value);
       else if (arg == "--tokenizer-config") config = read_file(value);
       else if (arg == "--max-length") max_length = std::stoi(value);
+      else if (arg == "--time") timed = value == "1";
       else throw attnscope::Error("E_INPUT", "unknown argument " + arg);
     }
   } catch (const attnscope::Error& e) {
@@ -109,7 +117,7 @@ int main(int argc, char** argv) {
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;
     try {
-      print(encode_line(*tokenizer, line, max_length));
+      print(encode_line(*tokenizer, line, max_length, timed));
     } catch (const attnscope::Error& e) {
       print({{"error", e.what()}, {"code", e.code()}});
     } catch (const json::exception& e) {
