@@ -20,6 +20,8 @@ export interface RunJobOptions extends JobOptions {
 export type WorkerRunOptions = Omit<RunOptions, 'reuse'> & RunJobOptions;
 export type WorkerRunIdsOptions = Omit<RunIdsOptions, 'reuse'> & RunJobOptions;
 
+/** Every option given is passed to the model in the worker; a name a call does not accept
+ *  (e.g. a typo) rejects with E_INPUT naming it, before anything is sent. */
 export interface WorkerClient {
   /** Loads (replacing any previous model in the worker); resolves to the model's info. */
   load(source?: ModelSource, options?: LoadOptions): Promise<ModelInfo>;
