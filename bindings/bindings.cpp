@@ -22,7 +22,7 @@
 #include "transformer.h"
 #include "error.h"
 #include "safetensors.h"
-#include "tokenizer/bert_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 #include "weight_stream.h"
 #include "weights.h"
 
@@ -33,6 +33,39 @@ using emscripten::val;
 
 val float32_view(const std::vector<float>& data) {
   return val(emscripten::typed_memory_view(data.size(), data.data()));
+}
+
+// The trace as views, named as the JavaScript result names them (camelCase); steps a family does
+// not have (empty vectors) are left out.
+val trace_to_js(const ForwardTrace& trace) {
+  auto put = [](val& object, const char* name, const std::vector<float>& data) {
+    if (!data.empty()) object.set(name, float32_view(data));
+  };
+  val embeddings = val::object();
+  put(embeddings, "word", trace.embeddings.word);
+  put(embeddings, "position", trace.embeddings.position);
+  put(embeddings, "tokenType", trace.embeddings.token_type);
+  put(embeddings, "sum", trace.embeddings.sum);
+  put(embeddings, "output", trace.embeddings.output);
+  val layers = val::array();
+  for (const LayerTrace& l : trace.layers) {
+    val layer = val::object();
+    put(layer, "attentionInputNorm", l.attention_input_norm);
+    put(layer, "attentionOutput", l.attention_output);
+    put(layer, "attentionResidual", l.attention_residual);
+    put(layer, "attentionNorm", l.attention_norm);
+    put(layer, "ffnInputNorm", l.ffn_input_norm);
+    put(layer, "ffnIntermediate", l.ffn_intermediate);
+    put(layer, "ffnOutput", l.ffn_output);
+    put(layer, "ffnResidual", l.ffn_residual);
+    put(layer, "output", l.output);
+    layers.call<void>("push", layer);
+  }
+  val out = val::object();
+  out.set("embeddings", embeddings);
+  out.set("layers", layers);
+  put(out, "finalNorm", trace.final_norm);
+  return out;
 }
 
 // model.safetensors on its way in. JavaScript copies each piece of the file into chunk(n) and
@@ -126,7 +159,7 @@ WeightUpload* create_weight_upload(const val& config_json, double file_size, con
 // the weights (the only big allocation).
 class Model {
  public:
-  Model(ModelConfig config, Transformer transformer, tok::BertTokenizer tokenizer)
+  Model(ModelConfig config, Transformer transformer, tok::Tokenizer tokenizer)
       : transformer_(std::move(transformer)), tokenizer_(std::move(tokenizer)), config_(std::move(config)) {}
 
   val config() const { return guarded([&] { return config_to_js(config_); }); }
@@ -146,7 +179,7 @@ class Model {
     });
   }
 
-  // options: {hiddenStates, qkv, valueNorms} booleans (the JS layer passes all of them).
+  // options: {hiddenStates, qkv, valueNorms, trace} booleans (the JS layer passes all of them).
   // Returns Float32Array *views* of this Model's own result buffers, which every run reuses: a
   // run allocates nothing once the model has seen that length, and the caller copies the arrays
   // out (js/model.js does, at once, into fresh or recycled JavaScript memory). A view is valid
@@ -158,6 +191,7 @@ class Model {
       forward_options.hidden_states = options["hiddenStates"].as<bool>();
       forward_options.qkv = options["qkv"].as<bool>();
       forward_options.value_norms = options["valueNorms"].as<bool>();
+      forward_options.trace = options["trace"].as<bool>();
       transformer_.forward(int32_vector_from_js(ids), int32_vector_from_js(token_types),
                        int32_vector_from_js(attention_mask), forward_options, result_, workspace_);
       const ForwardResult& r = result_;
@@ -176,6 +210,7 @@ class Model {
         out.set("v", float32_view(r.v));
       }
       if (forward_options.value_norms) out.set("valueNorms", float32_view(r.value_norms));
+      if (forward_options.trace) out.set("trace", trace_to_js(r.trace));
       return out;
     });
   }
@@ -217,13 +252,13 @@ class Model {
   // The special tokens' names as the tokenizer files set them ([CLS], [SEP], [PAD], [MASK], [UNK]
   // for every BERT checkpoint seen so far, but tokenizer_config.json may rename them).
   val special_tokens() const {
-    const tok::TokenizerSettings& s = tokenizer_.settings();
+    const tok::SpecialTokens s = tokenizer_.special_tokens();  // "" when the tokenizer has none
     val out = val::object();
-    out.set("cls", val(s.cls_token));
-    out.set("sep", val(s.sep_token));
-    out.set("pad", val(s.pad_token));
-    out.set("mask", val(s.mask_token));
-    out.set("unk", val(s.unk_token));
+    out.set("cls", val(s.cls));
+    out.set("sep", val(s.sep));
+    out.set("pad", val(s.pad));
+    out.set("mask", val(s.mask));
+    out.set("unk", val(s.unk));
     return out;
   }
 
@@ -239,6 +274,16 @@ class Model {
     }
     return out;
   }
+  // The readable form of every vocabulary token ("Ġthe" → "␣the"; WordPiece tokens unchanged),
+  // one per line in id order; readable forms never contain a line break.
+  std::string token_text_lines() const {
+    std::string out;
+    for (size_t id = 0; id < tokenizer_.vocab_size(); ++id) {
+      if (id) out += '\n';
+      out += tokenizer_.token_text(static_cast<int32_t>(id));
+    }
+    return out;
+  }
   std::string id_to_token(int id) const {
     return guarded([&] {
       if (id < 0 || static_cast<size_t>(id) >= tokenizer_.vocab_size()) {
@@ -251,7 +296,7 @@ class Model {
 
  private:
   Transformer transformer_;
-  tok::BertTokenizer tokenizer_;
+  tok::Tokenizer tokenizer_;
   ModelConfig config_;
   ForwardResult result_;        // the last run's outputs, handed to JavaScript as views
   Activations workspace_;       // activations, reused by every run
@@ -262,11 +307,13 @@ class Model {
 };
 
 Model* create_model(const val& config_json, WeightUpload& weights_upload, const val& vocab_txt,
-                    const val& tokenizer_json, const val& tokenizer_config_json) {
+                    const val& tokenizer_json, const val& tokenizer_config_json, const val& vocab_json,
+                    const val& merges_txt) {
   return guarded([&] {
     ModelConfig config = parse_config(string_from_js(config_json));
-    tok::BertTokenizer tokenizer = tok::BertTokenizer::from_files(
-        string_from_js(vocab_txt), string_from_js(tokenizer_json), string_from_js(tokenizer_config_json));
+    const std::string files[] = {string_from_js(vocab_txt), string_from_js(vocab_json), string_from_js(merges_txt),
+                                 string_from_js(tokenizer_json), string_from_js(tokenizer_config_json)};
+    tok::Tokenizer tokenizer = tok::Tokenizer::from_files({files[0], files[1], files[2], files[3], files[4]});
     if (tokenizer.vocab_size() > static_cast<size_t>(config.vocab_size)) {
       throw Error("E_TOKENIZER", "the vocabulary has " + std::to_string(tokenizer.vocab_size()) +
                                      " tokens but config.json says vocab_size = " +
@@ -280,6 +327,14 @@ Model* create_model(const val& config_json, WeightUpload& weights_upload, const 
   });
 }
 
+// The same without vocab.json / merges.txt: what JavaScript passes when the folder has neither
+// (so a JavaScript layer and a wasm build from either side of the BPE change still load BERT).
+Model* create_model_without_bpe_files(const val& config_json, WeightUpload& weights_upload, const val& vocab_txt,
+                                      const val& tokenizer_json, const val& tokenizer_config_json) {
+  return create_model(config_json, weights_upload, vocab_txt, tokenizer_json, tokenizer_config_json,
+                      val(std::string()), val(std::string()));
+}
+
 // Bytes of wasm heap in use by malloc, and the size of the wasm memory (it never shrinks).
 // Validates config.json before anything is downloaded, so a wrong model fails fast.
 val parse_config_js(const val& config_json) {
@@ -288,11 +343,48 @@ val parse_config_js(const val& config_json) {
 
 // Builds the tokenizer once and returns its vocabulary size, so bad tokenizer files fail before
 // the weights are downloaded (the Model builds its own again; it is small next to the weights).
-int check_tokenizer(const val& vocab_txt, const val& tokenizer_json, const val& tokenizer_config_json) {
+int check_tokenizer(const val& vocab_txt, const val& tokenizer_json, const val& tokenizer_config_json,
+                    const val& vocab_json, const val& merges_txt) {
   return guarded([&] {
-    return static_cast<int>(tok::BertTokenizer::from_files(string_from_js(vocab_txt), string_from_js(tokenizer_json),
-                                                           string_from_js(tokenizer_config_json))
-                                .vocab_size());
+    const std::string files[] = {string_from_js(vocab_txt), string_from_js(vocab_json), string_from_js(merges_txt),
+                                 string_from_js(tokenizer_json), string_from_js(tokenizer_config_json)};
+    return static_cast<int>(tok::Tokenizer::from_files({files[0], files[1], files[2], files[3], files[4]}).vocab_size());
+  });
+}
+
+// A tokenizer alone, for tokenizing without a model (the CLI's tokenize on a folder of tokenizer
+// files): the same Tokenizer a Model holds, built from the same files.
+class TokenizerOnly {
+ public:
+  explicit TokenizerOnly(tok::Tokenizer tokenizer) : tokenizer_(std::move(tokenizer)) {}
+  val encode(const val& text_js, const val& pair, int max_length) const {
+    return guarded([&] {
+      if (max_length < 0) throw Error("E_INPUT", "maxLength must be >= 0, got " + std::to_string(max_length));
+      const std::string text = string_from_js(text_js);
+      std::optional<std::string> pair_text;
+      if (!pair.isUndefined() && !pair.isNull()) pair_text = string_from_js(pair);
+      return encoding_to_js(pair_text ? tokenizer_.encode(text, std::string_view(*pair_text), max_length)
+                                      : tokenizer_.encode(text, std::nullopt, max_length));
+    });
+  }
+  int vocab_size() const { return static_cast<int>(tokenizer_.vocab_size()); }
+  bool byte_level() const { return tokenizer_.is_byte_level(); }
+
+ private:
+  tok::Tokenizer tokenizer_;
+};
+
+int check_tokenizer_without_bpe_files(const val& vocab_txt, const val& tokenizer_json,
+                                      const val& tokenizer_config_json) {
+  return check_tokenizer(vocab_txt, tokenizer_json, tokenizer_config_json, val(std::string()), val(std::string()));
+}
+
+TokenizerOnly* create_tokenizer(const val& vocab_txt, const val& tokenizer_json, const val& tokenizer_config_json,
+                                const val& vocab_json, const val& merges_txt) {
+  return guarded([&] {
+    const std::string files[] = {string_from_js(vocab_txt), string_from_js(vocab_json), string_from_js(merges_txt),
+                                 string_from_js(tokenizer_json), string_from_js(tokenizer_config_json)};
+    return new TokenizerOnly(tok::Tokenizer::from_files({files[0], files[1], files[2], files[3], files[4]}));
   });
 }
 
@@ -337,6 +429,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
 
   class_<Model>("Model")
       .constructor(&create_model, allow_raw_pointers())
+      .constructor(&create_model_without_bpe_files, allow_raw_pointers())
       .function("config", &Model::config)
       .function("hasLmHead", &Model::has_lm_head)
       .function("tokenizerVocabSize", &Model::tokenizer_vocab_size)
@@ -349,10 +442,17 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("specialTokens", &Model::special_tokens)
       .function("tokenToId", &Model::token_to_id)
       .function("idToToken", &Model::id_to_token)
-      .function("vocabularyLines", &Model::vocabulary_lines);
+      .function("vocabularyLines", &Model::vocabulary_lines)
+      .function("tokenTextLines", &Model::token_text_lines);
 
   function("parseConfig", &parse_config_js);
   function("checkTokenizer", &check_tokenizer);
+  function("checkTokenizer", &check_tokenizer_without_bpe_files);
   function("heapStats", &heap_stats);
+  class_<TokenizerOnly>("Tokenizer")
+      .constructor(&create_tokenizer, allow_raw_pointers())
+      .function("encode", &TokenizerOnly::encode)
+      .function("vocabSize", &TokenizerOnly::vocab_size)
+      .function("byteLevel", &TokenizerOnly::byte_level);
   function("buildInfo", &build_info);
 }

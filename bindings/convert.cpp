@@ -78,6 +78,8 @@ val config_to_js(const ModelConfig& config) {
 val encoding_to_js(const tok::Encoding& encoding) {
   val tokens = val::array();
   for (const std::string& token : encoding.tokens) tokens.call<void>("push", val(token));
+  val token_texts = val::array();  // readable forms ("␣the" for byte-level "Ġthe")
+  for (const std::string& text : encoding.token_texts) token_texts.call<void>("push", val(text));
   std::vector<int32_t> offsets;
   offsets.reserve(encoding.offsets.size() * 2);
   for (const auto& [start, end] : encoding.offsets) {
@@ -86,6 +88,7 @@ val encoding_to_js(const tok::Encoding& encoding) {
   }
   val out = val::object();
   out.set("tokens", tokens);
+  out.set("tokenTexts", token_texts);
   out.set("ids", to_int32_array(encoding.ids));
   out.set("typeIds", to_int32_array(encoding.type_ids));
   out.set("offsets", to_int32_array(offsets));

@@ -88,21 +88,49 @@ void self_attention_forward(float* ctx, float* probs, float* q, float* k, float*
   }
 }
 
-void attention_output_forward(float* out, const float* ctx, const Layer& layer, const float* residual, int T) {
-  kernels::LinearEpilogue add;
-  add.residual = residual;
-  kernels::linear_packed_f32(out, ctx, layer.o, T, add);
+namespace {
+
+// out = x W + b + residual, fused; or, keeping x W + b in sublayer_out, the same sum in two steps.
+void linear_plus_residual(float* out, const float* x, const kernels::PackedLinear& w, const float* residual, int T,
+                          float* sublayer_out) {
+  if (!sublayer_out) {
+    kernels::LinearEpilogue add;
+    add.residual = residual;
+    return kernels::linear_packed_f32(out, x, w, T, add);
+  }
+  kernels::linear_packed_f32(sublayer_out, x, w, T);
+  const size_t n = static_cast<size_t>(T) * w.out;
+  for (size_t i = 0; i < n; ++i) out[i] = sublayer_out[i] + residual[i];
+}
+
+}  // namespace
+
+void attention_output_forward(float* out, const float* ctx, const Layer& layer, const float* residual, int T,
+                              float* sublayer_out) {
+  linear_plus_residual(out, ctx, layer.o, residual, T, sublayer_out);
 }
 
 void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, kernels::Activation act,
-                 const float* residual, int T) {
+                 const float* residual, int T, float* sublayer_out) {
   kernels::LinearEpilogue activated;
   activated.activate = true;
   activated.activation = act;
   kernels::linear_packed_f32(hidden, x, layer.ff_in, T, activated);
-  kernels::LinearEpilogue add;
-  add.residual = residual;
-  kernels::linear_packed_f32(out, hidden, layer.ff_out, T, add);
+  linear_plus_residual(out, hidden, layer.ff_out, residual, T, sublayer_out);
+}
+
+void embedding_parts(float* word, float* position, float* token_type, const ModelWeights& w, const int32_t* ids,
+                     const int32_t* token_types, int T, int C, int first_position) {
+  for (int t = 0; t < T; ++t) {
+    const size_t row = static_cast<size_t>(t) * C, id = static_cast<size_t>(ids[t]) * C;
+    if (w.word_emb.is_f16())
+      f16_to_f32(word + row, w.word_emb.f16.data() + id, C);
+    else
+      std::copy_n(w.word_emb.f32.data() + id, C, word + row);
+    std::copy_n(w.pos_emb.data() + static_cast<size_t>(first_position + t) * C, C, position + row);
+    if (token_type)
+      std::copy_n(w.type_emb.data() + static_cast<size_t>(token_types ? token_types[t] : 0) * C, C, token_type + row);
+  }
 }
 
 void value_norms_forward(float* norms, float* head_out, const float* v, const Layer& layer, int T, int heads) {

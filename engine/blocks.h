@@ -68,13 +68,21 @@ void self_attention_forward(float* ctx, float* probs, float* q, float* k, float*
                             const Layer& layer, const AttentionMask& mask, int queries, int keys, int heads);
 
 // out (T, C) = ctx W_O + b_O + residual: the attention sublayer's output and its residual add
-// (fused into the GEMM's store). out must not alias ctx or residual.
-void attention_output_forward(float* out, const float* ctx, const Layer& layer, const float* residual, int T);
+// (fused into the GEMM's store). out must not alias ctx or residual. With `sublayer_out` (T, C),
+// the sum before the residual is kept there too (the same values, so the same result: the fused
+// store adds the residual last as well).
+void attention_output_forward(float* out, const float* ctx, const Layer& layer, const float* residual, int T,
+                              float* sublayer_out = nullptr);
 
 // out (T, C) = act(x W_1 + b_1) W_2 + b_2 + residual; `hidden` (T, F) keeps the activation.
-// out must not alias x, hidden or residual.
+// out must not alias x, hidden or residual. `sublayer_out` as for attention_output_forward.
 void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, kernels::Activation act,
-                 const float* residual, int T);
+                 const float* residual, int T, float* sublayer_out = nullptr);
+
+// word (T, C), position (T, C) and, where the model has them, token_type (T, C) embedding rows:
+// the parts embeddings_forward sums (the trace shows them one by one).
+void embedding_parts(float* word, float* position, float* token_type, const ModelWeights& weights,
+                     const int32_t* ids, const int32_t* token_types, int T, int C, int first_position);
 
 // What each head adds to the output for each key, ‖(x_j W_V,h + b_V,h) W_O,h‖ (Kobayashi et al.
 // 2020, eq. 6: before the attention weight, without the output bias): norms (H, T) from the

@@ -28,28 +28,57 @@ void check_size(const Values& v, size_t expected, const std::string& what) {
                                  std::to_string(expected));
 }
 
+// The trace's copy of an intermediate (nothing when tracing is off: `to` is null).
+void keep(std::vector<float>* to, const float* from, size_t n) {
+  if (to) to->assign(from, from + n);
+}
+// Where a sublayer keeps its output before the residual when tracing (null otherwise).
+float* sublayer_slot(std::vector<float>* slot, size_t n) {
+  if (!slot) return nullptr;
+  slot->resize(n);
+  return slot->data();
+}
+
 // One encoder layer (BERT, DistilBERT): x ← Norm(x + Attention(x)); x ← Norm(x + FFN(x)).
+// `trace` (null: off) receives every intermediate.
 void encoder_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, const AttentionMask& mask,
-                           int T, int heads, kernels::Activation act, float eps) {
-  const int C = layer.q.in;
+                           int T, int heads, kernels::Activation act, float eps, LayerTrace* trace) {
+  const int C = layer.q.in, F = layer.ff_in.out;
+  const size_t TC = static_cast<size_t>(T) * C;
   self_attention_forward(a.ctx.data(), probs, a.q.data(), a.k.data(), a.v.data(), x, layer, mask, T, T, heads);
-  attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, T);  // Add
-  layer_norm_forward(x, a.sum.data(), layer.ln_attn, T, C, eps);                    // & Norm
-  ffn_forward(a.sum.data(), a.ff.data(), x, layer, act, /*residual=*/x, T);          // Add
-  layer_norm_forward(x, a.sum.data(), layer.ln_ffn, T, C, eps);                     // & Norm
+  attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, T,             // Add
+                           sublayer_slot(trace ? &trace->attention_output : nullptr, TC));
+  keep(trace ? &trace->attention_residual : nullptr, a.sum.data(), TC);
+  layer_norm_forward(x, a.sum.data(), layer.ln_attn, T, C, eps);                             // & Norm
+  keep(trace ? &trace->attention_norm : nullptr, x, TC);
+  ffn_forward(a.sum.data(), a.ff.data(), x, layer, act, /*residual=*/x, T,                   // Add
+              sublayer_slot(trace ? &trace->ffn_output : nullptr, TC));
+  keep(trace ? &trace->ffn_intermediate : nullptr, a.ff.data(), static_cast<size_t>(T) * F);
+  keep(trace ? &trace->ffn_residual : nullptr, a.sum.data(), TC);
+  layer_norm_forward(x, a.sum.data(), layer.ln_ffn, T, C, eps);                              // & Norm
+  keep(trace ? &trace->output : nullptr, x, TC);
 }
 
 // One decoder layer (GPT-2) over `queries` new positions whose keys and values join the `keys`
 // rows of k, v: x ← x + Attention(Norm(x)); x ← x + FFN(Norm(x)).
 void decoder_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, float* k, float* v,
                            const AttentionMask& mask, int queries, int keys, int heads, kernels::Activation act,
-                           float eps) {
-  const int C = layer.q.in;
+                           float eps, LayerTrace* trace) {
+  const int C = layer.q.in, F = layer.ff_in.out;
+  const size_t TC = static_cast<size_t>(queries) * C;
   layer_norm_forward(a.ln.data(), x, layer.ln_attn, queries, C, eps);
+  keep(trace ? &trace->attention_input_norm : nullptr, a.ln.data(), TC);
   self_attention_forward(a.ctx.data(), probs, a.q.data(), k, v, a.ln.data(), layer, mask, queries, keys, heads);
-  attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, queries);
+  attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, queries,
+                           sublayer_slot(trace ? &trace->attention_output : nullptr, TC));
+  keep(trace ? &trace->attention_residual : nullptr, a.sum.data(), TC);
   layer_norm_forward(a.ln.data(), a.sum.data(), layer.ln_ffn, queries, C, eps);
-  ffn_forward(x, a.ff.data(), a.ln.data(), layer, act, /*residual=*/a.sum.data(), queries);
+  keep(trace ? &trace->ffn_input_norm : nullptr, a.ln.data(), TC);
+  ffn_forward(x, a.ff.data(), a.ln.data(), layer, act, /*residual=*/a.sum.data(), queries,
+              sublayer_slot(trace ? &trace->ffn_output : nullptr, TC));
+  keep(trace ? &trace->ffn_intermediate : nullptr, a.ff.data(), static_cast<size_t>(queries) * F);
+  keep(trace ? &trace->ffn_residual : nullptr, x, TC);
+  keep(trace ? &trace->output : nullptr, x, TC);
 }
 
 // logits (rows, V) = hidden (rows, C) · Wᵀ (+ bias) for a vocabulary matrix W (V, C). A matrix
@@ -174,6 +203,7 @@ void Transformer::prepare(ForwardResult& res, const ForwardOptions& options, int
   res.k.resize(options.qkv ? qkv_size : 0);
   res.v.resize(options.qkv ? qkv_size : 0);
   res.value_norms.resize(options.value_norms ? static_cast<size_t>(L) * H * T : 0);
+  if (!options.trace) res.trace = ForwardTrace{};
 }
 
 void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
@@ -192,10 +222,21 @@ void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int
   }
 
   float* x = res.hidden_out.data();  // the running hidden state ends as the output
-  embeddings_forward(x, weights_, ids.data(), token_types.empty() ? nullptr : token_types.data(), T, C, 0);
+  const int32_t* types = token_types.empty() ? nullptr : token_types.data();
+  embeddings_forward(x, weights_, ids.data(), types, T, C, 0);
+  EmbeddingsTrace* trace = options.trace ? &res.trace.embeddings : nullptr;
+  if (trace) {
+    const size_t TC = static_cast<size_t>(T) * C;
+    for (auto* part : {&trace->word, &trace->position}) part->resize(TC);
+    trace->token_type.resize(weights_.type_emb.empty() ? 0 : TC);
+    embedding_parts(trace->word.data(), trace->position.data(),
+                    trace->token_type.empty() ? nullptr : trace->token_type.data(), weights_, ids.data(), types, T, C, 0);
+    keep(&trace->sum, x, TC);
+  }
   if (!config_.is_decoder())  // encoders normalise the embeddings sum
     kernels::layer_norm_f32(x, x, weights_.ln_emb_g.data(), weights_.ln_emb_b.data(), T, C,
                             static_cast<float>(config_.layer_norm_eps));
+  if (trace) keep(&trace->output, x, static_cast<size_t>(T) * C);
   // One (T, C) buffer of keys and values, reused by every layer.
   a.k.resize(static_cast<size_t>(T) * C);
   a.v.resize(static_cast<size_t>(T) * C);
@@ -255,19 +296,22 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
   if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin());
 
   const AttentionMask mask{key_bias, decoder};
+  if (options.trace) res.trace.layers.resize(L);
   for (int l = 0; l < L; ++l) {
     float* probs = options.attentions ? res.attentions.data() + l * layer_probs : a.probs.data();
     float* k = kv.k + l * kv.layer_stride;
     float* v = kv.v + l * kv.layer_stride;
+    LayerTrace* trace = options.trace ? &res.trace.layers[l] : nullptr;
     if (decoder)
-      decoder_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, H, act, eps);
+      decoder_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, H, act, eps, trace);
     else
-      encoder_layer_forward(x, a, layers_[l], probs, mask, T, H, act, eps);
+      encoder_layer_forward(x, a, layers_[l], probs, mask, T, H, act, eps, trace);
     record_attention(l, T, k, v, options, res, a);
     if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(l + 1) * TC);
   }
   if (decoder) {
     kernels::layer_norm_f32(x, x, weights_.ln_f_g.data(), weights_.ln_f_b.data(), T, C, eps);
+    if (options.trace) keep(&res.trace.final_norm, x, TC);
     // Hugging Face's last hidden_states entry is after ln_f.
     if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(L) * TC);
   }

@@ -19,6 +19,36 @@ struct ForwardOptions {
   bool hidden_states = false;    // fill ForwardResult::hidden_states
   bool qkv = false;              // fill q, k, v
   bool value_norms = false;      // fill value_norms
+  bool trace = false;            // fill trace: every intermediate of every block
+};
+
+// The embeddings step by step, each (T, C): the rows looked up, their sum, and the model's input
+// to layer 0 (encoders: the sum's LayerNorm; decoders: the sum itself).
+struct EmbeddingsTrace {
+  std::vector<float> word, position;
+  std::vector<float> token_type;  // empty for models without token types (DistilBERT, GPT-2)
+  std::vector<float> sum, output;
+};
+
+// One block step by step, each (T, C) but ffn_intermediate (T, F). Encoders (post-LN):
+//   attention_output = Attention(input) (heads concatenated × W_O + b, before the residual)
+//   attention_residual = input + attention_output;  attention_norm = LayerNorm(attention_residual)
+//   ffn_intermediate = act(attention_norm W_1 + b_1);  ffn_output = ffn_intermediate W_2 + b_2
+//   ffn_residual = attention_norm + ffn_output;  output = LayerNorm(ffn_residual)
+// Decoders (pre-LN) add the LayerNorms in front of each sublayer:
+//   attention_input_norm = LayerNorm(input);  attention_output = Attention(attention_input_norm)
+//   attention_residual = input + attention_output;  ffn_input_norm = LayerNorm(attention_residual)
+//   ffn_intermediate, ffn_output from ffn_input_norm;  ffn_residual = attention_residual + ffn_output
+//   output = ffn_residual  (attention_norm is empty)
+struct LayerTrace {
+  std::vector<float> attention_input_norm, attention_output, attention_residual, attention_norm;
+  std::vector<float> ffn_input_norm, ffn_intermediate, ffn_output, ffn_residual, output;
+};
+
+struct ForwardTrace {
+  EmbeddingsTrace embeddings;
+  std::vector<LayerTrace> layers;
+  std::vector<float> final_norm;  // decoders: the final LayerNorm of the last output (GPT-2's ln_f)
 };
 
 struct ForwardResult {
@@ -32,6 +62,7 @@ struct ForwardResult {
   std::vector<float> hidden_states;
   std::vector<float> q, k, v;        // (L, H, T, dh): per-head projections, q NOT pre-scaled
   std::vector<float> value_norms;    // (L, H, T): ‖(x_j W_V,h + b_V,h) W_O,h‖ per key token j
+  ForwardTrace trace;                // with ForwardOptions::trace; otherwise its vectors are empty
 };
 
 // The keys and values of every position a decoder has run so far, per layer.

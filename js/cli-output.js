@@ -24,8 +24,37 @@ export async function writeJsonResult(out, result) {
     if (result.maskPredictions) await write(`,"mask_predictions":${JSON.stringify(result.maskPredictions)}`);
     if (result.next) await write(`,"next":${JSON.stringify(result.next)}`);
     if (result.nextByPosition) await write(`,"next_by_position":${JSON.stringify(result.nextByPosition)}`);
+    if (result.trace) await writeTrace(write, result.trace, T);
     await write('}\n');
   });
+}
+
+// "trace": {"embeddings": {word, position, token_type?, sum, output}, "layers": [{attention_output,
+// ...}], "final_norm"?}: the RunResult's camelCase names in snake_case, each [T][width].
+async function writeTrace(write, trace, T) {
+  const snake = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const group = async (fields) => {
+    let first = true;
+    for (const [name, data] of Object.entries(fields)) {
+      await write(`${first ? '' : ','}"${snake(name)}":`);
+      await writeNested(write, data, [T, data.length / T]);
+      first = false;
+    }
+  };
+  await write(',"trace":{"embeddings":{');
+  await group(trace.embeddings);
+  await write('},"layers":[');
+  for (let l = 0; l < trace.layers.length; l++) {
+    await write(l ? ',{' : '{');
+    await group(trace.layers[l]);
+    await write('}');
+  }
+  await write(']');
+  if (trace.finalNorm) {
+    await write(',"final_norm":');
+    await writeNested(write, trace.finalNorm, [T, trace.finalNorm.length / T]);
+  }
+  await write('}');
 }
 
 /** BertViz input (js/bertviz.js, the same document the <attn-scope> export writes). */

@@ -7,13 +7,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 import { loadModel, buildInfo, AttnScopeError } from './index.js';
+import { loadTokenizer } from './tokenizer.js';
 import { writeJsonResult, writeBertViz, writeNpyFolder } from './cli-output.js';
 
 const USAGE = `usage: attnscope <command> [options]
 
 commands:
   run       --model M (--ids 101,2023,102 [--token-types 0,0,0] | --text "..." [--text-pair "..."])
-            [--max-length N] [--top-k N] [--next-all] [--format json|npy|bertviz] [--out FILE|DIR]
+            [--max-length N] [--top-k N] [--next-all] [--trace] [--format json|npy|bertviz] [--out FILE|DIR]
+            (--trace: every intermediate of every block, see README "The block, step by step")
             (decoders: "next" holds the top-k after the last token; --next-all adds every position)
   generate  --model M (--text "..." | --ids 464,3290) [--max-new-tokens N] [--temperature T]
             [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
@@ -38,6 +40,7 @@ const OPTIONS = {
     ...COMMON, ids: { type: 'string' }, 'token-types': { type: 'string' }, text: { type: 'string' },
     'text-pair': { type: 'string' }, out: { type: 'string' }, format: { type: 'string', default: 'json' },
     'top-k': { type: 'string' }, 'max-length': { type: 'string' }, 'next-all': { type: 'boolean' },
+    trace: { type: 'boolean' },
   },
   generate: {
     ...COMMON, ids: { type: 'string' }, text: { type: 'string' }, out: { type: 'string' },
@@ -88,10 +91,12 @@ async function run(values) {
   if (values.ids === undefined && values['token-types'] !== undefined) throw new UsageError('--token-types goes with --ids');
   if (values.text === undefined && values['text-pair'] !== undefined) throw new UsageError('--text-pair goes with --text');
   if (format === 'npy' && !values.out) throw new UsageError('--format npy writes a folder: give --out DIR');
+  if (values.trace && format !== 'json') throw new UsageError('--trace writes its steps into the JSON: use it with --format json');
   const options = {
     topK: optionalInteger(values['top-k'], '--top-k', 0),
     maxLength: optionalInteger(values['max-length'], '--max-length', 0),
     ...(values['next-all'] ? { nextAll: true } : {}),
+    ...(values.trace ? { trace: true } : {}),
   };
   const model = await loadModel(values.model, loadOptions(values));
   try {
@@ -146,15 +151,17 @@ async function generate(values) {
 }
 
 async function tokenize(values) {
-  const model = await loadModel(values.model, loadOptions(values));
+  // Only the tokenizer files (and config.json when present, for the default max length): a folder
+  // of tokenizer files alone is enough, and no weights are read.
+  const model = await loadTokenizer(values.model);
   const maxLength = optionalInteger(values['max-length'], '--max-length', 0);
   const line = (text, textPair, what) => {
     const e = model.tokenize(text, { textPair, maxLength });
     announceTruncation(e.numTruncated, e.tokens.length, what);
     const offsets = [];
     for (let i = 0; i < e.offsets.length; i += 2) offsets.push([e.offsets[i], e.offsets[i + 1]]);
-    return `${JSON.stringify({ tokens: e.tokens, ids: [...e.ids], token_type_ids: [...e.typeIds], offsets,
-      num_truncated: e.numTruncated })}\n`;
+    return `${JSON.stringify({ tokens: e.tokens, token_texts: e.tokenTexts, ids: [...e.ids], token_type_ids: [...e.typeIds],
+      offsets, num_truncated: e.numTruncated })}\n`;
   };
   try {
     if (values.text !== undefined) {

@@ -21,10 +21,14 @@ export interface ModelFiles {
   config: FileValue;
   /** model.safetensors (F32, F16 or BF16). Required. */
   weights: ArrayBuffer | ArrayBufferView | Blob | URL;
-  /** vocab.txt; needed unless `tokenizer` is given. */
+  /** vocab.txt (WordPiece); one of vocab, tokenizer or vocabJson + merges is needed. */
   vocab?: FileValue;
-  /** tokenizer.json; wins over vocab when both are given. */
+  /** tokenizer.json (WordPiece or byte-level BPE); wins over the others when given. */
   tokenizer?: FileValue;
+  /** vocab.json of a byte-level BPE tokenizer (GPT-2, RoBERTa), with merges. */
+  vocabJson?: FileValue;
+  /** merges.txt of a byte-level BPE tokenizer, with vocabJson. */
+  merges?: FileValue;
   /** tokenizer_config.json (do_lower_case, strip_accents, special tokens). */
   tokenizerConfig?: FileValue;
 }
@@ -96,14 +100,18 @@ export interface ModelInfo {
   /** 'decoder' for the GPT-2 family (causal), 'encoder' for BERT-family models. */
   kind: 'encoder' | 'decoder';
   hasMlmHead: boolean;
-  tokenizer: 'tokenizer.json' | 'vocab.txt';
+  tokenizer: 'tokenizer.json' | 'vocab.txt' | 'vocab.json+merges.txt';
   tokenizerVocabSize: number;
   weightPrecision: 'f32' | 'f16';
   loadMs: number;
 }
 
 export interface Encoding {
+  /** Vocabulary strings as Hugging Face reports them ("Ġthe" for byte-level BPE). */
   tokens: string[];
+  /** Readable form of each token for labels: byte-level BPE decoded, "␣" for a space, "↵"
+   *  newline, "⇥" tab, <0xF0> for a byte of a character split across tokens; WordPiece as is. */
+  tokenTexts: string[];
   ids: Int32Array;
   typeIds: Int32Array;
   /** 2T values: start0, end0, start1, ...; UTF-16 indices into the input; 0,0 for [CLS]/[SEP]. */
@@ -134,6 +142,8 @@ export interface OutputOptions {
   /** Decoders: also the top-k after every position, with the rank of the token that follows
    *  (nextByPosition). */
   nextAll?: boolean;
+  /** Also return `trace`: every intermediate of every block (README, "The block, step by step"). */
+  trace?: boolean;
   /** A RunResult from an earlier run (any model) whose memory this run may write into instead of
    *  allocating: for repeated runs, e.g. a benchmark or a live view, where fresh memory for the
    *  maps (151 MB for bert-base at 512 tokens) costs as much as the arithmetic. That result is
@@ -175,6 +185,36 @@ export interface NextTokenPrediction {
   actual: (TokenProbability & { rank: number }) | null;
 }
 
+/** Each T·C (ffnIntermediate T·F), row-major. Steps a family does not have are absent. */
+export interface LayerTrace {
+  /** Decoders (pre-LN): the LayerNorm before attention. */
+  attentionInputNorm?: Float32Array;
+  /** Heads concatenated × W_O + b, before the residual. */
+  attentionOutput: Float32Array;
+  /** The layer's input + attentionOutput. */
+  attentionResidual: Float32Array;
+  /** Encoders (post-LN): LayerNorm(attentionResidual). */
+  attentionNorm?: Float32Array;
+  /** Decoders: LayerNorm(attentionResidual), the feed-forward's input. */
+  ffnInputNorm?: Float32Array;
+  /** After the activation. */
+  ffnIntermediate: Float32Array;
+  /** The second linear layer + bias. */
+  ffnOutput: Float32Array;
+  /** The feed-forward's input (encoders: attentionNorm; decoders: attentionResidual) + ffnOutput. */
+  ffnResidual: Float32Array;
+  /** The layer's output (encoders: LayerNorm(ffnResidual); decoders: ffnResidual). */
+  output: Float32Array;
+}
+
+export interface ForwardTrace {
+  /** Each T·C: the rows looked up, their sum, and layer 0's input (encoders: LayerNorm(sum)). */
+  embeddings: { word: Float32Array; position: Float32Array; tokenType?: Float32Array; sum: Float32Array; output: Float32Array };
+  layers: LayerTrace[];
+  /** Decoders: the final LayerNorm (GPT-2's ln_f), T·C. */
+  finalNorm?: Float32Array;
+}
+
 export interface RunResultData extends Encoding {
   /** [layers, heads, tokens, tokens] */
   shape: [number, number, number, number];
@@ -192,11 +232,14 @@ export interface RunResultData extends Encoding {
   next?: TokenProbability[];
   /** Decoders with nextAll: what the model expected after every position. */
   nextByPosition?: NextTokenPrediction[];
+  /** With the trace option. */
+  trace?: ForwardTrace;
 }
 
 export class RunResult implements RunResultData {
   constructor(fields: RunResultData);
   tokens: string[];
+  tokenTexts: string[];
   ids: Int32Array;
   typeIds: Int32Array;
   offsets: Int32Array;
@@ -213,6 +256,7 @@ export class RunResult implements RunResultData {
   maskPredictions?: MaskPrediction[];
   next?: TokenProbability[];
   nextByPosition?: NextTokenPrediction[];
+  trace?: ForwardTrace;
   /** Set (to the reason) once a later run took this result's memory via options.reuse. */
   readonly released?: string;
   /** One head's T×T matrix (a view into `attentions`). */

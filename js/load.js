@@ -40,13 +40,8 @@ export async function loadModel(source, options = {}) {
     // tokenizer files fail before a download of hundreds of megabytes.
     const configText = await read('config.json', true);
     const config = callWasm(() => wasm.parseConfig(configText));
-    const tokenizerJson = await read('tokenizer.json', false);
-    const vocab = tokenizerJson === null ? await read('vocab.txt', false) : null;
-    if (tokenizerJson === null && vocab === null) {
-      throw new AttnScopeError('E_TOKENIZER', `no tokenizer.json or vocab.txt at ${provider.location}`);
-    }
-    const tokenizerConfig = await read('tokenizer_config.json', false);
-    const tokenizerVocabSize = callWasm(() => wasm.checkTokenizer(vocab ?? '', tokenizerJson ?? '', tokenizerConfig ?? ''));
+    const tok = await readTokenizerFiles(read, provider.location);
+    const tokenizerVocabSize = callWasm(() => wasm.checkTokenizer(...tokenizerArgs(tok)));
     if (tokenizerVocabSize > config.vocabSize) {
       throw new AttnScopeError('E_TOKENIZER', `the vocabulary has ${tokenizerVocabSize} tokens but config.json ` +
         `says vocab_size = ${config.vocabSize}: tokenizer and model do not match`);
@@ -56,7 +51,7 @@ export async function loadModel(source, options = {}) {
     let native;
     try {
       throwIfAborted(signal);
-      native = callWasm(() => new wasm.Model(configText, weights, vocab ?? '', tokenizerJson ?? '', tokenizerConfig ?? ''));
+      native = callWasm(() => new wasm.Model(configText, weights, ...tokenizerArgs(tok)));
     } finally {
       weights.delete(); // the Model took the tensors; this frees what is left
     }
@@ -69,7 +64,7 @@ export async function loadModel(source, options = {}) {
       hasMlmHead: !config.isDecoder && native.hasLmHead(),
       kind: config.isDecoder ? 'decoder' : 'encoder',
       tokenizerVocabSize: native.tokenizerVocabSize(),
-      tokenizer: tokenizerJson !== null ? 'tokenizer.json' : 'vocab.txt',
+      tokenizer: tok.kind,
       weightPrecision,
       loadMs: Date.now() - started,
     };
@@ -79,11 +74,38 @@ export async function loadModel(source, options = {}) {
   }
 }
 
+/**
+ * The tokenizer files of a folder, in the order the engine prefers them: tokenizer.json, else
+ * vocab.txt (WordPiece), else vocab.json + merges.txt (byte-level BPE); tokenizer_config.json
+ * with any of them. `read(name, required)` resolves to the text or null.
+ */
+export async function readTokenizerFiles(read, location) {
+  const tokenizerJson = await read('tokenizer.json', false);
+  const vocab = tokenizerJson === null ? await read('vocab.txt', false) : null;
+  const vocabJson = tokenizerJson === null && vocab === null ? await read('vocab.json', false) : null;
+  const merges = vocabJson !== null ? await read('merges.txt', false) : null;
+  if (tokenizerJson === null && vocab === null && (vocabJson === null || merges === null)) {
+    throw new AttnScopeError('E_TOKENIZER', `no tokenizer.json or vocab.txt (nor vocab.json + merges.txt) at ${location}`);
+  }
+  const tokenizerConfig = await read('tokenizer_config.json', false);
+  const kind = tokenizerJson !== null ? 'tokenizer.json' : vocab !== null ? 'vocab.txt' : 'vocab.json+merges.txt';
+  return { tokenizerJson, vocab, vocabJson, merges, tokenizerConfig, kind };
+}
+
+/**
+ * The engine's tokenizer arguments: vocab.txt, tokenizer.json, tokenizer_config.json, then
+ * vocab.json and merges.txt only when given (the engine also takes the three-argument form).
+ */
+export function tokenizerArgs(t) {
+  const args = [t.vocab ?? '', t.tokenizerJson ?? '', t.tokenizerConfig ?? ''];
+  return t.vocabJson === null ? args : [...args, t.vocabJson, t.merges];
+}
+
 function megabytes(bytes) {
   return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 }
 
-async function readText(provider, name, { required, signal, onProgress, files }) {
+export async function readText(provider, name, { required, signal, onProgress, files }) {
   throwIfAborted(signal);
   const entry = await provider.open(name, { signal, required });
   if (entry === null) {

@@ -20,6 +20,7 @@ export class Model {
   #native;
   #specialIds;
   #tokens = null;  // id → token, built on first use (#vocabulary)
+  #texts = null;   // id → readable token text ("␣the" for "Ġthe"), built on first use (#tokenTexts)
   #generation = null;  // the Generation holding the engine's KV cache (decoders), if one runs
 
   /** @internal built by loadModel() */
@@ -49,9 +50,11 @@ export class Model {
   }
 
   /**
-   * WordPiece encoding exactly as Hugging Face's tokenizer: [CLS] text [SEP] (pair [SEP]).
-   * @returns {{tokens: string[], ids: Int32Array, typeIds: Int32Array, offsets: Int32Array,
-   *   specialTokensMask: Uint8Array, numTruncated: number}}
+   * Encoding exactly as Hugging Face's tokenizer (WordPiece: [CLS] text [SEP] (pair [SEP]);
+   * byte-level BPE: GPT-2 adds nothing, RoBERTa <s> text </s>). tokens are vocabulary strings
+   * ("Ġthe"); tokenTexts their readable form ("␣the").
+   * @returns {{tokens: string[], tokenTexts: string[], ids: Int32Array, typeIds: Int32Array,
+   *   offsets: Int32Array, specialTokensMask: Uint8Array, numTruncated: number}}
    */
   tokenize(text, options = {}) {
     const native = this.#alive();
@@ -78,8 +81,10 @@ export class Model {
     const typeIds = options.tokenTypes == null ? new Int32Array(count) : integerArray(options.tokenTypes, 'tokenTypes');
     const mask = options.attentionMask == null ? null : integerArray(options.attentionMask, 'attentionMask');
     const vocabulary = this.#vocabulary();
+    const texts = this.#tokenTexts();
     const encoding = {
       tokens: Array.from(idArray, (id) => vocabulary(id) ?? '[?]'),
+      tokenTexts: Array.from(idArray, (id) => texts(id) ?? '[?]'),
       ids: idArray,
       typeIds,
       offsets: new Int32Array(2 * count),
@@ -103,6 +108,18 @@ export class Model {
     return this.#tokens;
   }
 
+  // id → readable token text (undefined outside the vocabulary), copied once like #vocabulary.
+  #tokenTexts() {
+    if (!this.#texts) {
+      const native = this.#native;
+      const size = native.tokenizerVocabSize();
+      // A wasm build from before readable texts has no tokenTextLines: raw tokens then.
+      const lines = typeof native.tokenTextLines === 'function' ? native.tokenTextLines().split('\n') : [];
+      this.#texts = lines.length === size ? (id) => lines[id] : this.#vocabulary();
+    }
+    return this.#texts;
+  }
+
   /** The id of a vocabulary token, or -1. */
   tokenToId(token) {
     checkString(token, 'token');
@@ -122,6 +139,7 @@ export class Model {
       hiddenStates: Boolean(options.hiddenStates),
       qkv: Boolean(options.qkv),
       valueNorms: Boolean(options.valueNorms),
+      trace: Boolean(options.trace),
     };
     const recycled = options.reuse ?? null;
     const raw = callWasm(() => native.forward(encoding.ids, encoding.typeIds, attentionMask, flags));
@@ -133,6 +151,7 @@ export class Model {
     if (recycled) recycled.release('its buffers were reused by a later run (options.reuse)');
     const result = new RunResult({
       tokens: encoding.tokens,
+      tokenTexts: encoding.tokenTexts,
       ids: encoding.ids,
       typeIds: encoding.typeIds,
       offsets: encoding.offsets,
@@ -140,6 +159,7 @@ export class Model {
       numTruncated: encoding.numTruncated,
       shape: [raw.layers, raw.heads, raw.tokens, raw.tokens],
       ...arrays,
+      ...(raw.trace ? { trace: copyTrace(raw.trace) } : {}),
     });
     if (this.config.isDecoder) {
       Object.assign(result, this.#nextTokens(encoding.ids, arrays.hidden, raw.hiddenSize, options));
@@ -298,6 +318,16 @@ function copyOut(view, target) {
     return out;
   }
   return view.slice();
+}
+
+// The engine's trace views copied out: {embeddings: {...}, layers: [{...}], finalNorm?}.
+function copyTrace(trace) {
+  const copy = (views) => Object.fromEntries(Object.entries(views).map(([name, view]) => [name, view.slice()]));
+  return {
+    embeddings: copy(trace.embeddings),
+    layers: trace.layers.map(copy),
+    ...(trace.finalNorm ? { finalNorm: trace.finalNorm.slice() } : {}),
+  };
 }
 
 function integerArray(values, name) {

@@ -44,6 +44,10 @@ export class RunResult {
 
   /** The typed arrays' buffers, for postMessage transfer lists. */
   transferables() {
-    return RUN_RESULT_ARRAYS.map((name) => this[name]?.buffer).filter(Boolean);
+    const traced = this.trace
+      ? [this.trace.embeddings, ...this.trace.layers].flatMap((group) => Object.values(group))
+        .concat(this.trace.finalNorm ?? [])
+      : [];
+    return [...RUN_RESULT_ARRAYS.map((name) => this[name]), ...traced].filter(Boolean).map((a) => a.buffer);
   }
 }

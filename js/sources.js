@@ -1,6 +1,6 @@
 // Turns whatever loadModel() was given into a "provider" of Hugging Face layout files:
 // nothing/'bundled' → the bundled model; an https URL → that folder; a Node path → that folder;
-// 'owner/name' → the hub; {config, weights, vocab, tokenizer, tokenizerConfig} or File objects →
+// 'owner/name' → the hub; {config, weights, vocab, tokenizer, tokenizerConfig, vocabJson, merges} or File objects →
 // those. A provider opens files by their hub name and knows nothing about models.
 import { AttnScopeError } from './errors.js';
 import { httpProvider } from './http-provider.js';
@@ -16,6 +16,8 @@ export const OBJECT_SOURCE_FILES = Object.freeze({
   vocab: 'vocab.txt',
   tokenizer: 'tokenizer.json',
   tokenizerConfig: 'tokenizer_config.json',
+  vocabJson: 'vocab.json',
+  merges: 'merges.txt',
 });
 
 /**

@@ -59,7 +59,7 @@ TEST_CASE("engine golden: forward matches the float64 PyTorch reference", "[engi
       {
         INFO("fixture " << name);
         ForwardOptions options;
-        options.hidden_states = options.qkv = options.value_norms = true;
+        options.hidden_states = options.qkv = options.value_norms = options.trace = true;
         const ForwardResult r =
             encoder.forward(ints(c["ids"]), ints(c["token_types"]), ints(c["attention_mask"]), options);
         const auto expected_bytes = test::read_bytes(dir + "/" + c["expected"].get<std::string>());
@@ -82,6 +82,42 @@ TEST_CASE("engine golden: forward matches the float64 PyTorch reference", "[engi
         if (encoder.has_lm_head())
           check(decoder ? "logits" : "mlm_logits", encoder.lm_logits(r.hidden_out.data(), r.tokens),
                 {T, config.vocab_size}, {"token", "vocab"}, 1e-3);
+        // The trace: every intermediate of the block (fields a family has), stacked over layers.
+        const ForwardTrace& tr = r.trace;
+        const int64_t F = config.intermediate_size;
+        check("trace_embeddings_word", tr.embeddings.word, {T, C}, {"token", "channel"}, 1e-3);
+        check("trace_embeddings_position", tr.embeddings.position, {T, C}, {"token", "channel"}, 1e-3);
+        if (config.type_vocab_size > 0)
+          check("trace_embeddings_token_type", tr.embeddings.token_type, {T, C}, {"token", "channel"}, 1e-3);
+        else
+          REQUIRE(tr.embeddings.token_type.empty());
+        check("trace_embeddings_sum", tr.embeddings.sum, {T, C}, {"token", "channel"}, 1e-3);
+        check("trace_embeddings_output", tr.embeddings.output, {T, C}, {"token", "channel"}, 1e-3);
+        REQUIRE(tr.layers.size() == static_cast<size_t>(L));
+        const std::pair<const char*, std::vector<float> LayerTrace::*> steps[] = {
+            {"attention_input_norm", &LayerTrace::attention_input_norm}, {"attention_output", &LayerTrace::attention_output},
+            {"attention_residual", &LayerTrace::attention_residual},     {"attention_norm", &LayerTrace::attention_norm},
+            {"ffn_input_norm", &LayerTrace::ffn_input_norm},             {"ffn_intermediate", &LayerTrace::ffn_intermediate},
+            {"ffn_output", &LayerTrace::ffn_output},                     {"ffn_residual", &LayerTrace::ffn_residual},
+            {"output", &LayerTrace::output}};
+        for (const auto& [step, field] : steps) {
+          std::vector<float> stacked;
+          for (const LayerTrace& layer : tr.layers) stacked.insert(stacked.end(), (layer.*field).begin(), (layer.*field).end());
+          const std::string name = std::string("trace_") + step;
+          if (!expected.has(name)) {  // a step the other family does not have
+            REQUIRE(stacked.empty());
+            continue;
+          }
+          const int64_t width = std::string(step) == "ffn_intermediate" ? F : C;
+          check(name, stacked, {L, T, width}, {"layer", "token", "channel"}, 1e-3);
+        }
+        if (decoder) {
+          check("trace_final_norm", tr.final_norm, {T, C}, {"token", "channel"}, 1e-3);
+        } else {  // the encoder's layer outputs are its hidden states, exactly
+          for (int64_t l = 0; l < L; ++l)
+            REQUIRE(std::equal(tr.layers[l].output.begin(), tr.layers[l].output.end(),
+                               r.hidden_states.begin() + (l + 1) * T * C));
+        }
         if (decoder)  // the causal mask: exactly zero above the diagonal
           for (size_t lh = 0; lh < static_cast<size_t>(L * H); ++lh)
             for (int64_t i = 0; i < T; ++i)
@@ -202,6 +238,8 @@ TEST_CASE("engine golden: optional outputs are empty unless requested", "[engine
   CHECK(bare.hidden_states.empty());
   CHECK(bare.q.empty());
   CHECK(bare.value_norms.empty());
+  CHECK(bare.trace.layers.empty());
+  CHECK(bare.trace.embeddings.word.empty());
   // Same hidden output whether or not the probabilities are kept (they go to a scratch buffer).
   const ForwardResult full = encoder.forward({1, 2, 3}, {0, 0, 0}, {1, 1, 1}, ForwardOptions{});
   CHECK(full.attentions.size() == static_cast<size_t>(3 * 3 * 3 * 3));

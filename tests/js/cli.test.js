@@ -174,7 +174,8 @@ describe('attnscope tokenize, bench, info', () => {
     assert.equal(lines.length, texts.length);
     const hf = new Tokenizer(tinyTokenizerJson(), { do_lower_case: true });
     lines.forEach((line, i) => {
-      assert.deepEqual(Object.keys(line), ['tokens', 'ids', 'token_type_ids', 'offsets', 'num_truncated']);
+      assert.deepEqual(Object.keys(line), ['tokens', 'token_texts', 'ids', 'token_type_ids', 'offsets', 'num_truncated']);
+      assert.deepEqual(line.token_texts, line.tokens);  // WordPiece tokens are their own readable form
       assert.equal(line.num_truncated, 0);
       const expected = hf.encode(texts[i], { return_token_type_ids: true });
       assert.deepEqual(line.tokens, expected.tokens);

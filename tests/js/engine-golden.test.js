@@ -14,7 +14,7 @@ import { loadModel } from '../../js/index.js';
 import { softmax } from './helpers/api-reference.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/engine/', import.meta.url));
-const TOLERANCE = { attentions: 1e-4, hidden_out: 1e-3, hidden_states: 1e-3, q: 1e-3, k: 1e-3, v: 1e-3, value_norms: 1e-3, mlm_probs: 1e-3, next_probs: 1e-3, step_rows: 1e-5 };
+const TOLERANCE = { trace: 1e-3, attentions: 1e-4, hidden_out: 1e-3, hidden_states: 1e-3, q: 1e-3, k: 1e-3, v: 1e-3, value_norms: 1e-3, mlm_probs: 1e-3, next_probs: 1e-3, step_rows: 1e-5 };
 // fixture tensor name → RunResult field
 const FIELDS = { attentions: 'attentions', hidden_out: 'hidden', hidden_states: 'hiddenStates', q: 'q', k: 'k', v: 'v', value_norms: 'valueNorms' };
 const worst = {}; // dtype → quantity → max error
@@ -31,6 +31,14 @@ function readSafetensors(path) {
   }
   return out;
 }
+
+const snake = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const concat = (arrays) => {
+  const out = new Float32Array(arrays.reduce((n, a) => n + a.length, 0));
+  let at = 0;
+  for (const a of arrays) { out.set(a, at); at += a.length; }
+  return out;
+};
 
 /** Largest error and the (index tuple) where it happens, for a useful failure message. */
 function compare(got, expected, shape) {
@@ -79,7 +87,8 @@ describe('engine golden fixtures through the WASM API', () => {
           assert.equal(model.info.hasMlmHead, inputs.has_mlm_head);
           const result = await model.runIds(testCase.ids, {
             tokenTypes: testCase.token_types, attentionMask: testCase.attention_mask,
-            hiddenStates: true, qkv: true, valueNorms: true, topK: vocabSize, ...(inputs.is_decoder ? { nextAll: true } : {}),
+            hiddenStates: true, qkv: true, valueNorms: true, trace: true, topK: vocabSize,
+            ...(inputs.is_decoder ? { nextAll: true } : {}),
           });
           const errors = (worst[inputs.dtype] ??= {});
           for (const [tensor, field] of Object.entries(FIELDS)) {
@@ -87,6 +96,19 @@ describe('engine golden fixtures through the WASM API', () => {
             const { max, where } = compare(result[field], expected[tensor].data, expected[tensor].shape);
             errors[tensor] = Math.max(errors[tensor] ?? 0, max);
             assert.ok(max <= TOLERANCE[tensor], `${tensor}: max error ${max} at ${where}`);
+          }
+          // The trace: each step against the reference (fixture names trace_<step>, stacked over layers).
+          const traced = { ...Object.fromEntries(Object.entries(result.trace.embeddings).map(([k, v]) => [`embeddings_${snake(k)}`, v])) };
+          for (const step of Object.keys(result.trace.layers[0])) {
+            traced[snake(step)] = concat(result.trace.layers.map((layer) => layer[step]));
+          }
+          if (result.trace.finalNorm) traced.final_norm = result.trace.finalNorm;
+          const expectedSteps = Object.keys(expected).filter((n) => n.startsWith('trace_')).map((n) => n.slice(6));
+          assert.deepEqual(Object.keys(traced).sort(), expectedSteps.sort(), 'the trace has exactly the reference\'s steps');
+          for (const step of expectedSteps) {
+            const { max, where } = compare(traced[step], expected[`trace_${step}`].data, expected[`trace_${step}`].shape);
+            errors.trace = Math.max(errors.trace ?? 0, max);
+            assert.ok(max <= TOLERANCE.trace, `trace ${step}: max error ${max} at ${where}`);
           }
           if (inputs.has_mlm_head) {
             const logits = expected.mlm_logits.data;

@@ -1,0 +1,90 @@
+// `attnscope run --trace` on BERT, DistilBERT and GPT-2 checkpoint folders: the JSON's trace holds
+// every step of every block, each within 1e-3 of the float64 PyTorch reference of
+// tests/fixtures/make_engine_fixtures.py, and each layer's output is that layer's hidden state.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../fixtures/engine/', import.meta.url));
+
+function readSafetensors(path) {
+  const buf = readFileSync(path);
+  const n = Number(buf.readBigUInt64LE(0));
+  const header = JSON.parse(buf.subarray(8, 8 + n));
+  const out = {};
+  for (const [name, t] of Object.entries(header)) {
+    if (name === '__metadata__') continue;
+    const [b, e] = t.data_offsets;
+    out[name] = { shape: t.shape, data: new Float32Array(buf.buffer.slice(buf.byteOffset + 8 + n + b, buf.byteOffset + 8 + n + e)) };
+  }
+  return out;
+}
+
+const flat = (nested) => Float32Array.from(nested.flat(Infinity));
+function maxDiff(got, want) {
+  assert.equal(got.length, want.length);
+  let max = 0;
+  for (let i = 0; i < got.length; i++) max = Math.max(max, Math.abs(got[i] - want[i]));
+  return max;
+}
+
+describe('run --trace', () => {
+  let work;
+  before(() => { work = mkdtempSync(join(tmpdir(), 'attnscope-trace-')); });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  for (const [model, kind] of [['bert_mlm_f32', 'encoder'], ['distilbert_mlm_f32', 'encoder'], ['gpt2_lm_f32', 'decoder']]) {
+    it(`${model}: every step matches PyTorch (≤ 1e-3); layer outputs are the hidden states`, async () => {
+      const dir = join(work, model);
+      cpSync(join(FIXTURES, model), dir, { recursive: true });
+      const V = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).vocab_size;
+      writeFileSync(join(dir, 'vocab.txt'), `${Array.from({ length: V }, (_, i) => ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'][i] ?? `w${i}`).join('\n')}\n`);
+      const inputs = JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8'));
+      const testCase = inputs.cases[1];  // t7_types: 7 tokens (two segments where the model has them)
+      const out = join(dir, 'f.json');
+      const args = [CLI, 'run', '--model', dir, '--ids', testCase.ids.join(','), '--trace', '--out', out];
+      if (kind === 'encoder' && model.startsWith('bert')) args.push('--token-types', testCase.token_types.join(','));
+      await run(process.execPath, args);
+      const { trace, hidden } = JSON.parse(readFileSync(out, 'utf8'));
+      const expected = readSafetensors(join(dir, testCase.expected));
+
+      const embeddingSteps = Object.keys(trace.embeddings);
+      assert.deepEqual(embeddingSteps, model.startsWith('bert')
+        ? ['word', 'position', 'token_type', 'sum', 'output'] : ['word', 'position', 'sum', 'output']);
+      for (const step of embeddingSteps) {
+        assert.ok(maxDiff(flat(trace.embeddings[step]), expected[`trace_embeddings_${step}`].data) <= 1e-3, `embeddings.${step}`);
+      }
+      const layerSteps = kind === 'encoder'
+        ? ['attention_output', 'attention_residual', 'attention_norm', 'ffn_intermediate', 'ffn_output', 'ffn_residual', 'output']
+        : ['attention_input_norm', 'attention_output', 'attention_residual', 'ffn_input_norm', 'ffn_intermediate', 'ffn_output', 'ffn_residual', 'output'];
+      const hiddenStates = expected.hidden_states;
+      const [, T, C] = hiddenStates.shape;
+      trace.layers.forEach((layer, l) => {
+        assert.deepEqual(Object.keys(layer), layerSteps, `layer ${l} steps`);
+        for (const step of layerSteps) {
+          const reference = expected[`trace_${step}`];
+          const size = reference.data.length / trace.layers.length;
+          assert.ok(maxDiff(flat(layer[step]), reference.data.subarray(l * size, (l + 1) * size)) <= 1e-3, `layers[${l}].${step}`);
+        }
+        // A decoder's last hidden state is after the final LayerNorm (Hugging Face's convention).
+        if (kind === 'encoder' || l < trace.layers.length - 1) {
+          assert.ok(maxDiff(flat(layer.output), hiddenStates.data.subarray((l + 1) * T * C, (l + 2) * T * C)) <= 1e-3, `layers[${l}].output = hidden_states[${l + 1}]`);
+        }
+      });
+      const last = kind === 'encoder' ? trace.layers.at(-1).output : trace.final_norm;
+      assert.deepEqual(flat(last), flat(hidden));
+    });
+  }
+
+  it('--trace with --format npy or bertviz is refused, not dropped', async () => {
+    await assert.rejects(run(process.execPath, [CLI, 'run', '--text', 'a', '--trace', '--format', 'bertviz', '--out', join(work, 'b.json')]),
+      (e) => e.code === 2 && /--trace .* --format json/.test(e.stderr));
+  });
+});
