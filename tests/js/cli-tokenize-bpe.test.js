@@ -62,3 +62,20 @@ for (const c of CASES) {
     assert.deepEqual(mismatches.slice(0, 5), [], `${mismatches.length} of ${inputs.length} inputs differ`);
   });
 }
+
+test('attnscope tokenize --text-pair --max-length on a RoBERTa-style folder matches Hugging Face', () => {
+  const json = robertaTokenizerJson(sources);
+  const dir = writeFiles({ 'tokenizer.json': json }).dir;
+  dirs.push(dir);
+  const oracle = makeBpeOracle(json, 'roberta');
+  for (const [text, pair, maxLength] of [['The capital is <mask>.', 'Paris,  I think.', 0], ["It's   here", '안녕하세요 👩‍👩‍👧', 9]]) {
+    const args = ['tokenize', '--model', dir, '--text', text, '--text-pair', pair, ...(maxLength ? ['--max-length', String(maxLength)] : [])];
+    const res = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stderr);
+    const got = JSON.parse(res.stdout);
+    const want = oracle.encode(text, pair, maxLength);
+    assert.deepEqual(got.ids, want.ids);
+    assert.deepEqual(got.token_type_ids, want.token_type_ids);
+    assert.equal(got.num_truncated, want.num_truncated);
+  }
+});
