@@ -128,16 +128,7 @@ BertTokenizer BertTokenizer::from_files(std::string_view vocab_txt, std::string_
     t.ids_[token] = id;
   }
 
-  if (auto it = doc.find("added_tokens"); it != doc.end() && !it->is_null()) {
-    if (!it->is_array()) fail("added_tokens must be an array");
-    for (size_t i = 0; i < it->size(); ++i) {
-      const std::string where = "added_tokens[" + std::to_string(i) + "]";
-      const json& v = (*it)[i];
-      if (!v.is_object() || !v.contains("id")) fail(where + " needs an id");
-      const auto id = static_cast<int32_t>(get_int(v.at("id"), where + ".id", 0, kMaxVocab));
-      add_unique(t.added_, parse_added_token(v, id, where));
-    }
-  }
+  parse_added_tokens(doc, t.added_);
 
   const json post = doc.value("post_processor", json());
   const std::string post_type = post.is_object() ? get_string(post, "type", "", "post_processor") : "";
@@ -145,13 +136,8 @@ BertTokenizer BertTokenizer::from_files(std::string_view vocab_txt, std::string_
     t.post_processor_.single = parse_template(post, "single", false);
     t.post_processor_.pair = parse_template(post, "pair", true);
   } else if (post_type == "BertProcessing") {
-    auto token_pair = [&](const char* key) {
-      const json v = post.value(key, json());
-      if (!v.is_array() || v.size() != 2 || !v[0].is_string()) fail(std::string("post_processor.") + key + " must be [token, id]");
-      return std::pair{v[0].get<std::string>(), static_cast<int32_t>(get_int(v[1], std::string("post_processor.") + key, 0, kMaxVocab))};
-    };
-    const auto [cls, cls_id] = token_pair("cls");
-    const auto [sep, sep_id] = token_pair("sep");
+    const auto [cls, cls_id] = parse_token_pair(post, "cls");
+    const auto [sep, sep_id] = parse_token_pair(post, "sep");
     t.post_processor_ = PostProcessor::bert(cls, cls_id, sep, sep_id);
   } else {
     fail("post_processor '" + (post_type.empty() ? post.dump() : post_type) +
