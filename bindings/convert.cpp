@@ -32,6 +32,7 @@ const char* family_name(Family family) {
   switch (family) {
     case Family::DistilBert: return "distilbert";
     case Family::Gpt2: return "gpt2";
+    case Family::Roberta: return "roberta";
     case Family::Bert: break;
   }
   return "bert";
@@ -65,6 +66,7 @@ val config_to_js(const ModelConfig& config) {
   out.set("headDim", val(config.head_dim()));
   out.set("intermediateSize", val(config.intermediate_size));
   out.set("maxPositionEmbeddings", val(config.max_position_embeddings));
+  out.set("maxTokens", val(config.max_tokens()));
   out.set("typeVocabSize", val(config.type_vocab_size));
   out.set("layerNormEps", val(config.layer_norm_eps));
   out.set("hiddenAct", val(config.hidden_act));

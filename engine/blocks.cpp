@@ -39,8 +39,8 @@ Layer pack_layer(LayerWeights&& w, int C, int F) {
   return layer;
 }
 
-void embeddings_forward(float* x, const ModelWeights& w, const int32_t* ids, const int32_t* token_types,
-                        int T, int C, int first_position) {
+void embeddings_forward(float* x, const ModelWeights& w, const int32_t* ids, const int32_t* positions,
+                        const int32_t* token_types, int T, int C) {
   std::vector<float> widened;  // a word-embedding row kept as f16, widened
   for (int t = 0; t < T; ++t) {
     float* xt = x + static_cast<size_t>(t) * C;
@@ -53,7 +53,7 @@ void embeddings_forward(float* x, const ModelWeights& w, const int32_t* ids, con
     } else {
       we = w.word_emb.f32.data() + word;
     }
-    const float* pe = w.pos_emb.data() + static_cast<size_t>(first_position + t) * C;
+    const float* pe = w.pos_emb.data() + static_cast<size_t>(positions[t]) * C;
     for (int c = 0; c < C; ++c) xt[c] = we[c] + pe[c];
     if (!w.type_emb.empty()) {
       const float* te = w.type_emb.data() + static_cast<size_t>(token_types ? token_types[t] : 0) * C;
@@ -120,14 +120,14 @@ void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, 
 }
 
 void embedding_parts(float* word, float* position, float* token_type, const ModelWeights& w, const int32_t* ids,
-                     const int32_t* token_types, int T, int C, int first_position) {
+                     const int32_t* positions, const int32_t* token_types, int T, int C) {
   for (int t = 0; t < T; ++t) {
     const size_t row = static_cast<size_t>(t) * C, id = static_cast<size_t>(ids[t]) * C;
     if (w.word_emb.is_f16())
       f16_to_f32(word + row, w.word_emb.f16.data() + id, C);
     else
       std::copy_n(w.word_emb.f32.data() + id, C, word + row);
-    std::copy_n(w.pos_emb.data() + static_cast<size_t>(first_position + t) * C, C, position + row);
+    std::copy_n(w.pos_emb.data() + static_cast<size_t>(positions[t]) * C, C, position + row);
     if (token_type)
       std::copy_n(w.type_emb.data() + static_cast<size_t>(token_types ? token_types[t] : 0) * C, C, token_type + row);
   }

@@ -49,11 +49,10 @@ struct AttentionMask {
   bool causal = false;
 };
 
-// x (T, C) = word + position (+ token type) embeddings of `ids`, at positions first_position,
-// first_position + 1, ... (before any LayerNorm). token_types: nullptr for all 0, or for models
-// without them.
-void embeddings_forward(float* x, const ModelWeights& weights, const int32_t* ids, const int32_t* token_types,
-                        int T, int C, int first_position);
+// x (T, C) = word + position (+ token type) embeddings of `ids` at the position ids `positions`
+// (before any LayerNorm). token_types: nullptr for all 0, or for models without them.
+void embeddings_forward(float* x, const ModelWeights& weights, const int32_t* ids, const int32_t* positions,
+                        const int32_t* token_types, int T, int C);
 
 // out (T, C) = LayerNorm(inp) with γ, β; out may be inp.
 void layer_norm_forward(float* out, const float* inp, const LayerNormParams& ln, int T, int C, float eps);
@@ -82,7 +81,7 @@ void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, 
 // word (T, C), position (T, C) and, where the model has them, token_type (T, C) embedding rows:
 // the parts embeddings_forward sums (the trace shows them one by one).
 void embedding_parts(float* word, float* position, float* token_type, const ModelWeights& weights,
-                     const int32_t* ids, const int32_t* token_types, int T, int C, int first_position);
+                     const int32_t* ids, const int32_t* positions, const int32_t* token_types, int T, int C);
 
 // What each head adds to the output for each key, ‖(x_j W_V,h + b_V,h) W_O,h‖ (Kobayashi et al.
 // 2020, eq. 6: before the attention weight, without the output bias): norms (H, T) from the

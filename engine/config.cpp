@@ -126,10 +126,10 @@ ModelConfig parse_config(std::string_view config_json) {
 
   ModelConfig c;
   c.model_type = read_string(j, "model_type", infer_model_type(j));
-  const bool distil = c.model_type == "distilbert";
-  if (c.model_type != "bert" && !distil && c.model_type != "gpt2")
-    fail("unsupported model_type \"" + c.model_type + "\" (supported: bert, distilbert, gpt2)");
-  c.family = distil ? Family::DistilBert : Family::Bert;
+  const bool distil = c.model_type == "distilbert", roberta = c.model_type == "roberta";
+  if (c.model_type != "bert" && !distil && !roberta && c.model_type != "gpt2")
+    fail("unsupported model_type \"" + c.model_type + "\" (supported: bert, distilbert, roberta, gpt2)");
+  c.family = distil ? Family::DistilBert : roberta ? Family::Roberta : Family::Bert;
 
   if (c.model_type == "gpt2") {
     parse_gpt2(j, c);
@@ -158,8 +158,12 @@ ModelConfig parse_config(std::string_view config_json) {
       fail("unsupported position_embedding_type \"" + pos + "\" (only \"absolute\")");
     read_eps(j, "layer_norm_eps", c.layer_norm_eps);
   }
-  c.pad_token_id = read_size(j, "pad_token_id", 0, false, 0);
+  c.pad_token_id = read_size(j, "pad_token_id", roberta ? 1 : 0, false, 0);
   c.tie_word_embeddings = read_bool(j, "tie_word_embeddings", true);
+  c.mlm_head_act = roberta ? "gelu" : c.hidden_act;
+  if (roberta && c.max_tokens() < 1)
+    fail("max_position_embeddings = " + std::to_string(c.max_position_embeddings) + " leaves no position after " +
+         "RoBERTa's padding offset (pad_token_id + 1 = " + std::to_string(c.pad_token_id + 1) + ")");
 
   if (!is_supported_activation(c.hidden_act))
     fail(std::string("unsupported activation \"") + c.hidden_act +

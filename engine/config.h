@@ -8,9 +8,10 @@
 
 namespace attnscope {
 
-// Encoders (post-LN, bidirectional): BERT-shaped checkpoints and DistilBERT. Decoders (pre-LN,
+// Encoders (post-LN, bidirectional): BERT-shaped checkpoints, DistilBERT and RoBERTa (BERT's
+// layers; positions counted from pad_token_id + 1, a byte-level BPE vocabulary). Decoders (pre-LN,
 // causal): GPT-2.
-enum class Family { Bert, DistilBert, Gpt2 };
+enum class Family { Bert, DistilBert, Roberta, Gpt2 };
 
 struct ModelConfig {
   Family family = Family::Bert;
@@ -30,8 +31,14 @@ struct ModelConfig {
   // The masked-LM decoder *is* the word-embedding matrix (Hugging Face's default): a stored
   // decoder weight is then ignored, as transformers' tie_weights() does.
   bool tie_word_embeddings = true;
+  // The masked-LM head's activation: BERT's uses hidden_act, RoBERTa's is always exact GELU.
+  std::string mlm_head_act = "gelu";
 
   int head_dim() const { return hidden_size / num_heads; }
+  // How many tokens fit: RoBERTa's first position id is pad_token_id + 1 (514 embeddings: 512).
+  int max_tokens() const {
+    return family == Family::Roberta ? max_position_embeddings - pad_token_id - 1 : max_position_embeddings;
+  }
   // A decoder: LayerNorm before each sublayer, a final LayerNorm, and causal attention (a query
   // never sees a later key).
   bool is_decoder() const { return family == Family::Gpt2; }

@@ -97,6 +97,21 @@ void vocabulary_logits(float* logits, const float* hidden, const WeightMatrix& w
   }
 }
 
+// Position ids of T tokens starting at `first`: first, first + 1, ... For RoBERTa, Hugging Face's
+// create_position_ids_from_input_ids: padding tokens sit at position pad_token_id and the others
+// count on from pad_token_id + 1, skipping the padding.
+std::vector<int32_t> position_ids(const ModelConfig& config, const std::vector<int32_t>& ids, int first) {
+  std::vector<int32_t> positions(ids.size());
+  if (config.family != Family::Roberta) {
+    for (size_t t = 0; t < ids.size(); ++t) positions[t] = first + static_cast<int32_t>(t);
+    return positions;
+  }
+  int32_t seen = 0;
+  for (size_t t = 0; t < ids.size(); ++t)
+    positions[t] = ids[t] == config.pad_token_id ? config.pad_token_id : config.pad_token_id + ++seen;
+  return positions;
+}
+
 }  // namespace
 
 Transformer::Transformer(ModelConfig config, ModelWeights weights)
@@ -154,9 +169,9 @@ void Transformer::check_input(const std::vector<int32_t>& ids, const std::vector
                               const std::vector<int32_t>& attention_mask) const {
   const ModelConfig& cfg = config_;
   if (ids.empty()) bad_input("no tokens: a forward pass needs at least one token id");
-  if (ids.size() > static_cast<size_t>(cfg.max_position_embeddings))
-    bad_input(std::to_string(ids.size()) + " tokens is more than max_position_embeddings = " +
-              std::to_string(cfg.max_position_embeddings));
+  if (ids.size() > static_cast<size_t>(cfg.max_tokens()))
+    bad_input(std::to_string(ids.size()) + " tokens is more than the model's " + std::to_string(cfg.max_tokens()) +
+              " positions (max_position_embeddings = " + std::to_string(cfg.max_position_embeddings) + ")");
   const int T = static_cast<int>(ids.size());
   if (!token_types.empty() && token_types.size() != ids.size())
     bad_input("token_types has " + std::to_string(token_types.size()) + " entries for " +
@@ -223,14 +238,16 @@ void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int
 
   float* x = res.hidden_out.data();  // the running hidden state ends as the output
   const int32_t* types = token_types.empty() ? nullptr : token_types.data();
-  embeddings_forward(x, weights_, ids.data(), types, T, C, 0);
+  const std::vector<int32_t> positions = position_ids(config_, ids, 0);
+  embeddings_forward(x, weights_, ids.data(), positions.data(), types, T, C);
   EmbeddingsTrace* trace = options.trace ? &res.trace.embeddings : nullptr;
   if (trace) {
     const size_t TC = static_cast<size_t>(T) * C;
     for (auto* part : {&trace->word, &trace->position}) part->resize(TC);
     trace->token_type.resize(weights_.type_emb.empty() ? 0 : TC);
     embedding_parts(trace->word.data(), trace->position.data(),
-                    trace->token_type.empty() ? nullptr : trace->token_type.data(), weights_, ids.data(), types, T, C, 0);
+                    trace->token_type.empty() ? nullptr : trace->token_type.data(), weights_, ids.data(),
+                    positions.data(), types, T, C);
     keep(&trace->sum, x, TC);
   }
   if (!config_.is_decoder())  // encoders normalise the embeddings sum
@@ -272,7 +289,8 @@ void Transformer::extend(const std::vector<int32_t>& ids, KvCache& cache, Forwar
   ForwardOptions options;  // attentions only
   prepare(res, options, T, keys);
   float* x = res.hidden_out.data();
-  embeddings_forward(x, weights_, ids.data(), nullptr, T, C, first);
+  const std::vector<int32_t> positions = position_ids(config_, ids, first);
+  embeddings_forward(x, weights_, ids.data(), positions.data(), nullptr, T, C);
   const size_t layer_stride = static_cast<size_t>(cache.capacity) * C;
   run_layers(x, T, first, KvView{cache.k.data(), cache.v.data(), layer_stride}, nullptr, options, res, a);
   cache.length = keys;
@@ -351,7 +369,7 @@ std::vector<float> Transformer::lm_logits(const float* hidden, int rows) const {
   const MlmHeadWeights& m = weights_.mlm;
   std::vector<float> h(static_cast<size_t>(rows) * C);
   kernels::linear_f32(h.data(), hidden, m.dense_w.data(), m.dense_b.data(), rows, C, C);
-  kernels::activation_f32(h.data(), h.size(), activation_for(config_.hidden_act));
+  kernels::activation_f32(h.data(), h.size(), activation_for(config_.mlm_head_act));
   const float eps = static_cast<float>(config_.layer_norm_eps);
   kernels::layer_norm_f32(h.data(), h.data(), m.ln_g.data(), m.ln_b.data(), rows, C, eps);
   if (!m.decoder_w.empty()) {

@@ -98,9 +98,12 @@ std::string detect_prefix(const TensorSource& st, const std::string& prefix, con
   return st.has(prefix + probe) ? prefix : "";
 }
 
+// BERT-shaped checkpoints: BertModel / BertForMaskedLM, and RobertaModel / RobertaForMaskedLM
+// (the same layers under "roberta.", a different masked-LM head).
 ModelWeights load_bert(const ModelConfig& c, TensorSource& st, WeightPrecision precision) {
   const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
-  const Reader r{st, detect_prefix(st, "bert.", "embeddings.word_embeddings.weight"), precision};
+  const std::string model_prefix = c.family == Family::Roberta ? "roberta." : "bert.";
+  const Reader r{st, detect_prefix(st, model_prefix, "embeddings.word_embeddings.weight"), precision};
   ModelWeights w;
   w.word_emb = r.matrix("embeddings.word_embeddings.weight", {V, C});
   w.pos_emb = r.get("embeddings.position_embeddings.weight", {c.max_position_embeddings, C});
@@ -124,7 +127,13 @@ ModelWeights load_bert(const ModelConfig& c, TensorSource& st, WeightPrecision p
 
   // BertForMaskedLM's head is stored without the "bert." prefix.
   const Reader head{st, "", precision};
-  if (head.has("cls.predictions.transform.dense.weight")) {
+  if (head.has("lm_head.dense.weight")) {  // RobertaLMHead: dense → gelu → layer_norm → decoder
+    w.has_mlm_head = true;
+    head.linear_f32("lm_head.dense", C, C, w.mlm.dense_w, w.mlm.dense_b);
+    head.layer_norm("lm_head.layer_norm", C, w.mlm.ln_g, w.mlm.ln_b);
+    if (!c.tie_word_embeddings) w.mlm.decoder_w = head.get("lm_head.decoder.weight", {V, C});
+    w.mlm.bias = head.has("lm_head.bias") ? head.get("lm_head.bias", {V}) : head.get("lm_head.decoder.bias", {V});
+  } else if (head.has("cls.predictions.transform.dense.weight")) {
     w.has_mlm_head = true;
     head.linear_f32("cls.predictions.transform.dense", C, C, w.mlm.dense_w, w.mlm.dense_b);
     head.layer_norm("cls.predictions.transform.LayerNorm", C, w.mlm.ln_g, w.mlm.ln_b);
@@ -232,7 +241,7 @@ bool weight_is_used(const ModelConfig& config, const std::string& name) {
   // GPT-2's causal-mask buffers (older saves): constants, not weights.
   if (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias")) return false;
   const bool decoder_weight = name == "cls.predictions.decoder.weight" || name == "vocab_projector.weight" ||
-                              name == "lm_head.weight";
+                              name == "lm_head.weight" || name == "lm_head.decoder.weight";
   return !(decoder_weight && config.tie_word_embeddings);
 }
 
@@ -248,7 +257,8 @@ ModelWeights load_weights(const ModelConfig& config, TensorSource& tensors, Weig
   switch (config.family) {
     case Family::DistilBert: return load_distilbert(config, tensors, precision);
     case Family::Gpt2: return load_gpt2(config, tensors, precision);
-    case Family::Bert: break;
+    case Family::Bert:
+    case Family::Roberta: break;
   }
   return load_bert(config, tensors, precision);
 }

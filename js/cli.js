@@ -193,7 +193,7 @@ async function bench(values) {
   const runs = optionalInteger(values.runs, '--runs', 1);
   const model = await loadModel(values.model, loadOptions(values));
   try {
-    const limit = model.config.maxPositionEmbeddings;
+    const limit = model.config.maxTokens;
     if (tokens > limit) throw new UsageError(`--tokens ${tokens} is more than the model's ${limit} positions`);
     const ids = benchIds(model, tokens);
     await model.runIds(ids); // warm-up: first-touch page faults, lazy init

@@ -68,7 +68,9 @@ export interface LoadOptions {
 }
 
 export interface ModelConfig {
-  family: 'bert' | 'distilbert' | 'gpt2';
+  family: 'bert' | 'distilbert' | 'roberta' | 'gpt2';
+  /** Tokens a run can take (RoBERTa: max_position_embeddings − pad_token_id − 1). */
+  maxTokens: number;
   modelType: string;
   vocabSize: number;
   hiddenSize: number;

@@ -213,7 +213,7 @@ export class Model {
     }
     if (this.#generation) throw new AttnScopeError('E_INPUT', 'a generation is already running on this model: cancel it or wait for its result');
     const o = generateOptions(options);
-    const maxPositions = this.config.maxPositionEmbeddings;
+    const maxPositions = this.config.maxTokens;
     let encoding;
     if (typeof prompt === 'string') {
       encoding = this.tokenize(prompt, { maxLength: maxPositions });
@@ -271,7 +271,7 @@ export class Model {
   }
 
   #maxLength(maxLength) {
-    if (maxLength === undefined || maxLength === null) return this.config.maxPositionEmbeddings;
+    if (maxLength === undefined || maxLength === null) return this.config.maxTokens;
     if (!Number.isInteger(maxLength) || maxLength < 0) {
       throw new AttnScopeError('E_INPUT', `maxLength must be a non-negative integer, got ${maxLength}`);
     }

@@ -21,7 +21,7 @@ export async function loadTokenizer(source, options = {}) {
     const files = {};
     const read = (name, required) => readText(provider, name, { required, signal, files });
     const configText = await read('config.json', false);
-    const maxPositions = configText === null ? 0 : callWasm(() => wasm.parseConfig(configText)).maxPositionEmbeddings;
+    const maxPositions = configText === null ? 0 : callWasm(() => wasm.parseConfig(configText)).maxTokens;
     const tok = await readTokenizerFiles(read, provider.location);
     const native = callWasm(() => new wasm.Tokenizer(tok.vocab ?? '', tok.tokenizerJson ?? '', tok.tokenizerConfig ?? '',
       tok.vocabJson ?? '', tok.merges ?? ''));

@@ -220,7 +220,7 @@ TEST_CASE("bad input: ids, lengths, token types, mask values", "[engine][errors]
   expect_error([&] { e.forward({1, 50, 2}, {}, {}, o); }, "E_INPUT", "token id 50 at position 1 is out of vocab range [0, 50)");
   expect_error([&] { e.forward({-1}, {}, {}, o); }, "E_INPUT", "token id -1 at position 0");
   expect_error([&] { e.forward(std::vector<int32_t>(41, 1), {}, {}, o); }, "E_INPUT",
-               "41 tokens is more than max_position_embeddings = 40");
+               "41 tokens is more than the model's 40 positions (max_position_embeddings = 40)");
   CHECK_NOTHROW(e.forward(std::vector<int32_t>(40, 1), {}, {}, o));  // exactly the limit is fine
   expect_error([&] { e.forward({1, 2}, {0}, {}, o); }, "E_INPUT", "token_types has 1 entries for 2 token ids");
   expect_error([&] { e.forward({1, 2}, {}, {1, 1, 1}, o); }, "E_INPUT", "attention_mask has 3 entries");
@@ -332,4 +332,20 @@ TEST_CASE("bad input: extend() is for decoders, with ids in range", "[engine][er
   expect_error([&] { d.extend({1, 53}, cache, r, a); }, "E_INPUT", "token id 53 at position 1");
   CHECK(cache.length == 0);
   expect_error([&] { d.forward({1, 2}, {0, 1}, {}, ForwardOptions{}); }, "E_INPUT", "gpt2 has no token types");
+}
+
+TEST_CASE("bad input: RoBERTa's positions start after its padding id", "[engine][errors]") {
+  const std::string dir = std::string(ATTNSCOPE_FIXTURES_DIR) + "/engine/roberta_mlm_f32";
+  const ModelConfig c = parse_config(test::read_text(dir + "/config.json"));
+  CHECK(c.family == Family::Roberta);
+  CHECK(c.max_tokens() == 40);  // 42 embeddings, the first two (0, pad 1) never used by a token
+  const auto bytes = test::read_bytes(dir + "/model.safetensors");
+  const SafeTensors st(bytes.data(), bytes.size());
+  const Transformer r(c, load_weights(c, st));
+  CHECK_NOTHROW(r.forward(std::vector<int32_t>(40, 5), {}, {}, ForwardOptions{}));
+  expect_error([&] { r.forward(std::vector<int32_t>(41, 5), {}, {}, ForwardOptions{}); }, "E_INPUT",
+               "41 tokens is more than the model's 40 positions (max_position_embeddings = 42)");
+  json j = json::parse(test::read_text(dir + "/config.json"));
+  j["max_position_embeddings"] = 2;
+  expect_error([&] { parse_config(j.dump()); }, "E_CONFIG", "leaves no position after RoBERTa's padding offset");
 }

@@ -68,8 +68,8 @@ function vocabFor(size, maskId) {
 const models = existsSync(FIXTURES) ? readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, 'inputs.json'))) : [];
 
 describe('engine golden fixtures through the WASM API', () => {
-  // make_engine_fixtures.py writes 11 checkpoints (7 encoders, 4 decoders); fewer is a broken tree.
-  it('finds the fixtures', () => assert.ok(models.length >= 11, `only ${models.length} fixture models in ${FIXTURES}`));
+  // make_engine_fixtures.py writes 12 checkpoints (8 encoders, 4 decoders); fewer is a broken tree.
+  it('finds the fixtures', () => assert.ok(models.length >= 12, `only ${models.length} fixture models in ${FIXTURES}`));
 
   for (const name of models) {
     const dir = join(FIXTURES, name);
