@@ -6,6 +6,8 @@
 
 #include <functional>
 
+#include <nlohmann/json.hpp>
+
 #include "error.h"
 #include "tokenizer/bpe.h"
 #include "tokenizer/bpe_tokenizer.h"
@@ -225,4 +227,42 @@ TEST_CASE("Tokenizer facade picks WordPiece or BPE from the files", "[tokenizer]
   CHECK_THROWS_AS(bpe.id_to_token(264), attnscope::Error);
 
   expect_error([] { Tokenizer::from_files({"", "", "", "", ""}); }, "no tokenizer files");
+}
+
+TEST_CASE("BPE loaders: any field of the wrong type is E_TOKENIZER, never another exception", "[tokenizer][bpe]") {
+  // Every field of a working tokenizer.json (the first entries of vocab and merges) replaced by
+  // each JSON type in turn: loading must succeed or fail with E_TOKENIZER.
+  const nlohmann::json base = nlohmann::json::parse(roberta_json());
+  std::vector<nlohmann::json::json_pointer> paths;
+  std::function<void(const nlohmann::json&, const nlohmann::json::json_pointer&)> walk =
+      [&](const nlohmann::json& v, const nlohmann::json::json_pointer& at) {
+        paths.push_back(at);
+        size_t n = 0;
+        if (v.is_object()) {
+          for (const auto& [key, child] : v.items()) if (v.size() <= 20 || n++ < 3) walk(child, at / key);
+        } else if (v.is_array()) {
+          for (size_t i = 0; i < v.size() && i < 3; ++i) walk(v[i], at / i);
+        }
+      };
+  walk(base, nlohmann::json::json_pointer());
+  const std::vector<nlohmann::json> replacements = {nullptr, true, -7, 1.5, "x", nlohmann::json::array(),
+                                                    nlohmann::json::object()};
+  int loaded = 0, rejected = 0;
+  for (const auto& path : paths) {
+    for (const nlohmann::json& r : replacements) {
+      nlohmann::json doc = base;
+      doc[path] = r;
+      INFO("path " << path.to_string() << " = " << r.dump());
+      try {
+        (void)BpeTokenizer::from_files("", "", doc.dump(), "");
+        ++loaded;
+      } catch (const attnscope::Error& e) {
+        CHECK(e.code() == "E_TOKENIZER");
+        ++rejected;
+      }
+    }
+  }
+  INFO(paths.size() << " fields: " << loaded << " variants loaded, " << rejected << " rejected");
+  CHECK(loaded > 0);
+  CHECK(rejected > 100);
 }
