@@ -226,6 +226,23 @@ describe('<attn-scope> under a strict CSP', () => {
     }
   });
 
+  it('"Copy link" shows only where page-url says where the explorer is', async () => {
+    const g = await guardedPage(browser);
+    await g.page.goto(server.origin + '/two.html');
+    await waitForElements(g.page, 2);
+    const link = () => g.page.evaluate(() => {
+      const el = document.querySelector('#a');
+      let url;
+      try { url = el.permalink(); } catch (e) { url = e.code; }
+      return { hidden: el.shadowRoot.querySelector('button[data-action="link"]').hidden, url };
+    });
+    assert.deepEqual(await link(), { hidden: true, url: 'E_INPUT' });
+    await g.page.evaluate(() => document.querySelector('#a').setAttribute('page-url', 'https://example.org/explorer/'));
+    await g.page.waitForFunction(() => !document.querySelector('#a').shadowRoot.querySelector('button[data-action="link"]').hidden);
+    assert.match((await link()).url, /^https:\/\/example\.org\/explorer\/\?text=/);
+    await g.context.close();
+  });
+
   it('permalink carries validated parameters the explorer page restores', async () => {
     const g = await guardedPage(browser);
     await g.page.goto(server.origin + '/two.html');

@@ -1,6 +1,6 @@
 // Hub models without the internet: Playwright answers https://huggingface.co/<id>/resolve/main/*
 // from a random fixture folder, so the real loader path runs (fetch in the worker, progress,
-// Cache Storage). Checks: nothing goes to the hub until a hub model is picked; the progress bar
+// Cache Storage). Checks: nothing goes to the hub until a hub model is picked and Load pressed; the progress bar
 // shows; a second pick is served from the cache; a permalink restores the hub model; a missing
 // repo shows E_NOT_FOUND and keeps the model; a slow download can be cancelled.
 import { after, before, test } from 'node:test';
@@ -49,10 +49,12 @@ test('nothing is fetched from the hub until a hub model is picked', () => {
   assert.deepEqual(problems, []);
 });
 
-test('picking a curated hub model downloads it, with progress, then a second pick uses the cache', async () => {
+test('picking a curated hub model and Load downloads it, with progress, then a second pick uses the cache', async () => {
   allowed.add(HUB);
   const runs = await page.evaluate(() => window.__attnscope.runsDone);
   await page.locator('#model-select').selectOption('bert-base-uncased');
+  assert.deepEqual(hubHits, [], 'choosing in the list alone downloaded');
+  await page.locator('#hub-load').click();
   await page.waitForFunction((r) => window.__attnscope.runsDone > r && window.__attnscope.info?.source === 'hub', runs);
   assert.deepEqual((await page.evaluate(() => window.__attnscope.shape)).slice(0, 2), [2, 3]);
   assert.ok(hubHits.includes('/bert-base-uncased/resolve/main/model.safetensors'));
@@ -63,6 +65,7 @@ test('picking a curated hub model downloads it, with progress, then a second pic
   await page.waitForFunction(() => window.__attnscope.info?.source === 'bundled');
   const before = hubHits.length;
   await page.locator('#model-select').selectOption('bert-base-uncased');
+  await page.locator('#hub-load').click();
   await page.waitForFunction(() => window.__attnscope.info?.source === 'hub');
   assert.equal(hubHits.filter((p) => p.endsWith('model.safetensors')).length, hubHits.slice(0, before).filter((p) => p.endsWith('model.safetensors')).length,
     'the weights were downloaded twice');

@@ -2,15 +2,14 @@
 // worker (js/worker.js, inlined as text and started from a Blob URL, so the script needs no
 // second JavaScript file) loads dist/attnscope-relaxed.wasm where the browser has relaxed SIMD,
 // else dist/attnscope.wasm, next to this script; "bundled" is the package's model/ folder beside
-// dist/, and permalinks open the explorer at the package root.
+// dist/. "Copy link" appears only where the page-url attribute says where the explorer is.
 import workerSource from 'attnscope-embed:worker-source';
 import { useEmbedWorker } from '../../js/platform-browser.js';
-import { defineAttnScopeElement, setDefaultPageUrl } from './element.js';
+import { defineAttnScopeElement } from './element.js';
 
 const here = import.meta.url;
 // Where js/platform-browser.js would sit in the package: its ../dist/ and ../model/ are ours.
 useEmbedWorker({ source: workerSource, moduleUrl: new URL('../js/platform-browser.js', here).href });
-if (/^https?:/.test(here)) setDefaultPageUrl(new URL('../', here).href);
 defineAttnScopeElement();
 
 export { AttnScopeElement, defineAttnScopeElement } from './element.js';

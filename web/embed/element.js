@@ -30,13 +30,6 @@ const DEFAULT_VIEW = 'head';
 const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;
 const INDEX = /^\d{1,4}$/;
 
-let defaultPageUrl = null;
-
-/** The explorer page a permalink opens when the element has no page-url (set by the entry). */
-export function setDefaultPageUrl(url) {
-  defaultPageUrl = url;
-}
-
 export class AttnScopeElement extends HTMLElement {
   static observedAttributes = ['text', 'text-pair', 'model', 'view', 'layer', 'head', 'theme', 'lang', 'height', 'page-url'];
 
@@ -79,7 +72,9 @@ export class AttnScopeElement extends HTMLElement {
   set lang(v) { this.setAttribute('lang', String(v)); }
   get height() { return this.getAttribute('height') ?? ''; }
   set height(v) { this.setAttribute('height', String(v)); }
-  get pageUrl() { return this.getAttribute('page-url') ?? defaultPageUrl ?? ''; }
+  // No default: where an explorer page lives is known only to the site (the package root has
+  // none once dist/ and model/ are deployed), so "Copy link" shows only with page-url.
+  get pageUrl() { return this.getAttribute('page-url') ?? ''; }
   set pageUrl(v) { this.setAttribute('page-url', String(v)); }
 
   /** The RunResult shown (null until the first run finishes). */

@@ -21,6 +21,7 @@ import { createWorkerClient } from '../../js/worker-client.js';
 // last run took longer than FAST_RUN_MS waits for a pause in typing.
 const FAST_RUN_MS = 100;
 const SLOW_RUN_DEBOUNCE_MS = 250;
+const BUSY_AFTER_MS = 150;
 const $ = (id) => document.getElementById(id);
 const state = stateFromUrl(location.search);
 
@@ -30,7 +31,8 @@ const VIEW_FACTORIES = {
 };
 
 let client = null;          // the worker client of the model in use
-let runSeq = 0, runTimer = 0, runController = null, lastRunMs = 0;
+let linkModel = null;       // a link's model that failed to load, kept in the URL (see start())
+let runSeq = 0, runTimer = 0, runController = null, lastRunMs = 0, busyTimer = 0;
 
 const app = createViewModel({ state, onSet });
 app.loadModel = loadModel;   // the model picker's
@@ -48,7 +50,7 @@ function onSet(patch, before) {
 }
 
 function writeUrl() {
-  history.replaceState(null, '', location.pathname + stateToUrl(state));
+  history.replaceState(null, '', location.pathname + stateToUrl(linkModel ? { ...state, model: linkModel } : state));
 }
 
 // ---- model -----------------------------------------------------------------------------------
@@ -68,6 +70,7 @@ async function loadModel(source, label, { signal, onProgress } = {}) {
   }
   client?.terminate();
   client = next;
+  if (linkModel && source !== 'bundled') linkModel = null;   // the user chose another model
   app.info = info;
   state.model = typeof source === 'string' ? source : 'local';
   picker.fillOptions();
@@ -97,11 +100,16 @@ async function runNow() {
   runController = new AbortController();
   const text = state.text;
   if (!text.trim()) {
+    clearTimeout(busyTimer);
+    showBusy(false);
     showInputError(app.t('emptyText'));
     return;
   }
   setStatus('running');
   const started = performance.now();
+  // A run that takes longer than a moment dims what is on screen and says it is running.
+  clearTimeout(busyTimer);
+  busyTimer = setTimeout(() => showBusy(true), BUSY_AFTER_MS);
   try {
     const pair = state.pairOn && state.pair.trim() ? state.pair : undefined;
     const r = await client.run(text, { textPair: pair, signal: runController.signal, replacePending: true, ...runOptions() });
@@ -116,6 +124,20 @@ async function runNow() {
     if (seq !== runSeq || e?.code === 'E_ABORTED' || e?.name === 'AbortError') return;
     showInputError(app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' }));
     setStatus(app.original ? 'ready' : 'error');
+  } finally {
+    if (seq === runSeq) {
+      clearTimeout(busyTimer);
+      showBusy(false);
+    }
+  }
+}
+
+function showBusy(on) {
+  if (on) {
+    document.body.dataset.busy = '';
+    $('run-status').textContent = app.t('running');
+  } else {
+    delete document.body.dataset.busy;
   }
 }
 
@@ -182,6 +204,7 @@ function renderNow() {
   const trunc = $('truncation');
   trunc.hidden = !(r && r.numTruncated > 0);
   if (r && r.numTruncated > 0) trunc.textContent = app.t('truncated', { n: r.numTruncated, max: r.tokens.length });
+  showUnknownNotice(r);
   $('selection-info').textContent = state.selected.length
     ? app.t('selectionInfo', { n: state.selected.length }) : app.t('selectionNone');
   for (const id of ['mask-btn', 'drop-btn', 'clear-selection']) $(id).disabled = !state.selected.length || !r;
@@ -193,10 +216,21 @@ function renderNow() {
   showView(host, app, VIEW_FACTORIES);
 }
 
+// Text the vocabulary cannot spell (Korean in the English-only bundled model) comes out as
+// [UNK]: when that is most of the input, say why rather than show a wall of [UNK].
+function showUnknownNotice(r) {
+  const words = r ? r.tokens.filter((_, i) => !r.specialTokensMask[i]) : [];
+  const unknown = words.filter((t) => t === '[UNK]').length;
+  const notice = $('unk-notice');
+  notice.hidden = !(unknown >= 2 && unknown * 2 >= words.length);
+  if (!notice.hidden) notice.textContent = app.t('mostlyUnknown', { n: unknown, total: words.length });
+}
+
 // ---- wiring ----------------------------------------------------------------------------------
 
 const picker = createModelPicker({
-  select: $('model-select'), hubRow: $('hub-row'), hubInput: $('hub-input'), hubLoad: $('hub-load'),
+  select: $('model-select'), hubRow: $('hub-row'), hubInput: $('hub-input'), hubInputLabel: $('hub-input-label'),
+  hubSize: $('hub-size'), hubLoad: $('hub-load'),
   localRow: $('local-row'), folderInput: $('folder-input'), filesInput: $('files-input'), drop: $('drop'),
   progressRow: $('progress-row'), progress: $('progress'), progressText: $('progress-text'),
   cancel: $('cancel'), error: $('model-error'), info: $('model-info'),
@@ -265,11 +299,16 @@ async function start() {
   installTestHook(app);
   renderNow();
   const wanted = state.model;
-  try {
-    await picker.load(wanted, wanted === 'bundled' ? app.t('modelBundled') : wanted);
-  } catch { /* shown by the picker */ }
-  // A permalink's hub model that cannot load falls back to the bundled one.
-  if (!client && wanted !== 'bundled') await picker.load('bundled', app.t('modelBundled'));
+  const failure = await picker.load(wanted, wanted === 'bundled' ? app.t('modelBundled') : wanted);
+  // A link's hub model that cannot load: show the bundled one, say so, and keep the link's model
+  // in the URL (a reload retries) until the user picks another.
+  if (!client && wanted !== 'bundled') {
+    linkModel = wanted;
+    await picker.load('bundled', app.t('modelBundled'));
+    picker.showError(app.t('linkModelFailed', { name: wanted, message: failure?.message ?? String(failure),
+      code: failure?.code ?? 'E_INTERNAL' }));
+    writeUrl();
+  }
 }
 
 start();

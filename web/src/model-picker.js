@@ -1,20 +1,26 @@
 // The model picker: the bundled model (default, offline), a short curated list of hub models, any
-// hub id, or a local folder (file picker or drag-and-drop). Shows download progress with a cancel
-// button, and why a model could not load; the page keeps the previous model in that case.
+// hub id, or a local folder (file picker or drag-and-drop). Choosing a hub model in the list only
+// says what it would download: the download starts on Load (or Enter in the list), so arrowing
+// through the list fetches nothing. Shows download progress with a cancel button, and why a
+// model could not load; the page keeps the previous model in that case.
 import { isHubId } from './state.js';
 
-export const CURATED = [
-  'bert-base-uncased',
-  'distilbert-base-uncased',
-  'sentence-transformers/all-MiniLM-L6-v2',
-  'bert-base-multilingual-cased',
-];
+// Hub models offered in the list, with the size of their model.safetensors on the hub in MB
+// (read from huggingface.co, rounded; only for the notice before a download).
+export const CURATED_MB = {
+  'bert-base-uncased': 440,
+  'distilbert-base-uncased': 268,
+  'sentence-transformers/all-MiniLM-L6-v2': 91,
+  'bert-base-multilingual-cased': 714,
+};
+export const CURATED = Object.keys(CURATED_MB);
 
 export function createModelPicker(el, app) {
-  const { select, hubRow, hubInput, hubLoad, localRow, folderInput, filesInput, drop,
+  const { select, hubRow, hubInput, hubInputLabel, hubSize, hubLoad, localRow, folderInput, filesInput, drop,
     progressRow, progress, progressText, cancel, error, info } = el;
   let controller = null;
   let mode = null;   // '__hub' | '__local' while that row is open; it stays open after a failure
+  let offered = null;   // the hub id chosen in the list and waiting for Load
 
   function fillOptions() {
     const { t } = app;
@@ -37,8 +43,19 @@ export function createModelPicker(el, app) {
   }
 
   function syncRows() {
-    hubRow.hidden = mode !== '__hub';
+    hubRow.hidden = mode !== '__hub' && !offered;
+    hubInputLabel.hidden = Boolean(offered);
+    hubSize.hidden = !offered;
     localRow.hidden = mode !== '__local';
+  }
+
+  // A hub model picked in the list: say what Load would download.
+  function offer(id) {
+    offered = id;
+    hubInput.value = id;
+    const mb = CURATED_MB[id];
+    hubSize.textContent = mb ? app.t('hubSize', { name: id, mb }) : app.t('hubSizeUnknown', { name: id });
+    syncRows();
   }
 
   async function load(source, label) {
@@ -57,6 +74,8 @@ export function createModelPicker(el, app) {
       });
       select.value = app.state.model;
       mode = null;
+      offered = null;
+      return null;
     } catch (e) {
       if (mine.signal.aborted || e?.code === 'E_ABORTED') {
         showError(app.t('loadCancelled', { name: label }));
@@ -64,7 +83,8 @@ export function createModelPicker(el, app) {
         showError(app.t('loadFailed', { name: label, message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' }));
       }
       fillOptions();
-      select.value = mode ?? app.state.model;
+      select.value = mode ?? offered ?? app.state.model;
+      return e;
     } finally {
       if (controller === mine) { controller = null; progressRow.hidden = true; }
       syncRows();
@@ -93,11 +113,15 @@ export function createModelPicker(el, app) {
   select.addEventListener('change', () => {
     const v = select.value;
     mode = v === '__hub' || v === '__local' ? v : null;
+    offered = null;
+    if (v === '__hub') hubInput.value = '';
     syncRows();
     if (v === '__hub') { hubInput.focus(); return; }
     if (v === '__local' || v === 'local') return;
-    load(v, v === 'bundled' ? app.t('modelBundled') : v);
+    if (v === 'bundled') load(v, app.t('modelBundled'));   // nothing to download
+    else if (v !== app.state.model) offer(v);
   });
+  select.addEventListener('keydown', (e) => { if (e.key === 'Enter' && offered) loadHub(); });
   const loadHub = () => {
     const id = hubInput.value.trim();
     if (!isHubId(id)) { showError(app.t('badHubId')); return; }
@@ -127,11 +151,12 @@ export function createModelPicker(el, app) {
     const i = app.info;
     if (!i) { info.textContent = ''; return; }
     const c = configNumbers(i);
+    const bundled = i.source === 'bundled';
     info.textContent = app.t('modelInfo', {
-      name: i.source === 'files' ? app.t('modelLocalLoaded') : i.source === 'bundled' ? app.t('modelBundled') : (i.id ?? app.state.model),
+      name: i.source === 'files' ? app.t('modelLocalLoaded') : bundled ? app.t('modelBundled') : (i.id ?? app.state.model),
       layers: c.layers, heads: c.heads, hidden: c.hidden, positions: c.maxPositions,
       mlm: i.hasMlmHead ? app.t('withMlm') : '',
-    });
+    }) + (bundled ? ` · ${app.t('englishOnly')}` : '');
   }
 
   return { fillOptions, syncRows, showInfo, load, showError };

@@ -1,0 +1,161 @@
+// What a newcomer meets first (issue 22's majors), in Chromium with the real engine: a link to a
+// model that cannot load says so and keeps asking for it; arrowing through the model list
+// downloads nothing (Load does); a slow run dims the stale view and says it is running; Korean
+// text in the English-only bundled model explains its [UNK]s. Hub requests are answered by
+// Playwright from a fixture folder, or refused.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FIXTURE_WORDS, guardedPage, launchBrowser, startServer, waitForRuns, writeBertFixture } from './helpers.js';
+
+const HUB = 'https://huggingface.co/';
+let server, browser, tmp;
+
+before(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'attnscope-first-'));
+  writeBertFixture(join(tmp, 'hub'), { layers: 2, heads: 2, hidden: 16, intermediate: 32, maxPositions: 64, seed: 5 });
+  server = await startServer();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+// A page whose hub requests are served from the fixture (or all refused with `down`).
+async function openPage(query = '', { down = false } = {}) {
+  const g = await guardedPage(browser, server.origin, undefined, new Set([HUB]));
+  g.hubHits = [];
+  await g.context.route(HUB + '**', (route) => {
+    g.hubHits.push(new URL(route.request().url()).pathname);
+    const headers = { 'access-control-allow-origin': '*' };
+    if (down) return route.fulfill({ status: 503, headers, body: 'unavailable' });
+    try {
+      return route.fulfill({ status: 200, headers, body: readFileSync(join(tmp, 'hub', new URL(route.request().url()).pathname.split('/').pop())) });
+    } catch {
+      return route.fulfill({ status: 404, headers, body: 'Entry not found' });
+    }
+  });
+  await g.page.goto(`${server.origin}/${query}`);
+  await waitForRuns(g.page, 1);
+  return g;
+}
+
+test('a link to a model that cannot load says so and keeps the model in the URL', async () => {
+  const g = await openPage('?model=google-bert%2Fbert-base-uncased&view=head', { down: true });
+  try {
+    const info = await g.page.evaluate(() => window.__attnscope.info.source);
+    assert.equal(info, 'bundled');
+    const error = g.page.locator('#model-error');
+    assert.ok(await error.isVisible(), 'no message about the model that failed');
+    const text = await error.textContent();
+    assert.match(text, /google-bert\/bert-base-uncased/);
+    assert.match(text, /bundled/i);
+    assert.match(new URL(g.page.url()).search, /model=google-bert%2Fbert-base-uncased/, 'the link\'s model left the URL');
+    // A state change (another view) keeps it too.
+    await g.page.locator('[role=tab][data-view=grid]').click();
+    await g.page.waitForFunction(() => window.__attnscope.state.view === 'grid');
+    assert.match(new URL(g.page.url()).search, /model=google-bert%2Fbert-base-uncased/);
+    assert.ok(g.hubHits.length > 0);
+    // The only problems are the hub's 503 answers Chromium logs.
+    assert.deepEqual(g.problems.filter((p) => !/status of 503/.test(p)), []);
+  } finally {
+    await g.context.close();
+  }
+});
+
+test('arrowing through the model list downloads nothing; Load does', async () => {
+  const g = await openPage();
+  try {
+    await g.page.locator('#model-select').focus();
+    await g.page.keyboard.press('ArrowDown');
+    await g.page.keyboard.press('ArrowDown');
+    await g.page.waitForTimeout(500);
+    assert.deepEqual(g.hubHits, [], 'arrow keys started a download');
+    assert.equal(await g.page.evaluate(() => window.__attnscope.info.source), 'bundled');
+    const chosen = await g.page.locator('#model-select').inputValue();
+    assert.notEqual(chosen, 'bundled');
+    assert.match(await g.page.locator('#hub-size').textContent(), new RegExp(`${chosen.replace(/[/.-]/g, '\\$&')}: about \\d+ MB`));
+    await g.page.keyboard.press('Enter');
+    await g.page.waitForFunction(() => window.__attnscope.info?.source === 'hub' && window.__attnscope.runsDone >= 2);
+    assert.ok(g.hubHits.some((p) => p.endsWith('/model.safetensors')));
+    assert.equal(await g.page.evaluate(() => window.__attnscope.state.model), chosen);
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
+  }
+});
+
+test('a slow run dims the view and says it is running', async () => {
+  const fixture = writeBertFixture(join(tmp, 'slow'), { layers: 6, heads: 6, hidden: 384, intermediate: 1536,
+    maxPositions: 512, mlm: false, seed: 9 });
+  const g = await openPage();
+  try {
+    await g.page.locator('#model-select').selectOption('__local');
+    await g.page.locator('#folder-input').setInputFiles(fixture.dir);
+    await g.page.waitForFunction(() => window.__attnscope.info?.source === 'files' && document.body.dataset.status === 'ready',
+      null, { timeout: 30000 });
+    const words = Array.from({ length: 480 }, (_, i) => FIXTURE_WORDS[(i * 7) % FIXTURE_WORDS.length]).join(' ');
+    await g.page.locator('#text-a').fill(words);
+    // While the run is busy (the dimming fades in over 0.2 s): the view dims, the status says so.
+    await g.page.waitForFunction(() => 'busy' in document.body.dataset &&
+      document.getElementById('run-status').textContent === 'Running…' &&
+      Number(getComputedStyle(document.getElementById('view-host')).opacity) < 0.6, null, { timeout: 5000 });
+    await g.page.waitForFunction(() => !('busy' in document.body.dataset) && window.__attnscope.tokens?.length > 400,
+      null, { timeout: 60000 });
+    assert.match(await g.page.locator('#run-status').textContent(), /tokens, \d+ ms/);
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
+  }
+});
+
+test('Korean text in the English-only bundled model explains its [UNK]s', async () => {
+  const g = await openPage('?lang=ko');
+  try {
+    assert.match(await g.page.locator('#model-info').textContent(), /영어 전용/);
+    const runs = await g.page.evaluate(() => window.__attnscope.runsDone);
+    await g.page.locator('#text-a').fill('오늘은 날씨가 좋아서 친구와 공원에 갔다');
+    await g.page.waitForFunction((r) => window.__attnscope.runsDone > r && document.body.dataset.status === 'ready', runs);
+    const tokens = await g.page.evaluate(() => window.__attnscope.tokens);
+    assert.ok(tokens.filter((t) => t === '[UNK]').length >= 2, tokens.join(' '));
+    const notice = g.page.locator('#unk-notice');
+    assert.ok(await notice.isVisible(), 'no word about the [UNK]s');
+    assert.match(await notice.textContent(), /bert-base-multilingual-cased/);
+    // English text: no notice.
+    await g.page.locator('#text-a').fill('The cat sat on the mat.');
+    await g.page.waitForFunction(() => window.__attnscope.tokens?.includes('cat') && document.body.dataset.status === 'ready');
+    await g.page.waitForTimeout(100);
+    assert.ok(await notice.isHidden());
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
+  }
+});
+
+test('the first screen shows the attention, at 1280×800 and 390×844', async () => {
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    const g = await guardedPage(browser, server.origin, viewport);
+    try {
+      await g.page.goto(`${server.origin}/`);
+      await waitForRuns(g.page, 1);
+      await g.page.waitForFunction(() => {
+        const c = document.querySelector('canvas.model-grid');
+        return c && Number(c.dataset.rendered) === Number(c.dataset.layers) * Number(c.dataset.heads);
+      });
+      const box = await g.page.locator('canvas.model-grid').boundingBox();
+      // Desktop: the whole grid; phone: at least its first layer's row of heads (a quarter).
+      const visible = Math.min(box.y + box.height, viewport.height) - box.y;
+      console.log(`# ${viewport.width}×${viewport.height}: grid at ${Math.round(box.y)} px, ${Math.round(visible)} of ${Math.round(box.height)} px on the first screen`);
+      assert.ok(visible >= box.height / (viewport.width >= 1000 ? 1 : 4), `${viewport.width}×${viewport.height}: the grid starts at ` +
+        `${Math.round(box.y)} px (${Math.round(visible)} of ${Math.round(box.height)} px visible)`);
+      assert.ok(box.x >= 0 && box.x + box.width <= viewport.width + 0.5, 'the grid is wider than the screen');
+      assert.deepEqual(g.problems, []);
+    } finally {
+      await g.context.close();
+    }
+  }
+});
