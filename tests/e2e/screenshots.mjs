@@ -42,6 +42,13 @@ export async function takeScreenshots(out) {
           await page.screenshot({ path, fullPage: true });
           files.push(path);
         }
+        if (name === 'grid' || name === 'korean-formula') {
+          // The first screen a visitor sees (viewport only), in English and Korean.
+          const path = join(out, `first-screen-${name === 'grid' ? 'en' : 'ko'}-${size}.png`);
+          await page.evaluate(() => window.scrollTo(0, 0));
+          await page.screenshot({ path });
+          files.push(path);
+        }
         problems.push(...seen.map((p) => `${name}-${size}: ${p}`));
         await context.close();
       }
