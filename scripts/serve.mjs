@@ -1,5 +1,5 @@
 // The static server behind `npm start`: serves the explorer page at `/` and only the folders it
-// needs (web/, js/, dist/, model/), with correct MIME types (application/wasm for streaming
+// needs (web/, js/, dist/, model/, and examples/ for the <attn-scope> blog example), with correct MIME types (application/wasm for streaming
 // compilation). Zero dependencies; not a production server. PORT=0 picks a free port.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
@@ -8,7 +8,7 @@ import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SERVED_FOLDERS = ['web', 'js', 'dist', 'model'];
+const SERVED_FOLDERS = ['web', 'js', 'dist', 'model', 'examples'];
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',
@@ -86,11 +86,15 @@ export function createStaticServer({ modelDir = process.env.ATTNSCOPE_MODEL_DIR 
 // Started directly (npm start), not imported by the tests.
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const port = Number(process.env.PORT ?? 8080);
-  // The page is served from its bundle (dist/explorer.js): rebuild it so edits show up.
+  // The page and the element are served from their bundles (dist/explorer.js,
+  // dist/attnscope-element.js): rebuild them so edits show up.
   const { buildExplorer } = await import('../web/build.mjs');
   await buildExplorer({ quiet: true });
+  const { buildEmbed } = await import('./build-embed.mjs');
+  await buildEmbed({ quiet: true }).catch((error) => console.warn(`embed not rebuilt: ${error.message}`));
   const server = createStaticServer();
   server.listen(port, '127.0.0.1', () => {
-    console.log(`AttnScope explorer: http://127.0.0.1:${server.address().port}/`);
+    const origin = `http://127.0.0.1:${server.address().port}`;
+    console.log(`AttnScope explorer: ${origin}/\n<attn-scope> blog example: ${origin}/examples/embed.html`);
   });
 }

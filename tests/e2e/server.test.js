@@ -35,6 +35,8 @@ test('the page and its assets, with the right MIME types', async () => {
     ['/model/config.json', 'application/json'],
     ['/model/model.safetensors', 'application/octet-stream'],
     ['/model/vocab.txt', 'text/plain'],
+    ['/examples/embed.html', 'text/html'],
+    ['/examples/blog.css', 'text/css'],
   ];
   for (const [path, type] of cases) {
     const r = await get(path);
