@@ -1,7 +1,8 @@
-// Random BERT-family weights for the benchmark, shared by both runtimes: written as a Hugging Face
-// folder (config.json + model.safetensors + vocab.txt) for AttnScope and turned into an ONNX graph
-// (bench/bert-onnx.mjs) for onnxruntime-web. Values follow BERT's init (uniform with std 0.02;
-// LayerNorm γ ≈ 1) so activations stay in the range real checkpoints produce.
+// Random BERT-family and GPT-2 weights for the benchmark, shared by both runtimes: written as a
+// Hugging Face folder (config.json + model.safetensors + vocab.txt) for AttnScope and turned into an
+// ONNX graph (bench/bert-onnx.mjs, bench/gpt2-onnx.mjs) for onnxruntime-web. Values follow the
+// models' init (uniform with std 0.02; LayerNorm γ ≈ 1) so activations stay in the range real
+// checkpoints produce.
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -11,6 +12,13 @@ export const SHAPES = {
   'minilm-l6': { family: 'bert', layers: 6, hidden: 384, heads: 12, ffn: 1536 },
 };
 const VOCAB = 30522, POSITIONS = 512, TYPES = 2, EPS = 1e-12;
+
+// GPT-2 small and DistilGPT2 (the same blocks, 6 of them): gelu_new, tied lm_head.
+export const GPT2_SHAPES = {
+  'gpt2-small': { family: 'gpt2', layers: 12, hidden: 768, heads: 12, ffn: 3072 },
+  distilgpt2: { family: 'gpt2', layers: 6, hidden: 768, heads: 12, ffn: 3072 },
+};
+const GPT2_VOCAB = 50257, GPT2_POSITIONS = 1024, GPT2_EPS = 1e-5, GPT2_EOS = 50256;
 
 function uniform(n, seed, std, mean = 0) {  // xorshift32 → uniform with the given std
   const a = std * Math.sqrt(3), out = new Float32Array(n);
@@ -63,16 +71,51 @@ export function randomBert(shapeName, seed = 1) {
   return { shape: { name: shapeName, ...S, eps: EPS }, config, tensors };
 }
 
+// GPT2LMHeadModel's state dict: transformer.* names, Conv1D weights stored [in, out], c_attn one
+// fused [C, 3C] q|k|v matrix, lm_head tied to wte (not stored). Projections into the residual
+// (c_proj) get GPT-2's smaller init, 0.02/√(2·layers).
+export function randomGpt2(shapeName, seed = 1) {
+  const S = GPT2_SHAPES[shapeName];
+  const C = S.hidden, F = S.ffn;
+  let k = seed * 1000;
+  const t = (shape, std = 0.02, mean = 0) => ({ shape, data: uniform(shape.reduce((a, b) => a * b, 1), ++k, std, mean) });
+  const residualStd = 0.02 / Math.sqrt(2 * S.layers);
+  const tensors = {};
+  tensors['transformer.wte.weight'] = t([GPT2_VOCAB, C]);
+  tensors['transformer.wpe.weight'] = t([GPT2_POSITIONS, C], 0.01);
+  for (let l = 0; l < S.layers; l++) {
+    const p = `transformer.h.${l}.`;
+    const norm = (name) => { tensors[`${p}${name}.weight`] = t([C], 0.05, 1); tensors[`${p}${name}.bias`] = t([C], 0.02); };
+    const conv = (name, inDim, outDim, std) => { tensors[`${p}${name}.weight`] = t([inDim, outDim], std); tensors[`${p}${name}.bias`] = t([outDim], 0.02); };
+    norm('ln_1');
+    conv('attn.c_attn', C, 3 * C, 0.02);
+    conv('attn.c_proj', C, C, residualStd);
+    norm('ln_2');
+    conv('mlp.c_fc', C, F, 0.02);
+    conv('mlp.c_proj', F, C, residualStd);
+  }
+  tensors['transformer.ln_f.weight'] = t([C], 0.05, 1);
+  tensors['transformer.ln_f.bias'] = t([C], 0.02);
+  const config = {
+    model_type: 'gpt2', architectures: ['GPT2LMHeadModel'], vocab_size: GPT2_VOCAB, n_embd: C, n_layer: S.layers,
+    n_head: S.heads, n_inner: F, n_positions: GPT2_POSITIONS, activation_function: 'gelu_new',
+    layer_norm_epsilon: GPT2_EPS, bos_token_id: GPT2_EOS, eos_token_id: GPT2_EOS, tie_word_embeddings: true,
+  };
+  return { shape: { name: shapeName, ...S, eps: GPT2_EPS, vocab: GPT2_VOCAB, positions: GPT2_POSITIONS }, config, tensors };
+}
+
 export function weightBytes(tensors) {
   return Object.values(tensors).reduce((s, t) => s + t.data.byteLength, 0);
 }
 
-// Writes config.json, model.safetensors (F32, tensors in insertion order) and a vocab.txt.
+// Writes config.json, model.safetensors (F32, tensors in insertion order) and a vocab.txt of
+// config.vocab_size lines (a WordPiece vocabulary: the benchmarks feed ids, never text).
 export function writeHfFolder(dir, { config, tensors }) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2));
   const special = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
-  const vocab = [...special, ...Array.from({ length: VOCAB - special.length }, (_, i) => `w${i}`)];
+  const size = config.vocab_size ?? VOCAB;
+  const vocab = [...special, ...Array.from({ length: size - special.length }, (_, i) => `w${i}`)];
   writeFileSync(join(dir, 'vocab.txt'), vocab.join('\n') + '\n');
   const header = {};
   let offset = 0;

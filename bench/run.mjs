@@ -6,8 +6,11 @@
 //   node bench/run.mjs [--shapes bert-base,distilbert,minilm-l6] [--tokens 128,512] [--runs 5]
 //                      [--warmup 2] [--root DIR (tree with js/ + dist/)] [--build DIR]
 //                      [--weight-precision f32|f16 (AttnScope keeps the weight matrices as f16)]
+//                      [--compare-root DIR (a second tree, e.g. an older commit's, timed too)]
 // The AttnScope side goes through the public API (loadModel(folder) + runIds, every attention
 // matrix returned); the weights are written to a temp folder (bert-base is ~440 MB) and removed.
+// With --compare-root, a second tree's API (its own js/ and dist/, its own wasm instance) loads the
+// same folder and joins the alternation: "before" vs "after" of an engine change in one run.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,6 +20,7 @@ import * as ort from 'onnxruntime-web';
 
 import { SHAPES, randomBert, weightBytes, writeHfFolder } from './random-model.mjs';
 import { bertOnnx } from './bert-onnx.mjs';
+import { cpuMs, median, timed } from './clock.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
@@ -28,20 +32,12 @@ const { values: args } = parseArgs({
     root: { type: 'string', default: repo },
     build: { type: 'string' },
     'weight-precision': { type: 'string', default: 'f32' },
+    'compare-root': { type: 'string' },
   },
 });
 const weightPrecision = args['weight-precision'];
 const RUNS = Math.max(5, Number(args.runs)), WARMUP = Number(args.warmup);
 const root = resolve(args.root), buildDir = resolve(args.build ?? join(root, 'build/wasm'));
-
-// ---- clocks: wall time, and this process's CPU time (the machine may be shared) -------------
-const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e3; };
-async function timed(fn) {
-  const w0 = performance.now(), c0 = cpuMs();
-  const value = await fn();
-  return { wall: performance.now() - w0, cpu: cpuMs() - c0, value };
-}
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
 function flops({ layers: L, hidden: C, ffn: F }, T) {  // 2·M·N·K per matmul
   const linear = 2 * T * C * C * 4 + 2 * T * C * F * 2;
@@ -63,6 +59,8 @@ const samplePeak = () => { peaks.push(peak()); };
 for (let i = 0; i < 3; i++) samplePeak();  // the first calls also tier up from Liftoff
 
 const { loadModel, heapStats } = await import(pathToFileURL(join(root, 'js/index.js')));
+const compareRoot = args['compare-root'] ? resolve(args['compare-root']) : null;
+const compareApi = compareRoot ? await import(pathToFileURL(join(compareRoot, 'js/index.js'))) : null;
 ort.env.wasm.numThreads = 1;
 ort.env.wasm.simd = true;
 ort.env.logLevel = 'error';
@@ -80,6 +78,7 @@ try {
     const heap0 = (await heapStats()).memoryBytes;
     const model = await loadModel(dir, { weightPrecision });
     const afterLoad = await heapStats();
+    const compareModel = compareApi ? await compareApi.loadModel(dir, weightPrecision === 'f32' ? {} : { weightPrecision }) : null;
 
     // The bare engine (same weights, same build flags) for the maps-vs-no-maps comparison.
     const cfgText = readFileSync(join(dir, 'config.json'));
@@ -106,6 +105,8 @@ try {
       const runOurs = async () => (last = await model.runIds(ids, { reuse: last }));
       const runFresh = () => model.runIds(ids);
       const runOrt = () => session.run(feeds);
+      let lastCompared = null;
+      const runCompared = async () => (lastCompared = await compareModel.runIds(ids, { reuse: lastCompared }));
       const runEngine = (keep) => B._encoder_bench_forward(pIds, T, keep);
 
       // Same weights → same answer (up to summation order): guards against benchmarking two
@@ -115,18 +116,27 @@ try {
       let maxDiff = 0;
       for (let i = 0; i < h0.length; i++) maxDiff = Math.max(maxDiff, Math.abs(h0[i] - h1[i]));
       if (!(maxDiff < 1e-2)) throw new Error(`${shapeName} T=${T}: hidden states differ by ${maxDiff}`);
+      let compareDiff = null;  // the other tree against this one: hidden state and every attention map
+      if (compareModel) {
+        const other = await runCompared();
+        compareDiff = { hidden: 0, attentions: 0 };
+        for (let i = 0; i < h0.length; i++) compareDiff.hidden = Math.max(compareDiff.hidden, Math.abs(h0[i] - other.hidden[i]));
+        for (let i = 0; i < ours.attentions.length; i++) compareDiff.attentions = Math.max(compareDiff.attentions, Math.abs(ours.attentions[i] - other.attentions[i]));
+        if (!(compareDiff.hidden < 1e-3)) throw new Error(`${shapeName} T=${T}: ${compareRoot} differs from ${root} by ${compareDiff.hidden}`);
+      }
       const expectAttn = m.shape.layers * m.shape.heads * T * T;
       if (ours.attentions.length !== expectAttn) throw new Error(`attentions has ${ours.attentions.length} values, expected ${expectAttn}`);
       const afterRun = await heapStats();
 
-      for (let i = 0; i < WARMUP; i++) { await runOurs(); await runOrt(); runEngine(1); runEngine(0); await runFresh(); }
+      for (let i = 0; i < WARMUP; i++) { await runOurs(); await runOrt(); runEngine(1); runEngine(0); await runFresh(); if (compareModel) await runCompared(); }
       // What a fresh JavaScript buffer the size of the maps costs on this machine (allocation and
       // first touch of its pages): the part of "returning the maps" that is not the engine's.
       const freshBuffer = () => { const a = new Float32Array(expectAttn); a.fill(1); return a[expectAttn - 1]; };
-      const t = { ours: [], ort: [], keep: [], skip: [], fresh: [], oursFresh: [] };
+      const t = { ours: [], ort: [], keep: [], skip: [], fresh: [], oursFresh: [], compared: [] };
       for (let i = 0; i < RUNS; i++) {  // alternate, so drift in machine load hits all alike
         t.ours.push(await timed(runOurs));
         t.ort.push(await timed(runOrt));
+        if (compareModel) t.compared.push(await timed(runCompared));
         t.keep.push(await timed(() => runEngine(1)));
         t.skip.push(await timed(() => runEngine(0)));
         samplePeak();
@@ -134,6 +144,7 @@ try {
       // The calls that allocate new arrays run apart: the garbage they leave (144 MB per run for
       // bert-base@512) would otherwise be collected inside whichever timed call comes next.
       last = null;
+      lastCompared = null;
       for (let i = 0; i < RUNS; i++) {
         t.fresh.push(await timed(freshBuffer));
         t.oursFresh.push(await timed(runFresh));
@@ -149,6 +160,7 @@ try {
         skip: { wall: med('skip', 'wall'), cpu: med('skip', 'cpu') },
         fresh: { wall: med('fresh', 'wall'), cpu: med('fresh', 'cpu') },
         oursFresh: { wall: med('oursFresh', 'wall'), cpu: med('oursFresh', 'cpu') }, mapsMB: expectAttn * 4 / 2 ** 20,
+        compared: compareModel ? { wall: med('compared', 'wall'), cpu: med('compared', 'cpu'), diff: compareDiff } : null,
         weightBytes: wBytes, heapBefore: heap0, heapAfterLoad: afterLoad, heapAfterRun: afterRun,
       };
       results.push(row);
@@ -156,6 +168,7 @@ try {
         `${fmt(row.ours.cpu)} / ${fmt(row.ort.cpu)} ms (cpu); max |Δhidden| ${maxDiff.toExponential(1)}`);
     }
     model.dispose();
+    compareModel?.dispose();
     B._encoder_bench_free();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -188,6 +201,19 @@ for (const clock of ['wall', 'cpu']) {
     line([r.shape, r.T, fmt(r.gflop, 2), fmt(ours), fmt(theirs), fmt(ours / theirs, 2),
       fmt(r.gflop / ours * 1e3), `${fmt(100 * r.gflop / ours * 1e3 / P[clock], 0)}%`, fmt(r.gflop / theirs * 1e3),
       `${fmt(100 * (ours / r.skip[clock] - 1), 1)}%`, fmt(r.oursFresh[clock]), fmt(r.oursFresh[clock] / theirs, 2)]);
+  }
+  console.log('');
+}
+if (compareRoot) {
+  console.log(`Two trees in the same alternation: "this" = ${root}, "other" = ${compareRoot} (same weights, same ids, API runIds with reuse):`);
+  line(['model', 'tokens', 'this ms', 'other ms', 'this / ORT', 'other / ORT', 'this / other', 'max |Δhidden|', 'max |Δattention|', 'clock']);
+  line(Array(10).fill('---'));
+  for (const r of results) {
+    for (const clock of ['wall', 'cpu']) {
+      const ours = r.ours[clock], other = r.compared[clock], theirs = r.ort[clock];
+      line([r.shape, r.T, fmt(ours), fmt(other), fmt(ours / theirs, 3), fmt(other / theirs, 3), fmt(ours / other, 3),
+        r.compared.diff.hidden.toExponential(1), r.compared.diff.attentions.toExponential(1), clock]);
+    }
   }
   console.log('');
 }
