@@ -189,6 +189,8 @@ test('keyboard: the grid opens a head with arrows + Enter; the threshold control
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => window.__attnscope.state.view === 'head');
+  // Focus lands in the opened head (its heatmap), not on <body>.
+  await page.waitForFunction(() => document.activeElement?.closest('.view-head') !== null, null, { timeout: 2000 });
   const now = await hook(() => window.__attnscope.state);
   const [L, H] = await hook(() => window.__attnscope.shape);
   assert.deepEqual([now.layer, now.head], [Math.min(st.layer + 1, L - 1), Math.min(st.head + 1, H - 1)]);
@@ -406,6 +408,7 @@ test('language switches to Korean and back; every view renders in both', async (
   await page.waitForFunction(() => document.documentElement.lang === 'ko');
   assert.equal(await page.locator('[role=tab][data-view=formula]').textContent(), '수식');
   assert.equal(await page.locator('#model-title').textContent(), '모델');
+  assert.match(await page.title(), /어텐션/);
   for (const view of ['grid', 'head', 'lines', 'formula', 'aggregates', 'diff']) {
     await page.locator(`[role=tab][data-view=${view}]`).click();
     await page.waitForFunction((v) => !document.querySelector(`.view-${v}`)?.hidden, view);

@@ -159,3 +159,21 @@ test('the first screen shows the attention, at 1280×800 and 390×844', async ()
     }
   }
 });
+
+test('an empty input clears the last run from the screen; typing brings it back', async () => {
+  const g = await openPage();
+  try {
+    await g.page.locator('#text-a').fill('');
+    await g.page.locator('#input-error').waitFor({ state: 'visible' });
+    assert.ok(await g.page.locator('#chips').isHidden(), 'the old chips stay');
+    assert.ok(await g.page.locator('.view-grid').isHidden(), 'the old view stays');
+    const runs = await g.page.evaluate(() => window.__attnscope.runsDone);
+    await g.page.locator('#text-a').fill('a new sentence');
+    await waitForRuns(g.page, runs + 1);
+    assert.ok(await g.page.locator('#chips').isVisible());
+    assert.ok(await g.page.locator('.view-grid').isVisible());
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
+  }
+});

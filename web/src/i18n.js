@@ -4,6 +4,7 @@
 
 const STRINGS = {
   en: {
+    pageTitle: 'AttnScope — see attention at work',
     tagline: 'See softmax(QKᵀ/√d_k)·V at work, head by head.',
     skipToInput: 'Skip to the input',
     footer: 'AttnScope runs the model in your browser. Nothing you type leaves this page.',
@@ -122,6 +123,7 @@ const STRINGS = {
     diff_delta: 'Difference (edited − original)',
   },
   ko: {
+    pageTitle: 'AttnScope — 어텐션이 작동하는 모습 보기',
     tagline: 'softmax(QKᵀ/√d_k)·V가 헤드마다 어떻게 작동하는지 직접 보세요.',
     skipToInput: '입력으로 건너뛰기',
     footer: 'AttnScope는 브라우저 안에서 모델을 실행합니다. 입력한 글은 이 페이지 밖으로 나가지 않습니다.',
@@ -256,6 +258,7 @@ export function translate(lang, key, vars) {
 // Fills every [data-i18n] element's text and [data-i18n-aria] element's aria-label.
 export function applyStatic(root, lang) {
   document.documentElement.lang = lang;
+  document.title = translate(lang, 'pageTitle');
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = translate(lang, el.dataset.i18n);
   for (const el of root.querySelectorAll('[data-i18n-aria]')) el.setAttribute('aria-label', translate(lang, el.dataset.i18nAria));
   for (const b of root.querySelectorAll('[data-lang]')) b.setAttribute('aria-pressed', String(b.dataset.lang === lang));

@@ -103,8 +103,10 @@ async function runNow() {
     clearTimeout(busyTimer);
     showBusy(false);
     showInputError(app.t('emptyText'));
+    document.body.dataset.empty = '';   // the last run's chips and views are not this input's
     return;
   }
+  delete document.body.dataset.empty;
   setStatus('running');
   const started = performance.now();
   // A run that takes longer than a moment dims what is on screen and says it is running.

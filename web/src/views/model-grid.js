@@ -154,7 +154,13 @@ export function createModelGrid(host, app) {
     else if (e.key === 'ArrowDown') f.l = Math.min(geo.L - 1, f.l + 1);
     else if (e.key === 'ArrowLeft') f.h = Math.max(0, f.h - 1);
     else if (e.key === 'ArrowRight') f.h = Math.min(geo.H - 1, f.h + 1);
-    else if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); open(f); return; }
+    else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      open(f);
+      // The keyboard user lands in the head just opened (drawn on the next frame), not on <body>.
+      requestAnimationFrame(() => requestAnimationFrame(() => app.views.head?.panel.querySelector('.heatmap-overlay')?.focus()));
+      return;
+    }
     else return;
     e.preventDefault();
     setFocus(f);
