@@ -177,3 +177,24 @@ test('an empty input clears the last run from the screen; typing brings it back'
     await g.context.close();
   }
 });
+
+test('the page has a Copy link that reopens the same text, model and view', async () => {
+  const g = await openPage('?view=head&layer=1&head=2');
+  try {
+    await g.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
+    await g.page.locator('#text-a').fill('the river bank');
+    await g.page.waitForFunction(() => window.__attnscope.tokens?.includes('river'));
+    await g.page.locator('#copy-link').click();
+    await g.page.waitForFunction(() => /copied/.test(document.getElementById('run-status').textContent));
+    const link = await g.page.evaluate(() => navigator.clipboard.readText());
+    const second = await guardedPage(browser, server.origin);
+    await second.page.goto(link);
+    await waitForRuns(second.page, 1);
+    const st = await second.page.evaluate(() => window.__attnscope.state);
+    assert.deepEqual([st.text, st.view, st.layer, st.head], ['the river bank', 'head', 1, 2]);
+    await second.context.close();
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
+  }
+});

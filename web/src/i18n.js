@@ -5,6 +5,9 @@
 const STRINGS = {
   en: {
     pageTitle: 'AttnScope — see attention at work',
+    copyLink: 'Copy link',
+    linkCopied: 'Link copied: it opens this text, model and view.',
+    linkCopyFailed: 'Could not copy; the link is the address in the address bar.',
     tagline: 'See softmax(QKᵀ/√d_k)·V at work, head by head.',
     skipToInput: 'Skip to the input',
     footer: 'AttnScope runs the model in your browser. Nothing you type leaves this page.',
@@ -124,6 +127,9 @@ const STRINGS = {
   },
   ko: {
     pageTitle: 'AttnScope — 어텐션이 작동하는 모습 보기',
+    copyLink: '링크 복사',
+    linkCopied: '링크를 복사했습니다. 이 텍스트, 모델, 보기가 그대로 열립니다.',
+    linkCopyFailed: '복사하지 못했습니다. 주소창의 주소가 바로 그 링크입니다.',
     tagline: 'softmax(QKᵀ/√d_k)·V가 헤드마다 어떻게 작동하는지 직접 보세요.',
     skipToInput: '입력으로 건너뛰기',
     footer: 'AttnScope는 브라우저 안에서 모델을 실행합니다. 입력한 글은 이 페이지 밖으로 나가지 않습니다.',

@@ -260,6 +260,15 @@ function wire() {
     writeUrl();
     scheduleRun();
   });
+  // The URL always mirrors the state (writeUrl), so the permalink is the address itself.
+  $('copy-link').addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(location.href);
+      $('run-status').textContent = app.t('linkCopied');
+    } catch {
+      $('run-status').textContent = app.t('linkCopyFailed');
+    }
+  });
   $('hide-special').addEventListener('change', (e) => app.set({ hideSpecial: e.target.checked }));
   $('threshold').addEventListener('input', (e) => app.set({ threshold: Number(e.target.value) }));
   $('clear-selection').addEventListener('click', () => app.set({ selected: [] }));
