@@ -179,7 +179,8 @@ class Model {
     });
   }
 
-  // options: {hiddenStates, qkv, valueNorms, trace} booleans (the JS layer passes all of them).
+  // options: {hiddenStates, qkv, valueNorms, trace} booleans and headMask (a Float32Array of L·H
+  // values, or null); the JS layer passes all of them.
   // Returns Float32Array *views* of this Model's own result buffers, which every run reuses: a
   // run allocates nothing once the model has seen that length, and the caller copies the arrays
   // out (js/model.js does, at once, into fresh or recycled JavaScript memory). A view is valid
@@ -192,6 +193,8 @@ class Model {
       forward_options.qkv = options["qkv"].as<bool>();
       forward_options.value_norms = options["valueNorms"].as<bool>();
       forward_options.trace = options["trace"].as<bool>();
+      const val head_mask = options["headMask"];
+      if (!head_mask.isNull() && !head_mask.isUndefined()) forward_options.head_mask = float_vector_from_js(head_mask);
       transformer_.forward(int32_vector_from_js(ids), int32_vector_from_js(token_types),
                        int32_vector_from_js(attention_mask), forward_options, result_, workspace_);
       const ForwardResult& r = result_;

@@ -85,6 +85,11 @@ void self_attention_forward(float* ctx, float* probs, float* q, float* k, float*
     const size_t col = static_cast<size_t>(h) * dh;
     kernels::attention_head_f32(probs + h * head_probs, ctx + col, q + col, k + col, v + col, mask.key_bias,
                                 shape);
+    if (mask.head_mask && mask.head_mask[h] != 1.0f) {
+      const float m = mask.head_mask[h];
+      for (int t = 0; t < queries; ++t)
+        for (int d = 0; d < dh; ++d) ctx[static_cast<size_t>(t) * C + col + d] *= m;
+    }
   }
 }
 

@@ -43,10 +43,14 @@ struct Activations {
 };
 
 // Which keys the attention may use: the padding mask (per key, 0 or −∞; nullptr = all visible)
-// and, for decoders, the causal mask.
+// and, for decoders, the causal mask. head_mask (H values, nullptr = all 1): Hugging Face's
+// head_mask, each head's probabilities multiplied by its value before they weight the values (0
+// switches the head off). Applied to the head's output, (m·P)V = m·(PV), so the probabilities
+// kept are the head's own, as they would have been.
 struct AttentionMask {
   const float* key_bias = nullptr;
   bool causal = false;
+  const float* head_mask = nullptr;
 };
 
 // x (T, C) = word + position (+ token type) embeddings of `ids` at the position ids `positions`

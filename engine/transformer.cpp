@@ -225,6 +225,16 @@ void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int
                           const std::vector<int32_t>& attention_mask, const ForwardOptions& options,
                           ForwardResult& res, Activations& a) const {
   check_input(ids, token_types, attention_mask);
+  const size_t heads = static_cast<size_t>(config_.num_layers) * config_.num_heads;
+  if (!options.head_mask.empty()) {
+    if (options.head_mask.size() != heads)
+      bad_input("head_mask has " + std::to_string(options.head_mask.size()) + " values for " +
+                std::to_string(config_.num_layers) + " layers × " + std::to_string(config_.num_heads) + " heads");
+    for (size_t i = 0; i < heads; ++i)
+      if (!std::isfinite(options.head_mask[i]))
+        bad_input("head_mask value for layer " + std::to_string(i / config_.num_heads) + " head " +
+                  std::to_string(i % config_.num_heads) + " is not a finite number");
+  }
   const int T = static_cast<int>(ids.size()), C = config_.hidden_size;
   prepare(res, options, T, T);
 
@@ -313,9 +323,10 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
   a.head_out.resize(options.value_norms ? TC : 0);
   if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin());
 
-  const AttentionMask mask{key_bias, decoder};
+  AttentionMask mask{key_bias, decoder};
   if (options.trace) res.trace.layers.resize(L);
   for (int l = 0; l < L; ++l) {
+    mask.head_mask = options.head_mask.empty() ? nullptr : options.head_mask.data() + static_cast<size_t>(l) * H;
     float* probs = options.attentions ? res.attentions.data() + l * layer_probs : a.probs.data();
     float* k = kv.k + l * kv.layer_stride;
     float* v = kv.v + l * kv.layer_stride;

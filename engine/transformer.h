@@ -20,6 +20,10 @@ struct ForwardOptions {
   bool qkv = false;              // fill q, k, v
   bool value_norms = false;      // fill value_norms
   bool trace = false;            // fill trace: every intermediate of every block
+  // Hugging Face's head_mask, (L, H) row-major, or empty (every head at 1): head h of layer l
+  // has its attention multiplied by head_mask[l·H + h] before it weights the values (0 switches
+  // it off). The attentions returned stay the heads' own.
+  std::vector<float> head_mask;
 };
 
 // The embeddings step by step, each (T, C): the rows looked up, their sum, and the model's input
@@ -83,7 +87,8 @@ class Transformer {
   // it may see (what Hugging Face's additive finfo.min mask produces), never NaN. Padded positions
   // are still computed as queries, as in PyTorch; callers decide whether to show them.
   // Throws Error("E_INPUT", ...) for T == 0, T > max_position_embeddings, ids out of vocab,
-  // token types out of range, mismatched lengths, mask values other than 0/1.
+  // token types out of range, mismatched lengths, mask values other than 0/1, a head_mask that is
+  // not L·H finite values.
   ForwardResult forward(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
                         const std::vector<int32_t>& attention_mask, const ForwardOptions& options) const;
 

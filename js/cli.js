@@ -16,6 +16,7 @@ commands:
   run       --model M (--ids 101,2023,102 [--token-types 0,0,0] | --text "..." [--text-pair "..."])
             [--max-length N] [--top-k N] [--next-all] [--trace] [--format json|npy|bertviz] [--out FILE|DIR]
             (--trace: every intermediate of every block, see README "The block, step by step")
+            [--head-mask 0:1,2:3]  switches off those layer:head pairs (Hugging Face head_mask 0)
             (decoders: "next" holds the top-k after the last token; --next-all adds every position)
   generate  --model M (--text "..." | --ids 464,3290) [--max-new-tokens N] [--temperature T]
             [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
@@ -40,7 +41,7 @@ const OPTIONS = {
     ...COMMON, ids: { type: 'string' }, 'token-types': { type: 'string' }, text: { type: 'string' },
     'text-pair': { type: 'string' }, out: { type: 'string' }, format: { type: 'string', default: 'json' },
     'top-k': { type: 'string' }, 'max-length': { type: 'string' }, 'next-all': { type: 'boolean' },
-    trace: { type: 'boolean' },
+    trace: { type: 'boolean' }, 'head-mask': { type: 'string' },
   },
   generate: {
     ...COMMON, ids: { type: 'string' }, text: { type: 'string' }, out: { type: 'string' },
@@ -100,6 +101,7 @@ async function run(values) {
   };
   const model = await loadModel(values.model, loadOptions(values));
   try {
+    if (values['head-mask'] !== undefined) options.headMask = headMaskFrom(values['head-mask'], model.config);
     const result = values.ids !== undefined
       ? await model.runIds(integerList(values.ids, '--ids'), {
         ...options,
@@ -260,6 +262,19 @@ function optionalInteger(text, flag, min) {
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text) || Number(text) < min) throw new UsageError(`${flag} must be an integer >= ${min}, got "${text}"`);
   return Number(text);
+}
+
+// "0:1,2:3" → an (L, H) head mask of ones with 0 at layer 0 head 1 and layer 2 head 3.
+function headMaskFrom(text, { numLayers: L, numHeads: H }) {
+  const mask = Array.from({ length: L }, () => new Array(H).fill(1));
+  for (const pair of text.split(',')) {
+    const match = /^\s*(\d+):(\d+)\s*$/.exec(pair);
+    if (!match) throw new UsageError(`--head-mask takes layer:head pairs like 0:1,2:3, got "${pair}"`);
+    const [layer, head] = [Number(match[1]), Number(match[2])];
+    if (layer >= L || head >= H) throw new UsageError(`--head-mask ${layer}:${head} is outside the model's ${L} layers × ${H} heads`);
+    mask[layer][head] = 0;
+  }
+  return mask;
 }
 
 function optionalNumber(text, flag) {

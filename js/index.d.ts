@@ -146,6 +146,10 @@ export interface OutputOptions {
   nextAll?: boolean;
   /** Also return `trace`: every intermediate of every block (README, "The block, step by step"). */
   trace?: boolean;
+  /** Hugging Face's head_mask, [L][H] arrays or L·H values: each head's attention is multiplied by
+   *  its value before it weights the values (0 switches the head off). The result's attentions
+   *  stay the heads' own; result.headMask says which were changed. */
+  headMask?: ArrayLike<number>[] | ArrayLike<number>;
   /** A RunResult from an earlier run (any model) whose memory this run may write into instead of
    *  allocating: for repeated runs, e.g. a benchmark or a live view, where fresh memory for the
    *  maps (151 MB for bert-base at 512 tokens) costs as much as the arithmetic. That result is
@@ -236,6 +240,8 @@ export interface RunResultData extends Encoding {
   nextByPosition?: NextTokenPrediction[];
   /** With the trace option. */
   trace?: ForwardTrace;
+  /** With the headMask option: the L·H values used. */
+  headMask?: Float32Array;
 }
 
 export class RunResult implements RunResultData {
@@ -259,6 +265,7 @@ export class RunResult implements RunResultData {
   next?: TokenProbability[];
   nextByPosition?: NextTokenPrediction[];
   trace?: ForwardTrace;
+  headMask?: Float32Array;
   /** Set (to the reason) once a later run took this result's memory via options.reuse. */
   readonly released?: string;
   /** One head's T×T matrix (a view into `attentions`). */

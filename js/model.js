@@ -140,6 +140,7 @@ export class Model {
       qkv: Boolean(options.qkv),
       valueNorms: Boolean(options.valueNorms),
       trace: Boolean(options.trace),
+      headMask: this.#headMask(options.headMask),
     };
     const recycled = options.reuse ?? null;
     const raw = callWasm(() => native.forward(encoding.ids, encoding.typeIds, attentionMask, flags));
@@ -160,6 +161,7 @@ export class Model {
       shape: [raw.layers, raw.heads, raw.tokens, raw.tokens],
       ...arrays,
       ...(raw.trace ? { trace: copyTrace(raw.trace) } : {}),
+      ...(flags.headMask ? { headMask: flags.headMask } : {}),
     });
     if (this.config.isDecoder) {
       Object.assign(result, this.#nextTokens(encoding.ids, arrays.hidden, raw.hiddenSize, options));
@@ -268,6 +270,21 @@ export class Model {
       top: topKSoftmax(logits.subarray(r * vocab, (r + 1) * vocab), k)
         .map(({ id, prob }) => ({ token: native.idToToken(id), id, prob })),
     }));
+  }
+
+  // Hugging Face's head_mask as L·H floats: from [L][H] nested arrays or a flat array; null = all 1.
+  #headMask(headMask) {
+    if (headMask === undefined || headMask === null) return null;
+    const { numLayers: L, numHeads: H } = this.config;
+    const nested = Array.isArray(headMask) && headMask.length > 0 && headMask.every((row) => Array.isArray(row) || ArrayBuffer.isView(row));
+    const flat = nested ? headMask.flatMap((row) => Array.from(row)) : headMask;
+    if (!(Array.isArray(flat) || ArrayBuffer.isView(flat)) || flat.length !== L * H || (nested && headMask.length !== L)) {
+      throw new AttnScopeError('E_INPUT', `headMask must be ${L} layers × ${H} heads of numbers ([L][H] arrays or ${L * H} values)`);
+    }
+    const out = Float32Array.from(flat, Number);
+    const bad = out.findIndex((m) => !Number.isFinite(m));
+    if (bad >= 0) throw new AttnScopeError('E_INPUT', `headMask value for layer ${Math.floor(bad / H)} head ${bad % H} is not a finite number`);
+    return out;
   }
 
   #maxLength(maxLength) {

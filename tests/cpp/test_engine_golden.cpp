@@ -60,6 +60,8 @@ TEST_CASE("engine golden: forward matches the float64 PyTorch reference", "[engi
         INFO("fixture " << name);
         ForwardOptions options;
         options.hidden_states = options.qkv = options.value_norms = options.trace = true;
+        if (c.contains("head_mask"))  // Hugging Face's head_mask, (L, H)
+          for (const auto& row : c["head_mask"]) for (float m : row) options.head_mask.push_back(m);
         const ForwardResult r =
             encoder.forward(ints(c["ids"]), ints(c["token_types"]), ints(c["attention_mask"]), options);
         const auto expected_bytes = test::read_bytes(dir + "/" + c["expected"].get<std::string>());

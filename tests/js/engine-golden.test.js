@@ -89,7 +89,10 @@ describe('engine golden fixtures through the WASM API', () => {
             tokenTypes: testCase.token_types, attentionMask: testCase.attention_mask,
             hiddenStates: true, qkv: true, valueNorms: true, trace: true, topK: vocabSize,
             ...(inputs.is_decoder ? { nextAll: true } : {}),
+            ...(testCase.head_mask ? { headMask: testCase.head_mask } : {}),
           });
+          if (testCase.head_mask) assert.deepEqual([...result.headMask], testCase.head_mask.flat());
+          else assert.equal(result.headMask, undefined);
           const errors = (worst[inputs.dtype] ??= {});
           for (const [tensor, field] of Object.entries(FIELDS)) {
             assert.ok(expected[tensor], `the fixture ${testCase.expected} has no "${tensor}"`);

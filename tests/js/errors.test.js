@@ -83,9 +83,11 @@ describe('loading errors', () => {
     await rejectsWith(loadModel({ config: files['config.json'], vocab: files['vocab.txt'] }), 'E_NOT_FOUND', /model\.safetensors/);
   });
 
-  it('E_CONFIG: not a BERT-family model, broken JSON, impossible sizes — before the weights are fetched', async () => {
+  it('E_CONFIG: not a supported model, a GPT-2 option the engine lacks, broken JSON, impossible sizes — before the weights are fetched', async () => {
     const cases = [
-      [withConfig({ model_type: 'gpt2' }), /gpt2/],
+      [withConfig({ model_type: 't5' }), /t5/],
+      [JSON.stringify({ model_type: 'gpt2', vocab_size: 30, n_embd: 8, n_head: 2, n_layer: 1, n_positions: 8,
+        scale_attn_by_inverse_layer_idx: true }), /scale_attn_by_inverse_layer_idx/],
       ['{"model_type": "bert", ', null],
       [withConfig({ hidden_size: 15 }), /hidden_size|num_attention_heads|divisible/],
       [withConfig({ hidden_act: 'swish' }), /swish/],
@@ -96,7 +98,7 @@ describe('loading errors', () => {
       await rejectsWith(loadModel({ config: text, weights: files['model.safetensors'], vocab: files['vocab.txt'] }),
         'E_CONFIG', pattern);
     }
-    const gpt = await startMockHub({ 'org/gpt': { ...files, 'config.json': withConfig({ model_type: 'gpt2' }) } });
+    const gpt = await startMockHub({ 'org/gpt': { ...files, 'config.json': withConfig({ model_type: 't5' }) } });
     await rejectsWith(loadModel('org/gpt', { hubUrl: gpt.url }), 'E_CONFIG');
     assert.ok(!gpt.requests.some((u) => u.endsWith('model.safetensors')), 'weights fetched despite a bad config');
     await gpt.close();
