@@ -128,14 +128,21 @@ async function generation(model, m) {
   const sequence = all.slice(0, CONTEXT);  // what a cache-less step at CONTEXT tokens runs
   let last = null;
   const recompute = async () => (last = await model.runIds(sequence, { reuse: last, topK: 5 }));  // + the next-token logits
-  for (let i = 0; i < WARMUP; i++) { await generate(); await recompute(); }
-  const cached = [], recomputed = [];
+  // Where a step's time goes: the vocabulary head (logits over every token for one row) is the
+  // difference between a one-token runIds with and without next-token predictions.
+  const oneToken = all.slice(0, 1);
+  const withHead = () => model.runIds(oneToken, { topK: 1 }), withoutHead = () => model.runIds(oneToken, { topK: 0 });
+  for (let i = 0; i < WARMUP; i++) { await generate(); await recompute(); await withHead(); await withoutHead(); }
+  const cached = [], recomputed = [], head = [], noHead = [];
   for (let i = 0; i < RUNS; i++) {  // alternate: one generation (NEW_TOKENS − 1 steps), two recomputes
     cached.push(...(await generate()).intervals);
     recomputed.push(await timed(recompute));
     recomputed.push(await timed(recompute));
+    for (let j = 0; j < 3; j++) { head.push(await timed(withHead)); noHead.push(await timed(withoutHead)); }
   }
-  return { keys: [P + 2, P + NEW_TOKENS], greedySame, rowDiff, cached: medians(cached), cachedCount: cached.length, recompute: medians(recomputed), recomputeCount: recomputed.length };
+  const h = medians(head), n = medians(noHead);
+  return { keys: [P + 2, P + NEW_TOKENS], greedySame, rowDiff, cached: medians(cached), cachedCount: cached.length,
+    recompute: medians(recomputed), recomputeCount: recomputed.length, oneToken: n, head: { wall: h.wall - n.wall, cpu: h.cpu - n.cpu } };
 }
 
 // ---- run and report -----------------------------------------------------------------------------
@@ -181,11 +188,12 @@ for (const { name, prefills } of results) {
   }
 }
 console.log(`\nGeneration per token at ${CONTEXT} tokens of context (temperature 0): generate() step over the KV cache vs runIds over the whole sequence:`);
-line(['model', 'keys per cached step', 'cached ms/token', 'recompute ms/token', 'speed-up', 'clock']);
-line(Array(6).fill('---'));
+line(['model', 'keys per cached step', 'cached ms/token', 'recompute ms/token', 'speed-up', 'one-token runIds ms', 'vocabulary head ms', 'clock']);
+line(Array(8).fill('---'));
 for (const { name, g } of results) {
   for (const clock of ['wall', 'cpu']) {
     line([name, `${g.keys[0]}–${g.keys[1]} (${g.cachedCount} steps)`, fmt(g.cached[clock]), `${fmt(g.recompute[clock])} (${g.recomputeCount} runs)`,
-      `${fmt(g.recompute[clock] / g.cached[clock], 1)}×`, clock]);
+      `${fmt(g.recompute[clock] / g.cached[clock], 1)}×`, fmt(g.oneToken[clock]), fmt(g.head[clock]), clock]);
   }
 }
+console.log('one-token runIds: the blocks for a single token without the vocabulary head; vocabulary head: runIds(topK 1) − runIds(topK 0) on one token.');

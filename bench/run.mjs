@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import * as ort from 'onnxruntime-web';
 
-import { SHAPES, randomBert, weightBytes, writeHfFolder } from './random-model.mjs';
+import { GPT2_SHAPES, SHAPES, randomBert, weightBytes, writeHfFolder } from './random-model.mjs';
 import { bertOnnx } from './bert-onnx.mjs';
 import { cpuMs, median, timed } from './clock.mjs';
 
@@ -70,7 +70,10 @@ const results = [];
 const work = mkdtempSync(join(tmpdir(), 'attnscope-bench-'));
 try {
   for (const shapeName of args.shapes.split(',')) {
-    if (!SHAPES[shapeName]) throw new Error(`unknown shape ${shapeName} (have ${Object.keys(SHAPES)})`);
+    if (!SHAPES[shapeName]) {
+      const hint = GPT2_SHAPES[shapeName] ? ': GPT-2 shapes run in bench/gpt2.mjs (prefill vs ORT and generation)' : ` (have ${Object.keys(SHAPES)})`;
+      throw new Error(`unknown shape ${shapeName}${hint}`);
+    }
     const m = randomBert(shapeName, 1);
     const dir = join(work, shapeName);
     writeHfFolder(dir, m);
