@@ -277,6 +277,11 @@ class Model {
     }
     return out;
   }
+  // The text of token ids (Hugging Face's decode, special tokens kept).
+  std::string decode(const val& ids) const {
+    return guarded([&] { return tokenizer_.decode(int32_vector_from_js(ids)); });
+  }
+
   // The readable form of every vocabulary token ("Ġthe" → "␣the"; WordPiece tokens unchanged),
   // one per line in id order; readable forms never contain a line break.
   std::string token_text_lines() const {
@@ -446,7 +451,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("tokenToId", &Model::token_to_id)
       .function("idToToken", &Model::id_to_token)
       .function("vocabularyLines", &Model::vocabulary_lines)
-      .function("tokenTextLines", &Model::token_text_lines);
+      .function("tokenTextLines", &Model::token_text_lines)
+      .function("decode", &Model::decode);
 
   function("parseConfig", &parse_config_js);
   function("checkTokenizer", &check_tokenizer);

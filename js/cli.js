@@ -25,7 +25,8 @@ commands:
   bench     --model M [--tokens N] [--runs R]
   info      [--model M]
 
---model is a folder, an http(s) URL, a Hugging Face hub id, or omitted for the bundled model.
+--model is a folder, an http(s) URL, a Hugging Face hub id, bundled-causal (the bundled GPT-2),
+or omitted for the bundled BERT.
 --weight-precision f16 (any command) keeps the weight matrices as f16 in memory: half the RAM.
 A text longer than --max-length (default: the model's positions) is cut: the JSON's num_truncated
 counts the dropped tokens and stderr gets one line.
@@ -141,8 +142,8 @@ async function generate(values) {
     }
     const json = `${JSON.stringify({
       ids: [...r.ids], tokens: r.tokens, prompt_length: r.promptLength, num_truncated: r.numTruncated,
-      stop_reason: r.stopReason,
-      steps: r.steps.map((s) => ({ id: s.id, token: s.token, prob: s.prob, candidates: s.candidates })),
+      stop_reason: r.stopReason, text: r.text,
+      steps: r.steps.map((s) => ({ id: s.id, token: s.token, text: s.text, prob: s.prob, candidates: s.candidates })),
     })}\n`;
     if (values.out) writeFileSync(values.out, json);
     else process.stdout.write(json);

@@ -55,7 +55,8 @@ export class Generation {
   /**
    * @param {object} session what the model provides: prompt {ids, tokens, numTruncated},
    *   extend(ids) → {keys, attentions: Float32Array (L·H·T·keys copy), hidden: Float32Array (last row)},
-   *   logits(hiddenRow) → Float32Array, token(id) → string, eosId, maxPositions, shape {layers, heads},
+   *   logits(hiddenRow) → Float32Array, token(id) → vocabulary string, tokenText(id) → readable form,
+ *   decode(ids) → text, eosId, maxPositions, shape {layers, heads},
    *   finish() (called once at the end, whatever happened)
    * @param {object} options from generateOptions(), plus signal
    */
@@ -113,9 +114,9 @@ export class Generation {
         ids.push(id);
         tokens.push(token);
         const record = {
-          index, position: ids.length - 1, id, token,
+          index, position: ids.length - 1, id, token, text: session.tokenText(id),
           prob: probabilityOf(logits, id),
-          candidates: distribution.slice(0, o.candidates).map((c) => ({ ...c, token: session.token(c.id) })),
+          candidates: distribution.slice(0, o.candidates).map((c) => ({ ...c, token: session.token(c.id), text: session.tokenText(c.id) })),
         };
         steps.push(record);
         const streamed = { ...record, keys: step.keys, attention: step.attentions };
@@ -125,7 +126,11 @@ export class Generation {
         await nextTask();  // a cancel (or an abort message to a worker) gets its turn
         if (stopped()) throw abortedError();
       }
-      return { ids: Int32Array.from(ids), tokens, promptLength: prompt.ids.length, numTruncated: prompt.numTruncated, steps, stopReason };
+      const generated = ids.slice(prompt.ids.length);
+      return {
+        ids: Int32Array.from(ids), tokens, promptLength: prompt.ids.length, numTruncated: prompt.numTruncated, steps, stopReason,
+        text: session.decode(generated),
+      };
     } catch (error) {
       this.#error = error;
       throw error;

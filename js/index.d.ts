@@ -34,13 +34,14 @@ export interface ModelFiles {
 }
 
 /**
- * - omitted or 'bundled': the small model shipped in the package (model/)
+ * - omitted or 'bundled': the small BERT shipped in the package (model/)
+ * - 'bundled-causal': the small GPT-2 shipped in the package (model-causal/)
  * - 'owner/name': a Hugging Face hub id (files from <hubUrl>/<id>/resolve/<revision>/)
  * - 'https://host/path/': a folder URL (URL objects too)
  * - Node: a local folder path ('/dir', './dir', 'file:///dir', or any existing directory)
  * - an object of files, or the Files of a picked folder (FileList / File[])
  */
-export type ModelSource = undefined | 'bundled' | string | URL | ModelFiles | FileList | File[];
+export type ModelSource = undefined | 'bundled' | 'bundled-causal' | string | URL | ModelFiles | FileList | File[];
 
 export interface LoadProgress {
   /** Hub file name: 'config.json', 'model.safetensors', ... */
@@ -176,6 +177,8 @@ export interface MaskPrediction {
 
 export interface TokenProbability {
   token: string;
+  /** The token's readable form ("␣river" for "Ġriver"), in next-token predictions and candidates. */
+  text?: string;
   id: number;
   /** softmax over the whole vocabulary */
   prob: number;
@@ -299,7 +302,10 @@ export interface GeneratedToken {
   /** Its position in the sequence (prompt positions come first). */
   position: number;
   id: number;
+  /** The vocabulary string ("Ġriver"). */
   token: string;
+  /** Its readable form ("␣river"). */
+  text: string;
   /** Its probability under the model (softmax of the logits, before temperature and filtering). */
   prob: number;
   candidates: TokenProbability[];
@@ -321,6 +327,8 @@ export interface GenerationResult {
   numTruncated: number;
   steps: GeneratedToken[];
   stopReason: 'max-new-tokens' | 'eos' | 'max-positions';
+  /** The generated tokens as text (Hugging Face's decode). */
+  text: string;
 }
 
 /** A generation in progress: iterate it for the steps as they come, await `result` for the whole. */
@@ -344,6 +352,8 @@ export class Model {
   /** -1 when the token is not in the vocabulary. */
   tokenToId(token: string): number;
   idToToken(id: number): string;
+  /** The text of token ids, as Hugging Face's tokenizer.decode (special tokens kept). */
+  decode(ids: ArrayLike<number>): string;
   /** Frees the model's WebAssembly memory; later calls throw E_DISPOSED. */
   dispose(): void;
 }
@@ -358,6 +368,8 @@ export const DEFAULT_HUB_URL: string;
 export function hubUrlFor(id: string, options?: { hubUrl?: string; revision?: string }): string;
 /** Where the bundled model lives (a folder path in Node, a URL in browsers). */
 export const bundledModelLocation: string;
+/** Where each bundled model lives: the BERT ('bundled') and the small GPT-2 ('bundled-causal'). */
+export const bundledModelLocations: Readonly<{ bundled: string; 'bundled-causal': string }>;
 
 /** WebAssembly heap diagnostics: malloc'd bytes in use, and the wasm memory size. */
 export function heapStats(): Promise<{ inUse: number; memoryBytes: number }>;

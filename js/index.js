@@ -6,7 +6,7 @@ export { RunResult } from './result.js';
 export { AttnScopeError, ERROR_CODES } from './errors.js';
 export { clearModelCache } from './http-provider.js';
 export { DEFAULT_HUB_URL, hubUrlFor } from './sources.js';
-export { bundledModelLocation } from '#platform';
+export { bundledModelLocation, bundledModelLocations } from '#platform';
 
 import { getWasmModule } from './wasm.js';
 

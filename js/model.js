@@ -126,6 +126,12 @@ export class Model {
     return this.#alive().tokenToId(token);
   }
 
+  /** The text of token ids, as Hugging Face's tokenizer.decode (special tokens kept). */
+  decode(ids) {
+    const native = this.#alive();
+    return callWasm(() => native.decode(integerArray(ids, 'ids')));
+  }
+
   /** The vocabulary token of an id (E_INPUT outside the vocabulary). */
   idToToken(id) {
     const native = this.#alive();
@@ -182,7 +188,8 @@ export class Model {
     const logits = callWasm(() => native.lmLogits(hidden.subarray(first * hiddenSize), T - first));
     const vocab = logits.length / (T - first);
     const vocabulary = this.#vocabulary();
-    const named = (entries) => entries.map(({ id, prob }) => ({ id, token: vocabulary(id) ?? '[?]', prob }));
+    const texts = this.#tokenTexts();
+    const named = (entries) => entries.map(({ id, prob }) => ({ id, token: vocabulary(id) ?? '[?]', text: texts(id) ?? '[?]', prob }));
     const row = (position) => logits.subarray((position - first) * vocab, (position - first + 1) * vocab);
     const out = { next: named(topKSoftmax(row(T - 1), Math.min(topK, vocab))) };
     if (nextAll) {
@@ -192,7 +199,7 @@ export class Model {
         const entry = { position, top: named(topKSoftmax(r, Math.min(topK, vocab))), actual: null };
         if (position + 1 < T) {
           const id = ids[position + 1];
-          entry.actual = { id, token: vocabulary(id) ?? '[?]', prob: probabilityOf(r, id), rank: rankOf(r, id) };
+          entry.actual = { id, token: vocabulary(id) ?? '[?]', text: texts(id) ?? '[?]', prob: probabilityOf(r, id), rank: rankOf(r, id) };
         }
         out.nextByPosition.push(entry);
       }
@@ -230,6 +237,7 @@ export class Model {
       encoding = { ids: Int32Array.of(bos), tokens: [this.idToToken(bos)], numTruncated: 0 };
     }
     const vocabulary = this.#vocabulary();
+    const texts = this.#tokenTexts();
     const { numLayers: layers, numHeads: heads, hiddenSize } = this.config;
     native.resetSequence();
     const session = {
@@ -247,6 +255,8 @@ export class Model {
       },
       logits: (hidden) => callWasm(() => this.#alive().lmLogits(hidden, 1)),
       token: (id) => vocabulary(id) ?? '[?]',
+      tokenText: (id) => texts(id) ?? '[?]',
+      decode: (ids) => this.decode(ids),
       finish: () => { this.#generation = null; },
     };
     this.#generation = new Generation(session, o);

@@ -60,21 +60,37 @@ export function env() {
   return undefined;
 }
 
-// The bundled model: one literal URL per file so bundlers emit each as an asset (after a build
-// they are separate hashed files, so there is no folder URL to write here).
+// The bundled models: one literal URL per file so bundlers emit each as an asset (after a build
+// they are separate hashed files, so there is no folder URL to write here). Only the files the
+// loader reads: the decoder's tokenizer.json makes its vocab.json + merges.txt unnecessary.
 const bundledFiles = {
-  'config.json': new URL('../model/config.json', import.meta.url),
-  'model.safetensors': new URL('../model/model.safetensors', import.meta.url),
-  'vocab.txt': new URL('../model/vocab.txt', import.meta.url),
-  'tokenizer_config.json': new URL('../model/tokenizer_config.json', import.meta.url),
+  bundled: {
+    'config.json': new URL('../model/config.json', import.meta.url),
+    'model.safetensors': new URL('../model/model.safetensors', import.meta.url),
+    'vocab.txt': new URL('../model/vocab.txt', import.meta.url),
+    'tokenizer_config.json': new URL('../model/tokenizer_config.json', import.meta.url),
+  },
+  'bundled-causal': {
+    'config.json': new URL('../model-causal/config.json', import.meta.url),
+    'model.safetensors': new URL('../model-causal/model.safetensors', import.meta.url),
+    'tokenizer.json': new URL('../model-causal/tokenizer.json', import.meta.url),
+    'tokenizer_config.json': new URL('../model-causal/tokenizer_config.json', import.meta.url),
+  },
 };
+const folderOf = (files) => files['config.json'].href.replace(/config\.json$/, '');
 
 /** The URL of the bundled config.json's folder (unbundled), or of config.json itself (bundled). */
-export const bundledModelLocation = bundledFiles['config.json'].href.replace(/config\.json$/, '');
+export const bundledModelLocation = folderOf(bundledFiles.bundled);
+export const bundledModelLocations = Object.freeze({
+  bundled: bundledModelLocation,
+  'bundled-causal': folderOf(bundledFiles['bundled-causal']),
+});
 
-export function bundledModelProvider() {
-  if (inline?.model) return inlineModelProvider(inline.model);
-  return httpProvider((name) => bundledFiles[name] ?? null, { kind: 'bundled', location: bundledModelLocation });
+/** A bundled model ('bundled' or 'bundled-causal'); the single-file build inlines one of them. */
+export function bundledModelProvider(name = 'bundled') {
+  if (inline?.model && (inline.modelName ?? 'bundled') === name) return inlineModelProvider(inline.model);
+  const files = bundledFiles[name];
+  return httpProvider((file) => files[file] ?? null, { kind: 'bundled', location: bundledModelLocations[name] });
 }
 
 /** Browsers have no local folders: paths are URLs relative to the page. */
@@ -148,7 +164,7 @@ function startEmbedWorker() {
 
 // The single-file build's model, decoded file by file as the loader asks for it.
 const INLINE_FILES = { 'config.json': 'config', 'model.safetensors': 'weights', 'vocab.txt': 'vocab',
-  'tokenizer_config.json': 'tokenizerConfig' };
+  'tokenizer.json': 'tokenizer', 'tokenizer_config.json': 'tokenizerConfig' };
 
 function inlineModelProvider(files) {
   return {

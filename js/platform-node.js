@@ -29,10 +29,15 @@ export function env(name) {
 }
 
 export const bundledModelLocation = fileURLToPath(new URL('../model', import.meta.url));
+/** The bundled models' folders by name: the BERT ('bundled') and the GPT-2 ('bundled-causal'). */
+export const bundledModelLocations = Object.freeze({
+  bundled: bundledModelLocation,
+  'bundled-causal': fileURLToPath(new URL('../model-causal', import.meta.url)),
+});
 
-/** The bundled model's folder as a source. */
-export function bundledModelProvider() {
-  return directoryProvider(bundledModelLocation, 'bundled');
+/** A bundled model's folder as a source ('bundled' or 'bundled-causal'). */
+export function bundledModelProvider(name = 'bundled') {
+  return directoryProvider(bundledModelLocations[name], 'bundled');
 }
 
 /**

@@ -26,7 +26,8 @@ export const OBJECT_SOURCE_FILES = Object.freeze({
  */
 export async function resolveSource(source, options = {}) {
   const cache = options.cache !== false;
-  if (source === undefined || source === null || source === 'bundled') return bundledModelProvider();
+  if (source === undefined || source === null) return bundledModelProvider('bundled');
+  if (source === 'bundled' || source === 'bundled-causal') return bundledModelProvider(source);
   if (source instanceof URL) return baseUrlProvider(source, cache);
   if (typeof source === 'string') {
     if (source.trim() === '') throw new AttnScopeError('E_INPUT', 'model source is an empty string');

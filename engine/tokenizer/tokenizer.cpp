@@ -1,6 +1,9 @@
 // Tokenizer: which implementation a folder's files call for, and forwarding to it.
 #include "tokenizer/tokenizer.h"
 
+#include "tokenizer/byte_level.h"
+#include "tokenizer/utf8_text.h"
+
 #include "error.h"
 #include "tokenizer/json_fields.h"
 
@@ -48,6 +51,32 @@ const std::string& Tokenizer::id_to_token(int32_t id) const {
 std::string Tokenizer::token_text(int32_t id) const {
   if (const auto* bpe = std::get_if<BpeTokenizer>(&impl_)) return bpe->token_text(id);
   return id_to_token(id);
+}
+
+std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
+  std::string out;
+  if (is_byte_level()) {
+    std::string bytes, piece;
+    for (int32_t id : ids) {
+      const std::string& token = id_to_token(id);
+      // Added tokens (<|endoftext|>, <s>) are plain text, not byte-mapped characters.
+      if (unicode_to_bytes(token, piece)) bytes += piece;
+      else bytes += token;
+    }
+    for (const SpannedChar& c : decode_utf8(bytes)) append_utf8(out, c.cp);
+    return out;
+  }
+  const std::string prefix = std::get<BertTokenizer>(impl_).settings().continuing_subword_prefix;
+  for (int32_t id : ids) {
+    const std::string& token = id_to_token(id);
+    if (!prefix.empty() && token.compare(0, prefix.size(), prefix) == 0) {
+      out += token.substr(prefix.size());
+    } else {
+      if (!out.empty()) out += ' ';
+      out += token;
+    }
+  }
+  return out;
 }
 
 size_t Tokenizer::vocab_size() const {

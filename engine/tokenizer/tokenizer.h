@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "tokenizer/bert_tokenizer.h"
 #include "tokenizer/bpe_tokenizer.h"
@@ -40,6 +41,11 @@ class Tokenizer {
   // Readable form of a vocabulary entry for labels: byte-level entries decoded ("Ġthe" → "␣the");
   // WordPiece entries as they are.
   std::string token_text(int32_t id) const;
+  // The text of a sequence of ids, as Hugging Face's decode (special tokens kept): byte-level
+  // tokens' bytes joined and read as UTF-8 (a sequence cut inside a character gives U+FFFD, like
+  // errors="replace"); WordPiece tokens joined with spaces, "##" pieces glued to the one before.
+  // Throws Error("E_INPUT") for an id outside the vocabulary.
+  std::string decode(const std::vector<int32_t>& ids) const;
   size_t vocab_size() const;
   SpecialTokens special_tokens() const;
   bool is_byte_level() const { return std::holds_alternative<BpeTokenizer>(impl_); }

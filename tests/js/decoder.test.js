@@ -165,6 +165,28 @@ describe('generation through the API', () => {
   });
 });
 
+describe('decode', () => {
+  it("equals @huggingface/tokenizers' decode on the bundled decoder, also for ids cut inside a character", async () => {
+    const { Tokenizer } = await import('@huggingface/tokenizers');
+    const dir = fileURLToPath(new URL('../../model-causal/', import.meta.url));
+    const oracle = new Tokenizer(JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')),
+      JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')));
+    const model = await loadModel('bundled-causal');
+    try {
+      for (const text of ['The river, said he.', 'Hello, wörld 😀 <|endoftext|>x', '  tabs\tand\nnewlines ', '한국어 문장', "don't DON'T 1,234"]) {
+        const ids = [...model.tokenize(text).ids];
+        assert.equal(model.decode(ids), oracle.decode(ids), text);
+        assert.equal(model.decode(ids), text);
+        // Every prefix, so some end inside a multi-byte character (replacement character there).
+        for (let n = 1; n < ids.length; n++) assert.equal(model.decode(ids.slice(0, n)), oracle.decode(ids.slice(0, n)), `${text} [:${n}]`);
+      }
+      assert.throws(() => model.decode([1e6]), (e) => e.code === 'E_INPUT');
+    } finally {
+      model.dispose();
+    }
+  });
+});
+
 describe('GPT-2 hub ids', () => {
   it('gpt2, distilgpt2 and openai-community/gpt2 load from the hub like BERT ids', async () => {
     const files = { 'config.json': configText, 'model.safetensors': new Uint8Array(weights), 'vocab.txt': vocab };
