@@ -256,6 +256,17 @@ test('formula: softmax(q·k/√d_k) equals the heatmap row and an independent re
   const tableRows = await page.locator('.formula-table tbody tr').count();
   assert.equal(tableRows, Math.min(T, 48));
   assert.match(await page.locator('.step.check').getAttribute('class'), /\bok\b/);
+  // Every query at once: row `query` of the QKᵀ/√d_k matrix shown is the recomputation above.
+  const matrixRow = f.scoresMatrix.slice(query * T, (query + 1) * T);
+  assert.ok(matrixRow.every((v, j) => Math.abs(v - scores[j]) < 1e-4), 'QKᵀ/√d_k matrix row differs');
+  // The key vectors shown: the strongest key first, then the row clicked.
+  assert.equal(f.key, f.softmax.indexOf(Math.max(...f.softmax)));
+  const other = f.key === 1 ? 3 : 1;
+  await page.locator(`.formula-table tbody tr[data-key="${other}"]`).click();
+  await page.waitForFunction((k) => window.__attnscope.formula?.key === k, other);
+  const g = await hook(() => window.__attnscope.formula);
+  assert.deepEqual(g.k, await hook(([l, h, t]) => window.__attnscope.vector('k', l, h, t), [layer, head, other]));
+  assert.deepEqual(g.v, await hook(([l, h, t]) => window.__attnscope.vector('v', l, h, t), [layer, head, other]));
 });
 
 test('hiding [CLS]/[SEP] drops them and renormalises every row', async () => {

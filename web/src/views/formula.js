@@ -1,10 +1,15 @@
 // The formula walk-through for one head and one query token: q_i and every k_j, the dot products,
 // ÷√d_k, softmax, and the output Σ_j α_ij v_j — recomputed from the q, k, v the engine returned
 // (run with qkv), and checked against the engine's attention row, which it must equal.
-// Beside it, a short plain-language explanation of Q, K, V, √d_k and softmax.
-import { formulaSteps } from '../attention-math.js';
-import { diverging, cssColour } from '../colormap.js';
+// Then the key and value vectors of one key (the strongest, or the row clicked), and every
+// query at once: QKᵀ/√d_k before the softmax beside the softmaxed matrix. Beside it, a short
+// plain-language explanation of Q, K, V, √d_k and softmax.
+import { formulaSteps, headVector, maxAbsOf, maxOf } from '../attention-math.js';
+import { diverging, cssColour, sequential } from '../colormap.js';
+import { Heatmap } from '../heatmap.js';
+import { renderLegend } from '../legend.js';
 import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
+import { configNumbers } from '../model-picker.js';
 
 const MAX_ROWS = 48;   // long inputs: the table lists the strongest keys; the check covers all
 
@@ -18,6 +23,23 @@ export function createFormula(host, app) {
   layout.append(main, explain);
   host.append(layout);
   let last = null;
+  let chosenKey = null;   // { layer, head, query, key } the row clicked; else the strongest key
+  const matrices = document.createElement('div');
+  matrices.className = 'agg-grid formula-matrices';
+  const mapPanels = ['scores', 'weights'].map((kind) => {
+    const panel = document.createElement('section');
+    panel.className = 'agg-panel';
+    panel.dataset.kind = kind;
+    const h = document.createElement('h3');
+    const mapHost = document.createElement('div');
+    mapHost.className = 'map-host';
+    const legend = document.createElement('div');
+    panel.append(h, mapHost, legend);
+    matrices.append(panel);
+    const heatmap = new Heatmap(mapHost, { labels: true, maxSize: 300,
+      tooltip: (i, j, v) => `${tokenName(i, app.result.tokens[i])} → ${tokenName(j, app.result.tokens[j])}: ${Number.isNaN(v) ? '−∞' : v.toFixed(4)}` });
+    return { kind, h, heatmap, legend };
+  });
 
   function vectorStrip(values, label) {
     const box = document.createElement('div');
@@ -79,6 +101,8 @@ export function createFormula(host, app) {
     const tok = result.tokens;
     main.append(step(t('formulaStep1', { token: tokenName(i, tok[i]), dk: f.dk })));
     main.append(vectorStrip(f.q, `q${sub(i)}`));
+    const sizes = configNumbers(app.info);
+    main.append(step(t('formulaWhereQ', { hidden: sizes.hidden ?? '?', heads: result.shape[1], dk: f.dk })));
     main.append(step(t('formulaStep2', { scale: f.scale.toFixed(3), dk: f.dk })));
     const table = document.createElement('table');
     table.className = 'formula-table';
@@ -99,7 +123,8 @@ export function createFormula(host, app) {
       const r = body.insertRow();
       r.dataset.key = j;
       const masked = keyMask && keyMask[j] === 0;
-      const cells = [tokenName(j, tok[j]), f.scores[j].toFixed(3), masked ? '−∞' : f.scaled[j].toFixed(3)];
+      // A masked key's score is −∞ (attention_mask), so its weight is exactly 0.
+      const cells = [tokenName(j, tok[j]), masked ? '−∞' : f.scores[j].toFixed(3), masked ? '−∞' : f.scaled[j].toFixed(3)];
       for (const text of cells) r.insertCell().textContent = text;
       const sm = r.insertCell();
       sm.className = 'softmax-cell';
@@ -110,16 +135,58 @@ export function createFormula(host, app) {
       num.textContent = f.softmax[j].toFixed(4);
       sm.append(barEl, num);
       if (j === i) r.className = 'self';
+      r.addEventListener('click', () => { chosenKey = { layer: state.layer, head: state.head, query: i, key: j }; render(); });
     }
     main.append(table);
     if (shown.length < order.length) main.append(step(t('formulaTopOnly', { shown: shown.length, total: order.length })));
     if (hidden.size) main.append(step(t('formulaHiddenNote')));
+    // One key's k and v (the strongest unless a row was clicked for this layer, head and query).
+    const c = chosenKey;
+    const key = c && c.layer === state.layer && c.head === state.head && c.query === i && c.key < T
+      ? c.key : f.softmax.indexOf(Math.max(...f.softmax));
+    for (const r of body.rows) r.classList.toggle('chosen', Number(r.dataset.key) === key);
+    main.append(step(t('formulaKeyValue', { token: tokenName(key, tok[key]), alpha: f.softmax[key].toFixed(4) })));
+    const kVec = headVector(result, 'k', state.layer, state.head, key), vVec = headVector(result, 'v', state.layer, state.head, key);
+    Object.assign(last, { key, k: Array.from(kVec), v: Array.from(vVec) });
+    main.append(vectorStrip(kVec, `k${sub(key)}`));
+    main.append(vectorStrip(vVec, `v${sub(key)}`));
     main.append(step(t('formulaStep3', { token: tokenName(i, tok[i]) })));
     main.append(vectorStrip(f.output, `o${sub(i)}`));
     const check = step(t('formulaCheck', { err: maxErr.toExponential(1) }));
     check.className = 'step check ' + (maxErr < 1e-4 ? 'ok' : 'bad');
     check.dataset.maxError = String(maxErr);
     main.append(check);
+    renderMatrices(f.dk, keyMask);
+  }
+
+  // Every query of this head: the scaled scores QKᵀ/√d_k (masked keys −∞, left blank), and the
+  // softmax of each row, which is the head's attention matrix.
+  function renderMatrices(dk, keyMask) {
+    const { t, state, result } = app;
+    main.append(step(t('formulaMatrices')), matrices);   // attached first: the heatmaps size to it
+    const T = result.shape[2], scale = Math.sqrt(dk);
+    const scores = new Float32Array(T * T);
+    const keys = Array.from({ length: T }, (_, j) => headVector(result, 'k', state.layer, state.head, j));
+    for (let i = 0; i < T; i++) {
+      const q = headVector(result, 'q', state.layer, state.head, i);
+      for (let j = 0; j < T; j++) {
+        if (keyMask && keyMask[j] === 0) { scores[i * T + j] = NaN; continue; }
+        let dot = 0;
+        for (let d = 0; d < dk; d++) dot += q[d] * keys[j][d];
+        scores[i * T + j] = dot / scale;
+      }
+    }
+    last.scoresMatrix = Array.from(scores);
+    const weights = result.attention(state.layer, state.head);
+    const labels = Array.from(result.tokens);
+    const shown = { scores: [scores, diverging, Math.max(maxAbsOf(scores.filter((v) => !Number.isNaN(v))), 1e-6), t('legendScores')],
+      weights: [weights, sequential, maxOf(weights), t('legendAttention')] };
+    for (const p of mapPanels) {
+      const [matrix, colours, vmax, caption] = shown[p.kind];
+      p.h.textContent = t('formulaMatrix_' + p.kind);
+      p.heatmap.setData({ matrix, n: T, rowLabels: labels, colLabels: labels, scale: colours, vmax, threshold: 0 });
+      renderLegend(p.legend, { scale: colours, vmax, caption });
+    }
   }
 
   function renderExplanation() {
