@@ -30,8 +30,9 @@ export function renderLegend(host, { scale, vmax, caption }) {
   host.append(lo, bar, hi, cap);
 }
 
+// Up to 4 decimals without trailing zeros (1, not 1.0000; 0.8471 stays).
 export function fmt(v) {
   if (!Number.isFinite(v)) return '–';
   if (v !== 0 && Math.abs(v) < 1e-3) return v.toExponential(2);
-  return v.toFixed(Math.abs(v) >= 100 ? 1 : 4);
+  return String(Number(v.toFixed(Math.abs(v) >= 100 ? 1 : 4)));
 }
