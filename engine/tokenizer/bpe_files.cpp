@@ -195,6 +195,15 @@ BpeTokenizer BpeTokenizer::from_files(std::string_view vocab_json, std::string_v
     parse_added_tokens(doc, t.added_);
     read_special_names(config, s);
     if (s.unk_token.empty()) s.unk_token = options.unk_token;
+    // Without a tokenizer_config.json (a folder with tokenizer.json alone) the roles come from
+    // the added special tokens RoBERTa-style vocabularies name by convention, so <mask> still
+    // gets predictions.
+    for (const auto& [role, name] : {std::pair{&s.mask_token, "<mask>"}, std::pair{&s.pad_token, "<pad>"},
+                                     std::pair{&s.unk_token, "<unk>"}}) {
+      if (!role->empty()) continue;
+      for (const AddedToken& a : t.added_)
+        if (a.special && a.content == name) *role = name;
+    }
     t.finish_setup(parse_vocab_object(model.value("vocab", json()), "model.vocab"),
                    parse_merges_json(model.value("merges", json())), options);
     return t;

@@ -1,5 +1,7 @@
 """PyTorch reference for the API tests: a plain BERT forward pass written from the paper's
 equations with torch ops (not our C++ and not `transformers`), reading a Hugging Face folder.
+RoBERTa folders (model_type roberta): positions from pad_token_id + 1, one token type, and
+RobertaLMHead (dense, exact GELU, layer_norm, tied decoder, lm_head.bias).
 stdin: {"model": DIR, "ids": [...], "token_type_ids": [...], "mask_positions": [...],
         "f16_matrices": false}   (true: round the layers' linear weights and the word embeddings
         to f16 first, with torch's own .half(), as a model loaded with weightPrecision 'f16' keeps them)
@@ -34,7 +36,7 @@ def read_safetensors(path):
             arr = (raw.view("<u2").astype(np.uint32) << 16).view(np.float32)
         else:
             raise ValueError(t["dtype"])
-        tensors[name.removeprefix("bert.")] = torch.from_numpy(arr.reshape(t["shape"]).astype(np.float64))
+        tensors[name.removeprefix("bert.").removeprefix("roberta.")] = torch.from_numpy(arr.reshape(t["shape"]).astype(np.float64))
     return tensors
 
 
@@ -61,7 +63,9 @@ def main():
     def linear(x, prefix):
         return x @ w[prefix + ".weight"].T + w[prefix + ".bias"]
 
-    x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:T]
+    roberta = config.get("model_type") == "roberta"
+    first = config.get("pad_token_id", 1) + 1 if roberta else 0  # the inputs here hold no padding id
+    x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][first:first + T]
          + w["embeddings.token_type_embeddings.weight"][types])
     x = ln(x, "embeddings.LayerNorm")
     attentions = []
@@ -76,6 +80,10 @@ def main():
         x = ln(x + linear(act(linear(x, p + "intermediate.dense")), p + "output.dense"), p + "output.LayerNorm")
     out = {"attentions": torch.stack(attentions).flatten().tolist(), "hidden": x.flatten().tolist()}
     positions = request.get("mask_positions") or []
+    if positions and "lm_head.bias" in w:
+        h = F.gelu(linear(x[positions], "lm_head.dense"))
+        h = F.layer_norm(h, (C,), w["lm_head.layer_norm.weight"], w["lm_head.layer_norm.bias"], eps)
+        out["mlm_logits"] = (h @ w["embeddings.word_embeddings.weight"].T + w["lm_head.bias"]).flatten().tolist()
     if positions and "cls.predictions.bias" in w:
         h = act(linear(x[positions], "cls.predictions.transform.dense"))
         h = F.layer_norm(h, (C,), w["cls.predictions.transform.LayerNorm.weight"],
