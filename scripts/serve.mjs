@@ -1,5 +1,5 @@
 // The static server behind `npm start`: serves the explorer page at `/` and only the folders it
-// needs (web/, js/, dist/, model/, and examples/ for the <attn-scope> blog example), with correct MIME types (application/wasm for streaming
+// needs (web/, js/, dist/, model/, model-causal/, and examples/ for the <attn-scope> blog example), with correct MIME types (application/wasm for streaming
 // compilation). Zero dependencies; not a production server. PORT=0 picks a free port.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
@@ -8,7 +8,7 @@ import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SERVED_FOLDERS = ['web', 'js', 'dist', 'model', 'examples'];
+const SERVED_FOLDERS = ['web', 'js', 'dist', 'model', 'model-causal', 'examples'];
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',

@@ -3,6 +3,7 @@
 // on a second canvas so moving the pointer redraws two rectangles, not the matrix. Keyboard:
 // arrow keys move the focused cell, Enter selects its row. One tooltip element, textContent only.
 import { packedColour, sequential } from './colormap.js';
+import { drawMaskTriangle } from './causal-mask.js';
 
 const MAX_CELL = 28;       // px: a short sentence should not become a wall of giant squares
 const LABEL_MIN_CELL = 9;  // px: below this, labels would overlap; the tooltip names the tokens
@@ -105,6 +106,9 @@ export class Heatmap {
     tile.getContext('2d').putImageData(img, 0, 0);
     ctx.imageSmoothingEnabled = n > L.grid;
     ctx.drawImage(tile, L.labelW, L.labelH, L.grid, L.grid);
+    // A decoder's later keys are masked (−∞ before the softmax), not weighted 0: drawn hatched.
+    if (this.data.causal) drawMaskTriangle(ctx, L.labelW, L.labelH, n, L.cell);
+    this.overlay.dataset.causal = this.data.causal ? '1' : '';
     if (L.labels) {
       ctx.fillStyle = getComputedStyle(this.root).color || '#222';
       ctx.font = this.font(L.cell);

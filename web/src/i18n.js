@@ -2,6 +2,8 @@
 // for views (with {name} placeholders) and applyStatic() for the markup's data-i18n keys. Text
 // is always inserted with textContent. A missing key is a bug: it is logged and shown as the key.
 
+import { DECODER_STRINGS } from './i18n-decoder.js';
+
 const STRINGS = {
   en: {
     pageTitle: 'AttnScope — see attention at work',
@@ -260,6 +262,9 @@ const STRINGS = {
     diff_delta: '차이 (변경 후 − 원래)',
   },
 };
+
+// Decoder text (causal mask, next token, generation, compare) lives in its own table.
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], DECODER_STRINGS[lang]);
 
 export const LANGUAGES = Object.keys(STRINGS);
 

@@ -14,6 +14,11 @@ import { createFormula } from './views/formula.js';
 import { createAggregates } from './views/aggregates.js';
 import { createDiff } from './views/diff.js';
 import { installTestHook } from './test-hook.js';
+import { createCompare } from './views/compare.js';
+import { createNextTokenPanel } from './views/next-token.js';
+import { createGeneratePanel } from './generate-panel.js';
+import { createCompareRunner } from './compare-runner.js';
+import { isCausal } from './causal-mask.js';
 import { createWorkerClient } from '../../js/worker-client.js';
 
 // Typing runs the model at once while runs are fast (the worker client's replacePending drops
@@ -27,7 +32,7 @@ const state = stateFromUrl(location.search);
 
 const VIEW_FACTORIES = {
   grid: createModelGrid, head: createHeadDetail, lines: createHeadLines,
-  formula: createFormula, aggregates: createAggregates, diff: createDiff,
+  formula: createFormula, aggregates: createAggregates, diff: createDiff, compare: createCompare,
 };
 
 let client = null;          // the worker client of the model in use
@@ -36,6 +41,9 @@ let runSeq = 0, runTimer = 0, runController = null, lastRunMs = 0, busyTimer = 0
 
 const app = createViewModel({ state, onSet });
 app.loadModel = loadModel;   // the model picker's
+// The encoder-vs-decoder view's two bundled models, in workers of their own (started on first use).
+let compareRunner = null;
+app.compareRuns = (text) => (compareRunner ??= createCompareRunner()).run(text);
 
 // ---- state -----------------------------------------------------------------------------------
 
@@ -88,6 +96,8 @@ function scheduleRun() {
 }
 
 function runOptions() {
+  // Decoders: the top-5 next tokens after every position (the next-token panel).
+  if (isCausal(app)) return { qkv: true, valueNorms: true, topK: 5, nextAll: true };
   return { qkv: true, valueNorms: true, topK: app.info?.hasMlmHead ? 5 : 0 };
 }
 
@@ -213,6 +223,8 @@ function renderNow() {
   $('restore-btn').disabled = !app.edited;
   if (!app.edited) $('edit-status').textContent = '';
   tokens.render();
+  nextToken.render();
+  generatePanel.render();
   if (!app.result) return;
   const host = $('view-host');
   showView(host, app, VIEW_FACTORIES);
@@ -238,6 +250,8 @@ const picker = createModelPicker({
   cancel: $('cancel'), error: $('model-error'), info: $('model-info'),
 }, app);
 const tokens = createTokensView($('chips'), $('mirror'), app);
+const nextToken = createNextTokenPanel($('next-token'), app);
+const generatePanel = createGeneratePanel($('generate-panel'), app, { getClient: () => client, runOptions, textInput: $('text-a') });
 
 function wire() {
   const a = $('text-a'), b = $('text-b'), pairOn = $('pair-on');

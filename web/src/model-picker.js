@@ -12,6 +12,9 @@ export const CURATED_MB = {
   'distilbert-base-uncased': 268,
   'sentence-transformers/all-MiniLM-L6-v2': 91,
   'bert-base-multilingual-cased': 714,
+  // GPT-2 family decoders (causal attention, next-token predictions, generation).
+  'distilgpt2': 353,
+  'gpt2': 548,
 };
 export const CURATED = Object.keys(CURATED_MB);
 
@@ -33,9 +36,10 @@ export function createModelPicker(el, app) {
       select.append(o);
     };
     add('bundled', t('modelBundled'));
+    add('bundled-causal', t('modelBundledCausal'));
     for (const id of CURATED) add(id, id + (id.includes('multilingual') ? ' — ' + t('modelMultilingual') : ''));
     const m = app.state.model;
-    if (m !== 'bundled' && m !== 'local' && !CURATED.includes(m)) add(m, m);
+    if (m !== 'bundled' && m !== 'bundled-causal' && m !== 'local' && !CURATED.includes(m)) add(m, m);
     add('__hub', t('modelOtherHub'));
     add('__local', t('modelLocal'));
     if (app.state.model === 'local') add('local', t('modelLocalLoaded'));
@@ -119,6 +123,7 @@ export function createModelPicker(el, app) {
     if (v === '__hub') { hubInput.focus(); return; }
     if (v === '__local' || v === 'local') return;
     if (v === 'bundled') load(v, app.t('modelBundled'));   // nothing to download
+    else if (v === 'bundled-causal') load(v, app.t('modelBundledCausal'));
     else if (v !== app.state.model) offer(v);
   });
   select.addEventListener('keydown', (e) => { if (e.key === 'Enter' && offered) loadHub(); });
@@ -152,8 +157,10 @@ export function createModelPicker(el, app) {
     if (!i) { info.textContent = ''; return; }
     const c = configNumbers(i);
     const bundled = i.source === 'bundled';
-    info.textContent = app.t('modelInfo', {
-      name: i.source === 'files' ? app.t('modelLocalLoaded') : bundled ? app.t('modelBundled') : (i.id ?? app.state.model),
+    const bundledName = app.state.model === 'bundled-causal' ? app.t('modelBundledCausal') : app.t('modelBundled');
+    info.dataset.kind = i.kind ?? 'encoder';
+    info.textContent = app.t(i.kind === 'decoder' ? 'kindDecoder' : 'kindEncoder') + ' — ' + app.t('modelInfo', {
+      name: i.source === 'files' ? app.t('modelLocalLoaded') : bundled ? bundledName : (i.id ?? app.state.model),
       layers: c.layers, heads: c.heads, hidden: c.hidden, positions: c.maxPositions,
       mlm: i.hasMlmHead ? app.t('withMlm') : '',
     }) + (bundled ? ` · ${app.t('englishOnly')}` : '');

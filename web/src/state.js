@@ -5,7 +5,7 @@ import { isHubId } from '../../js/hub-id.js';
 
 export { isHubId };
 
-export const VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'diff'];
+export const VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'diff', 'compare'];
 export const LANGS = ['en', 'ko'];
 export const MAX_TEXT_CHARS = 20000;   // keeps permalinks and the tokenizer's work bounded
 
@@ -25,6 +25,11 @@ export function defaultState() {
     hideSpecial: false,
     threshold: 0,            // weights below it draw as 0
     lang: 'en',
+    // Generation (decoders): kept in the permalink so the same seed writes the same text.
+    genTokens: 20,
+    genTemperature: 1,
+    genTopK: 50,
+    genSeed: 0,
   };
 }
 
@@ -44,7 +49,7 @@ export function stateFromUrl(search) {
   const pair = p.get('pair');
   if (pair !== null) { s.pair = pair.slice(0, MAX_TEXT_CHARS); s.pairOn = true; }
   const model = p.get('model');
-  if (model === 'bundled' || isHubId(model)) s.model = model;
+  if (model === 'bundled' || model === 'bundled-causal' || isHubId(model)) s.model = model;
   const view = p.get('view');
   if (VIEWS.includes(view)) s.view = view;
   // Upper bounds are generous here; they are clamped to the loaded model and input later.
@@ -58,6 +63,11 @@ export function stateFromUrl(search) {
   if (th !== null && /^(0(\.\d{1,4})?|1(\.0{1,4})?)$/.test(th)) s.threshold = Number(th);
   const lang = p.get('lang');
   if (LANGS.includes(lang)) s.lang = lang;
+  s.genTokens = intParam(p, 'gn', 1, 200) ?? s.genTokens;
+  s.genTopK = intParam(p, 'gk', 0, 100000) ?? s.genTopK;
+  s.genSeed = intParam(p, 'gs', 0, 999999) ?? s.genSeed;
+  const gt = p.get('gt');
+  if (gt !== null && /^\d{1,2}(\.\d{1,3})?$/.test(gt) && Number(gt) <= 10) s.genTemperature = Number(gt);
   return s;
 }
 
@@ -76,6 +86,10 @@ export function stateToUrl(s) {
   if (s.hideSpecial) p.set('hs', '1');
   if (s.threshold) p.set('th', String(s.threshold));
   if (s.lang !== d.lang) p.set('lang', s.lang);
+  if (s.genTokens !== d.genTokens) p.set('gn', String(s.genTokens));
+  if (s.genTemperature !== d.genTemperature) p.set('gt', String(s.genTemperature));
+  if (s.genTopK !== d.genTopK) p.set('gk', String(s.genTopK));
+  if (s.genSeed !== d.genSeed) p.set('gs', String(s.genSeed));
   const q = p.toString();
   return q ? '?' + q : '';
 }

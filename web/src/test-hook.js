@@ -1,5 +1,7 @@
 // A read-only window into the page for the Playwright tests (and curious users in DevTools):
 // copies of the state and of the numbers each view draws, never references to live objects.
+import { isCausal, isMaskedCell } from './causal-mask.js';
+
 export function installTestHook(app) {
   const copy = (a) => (a ? Array.from(a) : null);
   const hook = {
@@ -32,6 +34,17 @@ export function installTestHook(app) {
     get formula() { return app.views.formula?.view.last ?? null; },
     aggregate(kind) { return copy(app.views.aggregates?.view.exposed[kind]); },
     diff(kind) { return copy(app.views.diff?.view.exposed[kind]); },
+    // Decoders (issue 17): whether the views draw the model as causal, which cells of a shown
+    // matrix they hatch as masked, the generation in progress or last finished, the compare view.
+    get causal() { return isCausal(app); },
+    maskedCells(n) { return Array.from({ length: n * n }, (_, x) => isMaskedCell(isCausal(app), Math.floor(x / n), x % n)); },
+    get generation() { return app.generation ? JSON.parse(JSON.stringify(app.generation)) : null; },
+    get tokenTexts() { return app.result?.tokenTexts ? [...app.result.tokenTexts] : null; },
+    get nextByPosition() { return app.result?.nextByPosition ? JSON.parse(JSON.stringify(app.result.nextByPosition)) : null; },
+    compare(side) {
+      const e = app.views.compare?.view.exposed[side];
+      return e ? { ...e, matrix: Array.from(e.matrix) } : null;
+    },
   };
   Object.defineProperty(window, '__attnscope', { value: Object.freeze(hook), writable: false });
 }

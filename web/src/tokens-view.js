@@ -26,13 +26,14 @@ export function createTokensView(chipsHost, mirrorHost, app) {
       chip.className = 'chip';
       chip.dataset.pos = i;
       if (result.specialTokensMask[i]) chip.classList.add('special');
+      if (result.generatedFrom !== undefined && i >= result.generatedFrom) chip.classList.add('generated');   // written by Generate
       if (state.selected.includes(i)) chip.classList.add('selected');
       if (i === state.query) chip.classList.add('query');
       if (edit && edit.positions.includes(i)) chip.classList.add(edit.kind === 'mask' ? 'masked' : 'dropped');
       chip.setAttribute('aria-pressed', String(state.selected.includes(i)));
       const label = document.createElement('span');
       label.className = 'chip-token';
-      label.textContent = tok;
+      label.textContent = result.tokenTexts?.[i] ?? tok;   // readable: '␣river', not 'Ġriver'
       const idx = document.createElement('span');
       idx.className = 'chip-pos';
       idx.textContent = String(i);

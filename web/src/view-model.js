@@ -52,7 +52,8 @@ export function createViewModel({ state, onSet }) {
       const r = app.result;
       if (!cache || cache.result !== r) {
         const positions = visiblePositions(r, state.hideSpecial);
-        cache = { result: r, positions, labels: positions.map((p) => r.tokens[p]), matrices: new Map() };
+        const texts = r.tokenTexts ?? r.tokens;   // readable forms ('␣river', not 'Ġriver')
+        cache = { result: r, positions, labels: positions.map((p) => texts[p]), matrices: new Map() };
       }
       return cache;
     },

@@ -8,6 +8,7 @@ import { sequential } from '../colormap.js';
 import { headMean, headMeanMax, normWeighted, restrict, maxOf } from '../attention-math.js';
 import { layerHeadPickers } from '../pickers.js';
 import { startRolloutWorker } from '../rollout-worker.js';
+import { isCausal } from '../causal-mask.js';
 
 export function createAggregates(host, app) {
   const bar = document.createElement('div');
@@ -25,7 +26,7 @@ export function createAggregates(host, app) {
     const m = restrict(full, T, positions, renormalise);
     const vmax = maxOf(m);
     exposed[key] = m;
-    p.heatmap.setData({ matrix: m, n: positions.length, rowLabels: labels, colLabels: labels, scale: sequential, vmax, threshold: app.state.threshold });
+    p.heatmap.setData({ matrix: m, n: positions.length, rowLabels: labels, colLabels: labels, scale: sequential, vmax, threshold: app.state.threshold, causal: isCausal(app) });
     renderLegend(p.legend, { scale: sequential, vmax, caption: app.t(captionKey) });
     p.panel.dataset.ready = '1';
   }

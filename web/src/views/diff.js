@@ -6,6 +6,7 @@ import { renderLegend } from '../legend.js';
 import { sequential, diverging } from '../colormap.js';
 import { alignPositions, diffMatrix, maxOf, maxAbsOf, restrict, visiblePositions } from '../attention-math.js';
 import { layerHeadPickers, tokenName } from '../pickers.js';
+import { isCausal } from '../causal-mask.js';
 
 export function createDiff(host, app) {
   const bar = document.createElement('div');
@@ -41,7 +42,7 @@ export function createDiff(host, app) {
     grid.hidden = !edited;
     if (!edited) { empty.textContent = t('diffEmpty'); return; }
     const kind = edit.kind === 'mask' ? t('masked') : t('dropped');
-    empty.textContent = t('diffWhat', { kind, tokens: edit.positions.map((p) => tokenName(p, original.tokens[p])).join(', ') });
+    empty.textContent = t('diffWhat', { kind, tokens: edit.positions.map((p) => tokenName(p, (original.tokenTexts ?? original.tokens)[p])).join(', ') });
     const T = original.shape[2], Te = edited.shape[2];
     const fullMap = alignPositions(T, edit);
     // With [CLS]/[SEP] hidden, both runs are restricted to the original's visible tokens (rows
@@ -53,13 +54,13 @@ export function createDiff(host, app) {
     const map = Int32Array.from(keep, (p) => (fullMap[p] < 0 ? -1 : keepEdited.indexOf(fullMap[p])));
     const n = keep.length, ne = keepEdited.length;
     const d = diffMatrix(a, b, n, map, ne);
-    const labels = keep.map((p) => original.tokens[p]);
+    const labels = keep.map((p) => (original.tokenTexts ?? original.tokens)[p]);
     const set = (key, matrix, n, labels, scale, vmax, caption) => {
       const p = panels[key];
       p.labels = labels;
       p.h.textContent = t('diff_' + key);
       exposed[key] = matrix;
-      p.heatmap.setData({ matrix, n, rowLabels: labels, colLabels: labels, scale, vmax, threshold: 0 });
+      p.heatmap.setData({ matrix, n, rowLabels: labels, colLabels: labels, scale, vmax, threshold: 0, causal: isCausal(app) });
       renderLegend(p.legend, { scale, vmax, caption });
     };
     const editedLabels = labels.filter((_, i) => map[i] >= 0);

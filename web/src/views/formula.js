@@ -10,6 +10,8 @@ import { Heatmap } from '../heatmap.js';
 import { renderLegend } from '../legend.js';
 import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
 import { configNumbers } from '../model-picker.js';
+import { causalKeyMask, isCausal } from '../causal-mask.js';
+import { maskStep } from './formula-mask.js';
 
 const MAX_ROWS = 48;   // long inputs: the table lists the strongest keys; the check covers all
 
@@ -23,6 +25,7 @@ export function createFormula(host, app) {
   layout.append(main, explain);
   host.append(layout);
   let last = null;
+  const texts = () => textsOf(app.result);
   let chosenKey = null;   // { layer, head, query, key } the row clicked; else the strongest key
   const matrices = document.createElement('div');
   matrices.className = 'agg-grid formula-matrices';
@@ -37,7 +40,7 @@ export function createFormula(host, app) {
     panel.append(h, mapHost, legend);
     matrices.append(panel);
     const heatmap = new Heatmap(mapHost, { labels: true, maxSize: 300,
-      tooltip: (i, j, v) => `${tokenName(i, app.result.tokens[i])} → ${tokenName(j, app.result.tokens[j])}: ${Number.isNaN(v) ? '−∞' : v.toFixed(4)}` });
+      tooltip: (i, j, v) => `${tokenName(i, texts()[i])} → ${tokenName(j, texts()[j])}: ${Number.isNaN(v) ? '−∞' : v.toFixed(4)}` });
     return { kind, h, heatmap, legend };
   });
 
@@ -91,23 +94,28 @@ export function createFormula(host, app) {
     }
     const i = state.query;
     const keyMask = app.keyMask();
-    const f = formulaSteps(result, state.layer, state.head, i, keyMask);
+    // A decoder adds −∞ to every key after the query (the causal mask) on top of any attention mask.
+    const causal = isCausal(app);
+    const queryMask = causal ? causalKeyMask(result.shape[2], i, keyMask) : keyMask;
+    const f = formulaSteps(result, state.layer, state.head, i, queryMask);
     const row = result.attention(state.layer, state.head).subarray(i * result.shape[2], (i + 1) * result.shape[2]);
     let maxErr = 0;
     for (let j = 0; j < row.length; j++) maxErr = Math.max(maxErr, Math.abs(f.softmax[j] - row[j]));
     last = { layer: state.layer, head: state.head, query: i, dk: f.dk,
       scores: Array.from(f.scores), scaled: Array.from(f.scaled), softmax: Array.from(f.softmax),
-      output: Array.from(f.output), engineRow: Array.from(row), maxError: maxErr };
-    const tok = result.tokens;
+      output: Array.from(f.output), engineRow: Array.from(row), maxError: maxErr,
+      causal, maskedKeys: causal ? Array.from({ length: row.length }, (_, j) => j).filter((j) => j > i) : [] };
+    const tok = texts();
     main.append(step(t('formulaStep1', { token: tokenName(i, tok[i]), dk: f.dk })));
     main.append(vectorStrip(f.q, `q${sub(i)}`));
     const sizes = configNumbers(app.info);
     main.append(step(t('formulaWhereQ', { hidden: sizes.hidden ?? '?', heads: result.shape[1], dk: f.dk })));
     main.append(step(t('formulaStep2', { scale: f.scale.toFixed(3), dk: f.dk })));
+    if (causal) main.append(maskStep(app, i, tok));
     const table = document.createElement('table');
     table.className = 'formula-table';
     const head = table.createTHead().insertRow();
-    for (const key of ['colKey', 'colDot', 'colScaled', 'colSoftmax']) {
+    for (const key of ['colKey', 'colDot', 'colScaled', ...(causal ? ['colMask'] : []), 'colSoftmax']) {
       const th = document.createElement('th');
       th.textContent = t(key, { dk: f.dk });
       th.scope = 'col';
@@ -125,7 +133,10 @@ export function createFormula(host, app) {
       const masked = keyMask && keyMask[j] === 0;
       // A masked key's score is −∞ (attention_mask), so its weight is exactly 0.
       const cells = [tokenName(j, tok[j]), masked ? '−∞' : f.scores[j].toFixed(3), masked ? '−∞' : f.scaled[j].toFixed(3)];
+      // Decoders: the mask column says what the causal mask adds (0, or −∞ for a later key).
+      if (causal) cells.push(j > i || masked ? '−∞' : '0');
       for (const text of cells) r.insertCell().textContent = text;
+      if (causal && j > i) r.classList.add('causal-masked');
       const sm = r.insertCell();
       sm.className = 'softmax-cell';
       const barEl = document.createElement('span');
@@ -156,12 +167,12 @@ export function createFormula(host, app) {
     check.className = 'step check ' + (maxErr < 1e-4 ? 'ok' : 'bad');
     check.dataset.maxError = String(maxErr);
     main.append(check);
-    renderMatrices(f.dk, keyMask);
+    renderMatrices(f.dk, keyMask, causal);
   }
 
   // Every query of this head: the scaled scores QKᵀ/√d_k (masked keys −∞, left blank), and the
   // softmax of each row, which is the head's attention matrix.
-  function renderMatrices(dk, keyMask) {
+  function renderMatrices(dk, keyMask, causal) {
     const { t, state, result } = app;
     main.append(step(t('formulaMatrices')), matrices);   // attached first: the heatmaps size to it
     const T = result.shape[2], scale = Math.sqrt(dk);
@@ -170,7 +181,7 @@ export function createFormula(host, app) {
     for (let i = 0; i < T; i++) {
       const q = headVector(result, 'q', state.layer, state.head, i);
       for (let j = 0; j < T; j++) {
-        if (keyMask && keyMask[j] === 0) { scores[i * T + j] = NaN; continue; }
+        if ((keyMask && keyMask[j] === 0) || (causal && j > i)) { scores[i * T + j] = NaN; continue; }
         let dot = 0;
         for (let d = 0; d < dk; d++) dot += q[d] * keys[j][d];
         scores[i * T + j] = dot / scale;
@@ -178,13 +189,13 @@ export function createFormula(host, app) {
     }
     last.scoresMatrix = Array.from(scores);
     const weights = result.attention(state.layer, state.head);
-    const labels = Array.from(result.tokens);
+    const labels = Array.from(texts());
     const shown = { scores: [scores, diverging, Math.max(maxAbsOf(scores.filter((v) => !Number.isNaN(v))), 1e-6), t('legendScores')],
       weights: [weights, sequential, maxOf(weights), t('legendAttention')] };
     for (const p of mapPanels) {
       const [matrix, colours, vmax, caption] = shown[p.kind];
       p.h.textContent = t('formulaMatrix_' + p.kind);
-      p.heatmap.setData({ matrix, n: T, rowLabels: labels, colLabels: labels, scale: colours, vmax, threshold: 0 });
+      p.heatmap.setData({ matrix, n: T, rowLabels: labels, colLabels: labels, scale: colours, vmax, threshold: 0, causal });
       renderLegend(p.legend, { scale: colours, vmax, caption });
     }
   }
@@ -207,6 +218,11 @@ export function createFormula(host, app) {
   }
 
   return { render, get last() { return last; } };
+}
+
+// Readable token forms ('␣river', not 'Ġriver') for labels and the table.
+function textsOf(result) {
+  return result.tokenTexts ?? result.tokens;
 }
 
 function sub(n) {

@@ -6,6 +6,7 @@ import { renderLegend, fmt } from '../legend.js';
 import { sequential } from '../colormap.js';
 import { meanOfRows, maxOf } from '../attention-math.js';
 import { layerHeadPickers, tokenName } from '../pickers.js';
+import { isCausal } from '../causal-mask.js';
 
 export function createHeadDetail(host, app) {
   const top = document.createElement('div');
@@ -58,9 +59,9 @@ export function createHeadDetail(host, app) {
     const matrix = app.displayMatrix(state.layer, state.head);
     const n = positions.length, vmax = maxOf(matrix);
     heatmap.overlay.setAttribute('aria-label', t('headAria', { layer: state.layer, head: state.head, n }));
-    heatmap.setData({ matrix, n, rowLabels: labels, colLabels: labels, scale: sequential, vmax, threshold: state.threshold });
+    heatmap.setData({ matrix, n, rowLabels: labels, colLabels: labels, scale: sequential, vmax, threshold: state.threshold, causal: isCausal(app) });
     heatmap.setMarked(selectedRows());
-    renderLegend(legend, { scale: sequential, vmax, caption: t('legendAttention') });
+    renderLegend(legend, { scale: sequential, vmax, caption: isCausal(app) ? `${t('legendAttention')} · ${t('legendMasked')}` : t('legendAttention') });
     drawSelection(matrix, n);
   }
 

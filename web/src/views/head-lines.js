@@ -4,6 +4,7 @@
 // hover redraw only paints the focused token's lines (T·H strokes).
 import { HEAD_COLOURS } from '../colormap.js';
 import { layerHeadPickers } from '../pickers.js';
+import { isCausal } from '../causal-mask.js';
 
 const LABEL_W = 92, MIN_ROW_FOR_LABELS = 10;
 // Long inputs, nothing focused: each query's strongest links only (a 512-token layer would be
@@ -30,7 +31,8 @@ export function createHeadLines(host, app) {
     const { t, result, state } = app;
     const H = result.shape[1];
     top.replaceChildren(layerHeadPickers(app, { head: false }));
-    hint.textContent = t('linesHint');
+    // A decoder's lines only ever go back to earlier tokens (later keys are masked, weight 0).
+    hint.textContent = isCausal(app) ? `${t('linesHint')} ${t('linesHintCausal')}` : t('linesHint');
     toggles.setAttribute('aria-label', t('headsToggle'));
     toggles.replaceChildren();
     for (let h = 0; h < H; h++) {

@@ -3,6 +3,7 @@
 // so a 512-token, 12×12 model never blocks the page; click or Enter opens a head.
 import { packedColour, sequential } from '../colormap.js';
 import { renderLegend } from '../legend.js';
+import { isCausal, maskPixel } from '../causal-mask.js';
 
 const GAP = 6, LABEL = 26;
 
@@ -26,8 +27,9 @@ export function createModelGrid(host, app) {
   function render() {
     const { t, state, result } = app;
     const [L, H] = result.shape;
-    note.textContent = t('gridHint');
-    renderLegend(legend, { scale: sequential, vmax: 1, caption: t('legendSqrt') });
+    const causal = isCausal(app);
+    note.textContent = causal ? `${t('gridHint')} ${t('gridHintCausal')}` : t('gridHint');
+    renderLegend(legend, { scale: sequential, vmax: 1, caption: causal ? `${t('legendSqrt')} · ${t('legendMasked')}` : t('legendSqrt') });
     canvas.setAttribute('aria-label', t('gridAria', { layers: L, heads: H }));
     const width = host.clientWidth || 600;
     const s = Math.max(18, Math.min(84, Math.floor((width - LABEL) / H) - GAP));
@@ -51,6 +53,7 @@ export function createModelGrid(host, app) {
     thumbs = new Array(L * H);
     const mine = ++generation;
     const { positions } = app.display();
+    canvas.dataset.causal = causal ? '1' : '';
     // A few heads per macrotask (≈ 3·T² reads each), so a 512-token, 12×12 model never blocks.
     const PER_TASK = positions.length > 256 ? 3 : positions.length > 64 ? 12 : L * H;
     const drawFrom = (k0) => {
@@ -58,7 +61,7 @@ export function createModelGrid(host, app) {
       const k1 = Math.min(L * H, k0 + PER_TASK);
       for (let k = k0; k < k1; k++) {
         const l = Math.floor(k / H), h = k % H;
-        const img = thumbnail(app.displayMatrix(l, h), positions.length, s, state.threshold);
+        const img = thumbnail(app.displayMatrix(l, h), positions.length, s, state.threshold, causal);
         thumbs[k] = img;
         ctx.putImageData(img, (LABEL + h * (s + GAP)) * dpr, (LABEL + l * (s + GAP)) * dpr);
       }
@@ -73,7 +76,8 @@ export function createModelGrid(host, app) {
   // diagonal must not vanish), nearest cell when enlarging. One fixed scale for all heads, on
   // √weight: a diffuse head stays pale (per-head scaling made uniform attention look strong),
   // and weights of 1/512 remain visible at 512 tokens.
-  function thumbnail(m, n, s, threshold) {
+  // A decoder's masked cells (later keys) are hatched grey, not white: see causal-mask.js.
+  function thumbnail(m, n, s, threshold, causal) {
     const dpr = window.devicePixelRatio || 1, size = Math.round(s * dpr);
     const colour = (v) => packedColour(sequential, v < threshold ? 0 : Math.sqrt(v), 1);
     const img = new ImageData(size, size);
@@ -81,7 +85,10 @@ export function createModelGrid(host, app) {
     if (n <= size) {
       for (let y = 0; y < size; y++) {
         const i = Math.floor((y * n) / size);
-        for (let x = 0; x < size; x++) px[y * size + x] = colour(m[i * n + Math.floor((x * n) / size)]);
+        for (let x = 0; x < size; x++) {
+          const j = Math.floor((x * n) / size);
+          px[y * size + x] = causal && j > i ? maskPixel(x, y) : colour(m[i * n + j]);
+        }
       }
     } else {
       const pooled = new Float32Array(size * size);
@@ -92,7 +99,11 @@ export function createModelGrid(host, app) {
           if (v > pooled[y * size + x]) pooled[y * size + x] = v;
         }
       }
-      for (let x = 0; x < size * size; x++) px[x] = colour(pooled[x]);
+      // Pooled: a pixel strictly above the diagonal holds only later keys (x > y ⇒ every j > i).
+      for (let x = 0; x < size * size; x++) {
+        const py = Math.floor(x / size), pxl = x % size;
+        px[x] = causal && pxl > py ? maskPixel(pxl, py) : colour(pooled[x]);
+      }
     }
     return img;
   }

@@ -1,0 +1,181 @@
+// The Generate panel (decoders): writes N tokens in the model's worker (temperature, top-k, seed),
+// streaming. Each step's token joins the chips and its attention row joins every heatmap as it
+// arrives (GenerationResult); Stop aborts between two steps. When the generation ends (or is
+// stopped) the whole sequence runs once more from scratch, so the formula, aggregates and
+// next-token views get q, k, v and predictions for every token, and the test hook can compare
+// each streamed row (computed over the KV cache) with the full run's. The settings live in the
+// state, hence in the permalink: the same prompt and seed write the same text.
+import { isCausal } from './causal-mask.js';
+import { GenerationResult } from './generation-result.js';
+
+const FIELDS = [
+  // state key, label key, input attributes, parse
+  ['genTokens', 'genTokens', { min: 1, max: 200, step: 1 }, (v) => intIn(v, 1, 200)],
+  ['genTemperature', 'genTemperature', { min: 0, max: 10, step: 0.1 }, (v) => (v >= 0 && v <= 10 ? Math.round(v * 1000) / 1000 : null)],
+  ['genTopK', 'genTopK', { min: 0, max: 100000, step: 1 }, (v) => intIn(v, 0, 100000)],
+  ['genSeed', 'genSeed', { min: 0, max: 999999, step: 1 }, (v) => intIn(v, 0, 999999)],
+];
+
+function intIn(v, min, max) {
+  return Number.isInteger(v) && v >= min && v <= max ? v : null;
+}
+
+/**
+ * @param host the panel's element (hidden for encoders)
+ * @param app the view model
+ * @param getClient () → the worker client of the model in use (or null)
+ * @param runOptions () → the options of a full run (as the page's own runs)
+ * @param textInput the prompt's textarea: typing stops a generation in progress
+ */
+export function createGeneratePanel(host, app, { getClient, runOptions, textInput }) {
+  const title = document.createElement('h2');
+  const controls = document.createElement('div');
+  controls.className = 'row gen-controls';
+  const inputs = {};
+  const labels = {};
+  for (const [key, labelKey, attrs, parse] of FIELDS) {
+    const label = document.createElement('label');
+    label.className = 'gen-field';
+    const span = document.createElement('span');
+    const input = document.createElement('input');
+    input.type = 'number';
+    input.id = 'gen-' + key.slice(3).toLowerCase();
+    Object.assign(input, attrs);
+    input.addEventListener('change', () => {
+      const v = parse(Number(input.value));
+      if (v === null || input.value === '') { input.value = String(app.state[key]); return; }
+      app.set({ [key]: v });
+    });
+    label.append(span, input);
+    controls.append(label);
+    inputs[key] = input;
+    labels[key] = [span, labelKey];
+  }
+  const startBtn = document.createElement('button');
+  startBtn.type = 'button';
+  startBtn.id = 'gen-start';
+  const stopBtn = document.createElement('button');
+  stopBtn.type = 'button';
+  stopBtn.id = 'gen-stop';
+  controls.append(startBtn, stopBtn);
+  const status = document.createElement('p');
+  status.id = 'gen-status';
+  status.className = 'muted';
+  status.setAttribute('aria-live', 'polite');
+  const hint = document.createElement('p');
+  hint.className = 'hint';
+  host.append(title, controls, status, hint);
+
+  let running = null;   // { controller, prompt } while a generation is in progress
+  let statusFor = null; // () → the status text, re-made when the language changes
+  let promptRun = null;  // { text, client, result }: the prompt's own run, the start of every generation
+
+  function setStatus(make) {
+    statusFor = make;
+    status.textContent = make ? make() : '';
+  }
+
+  async function start() {
+    const client = getClient();
+    if (running || !client || !app.original || !isCausal(app)) return;
+    // Always from the prompt (the typed text), never from the end of an earlier generation: the
+    // permalink holds the prompt and the settings, and must write the same text again.
+    let base = app.original;
+    if (base.generatedFrom !== undefined) {
+      base = promptRun && promptRun.text === app.state.text && promptRun.client === client ? promptRun.result : null;
+      if (!base) return;
+    }
+    promptRun = { text: app.state.text, client, result: base };
+    const controller = new AbortController();
+    const prompt = app.state.text;
+    running = { controller, prompt };
+    const n = app.state.genTokens;
+    const gen = { prompt, promptLength: base.shape[2], settings: settings(), steps: [], done: false, stopReason: null, ids: null, error: null };
+    app.generation = gen;
+    document.body.dataset.generating = '';
+    render();
+    let partial = new GenerationResult(base);
+    app.showRun(partial);
+    app.set({});
+    setStatus(() => app.t('genRunning', { i: 1, n }));
+    const stillCurrent = () => app.state.text === prompt && getClient() === client;
+    try {
+      const out = await client.generate(Array.from(base.ids), {
+        maxNewTokens: n, temperature: app.state.genTemperature, topK: app.state.genTopK, seed: app.state.genSeed,
+        stopAtEos: true, candidates: 5, signal: controller.signal,
+        onToken: (step) => {
+          if (!stillCurrent()) return;
+          gen.steps.push({ index: step.index, position: step.position, id: step.id, text: step.text, prob: step.prob,
+            keys: step.keys, attention: Array.from(step.attention) });
+          partial = partial.withStep(step);
+          app.showRun(partial);
+          app.set({});   // redraw every view with the new row
+          setStatus(() => app.t('genRunning', { i: Math.min(step.index + 2, n), n }));
+        },
+      });
+      gen.stopReason = out.stopReason;
+      gen.ids = Array.from(out.ids);
+      gen.text = out.text;
+      await finish(client, out.ids, base, stillCurrent);
+      setStatus(() => app.t('genDone', { n: gen.steps.length, reason: app.t('reason_' + gen.stopReason) }));
+    } catch (e) {
+      // Stopped (or failed) part-way: the tokens written so far stay, run in full like a finished one.
+      const aborted = e?.code === 'E_ABORTED';
+      gen.stopReason = aborted ? 'aborted' : 'error';
+      gen.ids = Array.from(partial.ids);
+      if (!aborted) gen.error = { code: e?.code ?? 'E_INTERNAL', message: e?.message ?? String(e) };
+      if (stillCurrent()) {
+        await finish(client, partial.ids, base, stillCurrent).catch(() => {});
+        setStatus(aborted ? () => app.t('genStopped', { n: gen.steps.length })
+          : () => app.t('genFailed', { message: gen.error.message, code: gen.error.code }));
+      }
+    } finally {
+      gen.done = true;
+      running = null;
+      delete document.body.dataset.generating;
+      render();
+    }
+  }
+
+  // The finished sequence in one full run (no KV cache): every view's data for every token.
+  async function finish(client, ids, base, stillCurrent) {
+    const full = await client.runIds(Array.from(ids), runOptions());
+    if (!stillCurrent()) return;
+    full.generatedFrom = base.shape[2];
+    app.showRun(full);
+    app.set({});
+  }
+
+  function settings() {
+    const s = app.state;
+    return { maxNewTokens: s.genTokens, temperature: s.genTemperature, topK: s.genTopK, seed: s.genSeed };
+  }
+
+  function stop() {
+    running?.controller.abort();
+  }
+
+  startBtn.addEventListener('click', start);
+  stopBtn.addEventListener('click', stop);
+  // A new prompt makes the text being written someone else's: stop it.
+  textInput?.addEventListener('input', stop);
+
+  function render() {
+    const { t, state } = app;
+    host.hidden = !isCausal(app);
+    if (host.hidden) return;
+    title.textContent = t('genTitle');
+    for (const [key, [span, labelKey]] of Object.entries(labels)) {
+      span.textContent = t(labelKey);
+      if (document.activeElement !== inputs[key]) inputs[key].value = String(state[key]);
+    }
+    startBtn.textContent = t('genStart');
+    stopBtn.textContent = t('genStop');
+    startBtn.disabled = Boolean(running) || !app.original;
+    stopBtn.disabled = !running;
+    hint.textContent = t('genHint');
+    if (statusFor) status.textContent = statusFor();
+  }
+
+  return { render, start, stop, get running() { return Boolean(running); } };
+}

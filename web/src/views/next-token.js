@@ -1,0 +1,65 @@
+// The next-token panel (decoders): for the selected position, the model's top guesses for the
+// token after it — what it expected at that point of the text — and the rank of the token that
+// actually follows. Reads result.nextByPosition (a run with nextAll), or, while a generation is
+// streaming, the entries built from each step's candidates. Hidden for encoders.
+import { isCausal } from '../causal-mask.js';
+import { tokenName } from '../pickers.js';
+
+export function createNextTokenPanel(host, app) {
+  const title = document.createElement('h3');
+  const lead = document.createElement('p');
+  lead.className = 'next-lead';
+  const list = document.createElement('ol');
+  list.className = 'next-list';
+  const actual = document.createElement('p');
+  actual.className = 'next-actual';
+  host.append(title, lead, list, actual);
+
+  function render() {
+    const r = app.result;
+    const entries = r?.nextByPosition;
+    host.hidden = !isCausal(app) || !entries;
+    if (host.hidden) return;
+    const { t, state } = app;
+    const texts = r.tokenTexts ?? r.tokens;
+    const p = Math.min(state.query, texts.length - 1);
+    const entry = entries.find((e) => e.position === p);
+    title.textContent = t('nextTitle');
+    host.dataset.position = String(p);
+    list.replaceChildren();
+    if (!entry) {
+      lead.textContent = t('nextHint');
+      actual.textContent = '';
+      return;
+    }
+    lead.textContent = t('nextFor', { token: tokenName(p, texts[p]) });
+    for (const [k, c] of entry.top.entries()) {
+      const li = document.createElement('li');
+      li.dataset.id = String(c.id);
+      if (entry.actual && entry.actual.id === c.id) li.className = 'is-actual';
+      const bar = document.createElement('span');
+      bar.className = 'bar';
+      bar.style.width = (c.prob * 100).toFixed(1) + '%';
+      const word = document.createElement('span');
+      word.className = 'next-word';
+      word.textContent = c.text ?? c.token;
+      const prob = document.createElement('span');
+      prob.className = 'next-prob';
+      prob.textContent = (c.prob * 100).toFixed(1) + '%';
+      li.title = `#${k + 1}`;
+      li.append(bar, word, prob);
+      list.append(li);
+    }
+    const a = entry.actual;
+    actual.dataset.rank = a ? String(a.rank) : '';
+    actual.textContent = a
+      ? t('nextActual', { token: a.text ?? a.token, rank: a.rank === null || a.rank === undefined ? '?' : a.rank + 1, prob: fmtProb(a.prob) })
+      : t('nextLast');
+  }
+
+  return { render };
+}
+
+function fmtProb(p) {
+  return p >= 0.001 ? p.toFixed(3) : p.toExponential(1);
+}
