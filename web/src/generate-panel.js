@@ -111,6 +111,8 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
           app.showRun(partial);
           app.set({});   // redraw every view with the new row
           setStatus(() => app.t('genRunning', { i: Math.min(step.index + 2, n), n }));
+          // For scripts (and tests) that follow the generation: which step just arrived.
+          host.dispatchEvent(new CustomEvent('generation-step', { detail: { index: step.index, position: step.position } }));
         },
       });
       gen.stopReason = out.stopReason;

@@ -1,0 +1,247 @@
+// The page with the bundled decoder (issue 17), in Chromium with the real engine: every cell above
+// the diagonal of every head is masked in the data the views draw (and drawn hatched, not white),
+// rows sum to 1, the formula view's softmax equals the heatmap row and a recomputation from q·k
+// with −∞ on later keys, aggregates and rollout stay causal, the next-token panel names the token
+// that follows, Generate streams N tokens whose rows equal a full run over the final ids (KV cache
+// vs recomputation, ≤ 1e-5), the same seed writes the same text (also from the permalink), Stop
+// stops it, and ?view=compare shows BERT and the decoder side by side. Throughout: no console
+// error, no uncaught error, no request outside the page's origin.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
+
+let server, browser, page, problems;
+const hook = (fn, arg) => page.evaluate(fn, arg);
+const TEXT = 'The river bank was quiet and the water ran slowly';
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  ({ page, problems } = await guardedPage(browser, server.origin));
+  await page.goto(`${server.origin}/?model=bundled-causal&text=${encodeURIComponent(TEXT)}`);
+  await waitForRuns(page, 1);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function showView(view) {
+  await page.click(`[role=tab][data-view="${view}"]`);
+  await page.waitForFunction((v) => window.__attnscope.state.view === v && document.querySelector(`.view-${v}`) && !document.querySelector(`.view-${v}`).hidden, view);
+}
+
+test('?model=bundled-causal opens the decoder: kind shown, readable token texts in the chips', async () => {
+  const info = await hook(() => window.__attnscope.info);
+  assert.equal(info.kind, 'decoder');
+  assert.equal(await page.locator('#model-select').inputValue(), 'bundled-causal');
+  assert.equal(await page.locator('#model-info').getAttribute('data-kind'), 'decoder');
+  assert.match(await page.locator('#model-info').textContent(), /decoder/);
+  const chips = await page.locator('#chips .chip-token').allTextContents();
+  const texts = await hook(() => window.__attnscope.tokenTexts);
+  assert.deepEqual(chips, texts);
+  assert.ok(chips.some((c) => c.startsWith('␣')), 'spaces shown as ␣');
+  assert.ok(!chips.join('').includes('Ġ'), 'no byte-level Ġ in the page');
+  assert.deepEqual(problems, []);
+});
+
+test('every head: cells above the diagonal are masked and 0, rows sum to 1, drawn hatched', async () => {
+  const [L, H, T] = await hook(() => window.__attnscope.shape);
+  const masked = await hook((n) => window.__attnscope.maskedCells(n), T);
+  for (let l = 0; l < L; l++) {
+    for (let h = 0; h < H; h++) {
+      const m = await hook(([a, b]) => window.__attnscope.shown(a, b), [l, h]);
+      for (let i = 0; i < T; i++) {
+        let sum = 0;
+        for (let j = 0; j < T; j++) {
+          sum += m[i * T + j];
+          assert.equal(masked[i * T + j], j > i, `mask flag (${i}, ${j})`);
+          if (j > i) assert.equal(m[i * T + j], 0, `L${l} H${h} (${i}, ${j}) above the diagonal`);
+        }
+        assert.ok(Math.abs(sum - 1) < 1e-5, `L${l} H${h} row ${i} sums to ${sum}`);
+      }
+    }
+  }
+  assert.equal(await page.locator('canvas.model-grid').getAttribute('data-causal'), '1');
+  // The head view hatches the upper triangle: a masked cell is grey, not the white of weight 0.
+  await showView('head');
+  const overlay = page.locator('.view-head .heatmap-overlay');
+  assert.equal(await overlay.getAttribute('data-causal'), '1');
+  const pixel = await page.evaluate(() => {
+    const o = document.querySelector('.view-head .heatmap-overlay');
+    const base = o.previousElementSibling;
+    const { labelW, labelH, cell, n } = o.dataset;
+    const dpr = window.devicePixelRatio || 1;
+    const ctx = base.getContext('2d');
+    const at = (i, j) => Array.from(ctx.getImageData(Math.round((Number(labelW) + (j + 0.5) * cell) * dpr), Math.round((Number(labelH) + (i + 0.5) * cell) * dpr), 1, 1).data);
+    return { masked: at(0, Number(n) - 1), lowest: at(Number(n) - 1, 0) };
+  });
+  assert.notDeepEqual(pixel.masked.slice(0, 3), [255, 255, 255], 'a masked cell is not drawn as weight 0 (white)');
+  assert.ok(pixel.masked[0] < 250 && Math.abs(pixel.masked[0] - pixel.masked[2]) < 40, `masked cell is grey: ${pixel.masked}`);
+});
+
+test('formula view: the mask step hides the later keys; softmax = heatmap row = softmax(q·k/√d_k) with −∞ on later keys', async () => {
+  await showView('formula');
+  await page.selectOption('.view-formula .query-picker select', '3');
+  await page.waitForFunction(() => window.__attnscope.formula?.query === 3);
+  const f = await hook(() => window.__attnscope.formula);
+  const T = (await hook(() => window.__attnscope.shape))[2];
+  assert.equal(f.causal, true);
+  assert.deepEqual(f.maskedKeys, Array.from({ length: T - 4 }, (_, k) => 4 + k));
+  assert.equal(await page.locator('.view-formula .mask-step').getAttribute('data-hidden'), f.maskedKeys.join(','));
+  const row = (await hook(([l, h]) => window.__attnscope.shown(l, h), [f.layer, f.head])).slice(3 * T, 4 * T);
+  const q = await hook(([l, h]) => window.__attnscope.vector('q', l, h, 3), [f.layer, f.head]);
+  const scores = [];
+  for (let j = 0; j < T; j++) {
+    const k = await hook(([l, h, t]) => window.__attnscope.vector('k', l, h, t), [f.layer, f.head, j]);
+    scores.push(j > 3 ? -Infinity : q.reduce((s, x, d) => s + x * k[d], 0) / Math.sqrt(q.length));
+  }
+  const max = Math.max(...scores);
+  const e = scores.map((s) => Math.exp(s - max));
+  const total = e.reduce((a, b) => a + b, 0);
+  for (let j = 0; j < T; j++) {
+    assert.ok(Math.abs(f.softmax[j] - row[j]) <= 1e-5, `formula softmax vs heatmap at ${j}`);
+    assert.ok(Math.abs(e[j] / total - row[j]) <= 1e-5, `recomputed softmax vs heatmap at ${j}`);
+  }
+  // The table marks the masked keys with −∞ in the mask column.
+  const maskCells = await page.locator('.view-formula .formula-table tr.causal-masked td:nth-child(4)').allTextContents();
+  assert.deepEqual(maskCells, f.maskedKeys.map(() => '−∞'));
+});
+
+test('aggregates: mean, max, rollout and raw stay causal', async () => {
+  await showView('aggregates');
+  await page.waitForFunction(() => document.querySelector('.view-aggregates .agg-panel[data-kind="rollout"]')?.dataset.ready === '1', null, { timeout: 20000 });
+  const T = (await hook(() => window.__attnscope.shape))[2];
+  for (const kind of ['mean', 'max', 'rollout', 'raw']) {
+    const m = await hook((k) => window.__attnscope.aggregate(k), kind);
+    for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) assert.equal(m[i * T + j], 0, `${kind} (${i}, ${j})`);
+  }
+  assert.equal(await page.locator('.view-aggregates .agg-panel[data-kind="rollout"] .heatmap-overlay').getAttribute('data-causal'), '1');
+});
+
+test('next-token panel: the selected position shows its top guesses and the token that follows', async () => {
+  await page.click('#chips .chip[data-pos="2"]');
+  await page.waitForFunction(() => document.getElementById('next-token').dataset.position === '2');
+  const entries = await hook(() => window.__attnscope.nextByPosition);
+  const texts = await hook(() => window.__attnscope.tokenTexts);
+  const entry = entries.find((e) => e.position === 2);
+  assert.ok(entry.actual, 'position 2 has a following token');
+  assert.equal(entry.actual.text, texts[3]);
+  assert.equal(await page.locator('#next-token li').count(), entry.top.length);
+  assert.equal(await page.locator('#next-token .next-actual').getAttribute('data-rank'), String(entry.actual.rank));
+  assert.match(await page.locator('#next-token .next-actual').textContent(), new RegExp(`no\\. ${entry.actual.rank + 1}\\b`));
+  await page.click('#chips .chip[data-pos="2"]');   // unselect
+});
+
+async function generate() {
+  const before = await hook(() => window.__attnscope.runsDone);
+  await page.click('#gen-start');
+  await page.waitForFunction(() => window.__attnscope.generation?.done && !document.body.dataset.generating, null, { timeout: 30000 });
+  const gen = await hook(() => window.__attnscope.generation);
+  const after = await hook(() => window.__attnscope.runsDone);
+  return { gen, shown: after - before };
+}
+
+test('Generate streams N tokens; each streamed row equals a full run over the final ids (≤ 1e-5)', async () => {
+  await showView('grid');
+  await page.fill('#gen-tokens', '12');
+  await page.locator('#gen-tokens').dispatchEvent('change');
+  await page.fill('#gen-seed', '7');
+  await page.locator('#gen-seed').dispatchEvent('change');
+  assert.match(await page.evaluate(() => location.search), /gn=12.*gs=7|gs=7.*gn=12/);
+  const promptLength = (await hook(() => window.__attnscope.shape))[2];
+  const { gen, shown } = await generate();
+  assert.equal(gen.error, null);
+  assert.ok(gen.stopReason === 'max-new-tokens' ? gen.steps.length === 12 : gen.stopReason === 'eos', `${gen.stopReason}, ${gen.steps.length} steps`);
+  // Every step was put on screen as it came (one showRun each), then the full run.
+  assert.equal(shown, 1 + gen.steps.length + 1);
+  const [L, H, T] = await hook(() => window.__attnscope.shape);
+  assert.equal(T, promptLength + gen.steps.length);
+  assert.equal(await page.locator('#chips .chip.generated').count(), gen.steps.length);
+  let worst = 0;
+  for (const step of gen.steps) {
+    assert.equal(step.keys, step.position + 1);
+    for (let l = 0; l < L; l++) {
+      for (let h = 0; h < H; h++) {
+        const full = await hook(([a, b]) => window.__attnscope.raw(a, b), [l, h]);
+        for (let j = 0; j < T; j++) {
+          const streamed = j < step.keys ? step.attention[(l * H + h) * step.keys + j] : 0;
+          worst = Math.max(worst, Math.abs(streamed - full[step.position * T + j]));
+        }
+      }
+    }
+  }
+  assert.ok(worst <= 1e-5, `largest difference ${worst}`);
+  // The same prompt and seed write the same tokens again.
+  const again = await generate();
+  assert.deepEqual(again.gen.ids, gen.ids);
+  // And so does the permalink, in a fresh page.
+  const url = await page.evaluate(() => location.href);
+  const other = await guardedPage(browser, server.origin);
+  await other.page.goto(url);
+  await waitForRuns(other.page, 1);
+  await other.page.click('#gen-start');
+  await other.page.waitForFunction(() => window.__attnscope.generation?.done, null, { timeout: 30000 });
+  assert.deepEqual(await other.page.evaluate(() => window.__attnscope.generation.ids), gen.ids);
+  assert.deepEqual(other.problems, []);
+  await other.context.close();
+});
+
+test('Stop ends a generation between two steps', async () => {
+  await page.fill('#gen-tokens', '200');
+  await page.locator('#gen-tokens').dispatchEvent('change');
+  await page.fill('#gen-temperature', '0');   // greedy: this text does not end in an end-of-text token
+  await page.locator('#gen-temperature').dispatchEvent('change');
+  // The tiny model writes 200 tokens in a blink: press Stop the moment the third step arrives.
+  await page.evaluate(() => {
+    const panel = document.getElementById('generate-panel');
+    const onStep = (e) => {
+      if (e.detail.index < 2) return;
+      panel.removeEventListener('generation-step', onStep);
+      document.getElementById('gen-stop').click();
+    };
+    panel.addEventListener('generation-step', onStep);
+  });
+  await page.click('#gen-start');
+  await page.waitForFunction(() => window.__attnscope.generation?.done, null, { timeout: 30000 });
+  const gen = await hook(() => window.__attnscope.generation);
+  if (gen.stopReason !== 'eos') {
+    assert.equal(gen.stopReason, 'aborted');
+    assert.ok(gen.steps.length < 200, `${gen.steps.length} steps`);
+  }
+  await page.waitForTimeout(300);
+  assert.equal((await hook(() => window.__attnscope.generation)).steps.length, gen.steps.length, 'no step after Stop');
+  assert.equal(await page.locator('#gen-stop').isDisabled(), true);
+  assert.equal((await hook(() => window.__attnscope.shape))[2], (await hook(() => window.__attnscope.generation)).ids.length);
+});
+
+test('?view=compare: BERT bidirectional beside the causal decoder, same layer and head, EN and KO text', async () => {
+  const other = await guardedPage(browser, server.origin);
+  await other.page.goto(`${server.origin}/?view=compare&layer=1&head=2&text=${encodeURIComponent('The river bank was quiet')}`);
+  await other.page.waitForFunction(() => {
+    const panels = [...document.querySelectorAll('.compare-panel')];
+    return panels.length === 2 && panels.every((p) => p.dataset.ready === '1');
+  }, null, { timeout: 30000 });
+  const enc = await other.page.evaluate(() => window.__attnscope.compare('encoder'));
+  const dec = await other.page.evaluate(() => window.__attnscope.compare('decoder'));
+  assert.deepEqual([enc.layer, enc.head, dec.layer, dec.head], [1, 2, 1, 2]);
+  assert.equal(enc.causal, false);
+  assert.equal(dec.causal, true);
+  let upperEnc = 0;
+  for (let i = 0; i < enc.n; i++) for (let j = i + 1; j < enc.n; j++) upperEnc += enc.matrix[i * enc.n + j];
+  assert.ok(upperEnc > 0.1, 'the encoder attends to later tokens');
+  for (let i = 0; i < dec.n; i++) for (let j = i + 1; j < dec.n; j++) assert.equal(dec.matrix[i * dec.n + j], 0);
+  assert.equal(await other.page.locator('.compare-panel[data-side="decoder"] .heatmap-overlay').getAttribute('data-causal'), '1');
+  assert.equal(await other.page.locator('.compare-panel[data-side="encoder"] .heatmap-overlay').getAttribute('data-causal'), '');
+  assert.match(await other.page.locator('.compare-panel[data-side="encoder"] .compare-explain').textContent(), /Bidirectional/);
+  await other.page.click('[data-lang="ko"]');
+  await other.page.waitForFunction(() => document.querySelector('.compare-panel[data-side="decoder"] .compare-explain').textContent.includes('단방향'));
+  assert.match(await other.page.locator('.compare-panel[data-side="encoder"] .compare-explain').textContent(), /양방향 어텐션/);
+  assert.deepEqual(other.problems, []);
+  await other.context.close();
+});
+
+test('no console error, uncaught error or request outside the origin', () => {
+  assert.deepEqual(problems, []);
+});
