@@ -76,9 +76,13 @@ export function createModelPicker(el, app) {
         signal: mine.signal,
         onProgress: (p) => showProgress(p, label),
       });
-      select.value = app.state.model;
+      // The list may have moved on while this loaded (a bundled model loads at once and the
+      // arrow keys keep going): keep the hub model offered since, rather than jump back.
+      if (offered === null || offered === source) {
+        select.value = app.state.model;
+        offered = null;
+      }
       mode = null;
-      offered = null;
       return null;
     } catch (e) {
       if (mine.signal.aborted || e?.code === 'E_ABORTED') {
