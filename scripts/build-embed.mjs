@@ -4,6 +4,9 @@
 //                              dist/attnscope.wasm, and ../model/, relative to itself
 //   dist/attnscope-embed.html  one self-contained file: element, wasm and the bundled model as
 //                              base64; opens from file:// with no network (also an iframe target)
+//   dist/attnscope-embed-causal.html  the same with the bundled decoder (model-causal/, GPT-2
+//                              style) inlined and <attn-scope model="bundled-causal">; built when
+//                              model-causal/ is present
 // Needs dist/attnscope.{mjs,wasm} (scripts/build.sh wasm). Usage: node scripts/build-embed.mjs
 import { build } from 'esbuild';
 import { readFileSync, writeFileSync, existsSync, statSync } from 'node:fs';
@@ -14,6 +17,13 @@ import { gzipSync } from 'node:zlib';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
 const MODEL_FILES = { config: 'config.json', weights: 'model.safetensors', vocab: 'vocab.txt', tokenizerConfig: 'tokenizer_config.json' };
+// The single files: which bundled model each inlines (the names js/platform-browser.js knows), its
+// folder and files (the decoder's tokenizer.json holds its vocabulary and merges).
+const SINGLE_FILES = [
+  { out: 'attnscope-embed.html', modelName: 'bundled', folder: 'model', files: MODEL_FILES },
+  { out: 'attnscope-embed-causal.html', modelName: 'bundled-causal', folder: 'model-causal',
+    files: { config: 'config.json', weights: 'model.safetensors', tokenizer: 'tokenizer.json', tokenizerConfig: 'tokenizer_config.json' } },
+];
 
 const common = {
   bundle: true, format: 'esm', platform: 'browser', target: 'es2022', absWorkingDir: ROOT,
@@ -64,7 +74,7 @@ export async function buildEmbed({ quiet = false } = {}) {
     'attnscope-embed:inline-assets': () => `export function inlineAssets() {
   const block = (id) => document.getElementById(id)?.textContent.trim() ?? '';
   const model = JSON.parse(block('attnscope-model') || '{}');
-  return { wasm: block('attnscope-wasm'), model };
+  return { wasm: block('attnscope-wasm'), model, modelName: block('attnscope-model-name') || 'bundled' };
 }`,
   };
   const loader = { '.css': 'text' };
@@ -78,13 +88,20 @@ export async function buildEmbed({ quiet = false } = {}) {
   const js = single.outputFiles[0].text.replace(/<\/(script)/gi, '<\\/$1');
   const marker = '<!--ATTNSCOPE_SCRIPT-->';
   if (!template.includes(marker)) throw new Error('web/embed/single-file.html lacks the script marker');
-  const model = Object.fromEntries(Object.entries(MODEL_FILES)
-    .filter(([, name]) => existsSync(join(ROOT, 'model', name)))
-    .map(([key, name]) => [key, base64(join(ROOT, 'model', name))]));
-  const blocks = `<script type="application/octet-stream" id="attnscope-wasm">${base64(join(DIST, 'attnscope.wasm'))}</script>\n` +
-    `<script type="application/json" id="attnscope-model">${JSON.stringify(model)}</script>\n`;
-  const html = template.replace(marker, () => `${blocks}<script type="module">${js}</script>`);
-  writeFileSync(join(DIST, 'attnscope-embed.html'), html);
+  const wasm = base64(join(DIST, 'attnscope.wasm'));
+  for (const single of SINGLE_FILES) {
+    if (single.modelName !== 'bundled' && !existsSync(join(ROOT, single.folder, 'config.json'))) continue;
+    const model = Object.fromEntries(Object.entries(single.files)
+      .filter(([, name]) => existsSync(join(ROOT, single.folder, name)))
+      .map(([key, name]) => [key, base64(join(ROOT, single.folder, name))]));
+    const blocks = `<script type="application/octet-stream" id="attnscope-wasm">${wasm}</script>\n` +
+      `<script type="application/json" id="attnscope-model">${JSON.stringify(model)}</script>\n` +
+      `<script type="text/plain" id="attnscope-model-name">${single.modelName}</script>\n`;
+    const page = single.modelName === 'bundled' ? template
+      : template.replace('<attn-scope ', `<attn-scope model="${single.modelName}" `);
+    const html = page.replace(marker, () => `${blocks}<script type="module">${js}</script>`);
+    writeFileSync(join(DIST, single.out), html);
+  }
   const sizes = measureSizes();
   if (!quiet) {
     console.log(`dist/attnscope-element.js + attnscope.wasm: ${kb(sizes.elementRaw)} raw, ${kb(sizes.elementGzip)} gzip`);

@@ -8,7 +8,12 @@
 // error, no uncaught error, no request outside the page's origin.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
+import { torchCausal } from './helpers/causal-reference.js';
+import { maxAbsDiff } from '../js/helpers/api-reference.js';
+
+const MODEL_DIR = fileURLToPath(new URL('../../model-causal', import.meta.url));
 
 let server, browser, page, problems;
 const hook = (fn, arg) => page.evaluate(fn, arg);
@@ -44,6 +49,17 @@ test('?model=bundled-causal opens the decoder: kind shown, readable token texts 
   assert.ok(chips.some((c) => c.startsWith('␣')), 'spaces shown as ␣');
   assert.ok(!chips.join('').includes('Ġ'), 'no byte-level Ġ in the page');
   assert.deepEqual(problems, []);
+});
+
+test('the attention the page shows is PyTorch\'s (tools/train/model_causal.py, float64)', async () => {
+  const ids = await hook(() => window.__attnscope.ids);
+  const [L, H] = await hook(() => window.__attnscope.shape);
+  const ref = torchCausal(MODEL_DIR, ids);
+  const shown = [];
+  for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) shown.push(...await hook(([a, b]) => window.__attnscope.shown(a, b), [l, h]));
+  const d = maxAbsDiff(shown, ref.attentions);
+  console.log(`# page (bundled-causal) attention vs PyTorch: max |diff| ${d.max.toExponential(2)} over ${shown.length} weights`);
+  assert.ok(d.max <= 1e-4, `differs by ${d.max} at ${d.at}`);
 });
 
 test('every head: cells above the diagonal are masked and 0, rows sum to 1, drawn hatched', async () => {
@@ -124,6 +140,19 @@ test('next-token panel: the selected position shows its top guesses and the toke
   await page.click('#chips .chip[data-pos="2"]');
   await page.waitForFunction(() => document.getElementById('next-token').dataset.position === '2');
   const entries = await hook(() => window.__attnscope.nextByPosition);
+  // Every position's guesses and the following token's rank, against PyTorch's softmax.
+  const ref = torchCausal(MODEL_DIR, await hook(() => window.__attnscope.ids));
+  for (const r of ref.next_by_position) {
+    const e = entries.find((x) => x.position === r.position);
+    for (const [k, c] of e.top.entries()) {
+      assert.ok(Math.abs(c.prob - r.probs[k]) <= 1e-5, `position ${r.position} guess ${k}: ${c.prob} vs ${r.probs[k]}`);
+      if (k + 1 < r.probs.length && r.probs[k] - r.probs[k + 1] > 1e-5 && (k === 0 || r.probs[k - 1] - r.probs[k] > 1e-5)) assert.equal(c.id, r.top[k]);
+    }
+    if (r.actual === undefined) { assert.equal(e.actual, null); continue; }
+    assert.equal(e.actual.id, r.actual);
+    assert.equal(e.actual.rank, r.rank, `position ${r.position}: rank of the next token`);
+    assert.ok(Math.abs(e.actual.prob - r.actual_prob) <= 1e-5 + 1e-3 * r.actual_prob);
+  }
   const texts = await hook(() => window.__attnscope.tokenTexts);
   const entry = entries.find((e) => e.position === 2);
   assert.ok(entry.actual, 'position 2 has a following token');

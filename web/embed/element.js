@@ -16,6 +16,7 @@ import { AttnScopeError } from '../../js/errors.js';
 import { parseModelId, preview, runModel, stats } from './model-clients.js';
 import { elementStyleSheet } from './styles.js';
 import { attentionSvg, downloadBlob, viewToPng } from './export.js';
+import { isCausal } from '../src/causal-mask.js';
 import { bertvizJson } from '../../js/bertviz.js';
 import { permalinkFor } from './permalink.js';
 import { elementText } from './labels.js';
@@ -113,7 +114,7 @@ export class AttnScopeElement extends HTMLElement {
     const { labels } = this.#app.display();
     const matrix = this.#app.displayMatrix(layer, head);
     const svg = attentionSvg({ matrix, n: labels.length, labels, threshold: this.#state.threshold,
-      title: `AttnScope · layer ${layer}, head ${head}` });
+      title: `AttnScope · layer ${layer}, head ${head}`, causal: isCausal(this.#app) });
     downloadBlob(new Blob([svg], { type: 'image/svg+xml' }), this.#fileName('svg'), this.#dom.frame);
     return svg;
   }

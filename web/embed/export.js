@@ -3,6 +3,7 @@
 // token text is escaped by the serializer, never by hand). The explorer page may import these
 // too; the BertViz download is js/bertviz.js, shared with the CLI.
 import { cssColour, sequential } from '../src/colormap.js';
+import { MASK_FILL } from '../src/causal-mask.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const SVG_VECTOR_MAX = 128;   // tokens: above this the cells go in as one embedded PNG, not n² rects
@@ -50,9 +51,10 @@ export function viewToPng(panel, dpr) {
 /**
  * One attention matrix as a standalone SVG document string.
  * @param {{matrix: Float32Array, n: number, labels: string[], title?: string, vmax?: number,
- *   threshold?: number, cell?: number}} data matrix is n×n row-major (row = query)
+ *   threshold?: number, cell?: number, causal?: boolean}} data matrix is n×n row-major (row = query);
+ *   causal: a decoder's, whose cells above the diagonal are masked (grey, titled "masked")
  */
-export function attentionSvg({ matrix, n, labels, title = '', vmax, threshold = 0, cell = 16 }) {
+export function attentionSvg({ matrix, n, labels, title = '', vmax, threshold = 0, cell = 16, causal = false }) {
   const max = vmax ?? Math.max(1e-12, ...matrix);
   const labelW = 90, top = 90 + (title ? 22 : 0), size = n * cell;
   const doc = document.implementation.createDocument(SVG_NS, 'svg', null);
@@ -67,14 +69,15 @@ export function attentionSvg({ matrix, n, labels, title = '', vmax, threshold = 
     'font-family': 'system-ui, sans-serif', 'font-size': Math.max(8, Math.min(12, cell - 3)) });
   svg.append(make('rect', { width: '100%', height: '100%', fill: '#ffffff' }));
   if (title) svg.append(make('title', {}, title), make('text', { x: 4, y: 16, 'font-size': 13 }, title));
-  const colour = (v) => (v < threshold ? cssColour(sequential, 0) : cssColour(sequential, Math.min(1, v / max)));
+  const weight = (v) => (v < threshold ? cssColour(sequential, 0) : cssColour(sequential, Math.min(1, v / max)));
+  const colour = (v, i, j) => (causal && j > i ? MASK_FILL : weight(v));
   if (n <= SVG_VECTOR_MAX) {
     const cells = make('g', { transform: `translate(${labelW} ${top})`, 'shape-rendering': 'crispEdges' });
     for (let i = 0; i < n; i++) {
       for (let j = 0; j < n; j++) {
         const v = matrix[i * n + j];
-        const rect = make('rect', { x: j * cell, y: i * cell, width: cell, height: cell, fill: colour(v) });
-        rect.append(make('title', {}, `${labels[i]} → ${labels[j]}: ${v.toFixed(4)}`));
+        const rect = make('rect', { x: j * cell, y: i * cell, width: cell, height: cell, fill: colour(v, i, j) });
+        rect.append(make('title', {}, `${labels[i]} → ${labels[j]}: ${causal && j > i ? 'masked' : v.toFixed(4)}`));
         cells.append(rect);
       }
     }
@@ -99,7 +102,7 @@ function cellsDataUrl(matrix, n, colour) {
   const ctx = canvas.getContext('2d');
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
-      ctx.fillStyle = colour(matrix[i * n + j]);
+      ctx.fillStyle = colour(matrix[i * n + j], i, j);
       ctx.fillRect(j, i, 1, 1);
     }
   }

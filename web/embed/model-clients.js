@@ -11,16 +11,17 @@ const clients = new Map();   // model id → { client, loaded: Promise<ModelInfo
 /** Counters for tests and DevTools: workers started, model loads, runs. */
 export const stats = { workers: 0, modelLoads: 0, runs: 0 };
 
-/** What a model attribute may be: 'bundled', a hub id (owner/name) or an http(s) folder URL. */
+/** What a model attribute may be: 'bundled', 'bundled-causal' (the GPT-2-style decoder), a hub id
+ *  (owner/name) or an http(s) folder URL. */
 export function parseModelId(value) {
   const id = (value ?? '').trim() || 'bundled';
-  if (id === 'bundled' || isHubId(id)) return id;
+  if (id === 'bundled' || id === 'bundled-causal' || isHubId(id)) return id;
   if (id.length <= 2048 && /^https?:\/\//i.test(id)) {
     try {
       return new URL(id).href;
     } catch { /* fall through */ }
   }
-  throw new AttnScopeError('E_INPUT', `model must be "bundled", a hub id (owner/name) or an http(s) URL, got ${preview(id)}`);
+  throw new AttnScopeError('E_INPUT', `model must be "bundled", "bundled-causal", a hub id (owner/name) or an http(s) URL, got ${preview(id)}`);
 }
 
 /** A value shortened and quoted for a message (attributes may be hostile or huge). */

@@ -39,6 +39,7 @@ export function installTestHook(app) {
     get causal() { return isCausal(app); },
     maskedCells(n) { return Array.from({ length: n * n }, (_, x) => isMaskedCell(isCausal(app), Math.floor(x / n), x % n)); },
     get generation() { return app.generation ? JSON.parse(JSON.stringify(app.generation)) : null; },
+    get ids() { return copy(app.result?.ids); },
     get tokenTexts() { return app.result?.tokenTexts ? [...app.result.tokenTexts] : null; },
     get nextByPosition() { return app.result?.nextByPosition ? JSON.parse(JSON.stringify(app.result.nextByPosition)) : null; },
     compare(side) {

@@ -1,0 +1,105 @@
+// <attn-scope model="bundled-causal"> in Debian's Chromium (issue 17): served under the strict CSP
+// and as the single-file build dist/attnscope-embed-causal.html from file:// with the network off.
+// Both show the decoder with its causal mask (upper triangle 0 and drawn hatched) and attention
+// equal to PyTorch's (tools/train/model_causal.py, float64) on the same model files.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, ensureBuilt, startServer, launchBrowser, guardedPage, waitForElements, elementPage } from './embed-helpers.js';
+import { maxAbsDiff } from '../js/helpers/api-reference.js';
+import { torchCausal } from './helpers/causal-reference.js';
+
+const TEXT = 'The river bank was quiet and the water ran slowly.';
+
+async function elementData(page) {
+  return page.evaluate(() => {
+    const el = document.querySelector('attn-scope');
+    const r = el.result;
+    return {
+      status: el.dataset.status, kind: el.modelInfo?.kind, shape: [...r.shape], ids: Array.from(r.ids),
+      tokenTexts: [...r.tokenTexts], attentions: Array.from(r.attentions),
+      gridCausal: el.shadowRoot.querySelector('canvas.model-grid')?.dataset.causal ?? null,
+    };
+  });
+}
+
+function assertCausal(s) {
+  const [L, H, T] = s.shape;
+  for (let m = 0; m < L * H; m++) {
+    for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) assert.equal(s.attentions[(m * T + i) * T + j], 0);
+  }
+}
+
+let server, browser;
+before(async () => {
+  await ensureBuilt();
+  server = await startServer({ pages: {
+    '/causal.html': elementPage(`<attn-scope model="bundled-causal" view="grid" text="${TEXT}"></attn-scope>`),
+  } });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('<attn-scope model="bundled-causal">', () => {
+  it('runs the bundled decoder under the strict CSP: causal grid, attention = PyTorch', async () => {
+    const g = await guardedPage(browser);
+    await g.page.goto(server.origin + '/causal.html');
+    await waitForElements(g.page, 1);
+    const s = await elementData(g.page);
+    assert.equal(s.status, 'ready');
+    assert.equal(s.kind, 'decoder');
+    assert.equal(s.gridCausal, '1');
+    assert.ok(s.tokenTexts.includes('␣river'));
+    assertCausal(s);
+    const ref = torchCausal(join(ROOT, 'model-causal'), s.ids);
+    const d = maxAbsDiff(s.attentions, ref.attentions);
+    console.log(`# element (bundled-causal) attention vs PyTorch: max |diff| ${d.max.toExponential(2)} over ${s.attentions.length} weights`);
+    assert.ok(d.max <= 1e-4, `attention differs from PyTorch by ${d.max} at ${d.at}`);
+    assert.ok(server.log.some((p) => p.startsWith('/model-causal/')), 'the decoder came from model-causal/');
+    assert.deepEqual(await g.check(), []);
+    await g.context.close();
+  });
+});
+
+describe('single-file build with the decoder', () => {
+  it('dist/attnscope-embed-causal.html opens from file:// offline, attention = PyTorch on its own files', async (t) => {
+    const file = join(ROOT, 'dist/attnscope-embed-causal.html');
+    if (!existsSync(join(ROOT, 'model-causal/config.json'))) return t.skip('no model-causal/ to build it from');
+    const g = await guardedPage(browser, { offline: true });
+    const blocked = [];
+    await g.context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith('file:')) return route.continue();
+      blocked.push(url);
+      return route.abort();
+    });
+    const url = pathToFileURL(file);
+    url.search = new URLSearchParams({ text: TEXT, view: 'grid' }).toString();
+    await g.page.goto(url.href);
+    await waitForElements(g.page, 1);
+    const s = await elementData(g.page);
+    assert.equal(s.status, 'ready');
+    assert.equal(s.kind, 'decoder');
+    assert.equal(s.gridCausal, '1');
+    assertCausal(s);
+    // The reference runs on the model files inside the built .html, written back out.
+    const html = readFileSync(file, 'utf8');
+    const files = JSON.parse(html.match(/<script type="application\/json" id="attnscope-model">([^<]*)<\/script>/)[1]);
+    const dir = mkdtempSync(join(tmpdir(), 'embed-causal-'));
+    const names = { config: 'config.json', weights: 'model.safetensors', tokenizer: 'tokenizer.json', tokenizerConfig: 'tokenizer_config.json' };
+    for (const [key, b64] of Object.entries(files)) writeFileSync(join(dir, names[key]), Buffer.from(b64, 'base64'));
+    const ref = torchCausal(dir, s.ids);
+    const d = maxAbsDiff(s.attentions, ref.attentions);
+    console.log(`# single-file decoder attention vs PyTorch: max |diff| ${d.max.toExponential(2)} over ${s.attentions.length} weights`);
+    assert.ok(d.max <= 1e-4, `attention differs from PyTorch by ${d.max} at ${d.at}`);
+    assert.deepEqual(blocked, []);
+    assert.deepEqual(await g.check(), []);
+    await g.context.close();
+  });
+});
