@@ -11,7 +11,7 @@ describe('screenshots', () => {
     const out = join(import.meta.dirname, '../../build/screenshots');
     const { files, problems } = await takeScreenshots(out);
     assert.deepEqual(problems, []);
-    assert.equal(files.length, 2 * (6 + 1 + 1));   // 6 views + full page + diff, per size
+    assert.equal(files.length, 2 * (6 + 1 + 1 + 2));   // 6 views + full page + diff + first screen en/ko, per size
     for (const f of files) assert.ok(statSync(f).size > 5000, `${f} looks empty`);
   });
 });
