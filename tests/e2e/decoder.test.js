@@ -136,6 +136,29 @@ test('aggregates: mean, max, rollout and raw stay causal', async () => {
   assert.equal(await page.locator('.view-aggregates .agg-panel[data-kind="rollout"] .heatmap-overlay').getAttribute('data-causal'), '1');
 });
 
+test('diff works for the decoder: masking a key and dropping a token keep every matrix causal', async () => {
+  await page.click('#chips .chip[data-pos="1"]');
+  await page.click('#mask-btn');
+  await page.waitForFunction(() => window.__attnscope.edit?.kind === 'mask' && window.__attnscope.diff('edited'));
+  const T = (await hook(() => window.__attnscope.shape))[2];
+  const edited = await hook(() => window.__attnscope.diff('edited'));
+  for (let i = 0; i < T; i++) {
+    assert.equal(edited[i * T + 1], 0, `masked key 1 in row ${i}`);
+    for (let j = i + 1; j < T; j++) assert.equal(edited[i * T + j], 0);
+  }
+  assert.equal(await page.locator('.view-diff .agg-panel[data-kind="edited"] .heatmap-overlay').getAttribute('data-causal'), '1');
+  await page.click('#restore-btn');
+  await page.click('#drop-btn');
+  await page.waitForFunction(() => window.__attnscope.edit?.kind === 'drop' && window.__attnscope.diff('edited'));
+  const dropped = await hook(() => window.__attnscope.diff('edited'));
+  const n = T - 1;
+  assert.equal(dropped.length, n * n);
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) assert.equal(dropped[i * n + j], 0);
+  await page.click('#restore-btn');
+  await page.click('#clear-selection');
+  await page.waitForFunction(() => !window.__attnscope.edit && window.__attnscope.state.selected.length === 0);
+});
+
 test('next-token panel: the selected position shows its top guesses and the token that follows', async () => {
   await page.click('#chips .chip[data-pos="2"]');
   await page.waitForFunction(() => document.getElementById('next-token').dataset.position === '2');
@@ -201,6 +224,9 @@ test('Generate streams N tokens; each streamed row equals a full run over the fi
       }
     }
   }
+  // The rows compared above are the full run's (it has q, k, v; the streamed result has none).
+  assert.equal((await hook(() => window.__attnscope.vector('q', 0, 0, 0))).length > 0, true);
+  console.log(`# ${gen.steps.length} streamed rows (KV cache) vs a full run over the final ids: max |diff| ${worst.toExponential(2)}`);
   assert.ok(worst <= 1e-5, `largest difference ${worst}`);
   // The same prompt and seed write the same tokens again.
   const again = await generate();

@@ -16,6 +16,10 @@ const FIELDS = [
   ['genSeed', 'genSeed', { min: 0, max: 999999, step: 1 }, (v) => intIn(v, 0, 999999)],
 ];
 
+const PACE_MS = 60;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 function intIn(v, min, max) {
   return Number.isInteger(v) && v >= min && v <= max ? v : null;
 }
@@ -66,7 +70,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
   hint.className = 'hint';
   host.append(title, controls, status, hint);
 
-  let running = null;   // { controller, prompt } while a generation is in progress
+  let running = null;   // { controller, prompt, stopped } while a generation is in progress
   let statusFor = null; // () → the status text, re-made when the language changes
   let promptRun = null;  // { text, client, result }: the prompt's own run, the start of every generation
 
@@ -88,7 +92,9 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     promptRun = { text: app.state.text, client, result: base };
     const controller = new AbortController();
     const prompt = app.state.text;
-    running = { controller, prompt };
+    // Stop: abort the worker between two steps and show no step that has not been shown yet.
+    const run = { controller, prompt, stopped: false };
+    running = run;
     const n = app.state.genTokens;
     const gen = { prompt, promptLength: base.shape[2], settings: settings(), steps: [], done: false, stopReason: null, ids: null, error: null };
     app.generation = gen;
@@ -99,37 +105,49 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     app.set({});
     setStatus(() => app.t('genRunning', { i: 1, n }));
     const stillCurrent = () => app.state.text === prompt && getClient() === client;
+    // The tiny bundled model writes a token in well under a millisecond: steps are put on screen
+    // at most one per PACE_MS, so the reader can watch each row join the heatmaps.
+    let shown = Promise.resolve();
+    const show = (step) => {
+      if (run.stopped || !stillCurrent()) return;
+      gen.steps.push({ index: step.index, position: step.position, id: step.id, text: step.text, prob: step.prob,
+        keys: step.keys, attention: Array.from(step.attention) });
+      partial = partial.withStep(step);
+      app.showRun(partial);
+      app.set({});   // redraw every view with the new row
+      setStatus(() => app.t('genRunning', { i: Math.min(step.index + 2, n), n }));
+      // For scripts (and tests) that follow the generation: which step just arrived.
+      host.dispatchEvent(new CustomEvent('generation-step', { detail: { index: step.index, position: step.position } }));
+    };
+    let out = null, failure = null;
     try {
-      const out = await client.generate(Array.from(base.ids), {
+      out = await client.generate(Array.from(base.ids), {
         maxNewTokens: n, temperature: app.state.genTemperature, topK: app.state.genTopK, seed: app.state.genSeed,
         stopAtEos: true, candidates: 5, signal: controller.signal,
-        onToken: (step) => {
-          if (!stillCurrent()) return;
-          gen.steps.push({ index: step.index, position: step.position, id: step.id, text: step.text, prob: step.prob,
-            keys: step.keys, attention: Array.from(step.attention) });
-          partial = partial.withStep(step);
-          app.showRun(partial);
-          app.set({});   // redraw every view with the new row
-          setStatus(() => app.t('genRunning', { i: Math.min(step.index + 2, n), n }));
-          // For scripts (and tests) that follow the generation: which step just arrived.
-          host.dispatchEvent(new CustomEvent('generation-step', { detail: { index: step.index, position: step.position } }));
-        },
+        onToken: (step) => { shown = shown.then(() => { show(step); return sleep(PACE_MS); }); },
       });
-      gen.stopReason = out.stopReason;
-      gen.ids = Array.from(out.ids);
-      gen.text = out.text;
-      await finish(client, out.ids, base, stillCurrent);
-      setStatus(() => app.t('genDone', { n: gen.steps.length, reason: app.t('reason_' + gen.stopReason) }));
     } catch (e) {
-      // Stopped (or failed) part-way: the tokens written so far stay, run in full like a finished one.
-      const aborted = e?.code === 'E_ABORTED';
-      gen.stopReason = aborted ? 'aborted' : 'error';
-      gen.ids = Array.from(partial.ids);
-      if (!aborted) gen.error = { code: e?.code ?? 'E_INTERNAL', message: e?.message ?? String(e) };
-      if (stillCurrent()) {
-        await finish(client, partial.ids, base, stillCurrent).catch(() => {});
-        setStatus(aborted ? () => app.t('genStopped', { n: gen.steps.length })
-          : () => app.t('genFailed', { message: gen.error.message, code: gen.error.code }));
+      failure = e;
+    }
+    await shown;
+    try {
+      if (!failure && !run.stopped) {
+        gen.stopReason = out.stopReason;
+        gen.ids = Array.from(out.ids);
+        gen.text = out.text;
+        await finish(client, out.ids, base, stillCurrent);
+        setStatus(() => app.t('genDone', { n: gen.steps.length, reason: app.t('reason_' + gen.stopReason) }));
+      } else {
+        // Stopped (or failed) part-way: the tokens shown so far stay, run in full like a finished one.
+        const aborted = run.stopped || failure?.code === 'E_ABORTED';
+        gen.stopReason = aborted ? 'aborted' : 'error';
+        gen.ids = Array.from(partial.ids);
+        if (!aborted) gen.error = { code: failure?.code ?? 'E_INTERNAL', message: failure?.message ?? String(failure) };
+        if (stillCurrent()) {
+          await finish(client, partial.ids, base, stillCurrent).catch(() => {});
+          setStatus(aborted ? () => app.t('genStopped', { n: gen.steps.length })
+            : () => app.t('genFailed', { message: gen.error.message, code: gen.error.code }));
+        }
       }
     } finally {
       gen.done = true;
@@ -154,7 +172,9 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
   }
 
   function stop() {
-    running?.controller.abort();
+    if (!running) return;
+    running.stopped = true;
+    running.controller.abort();
   }
 
   startBtn.addEventListener('click', start);
