@@ -23,5 +23,7 @@ class Error : public std::runtime_error {
 //   E_WEIGHTS       a tensor the model needs is missing or has the wrong shape
 //   E_INPUT         bad run input: ids out of vocab, too many tokens, mismatched lengths
 //   E_TOKENIZER     vocab / tokenizer.json / tokenizer_config.json cannot be used
+//   E_TOO_LARGE     the model cannot fit in WebAssembly memory (wasm32: 4 GB)
+//   E_INTERNAL      a bug (a state the engine's own checks should have made impossible)
 
 }  // namespace attnscope

@@ -13,7 +13,7 @@ namespace {
 struct Case {
   int M = 0, N = 0, K = 0;
   std::vector<float> a, bias, c;
-  PackedB b;
+  std::vector<float> b;  // W packed for the GEMM (packed_b_size(K, N))
 };
 Case g_case;
 }  // namespace
@@ -28,7 +28,8 @@ extern "C" EMSCRIPTEN_KEEPALIVE void gemm_bench_setup(int M, int N, int K) {
   for (float& x : g_case.a) x = rnd();
   g_case.bias.assign(N, 0.25f);
   g_case.c.assign(static_cast<size_t>(M) * N, 0.0f);
-  pack_b_from_weight_f32_wasmsimd(g_case.b, w.data(), N, K, K);
+  g_case.b.assign(packed_b_size(K, N), 0.0f);
+  pack_b_from_weight_f32_wasmsimd(g_case.b.data(), w.data(), N, K, K);
 }
 
 // act: 0 none, 1 GELU (erf) fused in the epilogue.
@@ -37,7 +38,7 @@ extern "C" EMSCRIPTEN_KEEPALIVE float gemm_bench_run(int reps, int act) {
   ep.bias = g_case.bias.data();
   ep.activate = act != 0;
   for (int r = 0; r < reps; ++r)
-    gemm_f32_wasmsimd(g_case.c.data(), g_case.N, g_case.a.data(), g_case.K, g_case.b.data.data(),
+    gemm_f32_wasmsimd(g_case.c.data(), g_case.N, g_case.a.data(), g_case.K, g_case.b.data(),
                       g_case.M, g_case.N, g_case.K, ep);
   return g_case.c[0];
 }

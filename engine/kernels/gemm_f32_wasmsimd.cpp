@@ -179,24 +179,6 @@ void pack_b_f32_wasmsimd(float* out, const float* b, int K, int N, size_t ldb) {
   }
 }
 
-static size_t packed_size(int K, int N) {
-  return static_cast<size_t>((N + kGemmNR - 1) / kGemmNR) * K * kGemmNR;
-}
-
-void pack_b_from_weight_f32_wasmsimd(PackedB& out, const float* w, int N, int K, size_t ldw) {
-  out.K = K;
-  out.N = N;
-  out.data.assign(packed_size(K, N), 0.0f);
-  pack_b_from_weight_f32_wasmsimd(out.data.data(), w, N, K, ldw);
-}
-
-void pack_b_f32_wasmsimd(PackedB& out, const float* b, int K, int N, size_t ldb) {
-  out.K = K;
-  out.N = N;
-  out.data.assign(packed_size(K, N), 0.0f);
-  pack_b_f32_wasmsimd(out.data.data(), b, K, N, ldb);
-}
-
 void gemm_f32_wasmsimd(float* c, size_t ldc, const float* a, size_t lda, const float* packed_b,
                        int M, int N, int K, const GemmEpilogue& ep) {
   gemm_f32_wasmsimd(c, ldc, a, lda, packed_b, static_cast<size_t>(K) * kGemmNR, M, N, K, ep);

@@ -15,19 +15,15 @@ namespace attnscope::kernels {
 constexpr int kGemmNR = 8;  // columns per packed panel (two f32x4 registers)
 
 // Packed B (K, N): panel p holds columns [8p, 8p+8) as K consecutive groups of 8 floats, so the
-// micro-kernel reads B with unit stride. The last panel is zero-padded to 8 columns.
-struct PackedB {
-  int K = 0, N = 0;
-  std::vector<float> data;  // ceil(N/8) · K · 8
-};
-
+// micro-kernel reads B with unit stride. The last panel is zero-padded to 8 columns. The packers
+// write into caller memory of packed_b_size(K, N) floats (PackedLinear's buffer, the attention
+// kernel's per-head scratch).
+inline size_t packed_b_size(int K, int N) {
+  return static_cast<size_t>((N + kGemmNR - 1) / kGemmNR) * static_cast<size_t>(K) * kGemmNR;
+}
 // B given as nn.Linear weight W (N, K) row-major, i.e. B = Wᵀ: element (k, n) = w[n * ldw + k].
-void pack_b_from_weight_f32_wasmsimd(PackedB& out, const float* w, int N, int K, size_t ldw);
-// B given as a (K, N) row-major matrix: element (k, n) = b[k * ldb + n].
-void pack_b_f32_wasmsimd(PackedB& out, const float* b, int K, int N, size_t ldb);
-// Raw versions writing into caller memory of ceil(N/8)·K·8 floats (the attention kernel packs
-// K and V of each head into a reused scratch buffer).
 void pack_b_from_weight_f32_wasmsimd(float* out, const float* w, int N, int K, size_t ldw);
+// B given as a (K, N) row-major matrix: element (k, n) = b[k * ldb + n].
 void pack_b_f32_wasmsimd(float* out, const float* b, int K, int N, size_t ldb);
 // The same panels for a weight kept as f16 bits (WeightPrecision::F16): ceil(N/8)·K·8 halves.
 void pack_b_from_weight_f16_wasmsimd(uint16_t* out, const uint16_t* w, int N, int K, size_t ldw);

@@ -35,8 +35,8 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE void h_gemm_weight(float* c, int ldc, const float* a, int lda, const float* w,
                                         const float* bias, const float* residual, int M, int N,
                                         int K, int act, float scale) {
-  PackedB b;
-  pack_b_from_weight_f32_wasmsimd(b, w, N, K, K);
+  std::vector<float> b(packed_b_size(K, N));
+  pack_b_from_weight_f32_wasmsimd(b.data(), w, N, K, K);
   GemmEpilogue ep;
   ep.bias = bias;
   ep.residual = residual;
@@ -44,15 +44,15 @@ EMSCRIPTEN_KEEPALIVE void h_gemm_weight(float* c, int ldc, const float* a, int l
   ep.activate = act >= 0;
   ep.activation = activation_of(act);
   ep.scale = scale;
-  gemm_f32_wasmsimd(c, ldc, a, lda, b.data.data(), M, N, K, ep);
+  gemm_f32_wasmsimd(c, ldc, a, lda, b.data(), M, N, K, ep);
 }
 
 // C (M, N) = A (M, K) · B, B given (K, N) row-major with stride ldb, no epilogue.
 EMSCRIPTEN_KEEPALIVE void h_gemm_matrix(float* c, int ldc, const float* a, int lda, const float* b,
                                         int ldb, int M, int N, int K) {
-  PackedB p;
-  pack_b_f32_wasmsimd(p, b, K, N, ldb);
-  gemm_f32_wasmsimd(c, ldc, a, lda, p.data.data(), M, N, K, GemmEpilogue{});
+  std::vector<float> p(packed_b_size(K, N));
+  pack_b_f32_wasmsimd(p.data(), b, K, N, ldb);
+  gemm_f32_wasmsimd(c, ldc, a, lda, p.data(), M, N, K, GemmEpilogue{});
 }
 
 // Through the PackedLinear API: out = act(x Wᵀ + b) + residual, and the k-slice product.

@@ -1,6 +1,6 @@
 // PackedLinear natively (where it keeps the (out, in) weight and runs Eigen): the fused epilogue
-// (bias, activation, residual) and the one-head slice against the naive kernels, NaN-filled
-// outputs, fixed seeds. The wasm build's packed SIMD128 path is tested in
+// (bias, activation, residual), the one-head slice and f16-kept weights against the naive
+// kernels, NaN-filled outputs, fixed seeds. The wasm build's packed SIMD128 path is tested in
 // tests/js/kernels-simd.test.js.
 #include <catch2/catch.hpp>
 
@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "half.h"
 #include "kernels/activation.h"
 #include "kernels/linear.h"
 #include "kernels/packed_linear_wasmsimd.h"
@@ -71,10 +72,26 @@ TEST_CASE("packed linear: one head's slice x · W[:, k0:k0+n]ᵀ", "[kernels][pa
   }
 }
 
-TEST_CASE("pack_linear takes the weight's storage (no second copy)", "[kernels][packed]") {
-  std::vector<float> w = random_values(64 * 32, 5), b(64, 0.5f);
-  PackedLinear p = pack_linear(std::move(w), std::move(b), 32, 64);
-  CHECK(w.capacity() == 0);  // NOLINT(bugprone-use-after-move): moved-from or swapped empty
-  CHECK(p.weight.size() == 64u * 32u);
-  CHECK(p.bias.size() == 64u);
+TEST_CASE("packed linear: weights kept as f16 give the naive kernel on the widened weights", "[kernels][packed]") {
+  // The native f16 path widens the whole matrix per call (weightPrecision f16 in tests and
+  // tools): the result must be exactly the f32 kernel's on the f16-rounded weights.
+  for (int T : {1, 6}) {
+    const int in = 19, out = 13;
+    const auto x = random_values(static_cast<size_t>(T) * in, 21 + T);
+    const auto w = random_values(static_cast<size_t>(out) * in, 22);
+    const auto b = random_values(out, 23);
+    std::vector<uint16_t> halves(w.size());
+    attnscope::f32_to_f16(halves.data(), w.data(), w.size());
+    std::vector<float> widened(w.size());
+    attnscope::f16_to_f32(widened.data(), halves.data(), halves.size());
+    std::vector<float> expected(static_cast<size_t>(T) * out), got(expected.size(), std::numeric_limits<float>::quiet_NaN());
+    linear_f32_naive(expected.data(), x.data(), widened.data(), b.data(), T, in, out);
+    PackedLinear p = pack_linear(std::move(halves), std::vector<float>(b), in, out);
+    REQUIRE(p.is_f16());
+    linear_packed_f32(got.data(), x.data(), p, T);
+    for (size_t i = 0; i < got.size(); ++i) {
+      INFO("T=" << T << " i=" << i);
+      REQUIRE(std::fabs(got[i] - expected[i]) <= 1e-5f * (1.0f + std::fabs(expected[i])));
+    }
+  }
 }
