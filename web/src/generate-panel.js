@@ -30,8 +30,10 @@ function intIn(v, min, max) {
  * @param getClient () → the worker client of the model in use (or null)
  * @param runOptions () → the options of a full run (as the page's own runs)
  * @param textInput the prompt's textarea: typing stops a generation in progress
+ * @param statusLine the run status under the chips: it says what Generate is doing too, beside
+ *   the tokens it writes (the panel itself may be off screen)
  */
-export function createGeneratePanel(host, app, { getClient, runOptions, textInput }) {
+export function createGeneratePanel(host, app, { getClient, runOptions, textInput, statusLine }) {
   const title = document.createElement('h2');
   const controls = document.createElement('div');
   controls.className = 'row gen-controls';
@@ -77,6 +79,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
   function setStatus(make) {
     statusFor = make;
     status.textContent = make ? make() : '';
+    if (statusLine && make) statusLine.textContent = status.textContent;
   }
 
   async function start() {

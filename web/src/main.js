@@ -251,7 +251,7 @@ const picker = createModelPicker({
 }, app);
 const tokens = createTokensView($('chips'), $('mirror'), app);
 const nextToken = createNextTokenPanel($('next-token'), app);
-const generatePanel = createGeneratePanel($('generate-panel'), app, { getClient: () => client, runOptions, textInput: $('text-a') });
+const generatePanel = createGeneratePanel($('generate-panel'), app, { getClient: () => client, runOptions, textInput: $('text-a'), statusLine: $('run-status') });
 
 function wire() {
   const a = $('text-a'), b = $('text-b'), pairOn = $('pair-on');
