@@ -7,6 +7,7 @@ import { AttnScopeError, throwIfAborted, toAttnScopeError } from './errors.js';
 import { resolveSource } from './sources.js';
 import { callWasm, getWasmModule } from './wasm.js';
 import { Model } from './model.js';
+import { LOAD_OPTIONS, checkOptionNames } from './options.js';
 
 const MAX_TEXT_FILE = 256 * 1024 ** 2;     // config / vocab / tokenizer.json
 const WASM32_LIMIT = 4 * 1024 ** 3;
@@ -20,6 +21,7 @@ const PIECE = 1024 ** 2;                   // bytes copied into wasm memory per 
  */
 export async function loadModel(source, options = {}) {
   if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', 'options must be an object');
+  checkOptionNames(options, LOAD_OPTIONS, 'loadModel');   // e.g. weightPrecison would load f32 silently
   const { signal, onProgress, weightPrecision = 'f32' } = options;
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new AttnScopeError('E_INPUT', 'onProgress must be a function');

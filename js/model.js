@@ -6,7 +6,7 @@ import { RunResult } from './result.js';
 import { probabilityOf, rankOf, topKSoftmax } from './mlm.js';
 import { callWasm } from './wasm.js';
 import { Generation, generateOptions } from './generate.js';
-import { GENERATE_OPTIONS, checkOptionNames } from './options.js';
+import { GENERATE_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames } from './options.js';
 
 const DEFAULT_TOP_K = 5;
 const OUTPUT_ARRAYS = ['attentions', 'hidden', 'hiddenStates', 'q', 'k', 'v', 'valueNorms'];
@@ -58,6 +58,7 @@ export class Model {
    */
   tokenize(text, options = {}) {
     const native = this.#alive();
+    checkOptionNames(options, TOKENIZE_OPTIONS, 'tokenize');
     checkString(text, 'text');
     const { textPair, maxLength } = options;
     if (textPair !== undefined && textPair !== null) checkString(textPair, 'textPair');
@@ -67,15 +68,15 @@ export class Model {
 
   /** Tokenizes and runs the encoder; resolves to a RunResult (see index.d.ts). */
   async run(text, options = {}) {
-    checkOptions(options);
-    const encoding = this.tokenize(text, options);
+    checkOptions(options, RUN_OPTIONS, 'run');
+    const encoding = this.tokenize(text, { textPair: options.textPair, maxLength: options.maxLength });
     return this.#forward(encoding, null, options);
   }
 
   /** Runs the encoder on token ids (e.g. [101, 2023, 102]); tokens come from the vocabulary. */
   async runIds(ids, options = {}) {
     const native = this.#alive();
-    checkOptions(options);
+    checkOptions(options, RUN_IDS_OPTIONS, 'runIds');
     const idArray = integerArray(ids, 'ids');
     const count = idArray.length;
     const typeIds = options.tokenTypes == null ? new Int32Array(count) : integerArray(options.tokenTypes, 'tokenTypes');
@@ -317,8 +318,9 @@ function checkString(value, name) {
   }
 }
 
-function checkOptions(options) {
+function checkOptions(options, allowed, call) {
   if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', 'options must be an object');
+  checkOptionNames(options, allowed, call);   // a misspelt option is an error, not a default
   const { topK, reuse } = options;
   if (reuse !== undefined && reuse !== null) {
     if (!(reuse instanceof RunResult)) throw new AttnScopeError('E_INPUT', 'reuse must be a RunResult from an earlier run');

@@ -23,7 +23,8 @@ export const JOB_OPTIONS = Object.freeze(['signal', 'onProgress', 'onToken', 're
 export function checkOptionNames(options, allowed, call) {
   if (options === undefined) return;
   if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', `${call}: options must be an object`);
-  const unknown = Object.keys(options).filter((name) => !allowed.includes(name));
+  // A key set to undefined is the same as no key (callers spread optional values).
+  const unknown = Object.keys(options).filter((name) => options[name] !== undefined && !allowed.includes(name));
   if (unknown.length) {
     throw new AttnScopeError('E_INPUT', `${call}: unknown option${unknown.length > 1 ? 's' : ''} ` +
       `${unknown.map((n) => JSON.stringify(n)).join(', ')} (accepted: ${allowed.join(', ')})`);
