@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
 import { torchCausal } from './helpers/causal-reference.js';
 import { maxAbsDiff } from '../js/helpers/api-reference.js';
+import { defaultState, stateFromUrl, stateToUrl } from '../../web/src/state.js';
 
 const MODEL_DIR = fileURLToPath(new URL('../../model-causal', import.meta.url));
 
@@ -295,6 +296,44 @@ test('?view=compare: BERT bidirectional beside the causal decoder, same layer an
   assert.match(await other.page.locator('.compare-panel[data-side="encoder"] .compare-explain').textContent(), /양방향 어텐션/);
   assert.deepEqual(other.problems, []);
   await other.context.close();
+});
+
+test('the picker offers GPT-2 hub models with their download size and fetches nothing until Load', async () => {
+  const options = await page.locator('#model-select option').evaluateAll((os) => os.map((o) => o.value));
+  for (const id of ['bundled', 'bundled-causal', 'distilgpt2', 'gpt2']) assert.ok(options.includes(id), id);
+  for (const [id, mb] of [['distilgpt2', 353], ['gpt2', 548]]) {
+    await page.selectOption('#model-select', id);
+    await page.waitForFunction(() => !document.getElementById('hub-size').hidden);
+    assert.match(await page.locator('#hub-size').textContent(), new RegExp(`${id}: about ${mb} MB`));
+  }
+  await page.waitForTimeout(300);
+  assert.equal((await hook(() => window.__attnscope.info)).kind, 'decoder', 'still the bundled decoder');
+  assert.deepEqual(problems, [], 'no request to the hub');
+});
+
+test('/?model=bundled-causal&text=The%20river and /?view=compare load with no console error', async () => {
+  for (const [path, ready] of [
+    ['/?model=bundled-causal&text=The%20river', () => window.__attnscope?.info?.kind === 'decoder' && window.__attnscope.runsDone >= 1 && document.body.dataset.status === 'ready'],
+    ['/?view=compare', () => document.querySelectorAll('.compare-panel[data-ready="1"]').length === 2],
+  ]) {
+    const other = await guardedPage(browser, server.origin);
+    await other.page.goto(server.origin + path);
+    await other.page.waitForFunction(ready, null, { timeout: 30000 });
+    await other.page.waitForTimeout(300);
+    assert.deepEqual(other.problems, [], path);
+    await other.context.close();
+  }
+});
+
+test('generation settings round-trip through the URL; invalid ones fall back to the defaults', () => {
+  const s = { ...defaultState(), model: 'bundled-causal', genTokens: 12, genTemperature: 0.8, genTopK: 0, genSeed: 4242 };
+  assert.deepEqual(stateFromUrl(stateToUrl(s)), s);
+  assert.match(stateToUrl(s), /gn=12&gt=0\.8&gk=0&gs=4242/);
+  const bad = stateFromUrl('?gn=0&gt=-1&gk=x&gs=1e9');
+  const d = defaultState();
+  assert.deepEqual([bad.genTokens, bad.genTemperature, bad.genTopK, bad.genSeed], [d.genTokens, d.genTemperature, d.genTopK, d.genSeed]);
+  assert.equal(stateFromUrl('?gn=201').genTokens, d.genTokens);
+  assert.equal(stateFromUrl('?gt=11').genTemperature, d.genTemperature);
 });
 
 test('no console error, uncaught error or request outside the origin', () => {

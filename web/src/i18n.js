@@ -8,6 +8,10 @@ const STRINGS = {
   en: {
     pageTitle: 'AttnScope — see attention at work',
     copyLink: 'Copy link',
+    exportPng: 'PNG',
+    exportPngTitle: 'Download the view on screen as a PNG (at screen resolution)',
+    exportSvg: 'SVG',
+    exportSvgTitle: 'Download the current head as an SVG heatmap',
     linkCopied: 'Link copied: it opens this text, model and view.',
     linkCopyFailed: 'Could not copy; the link is the address in the address bar.',
     tagline: 'See softmax(QKᵀ/√d_k)·V at work, head by head.',
@@ -22,12 +26,12 @@ const STRINGS = {
     modelInfo: '{name}: {layers} layers × {heads} heads, hidden {hidden}, up to {positions} tokens {mlm}',
     withMlm: '· predicts [MASK]',
     hubIdLabel: 'Hugging Face model id',
-    hubNote: 'Downloads from huggingface.co (BERT or DistilBERT with model.safetensors). Files are cached for next time.',
+    hubNote: 'Downloads from huggingface.co (BERT, DistilBERT, RoBERTa or GPT-2 family, with model.safetensors). Files are cached for next time.',
     load: 'Load',
     dropHere: 'Drop a model folder here',
     pickFolder: 'Choose folder…',
     pickFiles: 'Choose files…',
-    localNote: 'Needs config.json, model.safetensors and vocab.txt or tokenizer.json. Files stay on your computer.',
+    localNote: 'Needs config.json, model.safetensors and vocab.txt, tokenizer.json or vocab.json + merges.txt (GPT-2). Files stay on your computer.',
     localMissing: 'That folder has no config.json.',
     badHubId: 'A hub id looks like "owner/name" or "name".',
     cancel: 'Cancel',
@@ -136,6 +140,10 @@ const STRINGS = {
   ko: {
     pageTitle: 'AttnScope — 어텐션이 작동하는 모습 보기',
     copyLink: '링크 복사',
+    exportPng: 'PNG',
+    exportPngTitle: '화면의 보기를 PNG로 내려받기 (화면 해상도)',
+    exportSvg: 'SVG',
+    exportSvgTitle: '현재 헤드를 SVG 히트맵으로 내려받기',
     linkCopied: '링크를 복사했습니다. 이 텍스트, 모델, 보기가 그대로 열립니다.',
     linkCopyFailed: '복사하지 못했습니다. 주소창의 주소가 바로 그 링크입니다.',
     tagline: 'softmax(QKᵀ/√d_k)·V가 헤드마다 어떻게 작동하는지 직접 보세요.',
@@ -150,12 +158,12 @@ const STRINGS = {
     modelInfo: '{name}: {layers}개 층 × {heads}개 헤드, 은닉 {hidden}, 최대 {positions} 토큰 {mlm}',
     withMlm: '· [MASK] 예측 가능',
     hubIdLabel: 'Hugging Face 모델 ID',
-    hubNote: 'huggingface.co에서 내려받습니다 (model.safetensors가 있는 BERT 또는 DistilBERT). 다음에는 캐시를 씁니다.',
+    hubNote: 'huggingface.co에서 내려받습니다 (model.safetensors가 있는 BERT, DistilBERT, RoBERTa 또는 GPT-2 계열). 다음에는 캐시를 씁니다.',
     load: '불러오기',
     dropHere: '모델 폴더를 여기에 끌어다 놓으세요',
     pickFolder: '폴더 선택…',
     pickFiles: '파일 선택…',
-    localNote: 'config.json, model.safetensors, 그리고 vocab.txt 또는 tokenizer.json이 필요합니다. 파일은 내 컴퓨터 밖으로 나가지 않습니다.',
+    localNote: 'config.json, model.safetensors, 그리고 vocab.txt, tokenizer.json 또는 vocab.json + merges.txt(GPT-2)가 필요합니다. 파일은 내 컴퓨터 밖으로 나가지 않습니다.',
     localMissing: '이 폴더에는 config.json이 없습니다.',
     badHubId: '허브 ID는 "owner/name" 또는 "name" 형식입니다.',
     cancel: '취소',
@@ -284,6 +292,7 @@ export function applyStatic(root, lang) {
   document.title = translate(lang, 'pageTitle');
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = translate(lang, el.dataset.i18n);
   for (const el of root.querySelectorAll('[data-i18n-aria]')) el.setAttribute('aria-label', translate(lang, el.dataset.i18nAria));
+  for (const el of root.querySelectorAll('[data-i18n-title]')) el.title = translate(lang, el.dataset.i18nTitle);
   for (const b of root.querySelectorAll('[data-lang]')) b.setAttribute('aria-pressed', String(b.dataset.lang === lang));
 }
 
