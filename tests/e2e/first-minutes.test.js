@@ -204,3 +204,31 @@ test('the page has a Copy link that reopens the same text, model and view', asyn
     await g.context.close();
   }
 });
+
+test('the page exports what the element exports: the view as a PNG at screen resolution, the head as SVG', async () => {
+  const g = await openPage('?view=head&layer=1&head=2');
+  try {
+    const [png] = await Promise.all([g.page.waitForEvent('download'), g.page.locator('#export-png').click()]);
+    const bytes = readFileSync(await png.path());
+    assert.equal(bytes.subarray(1, 4).toString('latin1'), 'PNG');
+    const rect = await g.page.evaluate(() => {
+      const r = document.querySelector('.view-head').getBoundingClientRect();
+      return { width: Math.round(r.width), height: Math.round(r.height) };
+    });
+    assert.deepEqual({ width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) }, rect);
+    assert.equal(png.suggestedFilename(), 'attnscope-head-layer1-head2.png');
+    const [svgFile] = await Promise.all([g.page.waitForEvent('download'), g.page.locator('#export-svg').click()]);
+    const svg = readFileSync(await svgFile.path(), 'utf8');
+    const checked = await g.page.evaluate((text) => {
+      const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+      return { errors: doc.getElementsByTagName('parsererror').length, cells: doc.querySelectorAll('g > rect').length,
+        T: window.__attnscope.tokens.length, title: doc.querySelector('title')?.textContent ?? doc.documentElement.textContent };
+    }, svg);
+    assert.equal(checked.errors, 0);
+    assert.equal(checked.cells, checked.T * checked.T);
+    assert.match(checked.title, /layer 1, head 2/);
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
+  }
+});

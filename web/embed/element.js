@@ -15,8 +15,7 @@ import { createAggregates } from '../src/views/aggregates.js';
 import { AttnScopeError } from '../../js/errors.js';
 import { parseModelId, preview, runModel, stats } from './model-clients.js';
 import { elementStyleSheet } from './styles.js';
-import { attentionSvg, downloadBlob, viewToPng } from './export.js';
-import { isCausal } from '../src/causal-mask.js';
+import { currentHeadSvg, currentViewPng, downloadBlob, exportFileName } from './export.js';
 import { bertvizJson } from '../../js/bertviz.js';
 import { permalinkFor } from './permalink.js';
 import { elementText } from './labels.js';
@@ -100,9 +99,9 @@ export class AttnScopeElement extends HTMLElement {
   // ---- exports ---------------------------------------------------------------------------------
   /** Downloads (and returns) a PNG of the view exactly as shown, at devicePixelRatio. */
   async exportPng() {
-    const panel = this.#app.views[this.#state.view]?.panel;
-    if (!panel || !this.result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
-    const blob = await viewToPng(panel);
+    const png = currentViewPng(this.#app);
+    if (!png) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
+    const blob = await png;
     downloadBlob(blob, this.#fileName('png'), this.#dom.frame);
     return blob;
   }
@@ -110,11 +109,7 @@ export class AttnScopeElement extends HTMLElement {
   /** Downloads (and returns) the current head's heatmap as an SVG document string. */
   exportSvg() {
     if (!this.result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
-    const { layer, head } = this.#state;
-    const { labels } = this.#app.display();
-    const matrix = this.#app.displayMatrix(layer, head);
-    const svg = attentionSvg({ matrix, n: labels.length, labels, threshold: this.#state.threshold,
-      title: `AttnScope · layer ${layer}, head ${head}`, causal: isCausal(this.#app) });
+    const svg = currentHeadSvg(this.#app);
     downloadBlob(new Blob([svg], { type: 'image/svg+xml' }), this.#fileName('svg'), this.#dom.frame);
     return svg;
   }
@@ -146,8 +141,7 @@ export class AttnScopeElement extends HTMLElement {
   }
 
   #fileName(ext) {
-    const s = this.#state;
-    return `attnscope-${s.view}-layer${s.layer}-head${s.head}.${ext}`;
+    return exportFileName(this.#state, ext);
   }
 
   // ---- attributes → state ----------------------------------------------------------------------

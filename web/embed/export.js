@@ -3,7 +3,7 @@
 // token text is escaped by the serializer, never by hand). The explorer page may import these
 // too; the BertViz download is js/bertviz.js, shared with the CLI.
 import { cssColour, sequential } from '../src/colormap.js';
-import { MASK_FILL } from '../src/causal-mask.js';
+import { MASK_FILL, isCausal } from '../src/causal-mask.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const SVG_VECTOR_MAX = 128;   // tokens: above this the cells go in as one embedded PNG, not n² rects
@@ -120,4 +120,25 @@ export function downloadBlob(blob, filename, host = document.body) {
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+// ---- what the page and <attn-scope> export, from the view model (web/src/view-model.js) ----
+
+/** The file name of an export of the view on screen. */
+export function exportFileName(state, ext) {
+  return `attnscope-${state.view}-layer${state.layer}-head${state.head}.${ext}`;
+}
+
+/** A PNG of the view on screen (at devicePixelRatio), or null before anything is drawn. */
+export function currentViewPng(app) {
+  const panel = app.views[app.state.view]?.panel;
+  return panel && app.result ? viewToPng(panel) : null;
+}
+
+/** The current head as the views show it (special tokens hidden or not), as an SVG document. */
+export function currentHeadSvg(app) {
+  const { layer, head, threshold } = app.state;
+  const { labels } = app.display();
+  return attentionSvg({ matrix: app.displayMatrix(layer, head), n: labels.length, labels, threshold,
+    title: `AttnScope · layer ${layer}, head ${head}`, causal: isCausal(app) });
 }

@@ -20,6 +20,7 @@ import { createGeneratePanel } from './generate-panel.js';
 import { createCompareRunner } from './compare-runner.js';
 import { isCausal } from './causal-mask.js';
 import { createWorkerClient } from '../../js/worker-client.js';
+import { currentHeadSvg, currentViewPng, downloadBlob, exportFileName } from '../embed/export.js';
 
 // Typing runs the model at once while runs are fast (the worker client's replacePending drops
 // inputs that queued behind a running one, so the newest text always wins); only a model whose
@@ -282,6 +283,15 @@ function wire() {
     } catch {
       $('run-status').textContent = app.t('linkCopyFailed');
     }
+  });
+  // The same exports as <attn-scope> (web/embed/export.js): the view as shown, the head as SVG.
+  $('export-png').addEventListener('click', async () => {
+    const png = currentViewPng(app);
+    if (png) downloadBlob(await png, exportFileName(state, 'png'));
+  });
+  $('export-svg').addEventListener('click', () => {
+    if (!app.result) return;
+    downloadBlob(new Blob([currentHeadSvg(app)], { type: 'image/svg+xml' }), exportFileName(state, 'svg'));
   });
   $('hide-special').addEventListener('change', (e) => app.set({ hideSpecial: e.target.checked }));
   $('threshold').addEventListener('input', (e) => app.set({ threshold: Number(e.target.value) }));
