@@ -165,6 +165,11 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     const full = await client.runIds(Array.from(ids), runOptions());
     if (!stillCurrent()) return;
     full.generatedFrom = base.shape[2];
+    // Ids carry no text offsets: the prompt's tokens keep theirs (the highlight in the typed
+    // text), the generated ones point nowhere in it.
+    const offsets = new Int32Array(full.offsets?.length ?? 2 * full.shape[2]);
+    offsets.set(base.offsets.subarray(0, Math.min(base.offsets.length, offsets.length)));
+    full.offsets = offsets;
     app.showRun(full);
     app.set({});
   }
