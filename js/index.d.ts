@@ -145,6 +145,9 @@ export interface OutputOptions {
   /** Decoders: also the top-k after every position, with the rank of the token that follows
    *  (nextByPosition). */
   nextAll?: boolean;
+  /** Encoders: the ids before masking; each maskPredictions entry then has `actual` (the original
+   *  token's probability and rank). */
+  originalIds?: ArrayLike<number>;
   /** Also return `trace`: every intermediate of every block (README, "The block, step by step"). */
   trace?: boolean;
   /** Hugging Face's head_mask, [L][H] arrays or L·H values: each head's attention is multiplied by
@@ -173,6 +176,8 @@ export interface MaskPrediction {
   position: number;
   /** Most likely first; prob is the softmax over the whole vocabulary. */
   top: { token: string; id: number; prob: number }[];
+  /** With originalIds: the token that was masked, its probability and rank (0 = first choice). */
+  actual?: { token: string; id: number; prob: number; rank: number };
 }
 
 export interface TokenProbability {
@@ -343,6 +348,8 @@ export class Model {
   readonly config: Readonly<ModelConfig>;
   readonly info: Readonly<ModelInfo>;
   readonly disposed: boolean;
+  /** The id of the masked-LM mask token ([MASK], <mask>), or -1. */
+  readonly maskTokenId: number;
   tokenize(text: string, options?: TokenizeOptions): Encoding;
   run(text: string, options?: RunOptions): Promise<RunResult>;
   runIds(ids: ArrayLike<number>, options?: RunIdsOptions): Promise<RunResult>;
@@ -359,6 +366,18 @@ export class Model {
 }
 
 export function loadModel(source?: ModelSource, options?: LoadOptions): Promise<Model>;
+
+export type HeadStatistic = 'entropy' | 'meanDistance' | 'previousShare' | 'nextShare' | 'selfShare' | 'firstMass' | 'clsMass' | 'sepMass';
+export const HEAD_STATISTICS: readonly HeadStatistic[];
+/** Per head, the mean over every query row of the runs: attention entropy (nats), mean distance,
+ *  share on the previous / next / same token, mass on the first token, on [CLS] (a special token
+ *  at position 0) and on the other special tokens. */
+export function headStatistics(runs: RunResultData | RunResultData[]): ({ layer: number; head: number; rows: number } & Record<HeadStatistic, number>)[];
+/** Per head, the change in mean log-probability of what the model should predict (decoders: each
+ *  next token; encoders: every maskEvery-th token masked in turn) when that head alone is switched
+ *  off; negative = the head helps. */
+export function ablationEffects(model: Model, texts: string[], options?: { maskEvery?: number; onProgress?: (p: { done: number; total: number }) => void }):
+  Promise<{ baseline: number; heads: { layer: number; head: number; delta: number }[] }>;
 
 /** Deletes the browser Cache Storage entries of downloaded models (false where there is none). */
 export function clearModelCache(): Promise<boolean>;

@@ -7,6 +7,7 @@ export { AttnScopeError, ERROR_CODES } from './errors.js';
 export { clearModelCache } from './http-provider.js';
 export { DEFAULT_HUB_URL, hubUrlFor } from './sources.js';
 export { bundledModelLocation, bundledModelLocations } from '#platform';
+export { HEAD_STATISTICS, ablationEffects, headStatistics } from './head-stats.js';
 
 import { getWasmModule } from './wasm.js';
 

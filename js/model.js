@@ -37,6 +37,11 @@ export class Model {
     finalizer?.register(this, native, this);
   }
 
+  /** The id of the masked-LM mask token ([MASK], <mask>), or -1. */
+  get maskTokenId() {
+    return this.#specialIds.mask;
+  }
+
   get disposed() {
     return this.#native === null;
   }
@@ -173,7 +178,7 @@ export class Model {
     if (this.config.isDecoder) {
       Object.assign(result, this.#nextTokens(encoding.ids, arrays.hidden, raw.hiddenSize, options));
     } else {
-      const predictions = this.#maskPredictions(encoding.ids, arrays.hidden, raw.hiddenSize, options.topK);
+      const predictions = this.#maskPredictions(encoding.ids, arrays.hidden, raw.hiddenSize, options);
       if (predictions) result.maskPredictions = predictions;
     }
     return result;
@@ -265,8 +270,14 @@ export class Model {
   }
 
   // Top-k tokens at each [MASK] position, when the checkpoint has an MLM head.
-  #maskPredictions(ids, hidden, hiddenSize, topK = DEFAULT_TOP_K) {
+  // With originalIds (the ids before masking), each prediction also has the original token's
+  // probability and rank (`actual`), as a decoder's nextByPosition has.
+  #maskPredictions(ids, hidden, hiddenSize, { topK = DEFAULT_TOP_K, originalIds }) {
     const native = this.#native;
+    const originals = originalIds == null ? null : integerArray(originalIds, 'originalIds');
+    if (originals && originals.length !== ids.length) {
+      throw new AttnScopeError('E_INPUT', `originalIds has ${originals.length} ids for ${ids.length} tokens`);
+    }
     if (topK === 0 || !native.hasLmHead() || this.#specialIds.mask < 0) return null;
     const positions = [];
     ids.forEach((id, position) => { if (id === this.#specialIds.mask) positions.push(position); });
@@ -276,11 +287,15 @@ export class Model {
     const logits = callWasm(() => native.lmLogits(rows, positions.length));
     const vocab = logits.length / positions.length;
     const k = Math.min(topK, vocab);
-    return positions.map((position, r) => ({
-      position,
-      top: topKSoftmax(logits.subarray(r * vocab, (r + 1) * vocab), k)
-        .map(({ id, prob }) => ({ token: native.idToToken(id), id, prob })),
-    }));
+    return positions.map((position, r) => {
+      const row = logits.subarray(r * vocab, (r + 1) * vocab);
+      const prediction = { position, top: topKSoftmax(row, k).map(({ id, prob }) => ({ token: native.idToToken(id), id, prob })) };
+      if (originals) {
+        const id = originals[position];
+        prediction.actual = { id, token: native.idToToken(id), prob: probabilityOf(row, id), rank: rankOf(row, id) };
+      }
+      return prediction;
+    });
   }
 
   // Hugging Face's head_mask as L·H floats: from [L][H] nested arrays or a flat array; null = all 1.
