@@ -17,6 +17,7 @@ const FIELDS = [
 ];
 
 const PACE_MS = 60;
+const MAX_STREAMED_FLOATS = 32 * 1024 ** 2;   // 128 MB of attention per streamed step
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -104,6 +105,8 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     document.body.dataset.generating = '';
     render();
     let partial = new GenerationResult(base);
+    const ids = Array.from(base.ids);   // prompt + every step shown so far
+    let streaming = true;
     app.showRun(partial);
     app.set({});
     setStatus(() => app.t('genRunning', { i: 1, n }));
@@ -115,9 +118,15 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
       if (run.stopped || !stillCurrent()) return;
       gen.steps.push({ index: step.index, position: step.position, id: step.id, text: step.text, prob: step.prob,
         keys: step.keys, attention: Array.from(step.attention) });
-      partial = partial.withStep(step);
-      app.showRun(partial);
-      app.set({});   // redraw every view with the new row
+      ids.push(step.id);
+      // Each step copies every head (L·H·T² floats): past MAX_STREAMED_FLOATS (a 12×12-head
+      // model at ~470 tokens) the rows are not streamed into the views, only the final full run.
+      const [L, H, T] = partial.shape;
+      if (streaming && L * H * (T + 1) ** 2 <= MAX_STREAMED_FLOATS) {
+        partial = partial.withStep(step);
+        app.showRun(partial);
+        app.set({});   // redraw every view with the new row
+      } else streaming = false;
       setStatus(() => app.t('genRunning', { i: Math.min(step.index + 2, n), n }));
       // For scripts (and tests) that follow the generation: which step just arrived.
       host.dispatchEvent(new CustomEvent('generation-step', { detail: { index: step.index, position: step.position } }));
@@ -144,10 +153,10 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
         // Stopped (or failed) part-way: the tokens shown so far stay, run in full like a finished one.
         const aborted = run.stopped || failure?.code === 'E_ABORTED';
         gen.stopReason = aborted ? 'aborted' : 'error';
-        gen.ids = Array.from(partial.ids);
+        gen.ids = [...ids];
         if (!aborted) gen.error = { code: failure?.code ?? 'E_INTERNAL', message: failure?.message ?? String(failure) };
         if (stillCurrent()) {
-          await finish(client, partial.ids, base, stillCurrent).catch(() => {});
+          await finish(client, ids, base, stillCurrent).catch(() => {});
           setStatus(aborted ? () => app.t('genStopped', { n: gen.steps.length })
             : () => app.t('genFailed', { message: gen.error.message, code: gen.error.code }));
         }
