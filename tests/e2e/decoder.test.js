@@ -98,6 +98,15 @@ test('every head: cells above the diagonal are masked and 0, rows sum to 1, draw
   assert.ok(pixel.masked[0] < 250 && Math.abs(pixel.masked[0] - pixel.masked[2]) < 40, `masked cell is grey: ${pixel.masked}`);
 });
 
+test('lines view: a decoder\'s lines only go back to earlier tokens', async () => {
+  await showView('lines');
+  const H = (await hook(() => window.__attnscope.shape))[1];
+  await page.waitForFunction((h) => Number(document.querySelector('.view-lines canvas.lines')?.dataset.drawn) === h, H);
+  const c = page.locator('.view-lines canvas.lines');
+  assert.ok(Number(await c.getAttribute('data-links')) > 0, 'lines were drawn');
+  assert.equal(await c.getAttribute('data-forward-links'), '0');
+});
+
 test('formula view: the mask step hides the later keys; softmax = heatmap row = softmax(q·k/√d_k) with −∞ on later keys', async () => {
   await showView('formula');
   await page.selectOption('.view-formula .query-picker select', '3');
@@ -294,6 +303,10 @@ test('?view=compare: BERT bidirectional beside the causal decoder, same layer an
   await other.page.click('[data-lang="ko"]');
   await other.page.waitForFunction(() => document.querySelector('.compare-panel[data-side="decoder"] .compare-explain').textContent.includes('단방향'));
   assert.match(await other.page.locator('.compare-panel[data-side="encoder"] .compare-explain').textContent(), /양방향 어텐션/);
+  // The encoder picked for the other views draws lines to later tokens too (the counter works).
+  await other.page.click('[role=tab][data-view="lines"]');
+  await other.page.waitForFunction(() => Number(document.querySelector('.view-lines canvas.lines')?.dataset.drawn) === 4);
+  assert.ok(Number(await other.page.locator('.view-lines canvas.lines').getAttribute('data-forward-links')) > 0);
   assert.deepEqual(other.problems, []);
   await other.context.close();
 });

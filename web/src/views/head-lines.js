@@ -26,6 +26,7 @@ export function createHeadLines(host, app) {
   canvas.setAttribute('role', 'img');
   host.append(top, toggles, hint, canvas);
   let hidden = new Set(), focus = null, geo = null, cache = null, pending = false, generation = 0;
+  const drawn = { links: 0, forward: 0 };   // lines of the unfocused picture; forward: key after query
 
   function render() {
     const { t, result, state } = app;
@@ -83,6 +84,9 @@ export function createHeadLines(host, app) {
       const add = (a, b, v) => {
         const k = Math.min(ALPHA_STEPS - 1, Math.floor(v * ALPHA_STEPS));
         const p = (paths[k] ??= new Path2D());
+        // Counted for the tests: a decoder's lines must never reach a later token.
+        drawn.links++;
+        if (byColumn ? a > b : b > a) drawn.forward++;
         if (byColumn) { p.moveTo(x0, y(b)); p.lineTo(x1, y(a)); } else { p.moveTo(x0, y(a)); p.lineTo(x1, y(b)); }
       };
       for (const a of rowsOrCols) {
@@ -163,12 +167,15 @@ export function createHeadLines(host, app) {
     const heads = geo.matrices.map((m, h) => (m ? h : -1)).filter((h) => h >= 0);
     const mine = ++generation, full = geo.matrices;
     canvas.dataset.drawn = 0;
+    drawn.links = drawn.forward = 0;
     const step = (k) => {
       if (mine !== generation || k >= heads.length) return;
       geo.matrices = full.map((m, h) => (h === heads[k] ? m : null));
       drawLinks(c, all, false, topPerRow(geo.n));
       geo.matrices = full;
       canvas.dataset.drawn = k + 1;
+      canvas.dataset.links = drawn.links;
+      canvas.dataset.forwardLinks = drawn.forward;
       if (!focus) request();
       setTimeout(() => step(k + 1), 0);
     };
