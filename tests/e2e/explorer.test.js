@@ -292,7 +292,17 @@ test('hiding [CLS]/[SEP] drops them and renormalises every row', async () => {
   }
   const labels = await page.locator('.view-head .heatmap-overlay').evaluate((c) => Number(c.dataset.n));
   assert.equal(labels, n);
+  // The weight each shown row lost to the hidden tokens is said, and is 1 − the kept sum.
+  const note = page.locator('.view-head .hidden-mass');
+  assert.ok(await note.isVisible());
+  const removed = (await note.getAttribute('data-removed')).split(',').map(Number);
+  for (let a = 0; a < n; a++) {
+    const rowKept = positions.reduce((s, p) => s + raw[positions[a] * T + p], 0);
+    assert.ok(Math.abs(removed[a] - (1 - rowKept)) < 1e-5, `row ${a}: ${removed[a]} vs ${1 - rowKept}`);
+  }
+  assert.match(await note.textContent(), /Hidden \[CLS\]\/\[SEP\] took \d+–\d+% of each row/);
   await page.locator('#hide-special').uncheck();
+  await page.waitForFunction(() => document.querySelector('.view-head .hidden-mass').hidden);
 });
 
 test('aggregates: mean, max and rollout match independent computations', async () => {

@@ -8,6 +8,8 @@ const STRINGS = {
   en: {
     pageTitle: 'AttnScope — see attention at work',
     copyLink: 'Copy link',
+    hiddenMass: 'Hidden [CLS]/[SEP] took {min}–{max}% of each row’s weight (mean {mean}%); the rows shown are renormalised over the remaining tokens.',
+    hiddenMassRow: '(hidden tokens took {pct}% of this row)',
     exportPng: 'PNG',
     exportPngTitle: 'Download the view on screen as a PNG (at screen resolution)',
     exportSvg: 'SVG',
@@ -140,6 +142,8 @@ const STRINGS = {
   ko: {
     pageTitle: 'AttnScope — 어텐션이 작동하는 모습 보기',
     copyLink: '링크 복사',
+    hiddenMass: '숨긴 [CLS]/[SEP]가 각 행 가중치의 {min}–{max}%를 차지했습니다 (평균 {mean}%). 보이는 행은 남은 토큰끼리 다시 정규화했습니다.',
+    hiddenMassRow: '(숨긴 토큰이 이 행의 {pct}%)',
     exportPng: 'PNG',
     exportPngTitle: '화면의 보기를 PNG로 내려받기 (화면 해상도)',
     exportSvg: 'SVG',

@@ -22,12 +22,15 @@ export function createHeadDetail(host, app) {
   const selBox = document.createElement('div');
   selBox.className = 'selection-agg';
   selBox.append(selTitle, bars);
-  host.append(top, hint, mapHost, legend, selBox);
-  let labels = [], positions = [];
+  const hiddenNote = document.createElement('p');
+  hiddenNote.className = 'hint hidden-mass';
+  host.append(top, hint, hiddenNote, mapHost, legend, selBox);
+  let labels = [], positions = [], removed = null;
   const heatmap = new Heatmap(mapHost, {
     labels: true,
     ariaLabel: '',
-    tooltip: (i, j, v) => `${tokenName(positions[i], labels[i])} → ${tokenName(positions[j], labels[j])}: ${v.toFixed(4)}`,
+    tooltip: (i, j, v) => `${tokenName(positions[i], labels[i])} → ${tokenName(positions[j], labels[j])}: ${v.toFixed(4)}` +
+      (removed ? ` ${app.t('hiddenMassRow', { pct: (removed[i] * 100).toFixed(1) })}` : ''),
     onSelect: (i) => app.toggleSelected(app.originalPosition(positions[i])),
   });
 
@@ -61,8 +64,29 @@ export function createHeadDetail(host, app) {
     heatmap.overlay.setAttribute('aria-label', t('headAria', { layer: state.layer, head: state.head, n }));
     heatmap.setData({ matrix, n, rowLabels: labels, colLabels: labels, scale: sequential, vmax, threshold: state.threshold, causal: isCausal(app) });
     heatmap.setMarked(selectedRows());
+    showHiddenMass();
     renderLegend(legend, { scale: sequential, vmax, caption: isCausal(app) ? `${t('legendAttention')} · ${t('legendMasked')}` : t('legendAttention') });
     drawSelection(matrix, n);
+  }
+
+  // Hiding [CLS]/[SEP] renormalises each row over the tokens shown, which can make a head that
+  // puts nearly all its weight on [CLS] look crisp: say how much weight each row lost.
+  function showHiddenMass() {
+    const r = app.result, T = r.shape[2];
+    removed = null;
+    hiddenNote.hidden = positions.length === T;
+    if (hiddenNote.hidden) return;
+    const raw = r.attention(app.state.layer, app.state.head);
+    const shown = new Set(positions);
+    removed = positions.map((p) => {
+      let sum = 0;
+      for (let j = 0; j < T; j++) if (!shown.has(j)) sum += raw[p * T + j];
+      return sum;
+    });
+    const pct = (v) => (v * 100).toFixed(0);
+    hiddenNote.dataset.removed = removed.map((v) => v.toFixed(6)).join(',');
+    hiddenNote.textContent = app.t('hiddenMass', { min: pct(Math.min(...removed)), max: pct(Math.max(...removed)),
+      mean: pct(removed.reduce((a, b) => a + b, 0) / removed.length) });
   }
 
   function drawSelection(matrix, n) {
