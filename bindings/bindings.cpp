@@ -270,12 +270,7 @@ class Model {
   // Every vocabulary token, one per line (in id order): runIds names its tokens from one copy in
   // JavaScript instead of one call per token.
   std::string vocabulary_lines() const {
-    std::string out;
-    for (size_t id = 0; id < tokenizer_.vocab_size(); ++id) {
-      if (id) out += '\n';
-      out += tokenizer_.id_to_token(static_cast<int32_t>(id));
-    }
-    return out;
+    return lines([&](int32_t id) { return tokenizer_.id_to_token(id); });
   }
   // The text of token ids (Hugging Face's decode, special tokens kept).
   std::string decode(const val& ids) const {
@@ -285,12 +280,7 @@ class Model {
   // The readable form of every vocabulary token ("Ġthe" → "␣the"; WordPiece tokens unchanged),
   // one per line in id order; readable forms never contain a line break.
   std::string token_text_lines() const {
-    std::string out;
-    for (size_t id = 0; id < tokenizer_.vocab_size(); ++id) {
-      if (id) out += '\n';
-      out += tokenizer_.token_text(static_cast<int32_t>(id));
-    }
-    return out;
+    return lines([&](int32_t id) { return tokenizer_.token_text(id); });
   }
   std::string id_to_token(int id) const {
     return guarded([&] {
@@ -303,6 +293,17 @@ class Model {
   }
 
  private:
+  // text_of(id) for every id of the vocabulary, one per line.
+  template <typename TextOf>
+  std::string lines(TextOf text_of) const {
+    std::string out;
+    for (size_t id = 0; id < tokenizer_.vocab_size(); ++id) {
+      if (id) out += '\n';
+      out += text_of(static_cast<int32_t>(id));
+    }
+    return out;
+  }
+
   Transformer transformer_;
   tok::Tokenizer tokenizer_;
   ModelConfig config_;

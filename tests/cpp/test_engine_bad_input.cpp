@@ -32,9 +32,10 @@ void expect_error(const std::function<void()>& fn, const std::string& code, cons
   FAIL("expected attnscope::Error " << code << " mentioning \"" << needle << "\", nothing was thrown");
 }
 
-// The fixture checkpoint with its header edited by `edit` (data section unchanged).
-std::vector<uint8_t> edited_model(const std::function<void(json&)>& edit) {
-  const auto bytes = test::read_bytes(kBert + "/model.safetensors");
+// A fixture checkpoint (default the BERT one) with its header edited by `edit` (data section
+// unchanged).
+std::vector<uint8_t> edited_model(const std::function<void(json&)>& edit, const std::string& dir = kBert) {
+  const auto bytes = test::read_bytes(dir + "/model.safetensors");
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | bytes[i];
   json header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + n);
@@ -254,17 +255,7 @@ std::string gpt2_config_with(const std::function<void(json&)>& edit) {
   return c.dump();
 }
 
-// The GPT-2 fixture with its header edited by `edit` (data section unchanged).
-std::vector<uint8_t> edited_gpt2(const std::function<void(json&)>& edit) {
-  const auto bytes = test::read_bytes(kGpt2 + "/model.safetensors");
-  uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | bytes[i];
-  json header = json::parse(bytes.begin() + 8, bytes.begin() + 8 + n);
-  edit(header);
-  auto out = test::safetensors_file(header.dump(), bytes.size() - 8 - n);
-  std::copy(bytes.begin() + 8 + n, bytes.end(), out.begin() + 8 + header.dump().size());
-  return out;
-}
+std::vector<uint8_t> edited_gpt2(const std::function<void(json&)>& edit) { return edited_model(edit, kGpt2); }
 
 void load_gpt2(const std::string& config_json, const std::vector<uint8_t>& b) {
   const SafeTensors st(b.data(), b.size());

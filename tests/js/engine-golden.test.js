@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 import { loadModel } from '../../js/index.js';
 import { softmax } from './helpers/api-reference.js';
+import { readSafetensors } from './helpers/safetensors.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/engine/', import.meta.url));
 const TOLERANCE = { trace: 1e-3, attentions: 1e-4, hidden_out: 1e-3, hidden_states: 1e-3, q: 1e-3, k: 1e-3, v: 1e-3, value_norms: 1e-3, mlm_probs: 1e-3, next_probs: 1e-3, step_rows: 1e-5 };
@@ -19,18 +20,6 @@ const TOLERANCE = { trace: 1e-3, attentions: 1e-4, hidden_out: 1e-3, hidden_stat
 const FIELDS = { attentions: 'attentions', hidden_out: 'hidden', hidden_states: 'hiddenStates', q: 'q', k: 'k', v: 'v', value_norms: 'valueNorms' };
 const worst = {}; // dtype → quantity → max error
 
-function readSafetensors(path) {
-  const buf = readFileSync(path);
-  const n = Number(buf.readBigUInt64LE(0));
-  const header = JSON.parse(buf.subarray(8, 8 + n));
-  const out = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    const [b, e] = t.data_offsets;
-    out[name] = { shape: t.shape, data: new Float32Array(buf.buffer.slice(buf.byteOffset + 8 + n + b, buf.byteOffset + 8 + n + e)) };
-  }
-  return out;
-}
 
 const snake = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const concat = (arrays) => {

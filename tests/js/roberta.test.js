@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { loadModel } from '../../js/index.js';
+import { seededRandom } from '../../js/sampling.js';
 import { safetensorsBytes } from './helpers/api-tiny-model.js';
 import { maxAbsDiff, softmax, torchReference } from './helpers/api-reference.js';
 import { gpt2Sources, makeBpeOracle, robertaTokenizerJson } from './helpers/tokenizer-bpe.js';
@@ -22,20 +23,9 @@ const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
 const TEXTS = ['The capital of France is <mask>.', "Don't  stop — it's 1,234 km away 😀", 'Seoul is in 한국.'];
 
-// mulberry32, for reproducible weights
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function robertaWeights(config, seed) {
-  const r = random(seed);
+  const r = seededRandom(seed);
   const { vocab_size: V, hidden_size: C, intermediate_size: F, max_position_embeddings: P } = config;
   const tensor = (shape, scale, mean = 0) => ({ shape, data: Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => mean + scale * (2 * r() - 1)) });
   const t = {

@@ -9,23 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { readSafetensors } from './helpers/safetensors.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/engine/', import.meta.url));
 
-function readSafetensors(path) {
-  const buf = readFileSync(path);
-  const n = Number(buf.readBigUInt64LE(0));
-  const header = JSON.parse(buf.subarray(8, 8 + n));
-  const out = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    const [b, e] = t.data_offsets;
-    out[name] = { shape: t.shape, data: new Float32Array(buf.buffer.slice(buf.byteOffset + 8 + n + b, buf.byteOffset + 8 + n + e)) };
-  }
-  return out;
-}
 
 const flat = (nested) => Float32Array.from(nested.flat(Infinity));
 function maxDiff(got, want) {
