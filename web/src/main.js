@@ -334,7 +334,8 @@ async function start() {
   installTestHook(app);
   renderNow();
   const wanted = state.model;
-  const failure = await picker.load(wanted, wanted === 'bundled' ? app.t('modelBundled') : wanted);
+  const label = wanted === 'bundled' ? app.t('modelBundled') : wanted === 'bundled-causal' ? app.t('modelBundledCausal') : wanted;
+  const failure = await picker.load(wanted, label);
   // A link's hub model that cannot load: show the bundled one, say so, and keep the link's model
   // in the URL (a reload retries) until the user picks another.
   if (!client && wanted !== 'bundled') {
