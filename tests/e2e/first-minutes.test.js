@@ -232,3 +232,33 @@ test('the page exports what the element exports: the view as a PNG at screen res
     await g.context.close();
   }
 });
+
+test('touch: a first tap on a head-view cell shows its weight, a second tap on it selects', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  try {
+    await page.goto(`${server.origin}/?view=head`);
+    await waitForRuns(page, 1);
+    const overlay = page.locator('.view-head .heatmap-overlay');
+    await overlay.scrollIntoViewIfNeeded();
+    const cell = await overlay.evaluate((c) => {
+      const d = c.dataset, r = c.getBoundingClientRect();
+      return { x: r.left + Number(d.labelW) + 2.5 * Number(d.cell), y: r.top + Number(d.labelH) + 3.5 * Number(d.cell) };
+    });
+    const selected = () => page.evaluate(() => window.__attnscope.state.selected);
+    assert.deepEqual(await selected(), []);
+    await page.touchscreen.tap(cell.x, cell.y);
+    await page.locator('.view-head .tooltip').waitFor({ state: 'visible' });
+    assert.match(await page.locator('.view-head .tooltip').textContent(), /→ .*: \d\.\d{4}/);
+    assert.deepEqual(await selected(), [], 'the first tap selected');
+    await page.touchscreen.tap(cell.x, cell.y);
+    await page.waitForFunction(() => window.__attnscope.state.selected.length === 1);
+    assert.deepEqual(await selected(), [3]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

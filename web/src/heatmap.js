@@ -32,10 +32,16 @@ export class Heatmap {
     this.pending = false;
     this.overlay.addEventListener('pointermove', (e) => this.pointAt(e));
     this.overlay.addEventListener('pointerleave', () => { if (!this.keyboard) this.setHover(null); });
+    // A touch has no hover: the first tap on a cell shows its weight, a second tap on the same
+    // cell selects (a mouse click selects at once).
+    this.overlay.addEventListener('pointerdown', (e) => { this.lastPointer = e.pointerType; });
     this.overlay.addEventListener('click', (e) => {
       const cell = this.cellAt(e);
-      if (cell) this.setHover(cell, e);   // a tap on a touch screen shows the tooltip too
-      if (cell && this.options.onSelect) this.options.onSelect(cell.i, cell.j);
+      if (!cell) return;
+      const shown = this.hover && this.hover.i === cell.i && this.hover.j === cell.j && !this.tip.hidden;
+      this.setHover(cell, e);
+      if (this.lastPointer === 'touch' && !shown) return;
+      if (this.options.onSelect) this.options.onSelect(cell.i, cell.j);
     });
     this.overlay.addEventListener('keydown', (e) => this.onKey(e));
     this.overlay.addEventListener('focus', () => {
