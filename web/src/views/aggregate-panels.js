@@ -1,6 +1,7 @@
-// The heatmap panels of an aggregates view (one per aggregate: mean, max, rollout, ...), shared by
-// the page's aggregates view and the embed's. `tokens()` returns the current { positions, labels }
-// so tooltips name the tokens shown now, not the ones shown when the panel was built.
+// Heatmap panels with a title, a note and a legend (one per aggregate: mean, max, rollout, ...;
+// the formula view's scores and weights), each drawn by one Heatmap. `tokens()` returns the
+// current { positions, labels } so tooltips name the tokens shown now, not the ones shown when
+// the panel was built.
 import { Heatmap } from '../heatmap.js';
 import { tokenName } from '../pickers.js';
 
@@ -23,7 +24,7 @@ export function createAggregatePanels(grid, keys, tokens) {
       maxSize: 380,
       tooltip: (i, j, v) => {
         const { positions, labels } = tokens();
-        return `${tokenName(positions[i], labels[i])} → ${tokenName(positions[j], labels[j])}: ${v.toFixed(4)}`;
+        return `${tokenName(positions[i], labels[i])} → ${tokenName(positions[j], labels[j])}: ${Number.isNaN(v) ? '–' : v.toFixed(4)}`;
       },
     });
     panels[key] = { panel, h, note, heatmap, legend };

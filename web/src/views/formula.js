@@ -6,7 +6,7 @@
 // plain-language explanation of Q, K, V, √d_k and softmax.
 import { formulaSteps, headVector, maxAbsOf, maxOf } from '../attention-math.js';
 import { diverging, cssColour, sequential } from '../colormap.js';
-import { Heatmap } from '../heatmap.js';
+import { createAggregatePanels } from './aggregate-panels.js';
 import { renderLegend } from '../legend.js';
 import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
 import { configNumbers } from '../model-picker.js';
@@ -29,20 +29,11 @@ export function createFormula(host, app) {
   let chosenKey = null;   // { layer, head, query, key } the row clicked; else the strongest key
   const matrices = document.createElement('div');
   matrices.className = 'agg-grid formula-matrices';
-  const mapPanels = ['scores', 'weights'].map((kind) => {
-    const panel = document.createElement('section');
-    panel.className = 'agg-panel';
-    panel.dataset.kind = kind;
-    const h = document.createElement('h3');
-    const mapHost = document.createElement('div');
-    mapHost.className = 'map-host';
-    const legend = document.createElement('div');
-    panel.append(h, mapHost, legend);
-    matrices.append(panel);
-    const heatmap = new Heatmap(mapHost, { labels: true, maxSize: 300,
-      tooltip: (i, j, v) => `${tokenName(i, texts()[i])} → ${tokenName(j, texts()[j])}: ${Number.isNaN(v) ? '−∞' : v.toFixed(4)}` });
-    return { kind, h, heatmap, legend };
+  const mapPanels = createAggregatePanels(matrices, ['scores', 'weights'], () => {
+    const labels = texts();
+    return { positions: labels.map((_, i) => i), labels };
   });
+  for (const p of Object.values(mapPanels)) p.note.hidden = true;
 
   function vectorStrip(values, label) {
     const box = document.createElement('div');
@@ -192,9 +183,9 @@ export function createFormula(host, app) {
     const labels = Array.from(texts());
     const shown = { scores: [scores, diverging, Math.max(maxAbsOf(scores.filter((v) => !Number.isNaN(v))), 1e-6), t('legendScores')],
       weights: [weights, sequential, maxOf(weights), t('legendAttention')] };
-    for (const p of mapPanels) {
-      const [matrix, colours, vmax, caption] = shown[p.kind];
-      p.h.textContent = t('formulaMatrix_' + p.kind);
+    for (const [kind, p] of Object.entries(mapPanels)) {
+      const [matrix, colours, vmax, caption] = shown[kind];
+      p.h.textContent = t('formulaMatrix_' + kind);
       p.heatmap.setData({ matrix, n: T, rowLabels: labels, colLabels: labels, scale: colours, vmax, threshold: 0, causal });
       renderLegend(p.legend, { scale: colours, vmax, caption });
     }
