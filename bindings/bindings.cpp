@@ -233,6 +233,19 @@ class Model {
     });
   }
 
+  // Every LayerNorm's γ and β, {name: {gamma, beta}} (names as Transformer::layer_norms), as
+  // copies: the block walk-through recomputes the traced steps with them.
+  val layer_norms() const {
+    val out = val::object();
+    for (const auto& [name, ln] : transformer_.layer_norms()) {
+      val pair = val::object();
+      pair.set("gamma", to_float32_array(ln->gamma));
+      pair.set("beta", to_float32_array(ln->beta));
+      out.set(name, pair);
+    }
+    return out;
+  }
+
   // Decoders, generation: forget the sequence held in the KV cache (its memory is kept).
   void reset_sequence() { cache_.length = 0; }
   int sequence_length() const { return cache_.length; }
@@ -448,6 +461,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("resetSequence", &Model::reset_sequence)
       .function("sequenceLength", &Model::sequence_length)
       .function("extend", &Model::extend)
+      .function("layerNorms", &Model::layer_norms)
       .function("specialTokens", &Model::special_tokens)
       .function("tokenToId", &Model::token_to_id)
       .function("idToToken", &Model::id_to_token)

@@ -155,6 +155,19 @@ Transformer::Transformer(ModelConfig config, ModelWeights weights)
   for (LayerWeights& L : weights_.layers)
     layers_.push_back(pack_layer(std::move(L), static_cast<int>(C), static_cast<int>(F)));
   weights_.layers.clear();
+  ln_embeddings_ = {std::move(weights_.ln_emb_g), std::move(weights_.ln_emb_b)};
+  ln_final_ = {std::move(weights_.ln_f_g), std::move(weights_.ln_f_b)};
+}
+
+std::vector<std::pair<std::string, const LayerNormParams*>> Transformer::layer_norms() const {
+  std::vector<std::pair<std::string, const LayerNormParams*>> out;
+  if (!ln_embeddings_.gamma.empty()) out.emplace_back("embeddings", &ln_embeddings_);
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    out.emplace_back("layers." + std::to_string(l) + ".attention", &layers_[l].ln_attn);
+    out.emplace_back("layers." + std::to_string(l) + ".ffn", &layers_[l].ln_ffn);
+  }
+  if (!ln_final_.gamma.empty()) out.emplace_back("final", &ln_final_);
+  return out;
 }
 
 ForwardResult Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
@@ -261,8 +274,7 @@ void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int
     keep(&trace->sum, x, TC);
   }
   if (!config_.is_decoder())  // encoders normalise the embeddings sum
-    kernels::layer_norm_f32(x, x, weights_.ln_emb_g.data(), weights_.ln_emb_b.data(), T, C,
-                            static_cast<float>(config_.layer_norm_eps));
+    layer_norm_forward(x, x, ln_embeddings_, T, C, static_cast<float>(config_.layer_norm_eps));
   if (trace) keep(&trace->output, x, static_cast<size_t>(T) * C);
   // One (T, C) buffer of keys and values, reused by every layer.
   a.k.resize(static_cast<size_t>(T) * C);
@@ -339,7 +351,7 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
     if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(l + 1) * TC);
   }
   if (decoder) {
-    kernels::layer_norm_f32(x, x, weights_.ln_f_g.data(), weights_.ln_f_b.data(), T, C, eps);
+    layer_norm_forward(x, x, ln_final_, T, C, eps);
     if (options.trace) keep(&res.trace.final_norm, x, TC);
     // Hugging Face's last hidden_states entry is after ln_f.
     if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(L) * TC);

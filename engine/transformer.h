@@ -6,6 +6,8 @@
 // over a KV cache: a generation step costs one position's work, not a new pass.
 #pragma once
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "blocks.h"
@@ -110,6 +112,11 @@ class Transformer {
   // encoder (E_WEIGHTS when the checkpoint has none) or the language-model head of a decoder.
   std::vector<float> lm_logits(const float* hidden, int rows) const;
 
+  // Every LayerNorm's γ and β by name, in the order a token meets them: "embeddings" (encoders),
+  // then per layer "layers.<l>.attention" and "layers.<l>.ffn", then "final" (decoders). For a
+  // reader recomputing a traced step (the page's block walk-through checks itself with them).
+  std::vector<std::pair<std::string, const LayerNormParams*>> layer_norms() const;
+
   const ModelConfig& config() const { return config_; }
   bool has_lm_head() const { return config_.is_decoder() || weights_.has_mlm_head; }
 
@@ -133,8 +140,9 @@ class Transformer {
                         ForwardResult& out, Activations& a) const;
 
   ModelConfig config_;
-  ModelWeights weights_;  // embeddings, final LayerNorm and heads; the layers moved into layers_
+  ModelWeights weights_;  // embeddings and heads; the layers moved into layers_
   std::vector<Layer> layers_;
+  LayerNormParams ln_embeddings_, ln_final_;  // moved out of weights_ (empty where the family has none)
 };
 
 }  // namespace attnscope

@@ -221,12 +221,17 @@ export interface LayerTrace {
   output: Float32Array;
 }
 
+export interface LayerNormParameters { gamma: Float32Array; beta: Float32Array }
+
 export interface ForwardTrace {
   /** Each T·C: the rows looked up, their sum, and layer 0's input (encoders: LayerNorm(sum)). */
   embeddings: { word: Float32Array; position: Float32Array; tokenType?: Float32Array; sum: Float32Array; output: Float32Array };
   layers: LayerTrace[];
   /** Decoders: the final LayerNorm (GPT-2's ln_f), T·C. */
   finalNorm?: Float32Array;
+  /** Every LayerNorm's γ and β (C each), to recompute the steps: embeddings (encoders), per layer
+   *  the attention and feed-forward sublayers' norms, final (decoders). */
+  layerNorms: { embeddings?: LayerNormParameters; layers: { attention: LayerNormParameters; ffn: LayerNormParameters }[]; final?: LayerNormParameters };
 }
 
 export interface RunResultData extends Encoding {

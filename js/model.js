@@ -21,7 +21,8 @@ export class Model {
   #specialIds;
   #tokens = null;  // id → token, built on first use (#vocabulary)
   #texts = null;   // id → readable token text ("␣the" for "Ġthe"), built on first use (#tokenTexts)
-  #generation = null;  // the Generation holding the engine's KV cache (decoders), if one runs
+  #generation = null;
+  #norms = null;  // the LayerNorms' γ, β, copied once (traces carry them)  // the Generation holding the engine's KV cache (decoders), if one runs
 
   /** @internal built by loadModel() */
   constructor(wasm, native, info) {
@@ -172,7 +173,7 @@ export class Model {
       numTruncated: encoding.numTruncated,
       shape: [raw.layers, raw.heads, raw.tokens, raw.tokens],
       ...arrays,
-      ...(raw.trace ? { trace: copyTrace(raw.trace) } : {}),
+      ...(raw.trace ? { trace: { ...copyTrace(raw.trace), layerNorms: this.#layerNorms() } } : {}),
       ...(flags.headMask ? { headMask: flags.headMask } : {}),
     });
     if (this.config.isDecoder) {
@@ -296,6 +297,24 @@ export class Model {
       }
       return prediction;
     });
+  }
+
+  // {embeddings?, layers: [{attention, ffn}], final?} of {gamma, beta}, as the engine names them.
+  #layerNorms() {
+    if (!this.#norms) {
+      const named = callWasm(() => this.#native.layerNorms());
+      const layers = [];
+      for (let l = 0; l < this.config.numLayers; l++) layers.push({ attention: named[`layers.${l}.attention`], ffn: named[`layers.${l}.ffn`] });
+      this.#norms = { ...(named.embeddings ? { embeddings: named.embeddings } : {}), layers, ...(named.final ? { final: named.final } : {}) };
+    }
+    // Each trace gets its own arrays (a worker transfers them with the result).
+    const copy = ({ gamma, beta }) => ({ gamma: gamma.slice(), beta: beta.slice() });
+    const n = this.#norms;
+    return {
+      ...(n.embeddings ? { embeddings: copy(n.embeddings) } : {}),
+      layers: n.layers.map(({ attention, ffn }) => ({ attention: copy(attention), ffn: copy(ffn) })),
+      ...(n.final ? { final: copy(n.final) } : {}),
+    };
   }
 
   // Hugging Face's head_mask as L·H floats: from [L][H] nested arrays or a flat array; null = all 1.

@@ -44,9 +44,12 @@ export class RunResult {
 
   /** The typed arrays' buffers, for postMessage transfer lists. */
   transferables() {
+    const norms = this.trace?.layerNorms;
     const traced = this.trace
       ? [this.trace.embeddings, ...this.trace.layers].flatMap((group) => Object.values(group))
         .concat(this.trace.finalNorm ?? [])
+        .concat([norms.embeddings, ...norms.layers.flatMap((l) => [l.attention, l.ffn]), norms.final]
+          .filter(Boolean).flatMap(({ gamma, beta }) => [gamma, beta]))
       : [];
     return [...RUN_RESULT_ARRAYS.map((name) => this[name]), ...traced].filter(Boolean).map((a) => a.buffer);
   }
