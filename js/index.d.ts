@@ -175,9 +175,9 @@ export interface MaskPrediction {
   /** Token index of the [MASK]. */
   position: number;
   /** Most likely first; prob is the softmax over the whole vocabulary. */
-  top: { token: string; id: number; prob: number }[];
+  top: { token: string; text: string; id: number; prob: number }[];
   /** With originalIds: the token that was masked, its probability and rank (0 = first choice). */
-  actual?: { token: string; id: number; prob: number; rank: number };
+  actual?: { token: string; text: string; id: number; prob: number; rank: number };
 }
 
 export interface TokenProbability {

@@ -288,12 +288,13 @@ export class Model {
     const logits = callWasm(() => native.lmLogits(rows, positions.length));
     const vocab = logits.length / positions.length;
     const k = Math.min(topK, vocab);
+    const texts = this.#tokenTexts();
     return positions.map((position, r) => {
       const row = logits.subarray(r * vocab, (r + 1) * vocab);
-      const prediction = { position, top: topKSoftmax(row, k).map(({ id, prob }) => ({ token: native.idToToken(id), id, prob })) };
+      const prediction = { position, top: topKSoftmax(row, k).map(({ id, prob }) => ({ token: native.idToToken(id), text: texts(id) ?? '[?]', id, prob })) };
       if (originals) {
         const id = originals[position];
-        prediction.actual = { id, token: native.idToToken(id), prob: probabilityOf(row, id), rank: rankOf(row, id) };
+        prediction.actual = { id, token: native.idToToken(id), text: texts(id) ?? '[?]', prob: probabilityOf(row, id), rank: rankOf(row, id) };
       }
       return prediction;
     });

@@ -129,12 +129,14 @@ test('Korean text in the English-only bundled model explains its [UNK]s', async 
     const tokens = await g.page.evaluate(() => window.__attnscope.tokens);
     assert.ok(tokens.filter((t) => t === '[UNK]').length >= 2, tokens.join(' '));
     const notice = g.page.locator('#unk-notice');
+    // The page repaints in the animation frame after a run: wait for it (a loaded machine is slow).
+    await notice.waitFor({ state: 'visible', timeout: 10000 }).catch(() => {});
     assert.ok(await notice.isVisible(), 'no word about the [UNK]s');
     assert.match(await notice.textContent(), /bert-base-multilingual-cased/);
     // English text: no notice.
     await g.page.locator('#text-a').fill('The cat sat on the mat.');
     await g.page.waitForFunction(() => window.__attnscope.tokens?.includes('cat') && document.body.dataset.status === 'ready');
-    await g.page.waitForTimeout(100);
+    await notice.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => {});
     assert.ok(await notice.isHidden());
     assert.deepEqual(g.problems, []);
   } finally {

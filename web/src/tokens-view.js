@@ -42,7 +42,7 @@ export function createTokensView(chipsHost, mirrorHost, app) {
       if (top && top.length) {
         const list = document.createElement('span');
         list.className = 'predictions';
-        list.textContent = top.slice(0, 3).map((p) => `${p.token} ${(p.prob * 100).toFixed(0)}%`).join(' · ');
+        list.textContent = top.slice(0, 3).map((p) => `${p.text ?? p.token} ${(p.prob * 100).toFixed(0)}%`).join(' · ');
         list.title = t('predictionsTitle');
         chip.append(list);
       }
