@@ -226,7 +226,7 @@ async function info(values) {
     const { info: i } = model;
     process.stdout.write(`${JSON.stringify({
       path: i.location, source: i.source, ...(i.id ? { id: i.id } : {}), config: i.config,
-      has_mlm_head: i.hasMlmHead, tokenizer: i.tokenizer, tokenizer_vocab_size: i.tokenizerVocabSize,
+      kind: i.kind, has_mlm_head: i.hasMlmHead, tokenizer: i.tokenizer, tokenizer_vocab_size: i.tokenizerVocabSize,
       weight_precision: i.weightPrecision, files: i.files, load_ms: i.loadMs,
     }, null, 2)}\n`);
   } finally {

@@ -258,6 +258,21 @@ describe('CLI on a GPT-2 folder', () => {
     for (let i = 1; i < r.next.length; i++) assert.ok(r.next[i - 1].prob >= r.next[i].prob);
   });
 
+  it('the bundled decoder: info gives its folder, generate writes 20 tokens offline', async () => {
+    const { stdout: infoText } = await run(process.execPath, [CLI, 'info', '--model', 'bundled-causal']);
+    const info = JSON.parse(infoText);
+    assert.equal(info.path, fileURLToPath(new URL('../../model-causal', import.meta.url)));
+    assert.equal(info.kind, 'decoder');
+    assert.equal(info.config.family, 'gpt2');
+    const { stdout } = await run(process.execPath, [CLI, 'generate', '--model', 'bundled-causal', '--text', 'The river',
+      '--max-new-tokens', '20', '--no-stop-at-eos']);
+    const r = JSON.parse(stdout);
+    assert.equal(r.prompt_length, 2);
+    assert.equal(r.ids.length, 22);
+    assert.equal(typeof r.text, 'string');
+    assert.ok(r.text.length > 0);
+  });
+
   it('generate --temperature 0 prints the prompt and the greedy continuation', async () => {
     const { prompt, ids } = inputs.greedy;
     const { stdout } = await run(process.execPath, [CLI, 'generate', '--model', dir, '--ids', prompt.join(','),
