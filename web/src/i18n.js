@@ -3,6 +3,8 @@
 // is always inserted with textContent. A missing key is a bug: it is logged and shown as the key.
 
 import { DECODER_STRINGS } from './i18n-decoder.js';
+import { BLOCK_STRINGS } from './i18n-block.js';
+import { HEADS_STRINGS } from './i18n-heads.js';
 
 const STRINGS = {
   en: {
@@ -277,6 +279,10 @@ const STRINGS = {
 
 // Decoder text (causal mask, next token, generation, compare) lives in its own table.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], DECODER_STRINGS[lang]);
+// The block walk-through and positions views (issue 18).
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], BLOCK_STRINGS[lang]);
+// Probing heads: ablation, the head table, the query/key map (issue 19).
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], HEADS_STRINGS[lang]);
 
 export const LANGUAGES = Object.keys(STRINGS);
 

@@ -15,6 +15,11 @@ import { createAggregates } from './views/aggregates.js';
 import { createDiff } from './views/diff.js';
 import { installTestHook } from './test-hook.js';
 import { createCompare } from './views/compare.js';
+import { createBlock } from './views/block.js';
+import { createPositions } from './views/positions.js';
+import { createHeadsTable } from './views/heads.js';
+import { createQkMap } from './views/qk-map.js';
+import { createAblationRunner } from './ablation.js';
 import { createNextTokenPanel } from './views/next-token.js';
 import { createGeneratePanel } from './generate-panel.js';
 import { createCompareRunner } from './compare-runner.js';
@@ -34,7 +39,10 @@ const state = stateFromUrl(location.search);
 const VIEW_FACTORIES = {
   grid: createModelGrid, head: createHeadDetail, lines: createHeadLines,
   formula: createFormula, aggregates: createAggregates, diff: createDiff, compare: createCompare,
+  block: createBlock, positions: createPositions, heads: createHeadsTable, map: createQkMap,
 };
+// Views that read result.trace (every intermediate of every block): only their runs ask for it.
+const TRACE_VIEWS = new Set(['block']);
 
 let client = null;          // the worker client of the model in use
 let linkModel = null;       // a link's model that failed to load, kept in the URL (see start())
@@ -45,6 +53,17 @@ app.loadModel = loadModel;   // the model picker's
 // The encoder-vs-decoder view's two bundled models, in workers of their own (started on first use).
 let compareRunner = null;
 app.compareRuns = (text) => (compareRunner ??= createCompareRunner()).run(text);
+// Extra runs of the model in use (the positions view's sentences), through the same worker client.
+// The head table and the query/key map run the corpus sample through the model in use (issue 19).
+app.client = () => client;
+// The map opens a corpus sentence as the typed text.
+app.openText = (text, patch) => {
+  $('text-a').value = text;
+  Object.assign(state, { text, pairOn: false });
+  app.set(patch);
+  scheduleRun();
+};
+app.runExtra = (text, options) => (client ? client.run(text, options) : Promise.reject(new Error('no model loaded')));
 
 // ---- state -----------------------------------------------------------------------------------
 
@@ -55,6 +74,9 @@ function onSet(patch, before) {
     picker.fillOptions();
     picker.showInfo();
   }
+  // Opening the block view needs a traced run of the text on screen.
+  if (patch.view !== undefined && TRACE_VIEWS.has(patch.view) && app.original && !app.original.trace) runNow();
+  if (patch.headsOff !== undefined) ablation.rerun();
   renderAll();
 }
 
@@ -97,9 +119,10 @@ function scheduleRun() {
 }
 
 function runOptions() {
+  const trace = TRACE_VIEWS.has(state.view);
   // Decoders: the top-5 next tokens after every position (the next-token panel).
-  if (isCausal(app)) return { qkv: true, valueNorms: true, topK: 5, nextAll: true };
-  return { qkv: true, valueNorms: true, topK: app.info?.hasMlmHead ? 5 : 0 };
+  if (isCausal(app)) return { qkv: true, valueNorms: true, topK: 5, nextAll: true, trace };
+  return { qkv: true, valueNorms: true, topK: app.info?.hasMlmHead ? 5 : 0, trace };
 }
 
 // A newer run supersedes a pending one: it is aborted and its answer, if any, ignored.
@@ -129,6 +152,7 @@ async function runNow() {
     lastRunMs = performance.now() - started;
     if (seq !== runSeq) return;
     app.showRun(r);
+    ablation.rerun();   // heads switched off: the same text without them, as the diff's edit
     showInputError(null);
     $('run-status').textContent = app.t('ranIn', { tokens: r.tokens.length, ms: Math.round(lastRunMs) });
     setStatus('ready');
@@ -252,6 +276,7 @@ const picker = createModelPicker({
 }, app);
 const tokens = createTokensView($('chips'), $('mirror'), app);
 const nextToken = createNextTokenPanel($('next-token'), app);
+const ablation = createAblationRunner(app, { getClient: () => client, runOptions, onShown: () => renderAll() });
 const generatePanel = createGeneratePanel($('generate-panel'), app, { getClient: () => client, runOptions, textInput: $('text-a'), statusLine: $('run-status') });
 
 function wire() {

@@ -5,7 +5,7 @@ import { isHubId } from '../../js/hub-id.js';
 
 export { isHubId };
 
-export const VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'diff', 'compare'];
+export const VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'diff', 'compare', 'block', 'positions', 'heads', 'map'];
 export const LANGS = ['en', 'ko'];
 export const MAX_TEXT_CHARS = 20000;   // keeps permalinks and the tokenizer's work bounded
 
@@ -30,6 +30,7 @@ export function defaultState() {
     genTemperature: 1,
     genTopK: 50,
     genSeed: 0,
+    headsOff: [],            // heads switched off ('layer:head'), issue 19's ablation
   };
 }
 
@@ -66,6 +67,8 @@ export function stateFromUrl(search) {
   s.genTokens = intParam(p, 'gn', 1, 200) ?? s.genTokens;
   s.genTopK = intParam(p, 'gk', 0, 100000) ?? s.genTopK;
   s.genSeed = intParam(p, 'gs', 0, 999999) ?? s.genSeed;
+  const off = p.get('off');
+  if (off && /^\d{1,3}:\d{1,3}(,\d{1,3}:\d{1,3}){0,255}$/.test(off)) s.headsOff = [...new Set(off.split(','))];
   const gt = p.get('gt');
   if (gt !== null && /^\d{1,2}(\.\d{1,3})?$/.test(gt) && Number(gt) <= 10) s.genTemperature = Number(gt);
   return s;
@@ -90,6 +93,7 @@ export function stateToUrl(s) {
   if (s.genTemperature !== d.genTemperature) p.set('gt', String(s.genTemperature));
   if (s.genTopK !== d.genTopK) p.set('gk', String(s.genTopK));
   if (s.genSeed !== d.genSeed) p.set('gs', String(s.genSeed));
+  if (s.headsOff.length) p.set('off', s.headsOff.join(','));
   const q = p.toString();
   return q ? '?' + q : '';
 }

@@ -7,6 +7,7 @@ import { sequential, diverging } from '../colormap.js';
 import { alignPositions, diffMatrix, maxOf, maxAbsOf, restrict, visiblePositions } from '../attention-math.js';
 import { layerHeadPickers, tokenName } from '../pickers.js';
 import { isCausal } from '../causal-mask.js';
+import { predictionDiff } from '../ablation.js';
 
 export function createDiff(host, app) {
   const bar = document.createElement('div');
@@ -15,7 +16,8 @@ export function createDiff(host, app) {
   empty.className = 'hint';
   const grid = document.createElement('div');
   grid.className = 'agg-grid';
-  host.append(bar, empty, grid);
+  const predictions = document.createElement('div');   // heads switched off: the guesses, intact vs ablated
+  host.append(bar, empty, predictions, grid);
   const panels = {};
   const exposed = {};
   for (const key of ['original', 'edited', 'delta']) {
@@ -40,9 +42,11 @@ export function createDiff(host, app) {
     const { t, state, original, edited, edit } = app;
     bar.replaceChildren(layerHeadPickers(app));
     grid.hidden = !edited;
+    predictions.replaceChildren(...(edit?.kind === 'heads' ? [predictionDiff(app)] : []));
     if (!edited) { empty.textContent = t('diffEmpty'); return; }
     const kind = edit.kind === 'mask' ? t('masked') : t('dropped');
-    empty.textContent = t('diffWhat', { kind, tokens: edit.positions.map((p) => tokenName(p, (original.tokenTexts ?? original.tokens)[p])).join(', ') });
+    if (edit.kind === 'heads') empty.textContent = t('diffHeads', { heads: edit.heads.join(', ') });
+    else empty.textContent = t('diffWhat', { kind, tokens: edit.positions.map((p) => tokenName(p, (original.tokenTexts ?? original.tokens)[p])).join(', ') });
     const T = original.shape[2], Te = edited.shape[2];
     const fullMap = alignPositions(T, edit);
     // With [CLS]/[SEP] hidden, both runs are restricted to the original's visible tokens (rows

@@ -4,6 +4,7 @@
 import { packedColour, sequential } from '../colormap.js';
 import { renderLegend } from '../legend.js';
 import { isCausal, maskPixel } from '../causal-mask.js';
+import { createAblationToggle, drawHeadsOff, toggleHead } from '../ablation.js';
 
 const GAP = 6, LABEL = 26;
 
@@ -21,13 +22,15 @@ export function createModelGrid(host, app) {
   tip.hidden = true;
   wrap.append(canvas, tip);
   const legend = document.createElement('div');
-  host.append(note, wrap, legend);
+  const ablate = createAblationToggle(app);   // issue 19: a click switches a head off instead of opening it
+  host.append(note, ablate.element, wrap, legend);
   let geo = null, generation = 0, focus = null, thumbs = null;
 
   function render() {
     const { t, state, result } = app;
     const [L, H] = result.shape;
     const causal = isCausal(app);
+    ablate.render();
     note.textContent = causal ? `${t('gridHint')} ${t('gridHintCausal')}` : t('gridHint');
     renderLegend(legend, { scale: sequential, vmax: 1, caption: causal ? `${t('legendSqrt')} · ${t('legendMasked')}` : t('legendSqrt') });
     canvas.setAttribute('aria-label', t('gridAria', { layers: L, heads: H }));
@@ -67,7 +70,10 @@ export function createModelGrid(host, app) {
       }
       canvas.dataset.rendered = k1;
       if (k1 < L * H) setTimeout(() => drawFrom(k1), 0);
-      else drawFocus();
+      else {
+        drawHeadsOff(ctx, app.state.headsOff, (l, h) => [LABEL + h * (s + GAP), LABEL + l * (s + GAP), s]);
+        drawFocus();
+      }
     };
     drawFrom(0);
   }
@@ -155,7 +161,11 @@ export function createModelGrid(host, app) {
   const open = (f) => app.set({ layer: f.l, head: f.h, view: 'head' });
   canvas.addEventListener('pointermove', (e) => setFocus(cellAt(e)));
   canvas.addEventListener('pointerleave', () => setFocus(null));
-  canvas.addEventListener('click', (e) => { const f = cellAt(e); if (f) open(f); });
+  canvas.addEventListener('click', (e) => {
+    const f = cellAt(e);
+    if (f && ablate.on) toggleHead(app, f.l, f.h);
+    else if (f) open(f);
+  });
   canvas.addEventListener('focus', () => setFocus({ l: app.state.layer, h: app.state.head }));
   canvas.addEventListener('blur', () => setFocus(null));
   canvas.addEventListener('keydown', (e) => {

@@ -1,0 +1,148 @@
+// Probing heads in the page (issue 19), end to end with the bundled BERT: the head table's numbers
+// for the text on screen equal js/head-stats.js headStatistics recomputed here from the engine's
+// raw matrices (read through the test hook), columns sort and a row opens its head; the
+// query/key map runs the whole corpus sample in the worker in a few seconds (timed and printed)
+// while a typed character still re-runs the text; switching a head off in the grid shows the
+// ablation diff (the head's own attention unchanged, a later layer's changed, the [MASK] guesses
+// of both runs), and the head mask is in the permalink. No console error, no request off-origin.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { headStatistics, HEAD_STATISTICS } from '../../js/head-stats.js';
+import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
+
+let server, browser, page, problems;
+const hook = (fn, arg) => page.evaluate(fn, arg);
+const TEXT = 'The [MASK] sat on the mat because it was tired.';
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  ({ page, problems } = await guardedPage(browser, server.origin));
+  await page.goto(`${server.origin}/?view=heads&text=${encodeURIComponent(TEXT)}`);
+  await waitForRuns(page, 1);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+// The page's run, as headStatistics reads it: raw matrices and the special-token mask.
+async function pageRun() {
+  const [L, H, T] = await hook(() => window.__attnscope.shape);
+  const tokens = await hook(() => window.__attnscope.tokens);
+  const attentions = new Float32Array(L * H * T * T);
+  for (let l = 0; l < L; l++) {
+    for (let h = 0; h < H; h++) attentions.set(await hook(([a, b]) => window.__attnscope.raw(a, b), [l, h]), (l * H + h) * T * T);
+  }
+  const specialTokensMask = Uint8Array.from(tokens, (t) => (t === '[CLS]' || t === '[SEP]' ? 1 : 0));
+  return { attentions, shape: [L, H, T], specialTokensMask };
+}
+
+test('head table: every statistic equals headStatistics on the page\'s own run; sortable; a row opens its head', async () => {
+  await page.waitForSelector('.heads-table tbody tr');
+  const expected = headStatistics([await pageRun()]);
+  const { rows } = await hook(() => window.__attnscope.heads);
+  assert.equal(rows.length, expected.length);
+  for (const e of expected) {
+    const row = rows.find((r) => r.layer === e.layer && r.head === e.head);
+    for (const k of HEAD_STATISTICS) assert.ok(Math.abs(row[k] - e[k]) < 1e-9, `${e.layer}:${e.head} ${k} ${row[k]} vs ${e[k]}`);
+  }
+  // The cells show the same numbers (3 decimals).
+  const cell = await page.locator('.heads-table tbody tr[data-layer="1"][data-head="2"] td[data-key="entropy"]').textContent();
+  assert.equal(cell, expected.find((e) => e.layer === 1 && e.head === 2).entropy.toFixed(3));
+  // Sort by entropy: the first click sorts descending, the second ascending.
+  for (const dir of [-1, 1]) {
+    await page.locator('.heads-table th button[data-sort="entropy"]').click();
+    const shown = await page.locator('.heads-table tbody td[data-key="entropy"]').allTextContents();
+    const values = (await hook(() => window.__attnscope.heads)).rows.map((r) => r.entropy);
+    for (let i = 1; i < values.length; i++) assert.ok(dir * (values[i] - values[i - 1]) >= 0, `entropy sorted ${dir}`);
+    assert.deepEqual(shown, values.map((v) => v.toFixed(3)));
+  }
+  const top = (await hook(() => window.__attnscope.heads)).rows[0];
+  await page.locator('.heads-table tbody tr').first().click();
+  await page.waitForFunction(() => window.__attnscope.state.view === 'head');
+  const s = await hook(() => window.__attnscope.state);
+  assert.deepEqual([s.layer, s.head], [top.layer, top.head]);
+  assert.deepEqual(problems, []);
+});
+
+test('query/key map over the whole corpus sample: computed in the worker in seconds, the page responsive meanwhile', async () => {
+  const before = await hook(() => window.__attnscope.runsDone);
+  const started = Date.now();
+  await page.locator('[role=tab][data-view="map"]').click();
+  await page.waitForSelector('.map-status');
+  // While the sample runs: a typed character re-runs the text (its job slips in between two
+  // sentences) and the page answers a hover on the tabs.
+  await page.locator('#text-a').press('End');
+  await page.locator('#text-a').type('!');
+  await page.locator('[role=tab][data-view="grid"]').hover();
+  await page.waitForFunction((b) => window.__attnscope.runsDone > b, before, { timeout: 10000 });
+  const typedMs = Date.now() - started;
+  const midway = await hook(() => window.__attnscope.qkMap.points);
+  await page.waitForFunction(() => window.__attnscope.qkMap?.points > 0, null, { timeout: 60000 });
+  const map = await hook(() => window.__attnscope.qkMap);
+  const totalMs = Date.now() - started;
+  console.log(`query/key map: 300 sentences in the worker ${(map.runsMs / 1000).toFixed(2)} s, projection ${map.projectionMs.toFixed(1)} ms, ` +
+    `${map.points} points, wall ${(totalMs / 1000).toFixed(2)} s; a typed character re-ran the text after ${typedMs} ms`);
+  assert.equal(midway, 0, 'the typed character was handled before the map finished');
+  assert.ok(map.runsMs < 20000, `the sample ran in ${map.runsMs} ms`);
+  assert.equal(await hook(() => window.__attnscope.state.text), TEXT + '!');
+  // Every token of every sentence gives a query and a key point.
+  assert.ok(map.points > 2 * 300 * 8, `${map.points} points`);
+  assert.equal(map.points % 2, 0);
+  assert.equal(map.pairs.length, 6);
+  for (const p of map.pairs) assert.ok(p.mass > 0 && p.mass <= 1);
+  // Another head re-projects without re-running the sample.
+  await page.locator('.view-map .head-picker select').selectOption('3');
+  await page.waitForFunction(() => window.__attnscope.qkMap.head[1] === 3);
+  // Hover a point: the tooltip names the token in its sentence.
+  const box = await page.locator('canvas.qk-map').boundingBox();
+  let shown = false;
+  for (let k = 0; k < 40 && !shown; k++) {
+    await page.mouse.move(box.x + box.width * (0.3 + 0.4 * ((k * 7) % 40) / 40), box.y + box.height * (0.3 + 0.4 * ((k * 13) % 40) / 40));
+    shown = await page.locator('.qk-wrap .tooltip').isVisible();
+  }
+  assert.ok(shown, 'a hovered point shows its token');
+  assert.match(await page.locator('.qk-wrap .tooltip').textContent(), /(query|key) “.+” .*—.*\[.+\]/);
+  assert.deepEqual(problems, []);
+});
+
+test('switching a head off in the grid re-runs without it: the ablation diff, the [MASK] guesses, the permalink', async () => {
+  await page.locator('#text-a').fill(TEXT);
+  await page.locator('[role=tab][data-view="grid"]').click();
+  await page.waitForFunction((t) => window.__attnscope.state.text === t && document.body.dataset.status === 'ready', TEXT);
+  await page.locator('.ablate-mode').check();
+  await page.waitForFunction(() => document.querySelector('canvas.model-grid')?.dataset.rendered === '16');
+  const box = await page.locator('canvas.model-grid').boundingBox();
+  const s = await hook(() => { const c = document.querySelector('canvas.model-grid'); return (parseFloat(c.style.width) - 26) / 4 - 6; });
+  await page.mouse.click(box.x + 26 + 1 * (s + 6) + s / 2, box.y + 26 + s / 2);   // layer 0, head 1
+  await page.waitForFunction(() => window.__attnscope.edit?.kind === 'heads');
+  assert.deepEqual(await hook(() => window.__attnscope.state.headsOff), ['0:1']);
+  assert.match(page.url(), /[?&]off=0%3A1(&|$)/);
+  // The switched-off head's own attention is unchanged; a later layer's attention changes.
+  const same = await hook(() => [window.__attnscope.raw(0, 1, 'original'), window.__attnscope.raw(0, 1, 'edited')]);
+  assert.deepEqual(same[0], same[1]);
+  let changed = 0;
+  for (let h = 0; h < 4; h++) {
+    const [a, b] = await hook((hh) => [window.__attnscope.raw(1, hh, 'original'), window.__attnscope.raw(1, hh, 'edited')], h);
+    changed = Math.max(changed, ...a.map((x, i) => Math.abs(x - b[i])));
+  }
+  assert.ok(changed > 1e-4, `layer 1 attention changed by ${changed}`);
+  await page.locator('[role=tab][data-view="diff"]').click();
+  await page.waitForSelector('.ablation-table');
+  const rows = await page.locator('.ablation-table tr').allTextContents();
+  assert.equal(rows.length, 2);   // header + the one [MASK]
+  assert.match(rows[1], /\[MASK\] at 2/);
+  const delta = await hook(() => window.__attnscope.diff('delta'));
+  assert.ok(delta.length > 0);
+  // The permalink restores the head mask.
+  const again = await guardedPage(browser, server.origin);
+  await again.page.goto(page.url());
+  await waitForRuns(again.page, 1);
+  await again.page.waitForFunction(() => window.__attnscope.edit?.kind === 'heads');
+  assert.deepEqual(await again.page.evaluate(() => window.__attnscope.state.headsOff), ['0:1']);
+  assert.deepEqual(again.problems, []);
+  await again.context.close();
+  assert.deepEqual(problems, []);
+});

@@ -1,0 +1,152 @@
+// Head table (?view=heads, issue 19): one row per head with Clark et al.'s statistics
+// (js/head-stats.js headStatistics) over the current text and, once computed, over the corpus
+// sample, plus the effect of switching the head off on the sample (ablationEffects, on demand).
+// Click a column header to sort by it (again to reverse); a row opens its head.
+import { HEAD_STATISTICS, headStatistics } from '../../../js/head-stats.js';
+import { corpusRuns, cachedCorpusRuns } from '../corpus.js';
+import { corpusAblation, ABLATION_SENTENCES } from '../ablation.js';
+
+export function createHeadsTable(host, app) {
+  const bar = document.createElement('div');
+  bar.className = 'view-bar heads-bar';
+  const corpusBtn = button('heads-corpus');
+  const ablateBtn = button('heads-ablate');
+  const cancelBtn = button('heads-cancel');
+  cancelBtn.hidden = true;
+  const progress = document.createElement('progress');
+  progress.hidden = true;
+  const status = document.createElement('span');
+  status.className = 'hint heads-status';
+  bar.append(corpusBtn, ablateBtn, cancelBtn, progress, status);
+  const note = document.createElement('p');
+  note.className = 'hint';
+  const scroll = document.createElement('div');
+  scroll.className = 'table-scroll';
+  const table = document.createElement('table');
+  table.className = 'heads-table';
+  scroll.append(table);
+  host.append(bar, note, scroll);
+
+  let sort = { key: 'layer', dir: 1 };
+  let corpus = null;      // { rows: headStatistics over the sample } once computed
+  let effects = null;     // ablationEffects result
+  let job = null;         // AbortController of the computation in progress
+  const exposed = { rows: [], corpusMs: null, ablationMs: null };
+
+  function button(cls) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = cls;
+    return b;
+  }
+
+  async function compute(kind) {
+    const client = app.client?.();
+    if (!client || job) return;
+    job = new AbortController();
+    const started = performance.now();
+    progress.hidden = false;
+    progress.value = 0;
+    cancelBtn.hidden = false;
+    const onProgress = ({ done, total }) => {
+      progress.max = total;
+      progress.value = done;
+      status.textContent = app.t(kind === 'corpus' ? 'headsCorpusProgress' : 'headsAblationProgress', { done, total });
+    };
+    try {
+      if (kind === 'corpus') {
+        const { runs } = await corpusRuns(client, { signal: job.signal, onProgress });
+        corpus = headStatistics(runs);
+        exposed.corpusMs = performance.now() - started;
+      } else {
+        effects = await corpusAblation(client, app.info, { signal: job.signal, onProgress });
+        exposed.ablationMs = performance.now() - started;
+      }
+      status.textContent = app.t('headsDone', { s: ((performance.now() - started) / 1000).toFixed(1) });
+    } catch (e) {
+      status.textContent = e?.code === 'E_ABORTED' || e?.name === 'AbortError' ? app.t('headsCancelled')
+        : app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' });
+    } finally {
+      job = null;
+      progress.hidden = true;
+      cancelBtn.hidden = true;
+      render();
+    }
+  }
+  corpusBtn.addEventListener('click', () => compute('corpus'));
+  ablateBtn.addEventListener('click', () => compute('ablation'));
+  cancelBtn.addEventListener('click', () => job?.abort());
+
+  function columns() {
+    const cols = [['layer', 'headsLayer'], ['head', 'headsHead']];
+    for (const k of HEAD_STATISTICS) cols.push([k, 'stat_' + k]);
+    if (corpus) for (const k of HEAD_STATISTICS) cols.push(['corpus_' + k, 'stat_' + k, true]);
+    if (effects) cols.push(['delta', 'headsDelta', true]);
+    return cols;
+  }
+
+  function render() {
+    const { t, original } = app;
+    corpusBtn.textContent = t('headsCorpusBtn');
+    ablateBtn.textContent = t('headsAblateBtn', { n: ABLATION_SENTENCES });
+    cancelBtn.textContent = t('cancel');
+    corpusBtn.disabled = ablateBtn.disabled = Boolean(job);
+    if (!corpus && cachedCorpusRuns(app.client?.())) corpus = headStatistics(cachedCorpusRuns(app.client()).runs);
+    note.textContent = t('headsHint') + (effects ? ' ' + t('headsBaseline', { v: effects.baseline.toFixed(3) }) : '');
+    const current = headStatistics([original]);
+    const rows = current.map((s, i) => {
+      const row = { ...s };
+      if (corpus) for (const k of HEAD_STATISTICS) row['corpus_' + k] = corpus[i][k];
+      if (effects) row.delta = effects.heads[i].delta;
+      return row;
+    });
+    rows.sort((a, b) => sort.dir * (a[sort.key] - b[sort.key]) || a.layer - b.layer || a.head - b.head);
+    exposed.rows = rows;
+    const cols = columns();
+    table.replaceChildren();
+    const thead = table.createTHead();
+    if (corpus || effects) {
+      const group = thead.insertRow();
+      const cell = (text, span) => { const th = document.createElement('th'); th.colSpan = span; th.textContent = text; group.append(th); };
+      cell('', 2);
+      cell(t('headsThisText'), HEAD_STATISTICS.length);
+      cell(t('headsCorpus'), cols.length - 2 - HEAD_STATISTICS.length);
+    }
+    const hr = thead.insertRow();
+    for (const [key, label, onCorpus] of cols) {
+      const th = document.createElement('th');
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.sort = key;
+      b.textContent = t(label) + (sort.key === key ? (sort.dir > 0 ? ' ▲' : ' ▼') : '');
+      if (onCorpus) th.className = 'corpus-col';
+      th.setAttribute('aria-sort', sort.key === key ? (sort.dir > 0 ? 'ascending' : 'descending') : 'none');
+      b.addEventListener('click', () => {
+        sort = { key, dir: sort.key === key ? -sort.dir : (key === 'layer' || key === 'head' ? 1 : -1) };
+        render();
+      });
+      th.append(b);
+      hr.append(th);
+    }
+    const body = table.createTBody();
+    for (const row of rows) {
+      const tr = body.insertRow();
+      tr.tabIndex = 0;
+      tr.dataset.layer = row.layer;
+      tr.dataset.head = row.head;
+      if (app.state.headsOff.includes(`${row.layer}:${row.head}`)) tr.classList.add('head-off');
+      for (const [key, , onCorpus] of cols) {
+        const td = tr.insertCell();
+        td.dataset.key = key;
+        const v = row[key];
+        td.textContent = key === 'layer' || key === 'head' ? String(v) : key === 'delta' ? (v > 0 ? '+' : '') + v.toFixed(4) : v.toFixed(3);
+        if (onCorpus) td.className = 'corpus-col';
+      }
+      const open = () => app.set({ layer: row.layer, head: row.head, view: 'head' });
+      tr.addEventListener('click', open);
+      tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') open(); });
+    }
+  }
+
+  return { render, exposed, destroy() { job?.abort(); } };
+}
