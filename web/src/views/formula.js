@@ -99,6 +99,10 @@ export function createFormula(host, app) {
     const tok = texts();
     main.append(step(t('formulaStep1', { token: tokenName(i, tok[i]), dk: f.dk })));
     main.append(vectorStrip(f.q, `q${sub(i)}`));
+    // Beside q·k: the lengths and the angle it is made of (issue 18: dot product vs cosine).
+    const lengths = qkLengths(result, state.layer, state.head, f.q, tok.length);
+    main.append(step(t('formulaQNorm', { norm: lengths.q.toFixed(3) })));
+    Object.assign(last, { qNorm: lengths.q, kNorms: lengths.k, cos: lengths.cos });
     const sizes = configNumbers(app.info);
     main.append(step(t('formulaWhereQ', { hidden: sizes.hidden ?? '?', heads: result.shape[1], dk: f.dk })));
     main.append(step(t('formulaStep2', { scale: f.scale.toFixed(3), dk: f.dk })));
@@ -106,7 +110,7 @@ export function createFormula(host, app) {
     const table = document.createElement('table');
     table.className = 'formula-table';
     const head = table.createTHead().insertRow();
-    for (const key of ['colKey', 'colDot', 'colScaled', ...(causal ? ['colMask'] : []), 'colSoftmax']) {
+    for (const key of ['colKey', 'colDot', 'colKNorm', 'colCos', 'colScaled', ...(causal ? ['colMask'] : []), 'colSoftmax']) {
       const th = document.createElement('th');
       th.textContent = t(key, { dk: f.dk });
       th.scope = 'col';
@@ -123,7 +127,7 @@ export function createFormula(host, app) {
       r.dataset.key = j;
       const masked = keyMask && keyMask[j] === 0;
       // A masked key's score is −∞ (attention_mask), so its weight is exactly 0.
-      const cells = [tokenName(j, tok[j]), masked ? '−∞' : f.scores[j].toFixed(3), masked ? '−∞' : f.scaled[j].toFixed(3)];
+      const cells = [tokenName(j, tok[j]), masked ? '−∞' : f.scores[j].toFixed(3), lengths.k[j].toFixed(3), lengths.cos[j].toFixed(3), masked ? '−∞' : f.scaled[j].toFixed(3)];
       // Decoders: the mask column says what the causal mask adds (0, or −∞ for a later key).
       if (causal) cells.push(j > i || masked ? '−∞' : '0');
       for (const text of cells) r.insertCell().textContent = text;
@@ -201,7 +205,7 @@ export function createFormula(host, app) {
     formula.className = 'big-formula';
     formula.textContent = 'Attention(Q, K, V) = softmax(QKᵀ / √d_k) · V';
     explain.append(formula);
-    for (const key of ['explainQ', 'explainK', 'explainV', 'explainScale', 'explainSoftmax', 'explainOut']) {
+    for (const key of ['explainQ', 'explainK', 'explainV', 'explainScale', 'explainSoftmax', 'explainOut', 'explainCosine']) {
       const p = document.createElement('p');
       p.textContent = t(key);
       explain.append(p);
@@ -214,6 +218,21 @@ export function createFormula(host, app) {
 // Readable token forms ('␣river', not 'Ġriver') for labels and the table.
 function textsOf(result) {
   return result.tokenTexts ?? result.tokens;
+}
+
+// ‖q‖, every ‖k_j‖ and cos(q, k_j) = q·k_j / (‖q‖ ‖k_j‖), from the engine's q and k.
+function qkLengths(result, layer, head, q, T) {
+  const len = (v) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  const qn = len(q), k = [], cos = [];
+  for (let j = 0; j < T; j++) {
+    const kv = headVector(result, 'k', layer, head, j);
+    const kn = len(kv);
+    let dot = 0;
+    for (let d = 0; d < kv.length; d++) dot += q[d] * kv[d];
+    k.push(kn);
+    cos.push(qn && kn ? dot / (qn * kn) : 0);
+  }
+  return { q: qn, k, cos };
 }
 
 function sub(n) {

@@ -1,0 +1,209 @@
+// Positions (issue 18): why a transformer needs position embeddings. Two sentences with the same
+// words in another order ("There is a prince" / "Is there a prince") side by side at the chosen
+// layer and head, and the change of each word pair's weight between them (pairs matched by word,
+// not position); the learned position embeddings' cosine similarities; and, per token, how large
+// the word and the position parts of its input are. All numbers come from extra traced runs of the
+// model on screen (app.runExtra: the same worker client as the page's own runs).
+import { Heatmap } from '../heatmap.js';
+import { renderLegend } from '../legend.js';
+import { diverging, sequential } from '../colormap.js';
+import { maxAbsOf, maxOf } from '../attention-math.js';
+import { layerHeadPickers, tokenName } from '../pickers.js';
+import { l2 } from '../vector-strip.js';
+
+export const DEFAULT_PAIR = ['There is a prince', 'Is there a prince'];
+const POSITION_ROWS = 64;   // rows of the position table compared (fewer if the model reads fewer)
+
+/** Matches each token of `a` to the first unused token of `b` with the same text (case-folded);
+ *  -1 when `b` has none. Same words in another order map one to one. */
+export function matchTokens(a, b) {
+  const used = new Set();
+  return a.map((tok) => {
+    const j = b.findIndex((u, k) => !used.has(k) && u.toLowerCase() === tok.toLowerCase());
+    if (j >= 0) used.add(j);
+    return j;
+  });
+}
+
+export function cosineMatrix(rows, n, C) {
+  const norms = Array.from({ length: n }, (_, r) => l2(rows.subarray(r * C, (r + 1) * C)));
+  const out = new Float32Array(n * n);
+  for (let a = 0; a < n; a++) {
+    for (let b = 0; b < n; b++) {
+      let dot = 0;
+      for (let c = 0; c < C; c++) dot += rows[a * C + c] * rows[b * C + c];
+      out[a * n + b] = dot / (norms[a] * norms[b] || 1);
+    }
+  }
+  return out;
+}
+
+export function createPositions(host, app) {
+  const sentences = [...DEFAULT_PAIR];
+  const bar = document.createElement('div');
+  bar.className = 'view-bar';
+  const inputs = document.createElement('div');
+  inputs.className = 'positions-inputs';
+  const status = document.createElement('p');
+  status.className = 'muted';
+  const grid = document.createElement('div');
+  grid.className = 'agg-grid positions-grid';
+  const posSection = document.createElement('section');
+  posSection.className = 'agg-panel positions-table';
+  const sizes = document.createElement('section');
+  sizes.className = 'agg-panel positions-sizes';
+  host.append(bar, inputs, status, grid, posSection, sizes);
+  const exposed = {};
+  const fields = sentences.map((text, k) => {
+    const label = document.createElement('label');
+    const span = document.createElement('span');
+    const input = document.createElement('input');
+    input.type = 'text';
+    input.value = text;
+    input.maxLength = 500;
+    input.className = 'positions-sentence';
+    input.dataset.side = String(k);
+    input.addEventListener('change', () => { sentences[k] = input.value; render(); });
+    label.append(span, input);
+    inputs.append(label);
+    return span;
+  });
+  const panel = (cls) => {
+    const s = document.createElement('section');
+    s.className = 'agg-panel ' + cls;
+    const h = document.createElement('h3');
+    const mapHost = document.createElement('div');
+    mapHost.className = 'map-host';
+    const legend = document.createElement('div');
+    const noteEl = document.createElement('p');
+    noteEl.className = 'hint';
+    s.append(h, mapHost, legend, noteEl);
+    return { s, h, mapHost, legend, note: noteEl };
+  };
+  const panels = ['a', 'b', 'delta'].map((k) => panel('positions-' + k));
+  for (const p of panels) {
+    p.labels = [];
+    p.heatmap = new Heatmap(p.mapHost, { labels: true, maxSize: 300,
+      tooltip: (i, j, v) => `${tokenName(i, p.labels[i])} → ${tokenName(j, p.labels[j])}: ${v.toFixed(4)}` });
+    grid.append(p.s);
+  }
+  const pos = panel('positions-cos');
+  posSection.append(...pos.s.childNodes);
+  pos.heatmap = new Heatmap(pos.mapHost, { labels: false, maxSize: 320,
+    tooltip: (i, j, v) => `cos(p${i}, p${j}) = ${v.toFixed(4)}` });
+  let cache = null;   // { key, promise }
+
+  function request() {
+    const n = Math.min(POSITION_ROWS, app.info.config.maxTokens);
+    const key = `${app.info.location ?? ''}|${app.info.loadMs}|${sentences[0]}|${sentences[1]}`;
+    if (cache?.key === key) return cache.promise;
+    const long = Array.from({ length: n }, () => 'a').join(' ');
+    const promise = Promise.all([
+      app.runExtra(sentences[0], { trace: true }),
+      app.runExtra(sentences[1], { trace: true }),
+      app.runExtra(long, { trace: true, maxLength: n }),
+    ]);
+    cache = { key, promise };
+    // A page run queued behind these cancels them (the page's runs replace pending ones): forget
+    // the cache so the next render (after that run) asks again.
+    promise.catch(() => { if (cache?.promise === promise) cache = null; });
+    return promise;
+  }
+
+  function render() {
+    const { t } = app;
+    bar.replaceChildren(layerHeadPickers(app));
+    fields[0].textContent = t('positionsSentenceA');
+    fields[1].textContent = t('positionsSentenceB');
+    status.textContent = t('positionsRunning');
+    status.hidden = false;
+    const asked = request();
+    asked.then((runs) => { if (cache?.promise === asked) draw(runs); }, (e) => {
+      if (e?.code === 'E_ABORTED') return;
+      status.textContent = t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' });
+    });
+  }
+
+  function draw([ra, rb, rl]) {
+    const { t, state } = app;
+    const C = app.info.config.hiddenSize;
+    const [L, H] = ra.shape;
+    const layer = Math.min(state.layer, L - 1), head = Math.min(state.head, H - 1);
+    const texts = (r) => Array.from(r.tokenTexts ?? r.tokens);
+    const ta = texts(ra), tb = texts(rb);
+    const A = ra.attention(layer, head), B = rb.attention(layer, head);
+    const na = ta.length, nb = tb.length;
+    const [pa, pb, pd] = panels;
+    pa.h.textContent = t('positionsAttention', { text: sentences[0] });
+    pb.h.textContent = t('positionsAttention', { text: sentences[1] });
+    pa.labels = ta;
+    pb.labels = tb;
+    const causal = app.info.kind === 'decoder';
+    const vmax = Math.max(maxOf(A), maxOf(B));
+    pa.heatmap.setData({ matrix: A, n: na, rowLabels: ta, colLabels: ta, scale: sequential, vmax, threshold: 0, causal });
+    pb.heatmap.setData({ matrix: B, n: nb, rowLabels: tb, colLabels: tb, scale: sequential, vmax, threshold: 0, causal });
+    renderLegend(pa.legend, { scale: sequential, vmax, caption: t('legendAttention') });
+    renderLegend(pb.legend, { scale: sequential, vmax, caption: t('legendAttention') });
+    pa.note.textContent = pb.note.textContent = '';
+    // Change per word pair, in sentence A's order: weight(pair in B) − weight(pair in A).
+    const map = matchTokens(ta, tb);
+    const delta = new Float32Array(na * na).fill(NaN);
+    for (let i = 0; i < na; i++) {
+      for (let j = 0; j < na; j++) {
+        if (map[i] >= 0 && map[j] >= 0) delta[i * na + j] = B[map[i] * nb + map[j]] - A[i * na + j];
+      }
+    }
+    const finite = delta.filter((v) => !Number.isNaN(v));
+    const dmax = Math.max(maxAbsOf(finite), 1e-6);
+    pd.labels = ta;
+    pd.h.textContent = t('positionsDelta');
+    pd.heatmap.setData({ matrix: delta, n: na, rowLabels: ta, colLabels: ta, scale: diverging, vmax: dmax, threshold: 0 });
+    renderLegend(pd.legend, { scale: diverging, vmax: dmax, caption: t('positionsDeltaLegend') });
+    const unmatched = map.filter((j) => j < 0).length;
+    pd.note.textContent = t(unmatched ? 'positionsUnmatched' : 'positionsDeltaNote', { n: unmatched, max: dmax.toFixed(3) });
+
+    // The position table: rows 0..n−1 as the long run's trace holds them (position p of any token).
+    const n = rl.tokens.length;
+    const cos = cosineMatrix(rl.trace.embeddings.position, n, C);
+    pos.h.textContent = t('positionsCosTitle');
+    pos.heatmap.setData({ matrix: cos, n, rowLabels: null, colLabels: null, scale: diverging, vmax: 1, threshold: 0 });
+    renderLegend(pos.legend, { scale: diverging, vmax: 1, caption: t('positionsCosLegend') });
+    pos.note.textContent = t('positionsCosNote', { n, last: n - 1 });
+
+    // Word vs position: ‖word‖ and ‖position‖ (and ‖token type‖) of each token of sentence A.
+    const e = ra.trace.embeddings;
+    const row = (arr, p) => arr.subarray(p * C, (p + 1) * C);
+    const table = document.createElement('table');
+    table.className = 'formula-table positions-norms';
+    const headRow = table.createTHead().insertRow();
+    const cols = ['positionsColToken', 'positionsColWord', 'positionsColPosition', ...(e.tokenType ? ['positionsColType'] : []), 'positionsColRatio'];
+    for (const key of cols) {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      th.textContent = t(key);
+      headRow.append(th);
+    }
+    const sizeRows = [];
+    const tb2 = table.createTBody();
+    for (let p = 0; p < na; p++) {
+      const w = l2(row(e.word, p)), ps = l2(row(e.position, p)), ty = e.tokenType ? l2(row(e.tokenType, p)) : null;
+      sizeRows.push({ token: ta[p], word: w, position: ps, tokenType: ty });
+      const r = tb2.insertRow();
+      const cells = [tokenName(p, ta[p]), w.toFixed(3), ps.toFixed(3), ...(ty === null ? [] : [ty.toFixed(3)]), (ps / w).toFixed(2)];
+      for (const c of cells) r.insertCell().textContent = c;
+    }
+    const h3 = document.createElement('h3');
+    h3.textContent = t('positionsSizesTitle');
+    const why = document.createElement('p');
+    why.className = 'hint';
+    why.textContent = t('positionsSizesNote');
+    sizes.replaceChildren(h3, table, why);
+
+    status.hidden = true;
+    exposed.last = { layer, head, tokensA: ta, tokensB: tb, match: map, delta: Array.from(delta),
+      a: Array.from(A), b: Array.from(B), positionRows: n, cos: Array.from(cos), sizes: sizeRows };
+    host.dataset.ready = '1';
+  }
+
+  return { render, exposed };
+}
