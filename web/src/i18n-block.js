@@ -7,8 +7,8 @@ export const BLOCK_STRINGS = {
   en: {
     view_block: 'Block',
     view_positions: 'Positions',
-    blockNorm: '‖·‖ = {norm} ({n} numbers; hover for each)',
-    blockDims: '{n} numbers; hover for each',
+    blockNorm: '‖·‖ = {norm} ({n} numbers; hover or tap for each)',
+    blockDims: '{n} numbers; hover or tap for each',
     blockHeadOf: 'head {head}',
     blockNeedsTrace: 'Running the model again with every intermediate of the block (trace)…',
     blockIntroEncoder: 'The path of {token} through layer {layer} of {layers} (post-LN encoder: attention → Add → Norm → feed-forward → Add → Norm). Every strip is the engine’s own numbers; ‖·‖ is each vector’s length.',
@@ -76,8 +76,8 @@ export const BLOCK_STRINGS = {
   ko: {
     view_block: '블록',
     view_positions: '위치',
-    blockNorm: '‖·‖ = {norm} (숫자 {n}개, 마우스를 올리면 각 값)',
-    blockDims: '숫자 {n}개, 마우스를 올리면 각 값',
+    blockNorm: '‖·‖ = {norm} (숫자 {n}개, 마우스를 올리거나 누르면 각 값)',
+    blockDims: '숫자 {n}개, 마우스를 올리거나 누르면 각 값',
     blockHeadOf: '헤드 {head}',
     blockNeedsTrace: '블록의 모든 중간값(trace)을 얻도록 모델을 다시 실행하는 중…',
     blockIntroEncoder: '{token}이(가) {layers}개 층 중 {layer}층을 지나는 경로 (Post-LN 인코더: 어텐션 → 더하기 → 층 정규화 → 피드포워드 신경망 → 더하기 → 층 정규화). 모든 띠는 엔진이 계산한 값이며, ‖·‖는 벡터의 크기입니다.',

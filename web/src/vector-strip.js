@@ -1,4 +1,4 @@
-// One vector drawn as a row of coloured cells (blue negative, red positive, scaled to the vector's
+// One vector drawn as a row of coloured cells (the diverging scale: red negative, blue positive, scaled to the vector's
 // own largest magnitude), with its L2 norm beside it so a reader sees how much a step changed the
 // token, and the exact value of the cell under the pointer (hover or tap) in a readout line.
 // `groups` splits the strip into equal coloured slices (the heads' shares of C).

@@ -1,0 +1,50 @@
+// Screenshots of the block walk-through and positions views (issue 18), desktop (1280×800) and
+// phone (390×844), English and Korean. `node tests/e2e/block-screenshots.mjs [out]` writes
+// block-<lang>-<size>.png and positions-<lang>-<size>.png into docs/screenshots/ (default) — then
+// look at them. Fails on any console or page problem.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
+
+const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
+const SHOTS = [
+  { name: 'block', query: 'view=block&layer=0&q=2&text=There%20is%20a%20prince', ready: () => window.__attnscope.block, scrollTo: '.view-block .block-step:nth-of-type(3)' },
+  { name: 'positions', query: 'view=positions&layer=1&head=2', ready: () => window.__attnscope.positions, scrollTo: '.tabs' },
+];
+
+export async function takeBlockScreenshots(out) {
+  mkdirSync(out, { recursive: true });
+  const files = [], problems = [];
+  const server = await startServer();
+  const browser = await launchBrowser();
+  try {
+    for (const [size, viewport] of Object.entries(SIZES)) {
+      for (const lang of ['en', 'ko']) {
+        for (const shot of SHOTS) {
+          const g = await guardedPage(browser, server.origin, viewport);
+          await g.page.goto(`${server.origin}/?${shot.query}&lang=${lang}`);
+          await waitForRuns(g.page, 1);
+          await g.page.waitForFunction(shot.ready, null, { timeout: 60000 });
+          await g.page.waitForTimeout(400);
+          await g.page.evaluate((sel) => document.querySelector(sel)?.scrollIntoView(), size === 'phone' ? shot.scrollTo : '.tabs');
+          const path = join(out, `${shot.name}-${lang}-${size}.png`);
+          await g.page.screenshot({ path });
+          files.push(path);
+          problems.push(...g.problems);
+          await g.context.close();
+        }
+      }
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  if (problems.length) throw new Error('page problems: ' + problems.join('; '));
+  return files;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const out = process.argv[2] ?? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+  console.log((await takeBlockScreenshots(out)).join('\n'));
+}
