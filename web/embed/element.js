@@ -12,6 +12,8 @@ import { createHeadDetail } from '../src/views/head-detail.js';
 import { createHeadLines } from '../src/views/head-lines.js';
 import { createFormula } from '../src/views/formula.js';
 import { createAggregates } from '../src/views/aggregates.js';
+import { createBlock } from '../src/views/block.js';
+import { createPositions } from '../src/views/positions.js';
 import { AttnScopeError } from '../../js/errors.js';
 import { parseModelId, preview, runModel, stats } from './model-clients.js';
 import { elementStyleSheet } from './styles.js';
@@ -20,11 +22,11 @@ import { bertvizJson } from '../../js/bertviz.js';
 import { permalinkFor } from './permalink.js';
 import { elementText } from './labels.js';
 
-export const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates'];
+export const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'block', 'positions'];
 const VIEW_ALIASES = { aggregate: 'aggregates', model: 'grid' };
 const VIEW_FACTORIES = {
   grid: createModelGrid, head: createHeadDetail, lines: createHeadLines, formula: createFormula,
-  aggregates: createAggregates,
+  aggregates: createAggregates, block: createBlock, positions: createPositions,
 };
 const DEFAULT_VIEW = 'head';
 const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;
@@ -49,6 +51,8 @@ export class AttnScopeElement extends HTMLElement {
 
   constructor() {
     super();
+    // The positions view's extra runs (its two sentences, a long run for the position table).
+    this.#app.runExtra = (text, options) => runModel(parseModelId(this.#state.model), text, options).then((r) => r.result);
     const shadow = this.attachShadow({ mode: 'open' });
     shadow.adoptedStyleSheets = [elementStyleSheet()];
   }
@@ -92,7 +96,7 @@ export class AttnScopeElement extends HTMLElement {
   attributeChangedCallback(name, before, after) {
     if (!this.#dom || this.#reflecting || before === after) return;
     this.#readAttributes();
-    if (name === 'text' || name === 'text-pair' || name === 'model') this.#queueRun();
+    if (name === 'text' || name === 'text-pair' || name === 'model' || this.#needsTrace()) this.#queueRun();
     else this.#queueRender();
   }
 
@@ -227,7 +231,13 @@ export class AttnScopeElement extends HTMLElement {
   }
 
   // A view changed the state (a picker, a click): mirror it on the attributes and redraw.
+  // The block view reads every intermediate of the run (trace), asked for only when it is shown.
+  #needsTrace() {
+    return this.#state.view === 'block' && this.result !== null && !this.result?.trace;
+  }
+
   #changed() {
+    if (this.#needsTrace()) this.#queueRun();
     this.#reflect();
     this.#queueRender();
     this.dispatchEvent(new CustomEvent('attnscope-change', { detail: this.#summary(), bubbles: true }));
@@ -271,7 +281,7 @@ export class AttnScopeElement extends HTMLElement {
       this.#setStatus(this.result ? 'running' : 'loading', this.#t(this.result ? 'running' : 'loading'));
       const { info, result } = await runModel(modelId, s.text, {
         ...(s.pairOn ? { textPair: s.pair } : {}),
-        qkv: true, valueNorms: true, topK: 0,
+        qkv: true, valueNorms: true, topK: 0, trace: s.view === 'block',
       });
       if (seq !== this.#runSeq) return;
       this.#app.info = info;
