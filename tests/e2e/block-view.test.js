@@ -141,6 +141,10 @@ test('positions view: attention per sentence, word-pair change, position cosines
   const n = p.tokensA.length;
   // Rows of each attention matrix sum to 1; the change is B's weight of the same word pair − A's.
   for (const m of [p.a, p.b]) for (let i = 0; i < n; i++) assert.ok(Math.abs(m.slice(i * n, (i + 1) * n).reduce((s, v) => s + v, 0) - 1) < 1e-4);
+  // Each word here is one token, so the word-level matrices are the token ones, and the change of
+  // the pair (there, is) is B's weight of (there, is) − A's.
+  assert.deepEqual(p.wordsA, p.tokensA);
+  for (let x = 0; x < n * n; x++) assert.ok(Math.abs(p.wordA[x] - p.a[x]) < 1e-6);
   assert.ok(Math.abs(p.delta[1 * n + 2] - (p.b[2 * n + 1] - p.a[1 * n + 2])) < 1e-6);
   assert.ok(p.delta.some((v) => Math.abs(v) > 1e-3), 'the order changes some weight');
   // Position cosines and sizes straight from the checkpoint's tensors.
@@ -165,6 +169,31 @@ test('positions view: attention per sentence, word-pair change, position cosines
   await page.locator('.positions-sentence[data-side="1"]').press('Enter');
   await page.waitForFunction(() => window.__attnscope.positions?.tokensB.includes('cat'), null, { timeout: 60000 });
   assert.equal((await page.evaluate(() => window.__attnscope.positions)).match[4], -1);
+  assert.deepEqual(g.problems, []);
+  await g.context.close();
+});
+
+test('positions view, bundled decoder: words split differently in the two sentences still pair up', async () => {
+  const g = await open('model=bundled-causal&view=positions');
+  await g.page.waitForFunction(() => window.__attnscope.positions, null, { timeout: 60000 });
+  const p = await g.page.evaluate(() => window.__attnscope.positions);
+  // The small vocabulary splits "There" into "T" + "here" but has "␣there": words pair anyway.
+  assert.deepEqual(p.wordsA.map((w) => w.toLowerCase()), ['there', 'is', 'a', 'prince']);
+  assert.deepEqual(p.match, [1, 0, 2, 3], `${p.tokensA} / ${p.tokensB}: ${p.match}`);
+  // Causal: a query never attends to a later key, in either sentence.
+  const n = p.tokensA.length;
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) assert.equal(p.a[i * n + j], 0);
+  // A word's row is the mean of its tokens' rows, summed over each key word's tokens.
+  const of = [];
+  p.tokensA.forEach((t, i) => of.push(i === 0 || t.startsWith('␣') ? (of.at(-1) ?? -1) + 1 : of.at(-1)));
+  const nw = p.wordsA.length;
+  for (let a = 0; a < nw; a++) {
+    for (let b = 0; b < nw; b++) {
+      const rows = of.flatMap((w, i) => (w === a ? [i] : [])), cols = of.flatMap((w, j) => (w === b ? [j] : []));
+      const want = rows.reduce((s, i) => s + cols.reduce((t, j) => t + p.a[i * n + j], 0), 0) / rows.length;
+      assert.ok(Math.abs(p.wordA[a * nw + b] - want) < 1e-6, `word pair (${a}, ${b})`);
+    }
+  }
   assert.deepEqual(g.problems, []);
   await g.context.close();
 });

@@ -1,7 +1,7 @@
 // Positions (issue 18): why a transformer needs position embeddings. Two sentences with the same
 // words in another order ("There is a prince" / "Is there a prince") side by side at the chosen
-// layer and head, and the change of each word pair's weight between them (pairs matched by word,
-// not position); the learned position embeddings' cosine similarities; and, per token, how large
+// layer and head, and the change of each word pair's weight between them (word-level attention,
+// pairs matched by word, not position); the learned position embeddings' cosine similarities; and, per token, how large
 // the word and the position parts of its input are. All numbers come from extra traced runs of the
 // model on screen (app.runExtra: the same worker client as the page's own runs).
 import { Heatmap } from '../heatmap.js';
@@ -14,12 +14,41 @@ import { l2 } from '../vector-strip.js';
 export const DEFAULT_PAIR = ['There is a prince', 'Is there a prince'];
 const POSITION_ROWS = 64;   // rows of the position table compared (fewer if the model reads fewer)
 
-/** Matches each token of `a` to the first unused token of `b` with the same text (case-folded);
+/**
+ * Groups tokens into words: a special token is a word of its own; in byte-level BPE (GPT-2,
+ * RoBERTa) a token starting with '␣' starts a word and others continue it; in WordPiece a '##'
+ * token continues a word. Returns { words: [text], of: [word index of each token] }.
+ */
+export function wordsOf(tokens, special) {
+  const bpe = tokens.some((t) => t.startsWith('␣'));
+  const words = [], of = [];
+  tokens.forEach((t, i) => {
+    const continues = i > 0 && !special[i] && !special[i - 1] && (bpe ? !t.startsWith('␣') : t.startsWith('##'));
+    if (continues) words[words.length - 1] += t.replace(/^##/, '');
+    else words.push(t.replace(/^␣/, ''));
+    of.push(words.length - 1);
+  });
+  return { words, of };
+}
+
+/** Word-level attention: each query word's rows averaged, each key word's columns summed (rows
+ *  still sum to 1), as Clark et al. 2019 do for words split into several tokens. */
+export function wordMatrix(matrix, of, nWords) {
+  const T = of.length, out = new Float32Array(nWords * nWords), count = new Array(nWords).fill(0);
+  for (let i = 0; i < T; i++) {
+    count[of[i]]++;
+    for (let j = 0; j < T; j++) out[of[i] * nWords + of[j]] += matrix[i * T + j];
+  }
+  for (let a = 0; a < nWords; a++) for (let b = 0; b < nWords; b++) out[a * nWords + b] /= count[a];
+  return out;
+}
+
+/** Matches each word of `a` to the first unused word of `b` that is the same (case-folded);
  *  -1 when `b` has none. Same words in another order map one to one. */
-export function matchTokens(a, b) {
+export function matchWords(a, b) {
   const used = new Set();
-  return a.map((tok) => {
-    const j = b.findIndex((u, k) => !used.has(k) && u.toLowerCase() === tok.toLowerCase());
+  return a.map((w) => {
+    const j = b.findIndex((u, k) => !used.has(k) && u.toLowerCase() === w.toLowerCase());
     if (j >= 0) used.add(j);
     return j;
   });
@@ -145,19 +174,23 @@ export function createPositions(host, app) {
     renderLegend(pa.legend, { scale: sequential, vmax, caption: t('legendAttention') });
     renderLegend(pb.legend, { scale: sequential, vmax, caption: t('legendAttention') });
     pa.note.textContent = pb.note.textContent = '';
-    // Change per word pair, in sentence A's order: weight(pair in B) − weight(pair in A).
-    const map = matchTokens(ta, tb);
-    const delta = new Float32Array(na * na).fill(NaN);
-    for (let i = 0; i < na; i++) {
-      for (let j = 0; j < na; j++) {
-        if (map[i] >= 0 && map[j] >= 0) delta[i * na + j] = B[map[i] * nb + map[j]] - A[i * na + j];
+    // Change per word pair, in sentence A's word order: weight(pair in B) − weight(pair in A), at
+    // word level so a word split differently in the two sentences ("T"+"here" / "␣there") still pairs.
+    const wa = wordsOf(ta, ra.specialTokensMask), wb = wordsOf(tb, rb.specialTokensMask);
+    const nwa = wa.words.length, nwb = wb.words.length;
+    const WA = wordMatrix(A, wa.of, nwa), WB = wordMatrix(B, wb.of, nwb);
+    const map = matchWords(wa.words, wb.words);
+    const delta = new Float32Array(nwa * nwa).fill(NaN);
+    for (let i = 0; i < nwa; i++) {
+      for (let j = 0; j < nwa; j++) {
+        if (map[i] >= 0 && map[j] >= 0) delta[i * nwa + j] = WB[map[i] * nwb + map[j]] - WA[i * nwa + j];
       }
     }
     const finite = delta.filter((v) => !Number.isNaN(v));
     const dmax = Math.max(maxAbsOf(finite), 1e-6);
-    pd.labels = ta;
+    pd.labels = wa.words;
     pd.h.textContent = t('positionsDelta');
-    pd.heatmap.setData({ matrix: delta, n: na, rowLabels: ta, colLabels: ta, scale: diverging, vmax: dmax, threshold: 0 });
+    pd.heatmap.setData({ matrix: delta, n: nwa, rowLabels: wa.words, colLabels: wa.words, scale: diverging, vmax: dmax, threshold: 0 });
     renderLegend(pd.legend, { scale: diverging, vmax: dmax, caption: t('positionsDeltaLegend') });
     const unmatched = map.filter((j) => j < 0).length;
     pd.note.textContent = t(unmatched ? 'positionsUnmatched' : 'positionsDeltaNote', { n: unmatched, max: dmax.toFixed(3) });
@@ -200,7 +233,8 @@ export function createPositions(host, app) {
     sizes.replaceChildren(h3, table, why);
 
     status.hidden = true;
-    exposed.last = { layer, head, tokensA: ta, tokensB: tb, match: map, delta: Array.from(delta),
+    exposed.last = { layer, head, tokensA: ta, tokensB: tb, wordsA: wa.words, wordsB: wb.words, match: map, delta: Array.from(delta),
+      wordA: Array.from(WA), wordB: Array.from(WB),
       a: Array.from(A), b: Array.from(B), positionRows: n, cos: Array.from(cos), sizes: sizeRows };
     host.dataset.ready = '1';
   }
