@@ -131,7 +131,8 @@ test('formula view: the mask step hides the later keys; softmax = heatmap row = 
     assert.ok(Math.abs(e[j] / total - row[j]) <= 1e-5, `recomputed softmax vs heatmap at ${j}`);
   }
   // The table marks the masked keys with −∞ in the mask column.
-  const maskCells = await page.locator('.view-formula .formula-table tr.causal-masked td:nth-child(4)').allTextContents();
+  // (Columns: key, q·k, ‖k‖, cos(q, k), ÷√d_k, + mask, softmax.)
+  const maskCells = await page.locator('.view-formula .formula-table tr.causal-masked td:nth-child(6)').allTextContents();
   assert.deepEqual(maskCells, f.maskedKeys.map(() => '−∞'));
 });
 
