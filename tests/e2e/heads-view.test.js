@@ -7,7 +7,10 @@
 // of both runs), and the head mask is in the permalink. No console error, no request off-origin.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { headStatistics, HEAD_STATISTICS } from '../../js/head-stats.js';
+import { loadModel } from '../../js/index.js';
+import { defaultState, stateFromUrl, stateToUrl } from '../../web/src/state.js';
 import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
 
 let server, browser, page, problems;
@@ -144,5 +147,43 @@ test('switching a head off in the grid re-runs without it: the ablation diff, th
   assert.deepEqual(await again.page.evaluate(() => window.__attnscope.state.headsOff), ['0:1']);
   assert.deepEqual(again.problems, []);
   await again.context.close();
+  assert.deepEqual(problems, []);
+});
+
+test('the head mask in the URL: round trip, invalid values ignored', () => {
+  const s = { ...defaultState(), headsOff: ['0:1', '3:2'] };
+  assert.match(stateToUrl(s), /off=0%3A1%2C3%3A2/);
+  assert.deepEqual(stateFromUrl(stateToUrl(s)), s);
+  for (const bad of ['?off=0', '?off=a:b', '?off=0:1,', '?off=0:1;2:3', '?off=-1:0']) assert.deepEqual(stateFromUrl(bad).headsOff, [], bad);
+});
+
+test('corpus columns equal headStatistics over the sample run by the Node API (an independent path to the engine)', async () => {
+  await page.locator('[role=tab][data-view="heads"]').click();
+  await page.locator('.heads-corpus').click();
+  await page.waitForFunction(() => window.__attnscope.heads?.rows[0]?.corpus_entropy !== undefined, null, { timeout: 60000 });
+  const rows = (await hook(() => window.__attnscope.heads)).rows;
+  const sample = JSON.parse(readFileSync(new URL('../../web/data/corpus-sample.json', import.meta.url)));
+  const model = await loadModel('bundled');
+  try {
+    const runs = [];
+    for (const [text] of sample.sentences) runs.push(await model.run(text));
+    for (const e of headStatistics(runs)) {
+      const row = rows.find((r) => r.layer === e.layer && r.head === e.head);
+      for (const k of HEAD_STATISTICS) assert.ok(Math.abs(row['corpus_' + k] - e[k]) < 1e-6, `${e.layer}:${e.head} ${k}`);
+    }
+  } finally {
+    model.dispose();
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('the corpus ablation shows progress and can be cancelled', async () => {
+  await page.locator('.heads-ablate').click();
+  await page.waitForFunction(() => document.querySelector('.heads-bar progress:not([hidden])')?.value > 0, null, { timeout: 30000 });
+  assert.equal(await page.locator('.heads-ablate').isDisabled(), true);
+  await page.locator('.heads-cancel').click();
+  await page.waitForFunction(() => document.querySelector('.heads-status').textContent === 'Cancelled.', null, { timeout: 30000 });
+  assert.equal(await page.locator('.heads-ablate').isDisabled(), false);
+  assert.equal(await hook(() => window.__attnscope.heads.ablationMs), null);
   assert.deepEqual(problems, []);
 });

@@ -44,6 +44,7 @@ export function createHeadsTable(host, app) {
     const client = app.client?.();
     if (!client || job) return;
     job = new AbortController();
+    corpusBtn.disabled = ablateBtn.disabled = true;
     const started = performance.now();
     progress.hidden = false;
     progress.value = 0;
