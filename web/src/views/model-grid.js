@@ -23,7 +23,7 @@ export function createModelGrid(host, app) {
   wrap.append(canvas, tip);
   const legend = document.createElement('div');
   const ablate = createAblationToggle(app);   // issue 19: a click switches a head off instead of opening it
-  host.append(note, ablate.element, wrap, legend);
+  host.append(note, wrap, ablate.element, legend);   // the canvas stays first in the tab order
   let geo = null, generation = 0, focus = null, thumbs = null;
 
   function render() {
@@ -177,6 +177,7 @@ export function createModelGrid(host, app) {
     else if (e.key === 'ArrowRight') f.h = Math.min(geo.H - 1, f.h + 1);
     else if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
+      if (ablate.on) { toggleHead(app, f.l, f.h); return; }
       open(f);
       // The keyboard user lands in the head just opened (drawn on the next frame), not on <body>.
       requestAnimationFrame(() => requestAnimationFrame(() => app.views.head?.panel.querySelector('.heatmap-overlay')?.focus()));
