@@ -101,13 +101,24 @@ test('query/key map over the whole corpus sample: computed in the worker in seco
   await page.waitForFunction(() => window.__attnscope.qkMap.head[1] === 3);
   // Hover a point: the tooltip names the token in its sentence.
   const box = await page.locator('canvas.qk-map').boundingBox();
-  let shown = false;
+  let shown = false, x = 0, y = 0;
   for (let k = 0; k < 40 && !shown; k++) {
-    await page.mouse.move(box.x + box.width * (0.3 + 0.4 * ((k * 7) % 40) / 40), box.y + box.height * (0.3 + 0.4 * ((k * 13) % 40) / 40));
+    x = box.x + box.width * (0.3 + 0.4 * ((k * 7) % 40) / 40);
+    y = box.y + box.height * (0.3 + 0.4 * ((k * 13) % 40) / 40);
+    await page.mouse.move(x, y);
     shown = await page.locator('.qk-wrap .tooltip').isVisible();
   }
   assert.ok(shown, 'a hovered point shows its token');
-  assert.match(await page.locator('.qk-wrap .tooltip').textContent(), /(query|key) “.+” .*—.*\[.+\]/);
+  const tip = await page.locator('.qk-wrap .tooltip').textContent();
+  const [, token, sentence] = tip.match(/^(?:query|key) “(.+?)”.* — (.*\[.+\].*)$/);
+  // Click the hovered point: its sentence opens in the head view with that token as the query.
+  const at = await page.evaluate(() => window.__attnscope.runsDone);
+  await page.mouse.click(x, y);
+  await page.waitForFunction((n) => window.__attnscope.runsDone > n && document.body.dataset.status === 'ready', at);
+  const opened = await hook(() => ({ ...window.__attnscope.state, tokens: window.__attnscope.tokens }));
+  assert.equal(opened.view, 'head');
+  assert.equal(opened.text, sentence.replace('[', '').replace(']', ''));
+  assert.equal(opened.tokens[opened.query], token);
   assert.deepEqual(problems, []);
 });
 

@@ -56,10 +56,15 @@ app.compareRuns = (text) => (compareRunner ??= createCompareRunner()).run(text);
 // Extra runs of the model in use (the positions view's sentences), through the same worker client.
 // The head table and the query/key map run the corpus sample through the model in use (issue 19).
 app.client = () => client;
-// The map opens a corpus sentence as the typed text.
-app.openText = (text, patch) => {
+// The map opens a corpus sentence as the typed text; its query token is chosen once the sentence
+// has run (the state's query is clamped to the run on screen until then).
+let queryAfterRun = null;
+app.openText = (text, { query, ...patch }) => {
   $('text-a').value = text;
   Object.assign(state, { text, pairOn: false });
+  $('pair-on').checked = false;
+  $('text-b').hidden = true;
+  queryAfterRun = query ?? null;
   app.set(patch);
   scheduleRun();
 };
@@ -152,6 +157,7 @@ async function runNow() {
     lastRunMs = performance.now() - started;
     if (seq !== runSeq) return;
     app.showRun(r);
+    if (queryAfterRun !== null && text === state.text) { app.set({ query: queryAfterRun }); queryAfterRun = null; }
     ablation.rerun();   // heads switched off: the same text without them, as the diff's edit
     showInputError(null);
     $('run-status').textContent = app.t('ranIn', { tokens: r.tokens.length, ms: Math.round(lastRunMs) });
