@@ -198,3 +198,21 @@ test('the corpus ablation shows progress and can be cancelled', async () => {
   assert.equal(await hook(() => window.__attnscope.heads.ablationMs), null);
   assert.deepEqual(problems, []);
 });
+
+test('decoder: a permalink with heads off shows the next-token guesses of both runs; the map and table work', async () => {
+  const d = await guardedPage(browser, server.origin, { width: 390, height: 844 });
+  await d.page.goto(`${server.origin}/?model=bundled-causal&view=diff&off=1:0&text=${encodeURIComponent('The river bank was')}`);
+  await waitForRuns(d.page, 1);
+  await d.page.waitForFunction(() => window.__attnscope.edit?.kind === 'heads');
+  const rows = await d.page.locator('.ablation-table tr').allTextContents();
+  assert.equal(rows.length, 2);
+  assert.match(rows[1], /^Next token/);
+  // Layer 0 comes before the switched-off layer-1 head: its attention is the intact run's.
+  const [a0, b0] = await d.page.evaluate(() => [window.__attnscope.raw(0, 0, 'original'), window.__attnscope.raw(0, 0, 'edited')]);
+  assert.deepEqual(a0, b0);
+  await d.page.locator('[role=tab][data-view="heads"]').click();
+  await d.page.waitForSelector('.heads-table tbody tr');
+  assert.equal(await d.page.locator('.heads-table tbody tr.head-off').count(), 1);
+  assert.deepEqual(d.problems, []);
+  await d.context.close();
+});
