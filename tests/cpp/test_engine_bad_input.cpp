@@ -19,18 +19,7 @@ namespace {
 const std::string kBert = std::string(ATTNSCOPE_FIXTURES_DIR) + "/engine/bert_mlm_f32";
 const std::string kDistil = std::string(ATTNSCOPE_FIXTURES_DIR) + "/engine/distilbert_mlm_f32";
 
-// Runs fn, requiring it to throw attnscope::Error with `code` and a message containing `needle`.
-void expect_error(const std::function<void()>& fn, const std::string& code, const std::string& needle) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    INFO("message: " << e.what());
-    CHECK(e.code() == code);
-    CHECK(std::string(e.what()).find(needle) != std::string::npos);
-    return;
-  }
-  FAIL("expected attnscope::Error " << code << " mentioning \"" << needle << "\", nothing was thrown");
-}
+using attnscope::test::expect_error;
 
 // A fixture checkpoint (default the BERT one) with its header edited by `edit` (data section
 // unchanged).

@@ -7,12 +7,29 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "error.h"
+
 namespace attnscope::test {
+
+// Runs fn, requiring it to throw attnscope::Error with `code` and a message containing `needle`
+// (the message must name the problem, so a user learns what is wrong).
+inline void expect_error(const std::function<void()>& fn, const std::string& code, const std::string& needle) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    INFO("message: " << e.what());
+    CHECK(e.code() == code);
+    CHECK(std::string(e.what()).find(needle) != std::string::npos);
+    return;
+  }
+  FAIL("expected attnscope::Error " << code << " mentioning \"" << needle << "\", nothing was thrown");
+}
 
 inline std::vector<uint8_t> read_bytes(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "error.h"
+#include "test_engine_support.h"
 #include "tokenizer/bpe.h"
 #include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/byte_level.h"
@@ -22,15 +23,7 @@ using V = std::vector<std::string>;
 using Span = std::pair<int32_t, int32_t>;
 
 void expect_error(const std::function<void()>& fn, const std::string& needle) {
-  try {
-    fn();
-  } catch (const attnscope::Error& e) {
-    INFO("message: " << e.what());
-    CHECK(e.code() == "E_TOKENIZER");
-    CHECK(std::string(e.what()).find(needle) != std::string::npos);
-    return;
-  }
-  FAIL("expected E_TOKENIZER mentioning " << needle);
+  attnscope::test::expect_error(fn, "E_TOKENIZER", needle);
 }
 
 VocabMap vocab_of(const V& tokens) {

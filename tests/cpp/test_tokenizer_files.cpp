@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "error.h"
+#include "test_engine_support.h"
 #include "tokenizer/bert_tokenizer.h"
 
 using namespace attnscope::tok;
@@ -13,15 +14,7 @@ namespace {
 const char* kVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncafe\ncaf\n##\xC3\xA9\n[S]\n";
 
 void expect_error(const std::function<void()>& fn, const std::string& needle) {
-  try {
-    fn();
-  } catch (const attnscope::Error& e) {
-    INFO("message: " << e.what());
-    CHECK(e.code() == "E_TOKENIZER");
-    CHECK(std::string(e.what()).find(needle) != std::string::npos);
-    return;
-  }
-  FAIL("expected E_TOKENIZER mentioning " << needle);
+  attnscope::test::expect_error(fn, "E_TOKENIZER", needle);
 }
 
 std::string json_with(const std::string& normalizer, const std::string& pre, const std::string& model_type,

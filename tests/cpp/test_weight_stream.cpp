@@ -57,19 +57,9 @@ std::vector<const std::vector<float>*> arrays(const ModelWeights& w) {
   return out;
 }
 
-template <class F>
-void expect_error(F&& f, const std::string& code, const std::string& fragment) {
-  try {
-    f();
-    FAIL("expected " << code << " containing \"" << fragment << "\"");
-  } catch (const Error& e) {
-    INFO(e.what());
-    CHECK(e.code() == code);
-    CHECK(std::string(e.what()).find(fragment) != std::string::npos);
-  }
-}
-
 }  // namespace
+
+using attnscope::test::expect_error;
 
 TEST_CASE("weight stream: same weights as the whole-file reader, any piece size", "[engine][stream]") {
   int models = 0;
