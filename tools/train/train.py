@@ -152,13 +152,7 @@ def run(rank, args):
                 torch.nn.init.normal_(layer.attention.self.query.weight, std=args.qk_init_std)
                 torch.nn.init.normal_(layer.attention.self.key.weight, std=args.qk_init_std)
     ckpt_path = os.path.join(args.work, "checkpoint.pt")
-    step, train_seconds = 0, 0.0
-    if args.resume and os.path.exists(ckpt_path):
-        ck = torch.load(ckpt_path)
-        model.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["opt"])
-        step, train_seconds = ck["step"], ck["train_seconds"]
-        print(f"resumed at step {step}", flush=True)
+    step, train_seconds = resume_state(model, opt, ckpt_path) if args.resume else (0, 0.0)
 
     gen = torch.Generator().manual_seed(args.seed + step + 1_000_003 * rank)  # each rank its own masks
     epoch = 0
@@ -244,6 +238,17 @@ def average_gradients(model, ranks):
     for g in grads:
         g.copy_(flat[at:at + g.numel()].view_as(g))
         at += g.numel()
+
+
+def resume_state(model, opt, ckpt_path):
+    """Loads model and optimizer state from a checkpoint if there is one; (step, train_seconds)."""
+    if not os.path.exists(ckpt_path):
+        return 0, 0.0
+    ck = torch.load(ckpt_path)
+    model.load_state_dict(ck["model"])
+    opt.load_state_dict(ck["opt"])
+    print(f"resumed at step {ck['step']}", flush=True)
+    return ck["step"], ck["train_seconds"]
 
 
 def save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, vocab_path):

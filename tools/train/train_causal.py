@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import causal_data  # noqa: E402
 import safetensors_io  # noqa: E402
 from model_causal import GPT2Config, GPT2LMHeadModel  # noqa: E402
-from train import average_gradients, lr_at, progress, seq_len_at, synced  # noqa: E402
+from train import average_gradients, lr_at, progress, resume_state, seq_len_at, synced  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TOKENIZER_FILES = ("tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json")
@@ -107,13 +107,7 @@ def run(rank, args):
     probe = torch.stack(full[::len(full) // 32][:32])
 
     ckpt_path = os.path.join(args.work, "checkpoint.pt")
-    step, train_seconds = 0, 0.0
-    if args.resume and os.path.exists(ckpt_path):
-        ck = torch.load(ckpt_path)
-        model.load_state_dict(ck["model"])
-        opt.load_state_dict(ck["opt"])
-        step, train_seconds = ck["step"], ck["train_seconds"]
-        print(f"resumed at step {step}", flush=True)
+    step, train_seconds = resume_state(model, opt, ckpt_path) if args.resume else (0, 0.0)
 
     total_steps = args.bench or args.steps
     per_rank = args.batch // ranks
