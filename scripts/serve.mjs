@@ -1,6 +1,8 @@
 // The static server behind `npm start`: serves the explorer page at `/` and only the folders it
 // needs (web/, js/, dist/, model/, model-causal/, and examples/ for the <attn-scope> blog example), with correct MIME types (application/wasm for streaming
-// compilation). Zero dependencies; not a production server. PORT=0 picks a free port.
+// compilation), cross-origin isolated (see ISOLATION_HEADERS). Zero dependencies; not a
+// production server. PORT=0 picks a free port; ATTNSCOPE_ISOLATION=off serves without isolation
+// (to try the one-thread fallback by hand).
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -9,6 +11,20 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SERVED_FOLDERS = ['web', 'js', 'dist', 'model', 'model-causal', 'examples'];
+
+// Cross-origin isolation: with these two headers on the page (and on every script, worker and
+// iframe it loads) `crossOriginIsolated` is true, so SharedArrayBuffer exists and the engine can
+// run on several threads. require-corp, not credentialless: everything the page loads is
+// same-origin except a hub model, which the worker fetches in CORS mode from huggingface.co (and
+// the CDN it redirects to) — CORS responses pass require-corp, and no <img>/<script> from
+// another origin is ever used (the CSP below forbids them anyway).
+export const ISOLATION_HEADERS = Object.freeze({
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  // Our files are only ever loaded by our own pages; say so, so another origin's isolated page
+  // cannot pull them in with a no-cors request either.
+  'Cross-Origin-Resource-Policy': 'same-origin',
+});
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',
@@ -28,7 +44,9 @@ const MIME = {
 
 // Maps a URL path to a file under one of the served folders, or null. Rejects traversal
 // ("..", encoded or not) by resolving and checking the prefix rather than pattern-matching.
-function fileFor(urlPath, folders) {
+// `mounts` ({'/url/path': file or folder}) come first: the benchmark adds its page, data and
+// onnxruntime-web's files this way.
+function fileFor(urlPath, folders, mounts) {
   let path;
   try {
     path = decodeURIComponent(urlPath);
@@ -36,13 +54,19 @@ function fileFor(urlPath, folders) {
     return null;
   }
   if (path.includes('\0')) return null;
+  for (const [prefix, target] of Object.entries(mounts)) {
+    if (path === prefix) return target;
+    if (path.startsWith(prefix + '/')) return inside(target, path.slice(prefix.length));
+  }
   if (path === '/' || path === '/index.html') return join(ROOT, 'web', 'index.html');
   const top = path.split('/')[1];
   if (!SERVED_FOLDERS.includes(top)) return null;
-  const folder = folders[top];
-  const file = resolve(folder, '.' + path.slice(top.length + 1));
-  if (file !== folder && !file.startsWith(folder + sep)) return null;
-  return file;
+  return inside(folders[top], path.slice(top.length + 1));
+}
+
+function inside(folder, rest) {
+  const file = resolve(folder, '.' + rest);
+  return file !== folder && file.startsWith(folder + sep) ? file : null;
 }
 
 function send(res, status, text) {
@@ -51,13 +75,18 @@ function send(res, status, text) {
 }
 
 // modelDir: serve /model/ from another folder (e.g. a test fixture); default the repo's model/.
-export function createStaticServer({ modelDir = process.env.ATTNSCOPE_MODEL_DIR } = {}) {
+// isolated: send ISOLATION_HEADERS (default; false gives a plain server, as most blogs are).
+// mounts: extra {'/url/path': absolute file or folder} served before the usual folders.
+export function createStaticServer({ modelDir = process.env.ATTNSCOPE_MODEL_DIR,
+  isolated = process.env.ATTNSCOPE_ISOLATION !== 'off', mounts = {} } = {}) {
   const folders = Object.fromEntries(SERVED_FOLDERS.map((f) => [f, join(ROOT, f)]));
   if (modelDir) folders.model = resolve(modelDir);
-  return createServer(async (req, res) => {
+  const resolvedMounts = Object.fromEntries(Object.entries(mounts).map(([prefix, target]) => [prefix.replace(/\/+$/, ''), resolve(target)]));
+  const policy = isolated ? ISOLATION_HEADERS : {};
+  const server = createServer(async (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed');
     const url = new URL(req.url, 'http://localhost');
-    const file = fileFor(url.pathname, folders);
+    const file = fileFor(url.pathname, folders, resolvedMounts);
     if (!file) return send(res, 404, 'not found');
     let info;
     try {
@@ -77,10 +106,13 @@ export function createStaticServer({ modelDir = process.env.ATTNSCOPE_MODEL_DIR 
       'Content-Security-Policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; " +
         "worker-src 'self' blob:; style-src 'self'; img-src 'self' data: blob:; " +
         "connect-src 'self' https://huggingface.co https://*.huggingface.co https://*.hf.co https://*.xethub.hf.co",
+      ...policy,
     });
     if (req.method === 'HEAD') return res.end();
     createReadStream(file).on('error', () => res.destroy()).pipe(res);
   });
+  server.isolated = isolated;
+  return server;
 }
 
 // Started directly (npm start), not imported by the tests.
@@ -95,6 +127,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const server = createStaticServer();
   server.listen(port, '127.0.0.1', () => {
     const origin = `http://127.0.0.1:${server.address().port}`;
-    console.log(`AttnScope explorer: ${origin}/\n<attn-scope> blog example: ${origin}/examples/embed.html`);
+    console.log(`AttnScope explorer: ${origin}/\n<attn-scope> blog example: ${origin}/examples/embed.html\n` +
+      (server.isolated ? 'cross-origin isolated (COOP/COEP): the engine may use several threads' :
+        'not cross-origin isolated (ATTNSCOPE_ISOLATION=off): one thread'));
   });
 }
