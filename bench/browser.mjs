@@ -1,0 +1,175 @@
+// `npm run bench:browser`: AttnScope against onnxruntime-web in Chromium, at 1 and 2 threads, on
+// the same random bert-base weights (bench/random-model.mjs, bench/bert-onnx.mjs, as bench/run.mjs
+// in Node). A local cross-origin isolated server (scripts/serve.mjs, so SharedArrayBuffer and
+// threads exist) serves a bench page; one module worker per thread count (bench/browser/worker.js)
+// holds an AttnScope model — the package bundled for the browser, so it runs the wasm build a page
+// gets (relaxed SIMD where supported) — and an onnxruntime-web session (its SIMD + threads wasm
+// build; its thread count is fixed per wasm instance, hence a worker each). Runs alternate
+// AttnScope / ORT and between the thread counts, each timed inside its worker; medians after
+// warm-up. Prints one JSON object: CPU, Chromium version, per case the medians, AttnScope / ORT,
+// the 2-thread speed-up of each, and how far AttnScope's last hidden state is from ORT's.
+//   node bench/browser.mjs [--tokens 128,512] [--threads 1,2] [--runs 5] [--warmup 1]
+//                          [--shape bert-base] [--quick (128 tokens, 3 runs, no warm-up round)]
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+import { chromium } from 'playwright-core';
+
+import { SHAPES, randomBert, writeHfFolder } from './random-model.mjs';
+import { bertOnnx } from './bert-onnx.mjs';
+import { median } from './clock.mjs';
+import { createStaticServer } from '../scripts/serve.mjs';
+
+const repo = resolve(import.meta.dirname, '..');
+const { values: args } = parseArgs({
+  options: {
+    tokens: { type: 'string', default: '128,512' },
+    threads: { type: 'string', default: '1,2' },
+    runs: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '1' },  // after the output check, itself one run of each
+    shape: { type: 'string', default: 'bert-base' },
+    quick: { type: 'boolean', default: false },
+  },
+});
+if (args.quick) Object.assign(args, { tokens: '128', runs: '3', warmup: '0' });
+const TOKENS = args.tokens.split(',').map(Number), THREADS = args.threads.split(',').map(Number);
+const RUNS = Number(args.runs), WARMUP = Number(args.warmup);
+if (!SHAPES[args.shape]) throw new Error(`unknown shape ${args.shape} (have ${Object.keys(SHAPES)})`);
+if (!TOKENS.every((t) => t >= 2 && t <= 512) || !THREADS.every((n) => n >= 1) || !(RUNS >= 1) || !(WARMUP >= 0)) {
+  throw new Error('--tokens must be in 2..512, --threads ≥ 1, --runs ≥ 1, --warmup ≥ 0');
+}
+const log = (...a) => console.error(...a);
+const started = Date.now(), startLoad = loadavg().map(round2);  // the machine is shared: say how busy
+
+// Ids as bench/run.mjs feeds them: [CLS] pseudo-random words [SEP].
+function benchIds(T) {
+  let r = 12345;
+  return Array.from({ length: T }, (_, i) => (i === 0 ? 2 : i === T - 1 ? 3 : 5 + ((r = (r * 1103515245 + 12345) >>> 0) % 30000)));
+}
+
+const work = mkdtempSync(join(tmpdir(), 'attnscope-bench-browser-'));
+let browser = null, server = null;
+try {
+  // ---- the same weights as a Hugging Face folder (AttnScope) and as ONNX graphs (ORT) -------
+  log(`writing random ${args.shape} weights and ONNX graphs for ${TOKENS.join(', ')} tokens…`);
+  const m = randomBert(args.shape, 1);
+  writeHfFolder(join(work, 'model'), m);
+  for (const T of TOKENS) writeFileSync(join(work, `model-${T}.onnx`), bertOnnx(m, T));
+
+  // ---- the worker, bundled as the page's own worker is (web/build.mjs) ----------------------
+  await build({
+    entryPoints: [join(repo, 'bench/browser/worker.js')], outfile: join(work, 'bench-worker.js'),
+    bundle: true, format: 'esm', platform: 'browser', target: 'es2022', absWorkingDir: repo, logLevel: 'error',
+  });
+  server = createStaticServer({
+    isolated: true,
+    mounts: {
+      '/bench': join(repo, 'bench/browser'), '/bench-data': work,
+      '/ort': join(repo, 'node_modules/onnxruntime-web/dist'),
+      '/dist/bench-worker.js': join(work, 'bench-worker.js'),
+    },
+  });
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+  const page = await browser.newPage();
+  page.on('console', (message) => log(`[page ${message.type()}] ${message.text()}`));
+  page.on('pageerror', (error) => log(`[page error] ${error.message}`));
+  await page.goto(`${origin}/bench/index.html`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true');
+  if (!(await page.evaluate(() => window.bench.isolated()))) throw new Error('the bench page is not crossOriginIsolated');
+  const call = (index, type, callArgs = {}) =>
+    page.evaluate(([i, t, a]) => window.bench.call(i, t, a), [index, type, callArgs]);
+
+  // ---- one worker per thread count: both engines loaded ---------------------------------------
+  const workers = [];
+  for (const threads of THREADS) {
+    const index = await page.evaluate(() => window.bench.start());
+    log(`loading both engines with ${threads} thread(s)…`);
+    const info = await call(index, 'init', {
+      threads, ortModule: '/ort/ort.wasm.min.mjs', ortWasmPaths: '/ort/', modelUrl: `${origin}/bench-data/model/`,
+    });
+    workers.push({ index, threads, info });
+  }
+
+  // ---- per length: sessions, output check, warm-up, alternating timed runs --------------------
+  const cases = [];
+  for (const T of TOKENS) {
+    for (const w of workers) {
+      w.check = await call(w.index, 'session', { onnxUrl: `/bench-data/model-${T}.onnx`, tokenIds: benchIds(T) });
+      if (!(w.check.maxAbsDiff < 1e-2)) throw new Error(`T=${T}, ${w.threads} thread(s): hidden states differ by ${w.check.maxAbsDiff}`);
+    }
+    // One round: every worker, AttnScope then ORT; odd rounds run the same calls backwards, so
+    // neither engine nor thread count always follows the same neighbour.
+    const round = workers.flatMap((w) => [[w, 'attnscope'], [w, 'ort']]);
+    for (let i = 0; i < WARMUP; i++) for (const [w, side] of round) await call(w.index, side);
+    const times = new Map(workers.map((w) => [w, { attnscope: [], ort: [] }]));
+    for (let i = 0; i < RUNS; i++) {
+      for (const [w, side] of i % 2 ? [...round].reverse() : round) times.get(w)[side].push(await call(w.index, side));
+    }
+    for (const w of workers) {
+      const t = times.get(w), attnscopeMs = median(t.attnscope), ortMs = median(t.ort);
+      cases.push({
+        model: args.shape, tokens: T, threads: w.threads, attnscopeMs: round1(attnscopeMs), ortMs: round1(ortMs),
+        ratio: round3(attnscopeMs / ortMs), maxAbsDiffHidden: Number(w.check.maxAbsDiff.toPrecision(2)), runsMs: { attnscope: t.attnscope.map(round1), ort: t.ort.map(round1) },
+      });
+      log(`${args.shape} @${T}, ${w.threads} thread(s): AttnScope ${attnscopeMs.toFixed(1)} ms, ORT ${ortMs.toFixed(1)} ms ` +
+        `(ratio ${(attnscopeMs / ortMs).toFixed(3)}); max |Δhidden| ${w.check.maxAbsDiff.toExponential(1)}`);
+      await call(w.index, 'release');
+    }
+  }
+
+  // ---- report ----------------------------------------------------------------------------------
+  const speedups = [];
+  for (const T of TOKENS) {
+    const one = cases.find((c) => c.tokens === T && c.threads === 1);
+    if (!one) continue;
+    for (const c of cases.filter((x) => x.tokens === T && x.threads > 1)) {
+      speedups.push({ tokens: T, threads: c.threads, attnscope: round3(one.attnscopeMs / c.attnscopeMs), ort: round3(one.ortMs / c.ortMs) });
+    }
+  }
+  const at = (T, n) => cases.find((c) => c.tokens === T && c.threads === n);
+  const report = {
+    cpu: readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.+)$/m)?.[1] ?? cpus()[0]?.model,
+    cores: cpus().length,
+    loadavg: { start: startLoad, end: loadavg().map(round2) },
+    chromium: browser.version(),
+    isolated: true,
+    attnscope: {
+      wasm: workers[0].check.wasm.filter((p) => p.startsWith('/dist/')),
+      relaxedSimd: workers[0].info.relaxedSimd,
+      threadsOption: workers[0].info.threadsOption,
+      threadsUsed: Object.fromEntries(workers.map((w) => [w.threads, w.info.modelThreads])),
+    },
+    ort: {
+      version: workers[0].check.ortVersion,
+      wasm: workers[0].check.wasm.filter((p) => p.startsWith('/ort/')),
+      threadsUsed: Object.fromEntries(workers.map((w) => [w.threads, w.check.ortThreads])),
+    },
+    method: `medians of ${RUNS} runs after the output check and ${WARMUP} warm-up round(s); AttnScope runIds(ids, {reuse}) returning every ` +
+      'attention map, ORT the last hidden state; runs alternate AttnScope / ORT and thread counts; timed inside each worker',
+    cases,
+    speedups,
+    acceptance: at(128, 1) && at(128, 2) ? {
+      [`${args.shape}@128 AttnScope 2 threads vs 1 (≥ 1.7)`]: round2(at(128, 1).attnscopeMs / at(128, 2).attnscopeMs),
+      [`${args.shape}@128 AttnScope / ORT at 2 threads (≤ 0.85)`]: round2(at(128, 2).ratio),
+      [`${args.shape}@128 AttnScope / ORT at 1 thread`]: round2(at(128, 1).ratio),
+    } : null,
+    seconds: Math.round((Date.now() - started) / 1000),
+  };
+  console.log(JSON.stringify(report, null, 2));
+} finally {
+  await browser?.close();
+  if (server) { server.closeAllConnections(); server.close(); }
+  rmSync(work, { recursive: true, force: true });
+}
+
+function round1(x) { return Math.round(x * 10) / 10; }
+function round2(x) { return Math.round(x * 100) / 100; }
+function round3(x) { return Math.round(x * 1000) / 1000; }

@@ -1,0 +1,83 @@
+// One side of `npm run bench:browser`: a module worker holding, for one thread count, an AttnScope
+// model (the package as a browser app imports it: js/index.js, bundled by esbuild with the
+// browser's #platform, so it loads dist/attnscope-relaxed.wasm where relaxed SIMD validates) and
+// an onnxruntime-web session (its wasm build, SIMD + threads) on the same weights. onnxruntime-web
+// fixes its thread count when its wasm starts, so each thread count needs a worker of its own.
+// Bundled to /dist/bench-worker.js (bench/browser.mjs) so every URL the package resolves
+// relative to itself (the wasm, Emscripten's thread workers) is the one dist/worker.js sees.
+// Messages: {type, ...} → {value} or {error}; times are measured here, around the call alone.
+import { loadModel } from '../../js/index.js';
+import { LOAD_OPTIONS } from '../../js/options.js';
+import { relaxedSimdSupported } from '#platform';
+
+let ort = null, model = null, session = null, ids = null, feeds = null, last = null;
+
+const handlers = {
+  // Loads both engines for `threads`. The threads option is passed only once the API has it.
+  async init({ threads, ortModule, ortWasmPaths, modelUrl }) {
+    ort = await import(/* @vite-ignore */ ortModule);  // a URL, left for the browser to load
+    ort.env.wasm.numThreads = threads;
+    ort.env.wasm.wasmPaths = ortWasmPaths;
+    ort.env.wasm.proxy = false;  // already off the main thread
+    ort.env.logLevel = 'error';
+    const threadsOption = LOAD_OPTIONS.includes('threads');
+    model = await loadModel(modelUrl, { cache: false, ...(threadsOption ? { threads } : {}) });
+    return { threadsOption, modelThreads: model.threads ?? null, relaxedSimd: relaxedSimdSupported(),
+      isolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency };
+  },
+
+  // A session for T tokens (the graph's position ids are constants of length T), then one run
+  // of each to compare their last hidden states.
+  async session({ onnxUrl, tokenIds }) {
+    await session?.release();
+    const bytes = new Uint8Array(await (await fetch(onnxUrl)).arrayBuffer());
+    session = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+    const T = tokenIds.length;
+    ids = Int32Array.from(tokenIds);
+    feeds = {
+      input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, T]),
+      mask_bias: new ort.Tensor('float32', new Float32Array(T), [1, 1, 1, T]),
+    };
+    last = null;
+    const ours = await runAttnScope(), theirs = (await session.run(feeds)).last_hidden_state.data;
+    let maxAbsDiff = 0;
+    for (let i = 0; i < ours.hidden.length; i++) maxAbsDiff = Math.max(maxAbsDiff, Math.abs(ours.hidden[i] - theirs[i]));
+    return { maxAbsDiff, hiddenValues: ours.hidden.length, ortThreads: ort.env.wasm.numThreads, wasm: wasmFiles(),
+      ortVersion: ort.env.versions?.web ?? null };
+  },
+
+  async attnscope() { return timed(runAttnScope); },
+  async ort() { return timed(() => session.run(feeds)); },
+
+  async release() {
+    await session?.release();
+    session = null;
+    last = null;
+  },
+};
+
+// As bench/run.mjs: each run writes into the previous result's memory (options.reuse), as a
+// live view would, and returns every attention map.
+async function runAttnScope() {
+  last = await model.runIds(ids, { reuse: last });
+  return last;
+}
+
+async function timed(fn) {
+  const t0 = performance.now();
+  await fn();
+  return performance.now() - t0;
+}
+
+// The .wasm files this worker fetched: which AttnScope build and which onnxruntime-web build ran.
+function wasmFiles() {
+  return [...new Set(performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname).filter((p) => p.endsWith('.wasm')))];
+}
+
+self.onmessage = async ({ data: { id, type, ...args } }) => {
+  try {
+    self.postMessage({ id, value: await handlers[type](args) });
+  } catch (error) {
+    self.postMessage({ id, error: `${type}: ${error?.code ? `${error.code} ` : ''}${error?.message ?? error}` });
+  }
+};
