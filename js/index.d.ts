@@ -64,8 +64,11 @@ export interface LoadOptions {
   /** How the weight matrices (linear layers, word embeddings) are kept in memory: 'f32' (default)
    *  or 'f16', half the RAM, widened to f32 as they are read (all arithmetic stays f32; results
    *  differ from 'f32' by the rounding of an f32 checkpoint's weights to f16, not at all for an
-   *  f16 checkpoint). */
-  weightPrecision?: 'f32' | 'f16';
+   *  f16 checkpoint). 'auto': 'f16' when the f32 weights would exceed 300 MB (decided from
+   *  config.json before the download), else 'f32'; info.weightPrecision says which. A model that
+   *  cannot fit wasm32's 4 GB at the chosen precision (weights + a run at its longest input) is
+   *  refused with E_TOO_LARGE after config.json, before anything else is downloaded. */
+  weightPrecision?: 'f32' | 'f16' | 'auto';
 }
 
 export interface ModelConfig {
@@ -106,6 +109,11 @@ export interface ModelInfo {
   tokenizer: 'tokenizer.json' | 'vocab.txt' | 'vocab.json+merges.txt';
   tokenizerVocabSize: number;
   weightPrecision: 'f32' | 'f16';
+  /** Bytes of wasm memory the model holds (weights, tokenizer): the heap's growth over the load
+   *  (loads running at the same time in one thread share it). */
+  memoryBytes: number;
+  /** The WebAssembly memory of the thread (worker) that loaded it, just after the load. */
+  wasmMemoryBytes: number;
   loadMs: number;
 }
 

@@ -1,13 +1,16 @@
 // loadModel(): reads a Hugging Face model folder from any provider (sources.js) into a Model.
 // Order: config.json (validated before anything big is downloaded), tokenizer files, then
 // model.safetensors streamed through the engine, which converts each tensor as its bytes arrive,
-// so the file never exists whole anywhere; sizes are checked against the 4 GB wasm32 limit from
-// the header, before the weights are allocated.
+// so the file never exists whole anywhere. Sizes are checked against the 4 GB wasm32 limit three
+// times: from config.json (memory-estimate.js) before anything else is downloaded, from the
+// file's announced size before its bytes, and by the engine from its header before the weights
+// are allocated.
 import { AttnScopeError, throwIfAborted, toAttnScopeError } from './errors.js';
 import { resolveSource } from './sources.js';
 import { callWasm, getWasmModule } from './wasm.js';
 import { Model } from './model.js';
 import { LOAD_OPTIONS, checkOptionNames } from './options.js';
+import { checkFitsWasm32, resolveWeightPrecision } from './memory-estimate.js';
 
 const MAX_TEXT_FILE = 256 * 1024 ** 2;     // config / vocab / tokenizer.json
 const WASM32_LIMIT = 4 * 1024 ** 3;
@@ -16,23 +19,24 @@ const PIECE = 1024 ** 2;                   // bytes copied into wasm memory per 
 /**
  * @param {unknown} [source] see index.d.ts ModelSource
  * @param {{onProgress?: Function, signal?: AbortSignal, hubUrl?: string, revision?: string, cache?: boolean,
- *          weightPrecision?: 'f32' | 'f16'}} [options]
+ *          weightPrecision?: 'f32' | 'f16' | 'auto'}} [options]
  * @returns {Promise<Model>}
  */
 export async function loadModel(source, options = {}) {
   if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', 'options must be an object');
   checkOptionNames(options, LOAD_OPTIONS, 'loadModel');   // e.g. weightPrecison would load f32 silently
-  const { signal, onProgress, weightPrecision = 'f32' } = options;
+  const { signal, onProgress, weightPrecision: requestedPrecision = 'f32' } = options;
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new AttnScopeError('E_INPUT', 'onProgress must be a function');
   }
-  if (weightPrecision !== 'f32' && weightPrecision !== 'f16') {
-    throw new AttnScopeError('E_INPUT', `weightPrecision must be 'f32' or 'f16', got ${JSON.stringify(weightPrecision)}`);
+  if (!['f32', 'f16', 'auto'].includes(requestedPrecision)) {
+    throw new AttnScopeError('E_INPUT', `weightPrecision must be 'f32', 'f16' or 'auto', got ${JSON.stringify(requestedPrecision)}`);
   }
   throwIfAborted(signal);
   const started = Date.now();
   try {
     const wasm = await getWasmModule();
+    const heapBefore = wasm.heapStats().inUse;
     const provider = await resolveSource(source, options);
     await provider.check();
     const files = {};
@@ -42,6 +46,10 @@ export async function loadModel(source, options = {}) {
     // tokenizer files fail before a download of hundreds of megabytes.
     const configText = await read('config.json', true);
     const config = callWasm(() => wasm.parseConfig(configText));
+    // The model's size is known from its config: one that cannot fit wasm32 at this precision
+    // fails now, before its tokenizer files and weights are downloaded.
+    const weightPrecision = resolveWeightPrecision(config, requestedPrecision);
+    checkFitsWasm32(config, weightPrecision, wasm.heapStats().inUse);
     const tok = await readTokenizerFiles(read, provider.location);
     const tokenizerVocabSize = callWasm(() => wasm.checkTokenizer(...tokenizerArgs(tok)));
     if (tokenizerVocabSize > config.vocabSize) {
@@ -57,6 +65,7 @@ export async function loadModel(source, options = {}) {
     } finally {
       weights.delete(); // the Model took the tensors; this frees what is left
     }
+    const heap = wasm.heapStats();
     const info = {
       source: provider.kind,
       location: provider.location,
@@ -68,6 +77,10 @@ export async function loadModel(source, options = {}) {
       tokenizerVocabSize: native.tokenizerVocabSize(),
       tokenizer: tok.kind,
       weightPrecision,
+      // What the model holds in wasm memory (weights, tokenizer), measured as the heap's growth
+      // over the load, and the WebAssembly memory of this thread (worker) after it.
+      memoryBytes: Math.max(0, heap.inUse - heapBefore),
+      wasmMemoryBytes: heap.memoryBytes,
       loadMs: Date.now() - started,
     };
     return new Model(wasm, native, info);

@@ -5,6 +5,7 @@
 import { DECODER_STRINGS } from './i18n-decoder.js';
 import { BLOCK_STRINGS } from './i18n-block.js';
 import { HEADS_STRINGS } from './i18n-heads.js';
+import { MEMORY_STRINGS } from './i18n-memory.js';
 
 const STRINGS = {
   en: {
@@ -283,6 +284,8 @@ for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], DECODER_ST
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], BLOCK_STRINGS[lang]);
 // Probing heads: ablation, the head table, the query/key map (issue 19).
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], HEADS_STRINGS[lang]);
+// Big models: the weight precision choice and the memory used (issue 20).
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], MEMORY_STRINGS[lang]);
 
 export const LANGUAGES = Object.keys(STRINGS);
 

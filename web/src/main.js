@@ -98,7 +98,7 @@ async function loadModel(source, label, { signal, onProgress } = {}) {
   const next = createWorkerClient();
   let info;
   try {
-    info = await next.load(source, { signal, onProgress });
+    info = await next.load(source, { signal, onProgress, weightPrecision: state.weightPrecision });
   } catch (e) {
     next.terminate();
     setStatus(client ? 'ready' : 'error');
@@ -274,7 +274,7 @@ function showUnknownNotice(r) {
 // ---- wiring ----------------------------------------------------------------------------------
 
 const picker = createModelPicker({
-  select: $('model-select'), hubRow: $('hub-row'), hubInput: $('hub-input'), hubInputLabel: $('hub-input-label'),
+  select: $('model-select'), precision: $('precision-select'), hubRow: $('hub-row'), hubInput: $('hub-input'), hubInputLabel: $('hub-input-label'),
   hubSize: $('hub-size'), hubLoad: $('hub-load'),
   localRow: $('local-row'), folderInput: $('folder-input'), filesInput: $('files-input'), drop: $('drop'),
   progressRow: $('progress-row'), progress: $('progress'), progressText: $('progress-text'),

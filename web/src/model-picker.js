@@ -2,8 +2,10 @@
 // hub id, or a local folder (file picker or drag-and-drop). Choosing a hub model in the list only
 // says what it would download: the download starts on Load (or Enter in the list), so arrowing
 // through the list fetches nothing. Shows download progress with a cancel button, and why a
-// model could not load; the page keeps the previous model in that case.
-import { isHubId } from './state.js';
+// model could not load; the page keeps the previous model in that case. Beside the list, the
+// weight precision (auto / f32 / f16: changing it reloads the model in use), and after a load
+// the memory the model takes.
+import { isHubId, WEIGHT_PRECISIONS } from './state.js';
 
 // Hub models offered in the list, with the size of their model.safetensors on the hub in MB
 // (read from huggingface.co, rounded; only for the notice before a download).
@@ -19,11 +21,12 @@ export const CURATED_MB = {
 export const CURATED = Object.keys(CURATED_MB);
 
 export function createModelPicker(el, app) {
-  const { select, hubRow, hubInput, hubInputLabel, hubSize, hubLoad, localRow, folderInput, filesInput, drop,
+  const { select, precision, hubRow, hubInput, hubInputLabel, hubSize, hubLoad, localRow, folderInput, filesInput, drop,
     progressRow, progress, progressText, cancel, error, info } = el;
   let controller = null;
   let mode = null;   // '__hub' | '__local' while that row is open; it stays open after a failure
   let offered = null;   // the hub id chosen in the list and waiting for Load
+  let inUse = null;     // {source, label} of the model loaded last (a precision change reloads it)
 
   function fillOptions() {
     const { t } = app;
@@ -44,6 +47,13 @@ export function createModelPicker(el, app) {
     add('__local', t('modelLocal'));
     if (app.state.model === 'local') add('local', t('modelLocalLoaded'));
     select.value = [...select.options].some((o) => o.value === current) ? current : app.state.model;
+    precision.replaceChildren(...WEIGHT_PRECISIONS.map((value) => {
+      const o = document.createElement('option');
+      o.value = value;
+      o.textContent = value === 'auto' ? t('weightsAuto') : value;
+      return o;
+    }));
+    precision.value = app.state.weightPrecision;
   }
 
   function syncRows() {
@@ -76,6 +86,7 @@ export function createModelPicker(el, app) {
         signal: mine.signal,
         onProgress: (p) => showProgress(p, label),
       });
+      inUse = { source, label };
       // The list may have moved on while this loaded (a bundled model loads at once and the
       // arrow keys keep going): keep the hub model offered since, rather than jump back.
       if (offered === null || offered === source) {
@@ -88,7 +99,8 @@ export function createModelPicker(el, app) {
       if (mine.signal.aborted || e?.code === 'E_ABORTED') {
         showError(app.t('loadCancelled', { name: label }));
       } else {
-        showError(app.t('loadFailed', { name: label, message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' }));
+        const hint = e?.code === 'E_TOO_LARGE' && app.state.weightPrecision === 'f32' ? ' ' + app.t('tooLargeHint') : '';
+        showError(app.t('loadFailed', { name: label, message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' }) + hint);
       }
       fillOptions();
       select.value = mode ?? offered ?? app.state.model;
@@ -146,6 +158,11 @@ export function createModelPicker(el, app) {
   folderInput.addEventListener('change', () => folderInput.files.length && loadFiles(folderInput.files));
   filesInput.addEventListener('change', () => filesInput.files.length && loadFiles(filesInput.files));
   cancel.addEventListener('click', () => controller?.abort());
+  // A new precision applies to the model in use at once (kept in the permalink as wp=).
+  precision.addEventListener('change', () => {
+    app.set({ weightPrecision: precision.value });
+    if (inUse) load(inUse.source, inUse.label);
+  });
   for (const type of ['dragenter', 'dragover']) {
     drop.addEventListener(type, (e) => { e.preventDefault(); drop.classList.add('over'); });
   }
@@ -167,7 +184,14 @@ export function createModelPicker(el, app) {
       name: i.source === 'files' ? app.t('modelLocalLoaded') : bundled ? bundledName : (i.id ?? app.state.model),
       layers: c.layers, heads: c.heads, hidden: c.hidden, positions: c.maxPositions,
       mlm: i.hasMlmHead ? app.t('withMlm') : '',
-    }) + (bundled ? ` · ${app.t('englishOnly')}` : '');
+    }) + (bundled ? ` · ${app.t('englishOnly')}` : '') + memoryText(i);
+    info.title = i.memoryBytes ? app.t('memoryTitle', { model: mb(i.memoryBytes), wasm: mb(i.wasmMemoryBytes), precision: i.weightPrecision }) : '';
+  }
+
+  // ' · f16 weights, 642 MB': what the model holds in wasm memory, at the precision it loaded with.
+  function memoryText(i) {
+    if (!i.memoryBytes || !i.weightPrecision) return '';
+    return ' · ' + app.t('memoryInfo', { precision: i.weightPrecision, mb: Math.max(1, Math.round(i.memoryBytes / 1048576)) });
   }
 
   return { fillOptions, syncRows, showInfo, load, showError };

@@ -7,6 +7,7 @@ export { isHubId };
 
 export const VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'diff', 'compare', 'block', 'positions', 'heads', 'map'];
 export const LANGS = ['en', 'ko'];
+export const WEIGHT_PRECISIONS = ['auto', 'f32', 'f16'];
 export const MAX_TEXT_CHARS = 20000;   // keeps permalinks and the tokenizer's work bounded
 
 export const DEFAULT_TEXT = 'The cat sat on the mat because it was tired.';
@@ -31,6 +32,7 @@ export function defaultState() {
     genTopK: 50,
     genSeed: 0,
     headsOff: [],            // heads switched off ('layer:head'), issue 19's ablation
+    weightPrecision: 'auto', // 'auto' (f16 when f32 weights would pass ~300 MB) | 'f32' | 'f16'
   };
 }
 
@@ -69,6 +71,8 @@ export function stateFromUrl(search) {
   s.genSeed = intParam(p, 'gs', 0, 999999) ?? s.genSeed;
   const off = p.get('off');
   if (off && /^\d{1,3}:\d{1,3}(,\d{1,3}:\d{1,3}){0,255}$/.test(off)) s.headsOff = [...new Set(off.split(','))];
+  const wp = p.get('wp');
+  if (WEIGHT_PRECISIONS.includes(wp)) s.weightPrecision = wp;
   const gt = p.get('gt');
   if (gt !== null && /^\d{1,2}(\.\d{1,3})?$/.test(gt) && Number(gt) <= 10) s.genTemperature = Number(gt);
   return s;
@@ -94,6 +98,7 @@ export function stateToUrl(s) {
   if (s.genTopK !== d.genTopK) p.set('gk', String(s.genTopK));
   if (s.genSeed !== d.genSeed) p.set('gs', String(s.genSeed));
   if (s.headsOff.length) p.set('off', s.headsOff.join(','));
+  if (s.weightPrecision !== d.weightPrecision) p.set('wp', s.weightPrecision);
   const q = p.toString();
   return q ? '?' + q : '';
 }

@@ -1,0 +1,99 @@
+// How much WebAssembly memory a model needs, from its config alone, so loadModel can refuse a
+// model that cannot fit (E_TOO_LARGE) before its weights are downloaded, and choose f16 weights
+// for weightPrecision 'auto'. The figures are the engine's own: every tensor it keeps (the
+// pooler and a tied decoder are not kept), the weight matrices as f16 under 'f16', and the
+// buffers one run at the model's longest input fills.
+import { AttnScopeError } from './errors.js';
+
+/** wasm32 addresses 4 GiB; the module is built with MAXIMUM_MEMORY=4GB. */
+export const WASM32_MAX_BYTES = 4 * 1024 ** 3;
+/** Kept free beyond the estimate: the runtime, the tokenizer's tables, the brief second copy of
+ *  one layer while it is packed, allocator fragmentation. */
+export const HEADROOM_BYTES = 64 * 1024 ** 2;
+/** weightPrecision 'auto' keeps the matrices as f16 when f32 weights would take more than this
+ *  (bert-base's 418 MB would; distilbert-base's 253 MB would not). */
+export const AUTO_F16_ABOVE_BYTES = 300 * 1024 ** 2;
+
+/**
+ * Parameters the engine keeps, split by how 'f16' stores them: `matrices` (every linear layer's
+ * weight and the word embeddings, f16 under 'f16') and `other` (biases, LayerNorms, position and
+ * token-type embeddings, the masked-LM head's transform: always f32).
+ * @param {{family: string, vocabSize: number, hiddenSize: number, numLayers: number,
+ *   intermediateSize: number, maxPositionEmbeddings: number, typeVocabSize?: number}} config
+ *   the engine's parsed config (model.config / parseConfig)
+ */
+export function parameterCounts(config) {
+  const { vocabSize: V, hiddenSize: C, numLayers: L, intermediateSize: F, maxPositionEmbeddings: P } = config;
+  const T = config.typeVocabSize ?? 0;
+  const layerMatrices = 4 * C * C + 2 * C * F;   // Q, K, V (GPT-2: one fused c_attn), O, FFN in and out
+  const layerOther = 4 * C + F + C + 4 * C;       // their biases, two LayerNorms
+  if (config.family === 'gpt2') {
+    return { matrices: V * C + L * layerMatrices, other: P * C + L * layerOther + 2 * C };  // + ln_f
+  }
+  // Encoders: embeddings LayerNorm, and a masked-LM head (dense, LayerNorm, output bias; the
+  // decoder is the word embeddings) counted whether or not the checkpoint has one: it is small.
+  const mlmHead = C * C + C + 2 * C + V;
+  return { matrices: V * C + L * layerMatrices, other: P * C + T * C + 2 * C + L * layerOther + mlmHead };
+}
+
+/** Bytes of the weights kept at `precision` ('f32' | 'f16'). */
+export function weightBytes(config, precision) {
+  const { matrices, other } = parameterCounts(config);
+  return matrices * (precision === 'f16' ? 2 : 4) + other * 4;
+}
+
+/**
+ * Bytes one run at the model's longest input (config.maxTokens) keeps in wasm memory: the
+ * attention maps, per-head q/k/v and every layer's hidden state (what the page asks for), the
+ * feed-forward and residual activations, the logits of every position (a decoder's nextAll, or
+ * an encoder's text of [MASK]s) and a decoder's KV cache. A traced run (the block view) needs
+ * more: ~(8·C + F)·T floats per layer.
+ */
+export function runBytes(config) {
+  const { hiddenSize: C, numLayers: L, numHeads: H, intermediateSize: F, vocabSize: V } = config;
+  const T = config.maxTokens ?? config.maxPositionEmbeddings;
+  const floats = L * H * T * T           // attentions
+    + 3 * L * T * C                     // q, k, v
+    + (L + 1) * T * C                   // hidden states
+    + T * F + 4 * T * C                 // one layer's activations
+    + T * V                             // logits
+    + (config.isDecoder ? 2 * L * T * C : 0);   // KV cache
+  return floats * 4;
+}
+
+/** {weights, run, total} bytes for `config` at `precision`. */
+export function estimateMemory(config, precision) {
+  const weights = weightBytes(config, precision);
+  const run = runBytes(config);
+  return { weights, run, total: weights + run };
+}
+
+/** 'f32' or 'f16' for a requested 'f32' | 'f16' | 'auto'. */
+export function resolveWeightPrecision(config, requested) {
+  if (requested !== 'auto') return requested;
+  return weightBytes(config, 'f32') > AUTO_F16_ABOVE_BYTES ? 'f16' : 'f32';
+}
+
+/**
+ * Throws E_TOO_LARGE when the model at `precision` cannot fit next to the `inUse` bytes already
+ * allocated in wasm memory; the message gives the estimate, the room and what to do.
+ */
+export function checkFitsWasm32(config, precision, inUse = 0) {
+  const need = estimateMemory(config, precision);
+  const room = Math.max(0, WASM32_MAX_BYTES - HEADROOM_BYTES - inUse);
+  if (need.total <= room) return need;
+  const tokens = config.maxTokens ?? config.maxPositionEmbeddings;
+  const f16 = estimateMemory(config, 'f16');
+  const remedy = precision === 'f32' && f16.total <= room
+    ? `use weightPrecision 'f16' (about ${gigabytes(f16.total)} in all)`
+    : `the model is too large for WebAssembly (wasm32) even with f16 weights (${gigabytes(f16.total)}); ` +
+      'pick a smaller model';
+  throw new AttnScopeError('E_TOO_LARGE', `this model needs about ${gigabytes(need.total)} of WebAssembly memory ` +
+    `(${gigabytes(need.weights)} of ${precision} weights + ${gigabytes(need.run)} for a ${tokens}-token run), ` +
+    `more than the ${gigabytes(room)} wasm32 (4 GB) can hold: ${remedy}`);
+}
+
+// One unit in a message: GB with two decimals from 0.1 GB up (so "1.86 GB + 0.98 GB").
+function gigabytes(bytes) {
+  return bytes >= 0.1 * 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(2)} GB` : `${Math.round(bytes / 1024 ** 2)} MB`;
+}
