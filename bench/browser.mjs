@@ -141,8 +141,10 @@ try {
     loadavg: { start: startLoad, end: loadavg().map(round2) },
     chromium: browser.version(),
     isolated: true,
+    // Per thread count: the wasm file the worker fetched (a plain and a threaded build exist) and
+    // model.threads, the threads the model actually runs on.
     attnscope: {
-      wasm: workers[0].check.wasm.filter((p) => p.startsWith('/dist/')),
+      wasm: Object.fromEntries(workers.map((w) => [w.threads, w.check.wasm.filter((p) => p.startsWith('/dist/'))])),
       relaxedSimd: workers[0].info.relaxedSimd,
       threadsOption: workers[0].info.threadsOption,
       threadsUsed: Object.fromEntries(workers.map((w) => [w.threads, w.info.modelThreads])),

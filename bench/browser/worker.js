@@ -22,7 +22,7 @@ const handlers = {
     ort.env.logLevel = 'error';
     const threadsOption = LOAD_OPTIONS.includes('threads');
     model = await loadModel(modelUrl, { cache: false, ...(threadsOption ? { threads } : {}) });
-    return { threadsOption, modelThreads: model.threads ?? null, relaxedSimd: relaxedSimdSupported(),
+    return { threadsOption, modelThreads: model.threads ?? model.info?.threads ?? null, relaxedSimd: relaxedSimdSupported(),
       isolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency };
   },
 
@@ -70,8 +70,10 @@ async function timed(fn) {
 }
 
 // The .wasm files this worker fetched: which AttnScope build and which onnxruntime-web build ran.
+// A failed fetch (a missing relaxed build, then the plain one) is a resource entry too: skip it.
 function wasmFiles() {
-  return [...new Set(performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname).filter((p) => p.endsWith('.wasm')))];
+  const fetched = performance.getEntriesByType('resource').filter((e) => !(e.responseStatus >= 400));
+  return [...new Set(fetched.map((e) => new URL(e.name).pathname).filter((p) => p.endsWith('.wasm')))];
 }
 
 self.onmessage = async ({ data: { id, type, ...args } }) => {

@@ -122,18 +122,21 @@ async function singleFileHost({ isolated: isolate }) {
 // isolated, and the first element's attention.
 async function embedRun(origin, path, count, { inFrame = false } = {}) {
   const { page, context, check } = await guardedEmbedPage(browser);
+  const wasm = [];  // which builds were fetched (reported, not asserted: the lead names them)
+  page.on('response', (r) => { if (r.ok() && r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname); });
   await page.goto(origin + path);
   const frame = inFrame ? await (await page.waitForSelector('iframe')).contentFrame() : page;
   await waitForElements(frame, count);
-  const state = await frame.evaluate(() => ({
-    isolated: self.crossOriginIsolated, sharedMemory: typeof SharedArrayBuffer,
-    statuses: [...document.querySelectorAll('attn-scope')].map((e) => e.dataset.status),
-    shape: [...document.querySelector('attn-scope').result.shape],
-    attentions: [...document.querySelector('attn-scope').result.attentions],
-  }));
+  const state = await frame.evaluate(() => {
+    const elements = [...document.querySelectorAll('attn-scope')], result = elements[0].result;
+    return { isolated: self.crossOriginIsolated, sharedMemory: typeof SharedArrayBuffer,
+      statuses: elements.map((e) => e.dataset.status),
+      messages: elements.map((e) => e.shadowRoot.querySelector('.status')?.textContent ?? ''),
+      shape: result ? [...result.shape] : null, attentions: result ? [...result.attentions] : null };
+  });
   const problems = await check();
   await context.close();
-  return { ...state, problems };
+  return { ...state, problems, wasm };
 }
 
 function maxAbsDiff(a, b) {
@@ -145,7 +148,7 @@ function assertSameRuns(a, b, count) {
   assert.deepEqual([a.isolated, a.sharedMemory], [true, 'function']);
   assert.deepEqual([b.isolated, b.sharedMemory], [false, 'undefined']);
   for (const r of [a, b]) {
-    assert.deepEqual(r.statuses, Array(count).fill('ready'));
+    assert.deepEqual(r.statuses, Array(count).fill('ready'), `isolated: ${r.isolated}; ${r.messages.join(' | ')}`);
     assert.deepEqual(r.problems, []);
   }
   assert.deepEqual(a.shape, b.shape);
@@ -154,9 +157,10 @@ function assertSameRuns(a, b, count) {
   assert.ok(diff <= 1e-5, `isolated vs plain attention differ by ${diff}`);
 }
 
-test('<attn-scope> (examples/embed.html, two elements) runs on the isolated server and on a plain one (no SharedArrayBuffer), with the same attention', async () => {
+test('<attn-scope> (examples/embed.html, two elements) runs on the isolated server and on a plain one (no SharedArrayBuffer), with the same attention', async (t) => {
   const a = await embedRun(isolated.origin, '/examples/embed.html', 2);
   const b = await embedRun(plain.origin, '/examples/embed.html', 2);
+  t.diagnostic(`wasm fetched: isolated ${a.wasm.join(', ')}; plain ${b.wasm.join(', ')}`);
   assertSameRuns(a, b, 2);
 });
 
