@@ -7,12 +7,14 @@
 //                      [--warmup 2] [--root DIR (tree with js/ + dist/)] [--build DIR]
 //                      [--weight-precision f32|f16 (AttnScope keeps the weight matrices as f16)]
 //                      [--compare-root DIR (a second tree, e.g. an older commit's, timed too)]
+//                      [--threads N (both engines on N threads; N > 1 also times AttnScope on
+//                       one thread in the same alternation: the speed-up, and checks the bits)]
 // The AttnScope side goes through the public API (loadModel(folder) + runIds, every attention
 // matrix returned); the weights are written to a temp folder (bert-base is ~440 MB) and removed.
 // With --compare-root, a second tree's API (its own js/ and dist/, its own wasm instance) loads the
 // same folder and joins the alternation: "before" vs "after" of an engine change in one run.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -33,9 +35,12 @@ const { values: args } = parseArgs({
     build: { type: 'string' },
     'weight-precision': { type: 'string', default: 'f32' },
     'compare-root': { type: 'string' },
+    threads: { type: 'string', default: '1' },
   },
 });
 const weightPrecision = args['weight-precision'];
+const THREADS = Number(args.threads);
+if (!Number.isInteger(THREADS) || THREADS < 1) throw new Error(`--threads must be a positive integer, got ${args.threads}`);
 const RUNS = Math.max(5, Number(args.runs)), WARMUP = Number(args.warmup);
 const root = resolve(args.root), buildDir = resolve(args.build ?? join(root, 'build/wasm'));
 
@@ -61,7 +66,7 @@ for (let i = 0; i < 3; i++) samplePeak();  // the first calls also tier up from 
 const { loadModel, heapStats } = await import(pathToFileURL(join(root, 'js/index.js')));
 const compareRoot = args['compare-root'] ? resolve(args['compare-root']) : null;
 const compareApi = compareRoot ? await import(pathToFileURL(join(compareRoot, 'js/index.js'))) : null;
-ort.env.wasm.numThreads = 1;
+ort.env.wasm.numThreads = THREADS;  // per process: onnxruntime-web has no per-session setting
 ort.env.wasm.simd = true;
 ort.env.logLevel = 'error';
 
@@ -79,7 +84,10 @@ try {
     writeHfFolder(dir, m);
     const wBytes = weightBytes(m.tensors);
     const heap0 = (await heapStats()).memoryBytes;
-    const model = await loadModel(dir, { weightPrecision });
+    const model = await loadModel(dir, { weightPrecision, threads: THREADS });
+    if (model.info.threads !== THREADS) throw new Error(`asked for ${THREADS} threads, the model runs on ${model.info.threads}`);
+    // With threads, the same engine on one thread joins the alternation (a second, plain module).
+    const single = THREADS > 1 ? await loadModel(dir, { weightPrecision, threads: 1 }) : null;
     const afterLoad = await heapStats();
     const compareModel = compareApi ? await compareApi.loadModel(dir, weightPrecision === 'f32' ? {} : { weightPrecision }) : null;
 
@@ -108,6 +116,8 @@ try {
       const runOurs = async () => (last = await model.runIds(ids, { reuse: last }));
       const runFresh = () => model.runIds(ids);
       const runOrt = () => session.run(feeds);
+      let lastSingle = null;
+      const runSingle = async () => (lastSingle = await single.runIds(ids, { reuse: lastSingle }));
       let lastCompared = null;
       const runCompared = async () => (lastCompared = await compareModel.runIds(ids, { reuse: lastCompared }));
       const runEngine = (keep) => B._encoder_bench_forward(pIds, T, keep);
@@ -127,6 +137,12 @@ try {
         for (let i = 0; i < ours.attentions.length; i++) compareDiff.attentions = Math.max(compareDiff.attentions, Math.abs(ours.attentions[i] - other.attentions[i]));
         if (!(compareDiff.hidden < 1e-3)) throw new Error(`${shapeName} T=${T}: ${compareRoot} differs from ${root} by ${compareDiff.hidden}`);
       }
+      if (single) {  // threads split the work, never a sum: the same bits as one thread
+        const one = await runSingle();
+        for (const key of ['hidden', 'attentions']) {
+          if (!one[key].every((x, i) => Object.is(x, ours[key][i]))) throw new Error(`${shapeName} T=${T}: ${key} differ between 1 and ${THREADS} threads`);
+        }
+      }
       const expectAttn = m.shape.layers * m.shape.heads * T * T;
       if (ours.attentions.length !== expectAttn) throw new Error(`attentions has ${ours.attentions.length} values, expected ${expectAttn}`);
       const afterRun = await heapStats();
@@ -135,11 +151,12 @@ try {
       // What a fresh JavaScript buffer the size of the maps costs on this machine (allocation and
       // first touch of its pages): the part of "returning the maps" that is not the engine's.
       const freshBuffer = () => { const a = new Float32Array(expectAttn); a.fill(1); return a[expectAttn - 1]; };
-      const t = { ours: [], ort: [], keep: [], skip: [], fresh: [], oursFresh: [], compared: [] };
+      const t = { ours: [], ort: [], keep: [], skip: [], fresh: [], oursFresh: [], compared: [], single: [] };
       for (let i = 0; i < RUNS; i++) {  // alternate, so drift in machine load hits all alike
         t.ours.push(await timed(runOurs));
         t.ort.push(await timed(runOrt));
         if (compareModel) t.compared.push(await timed(runCompared));
+        if (single) t.single.push(await timed(runSingle));
         t.keep.push(await timed(() => runEngine(1)));
         t.skip.push(await timed(() => runEngine(0)));
         samplePeak();
@@ -148,6 +165,7 @@ try {
       // bert-base@512) would otherwise be collected inside whichever timed call comes next.
       last = null;
       lastCompared = null;
+      lastSingle = null;
       for (let i = 0; i < RUNS; i++) {
         t.fresh.push(await timed(freshBuffer));
         t.oursFresh.push(await timed(runFresh));
@@ -163,6 +181,7 @@ try {
         skip: { wall: med('skip', 'wall'), cpu: med('skip', 'cpu') },
         fresh: { wall: med('fresh', 'wall'), cpu: med('fresh', 'cpu') },
         oursFresh: { wall: med('oursFresh', 'wall'), cpu: med('oursFresh', 'cpu') }, mapsMB: expectAttn * 4 / 2 ** 20,
+        single: single ? { wall: med('single', 'wall'), cpu: med('single', 'cpu') } : null,
         compared: compareModel ? { wall: med('compared', 'wall'), cpu: med('compared', 'cpu'), diff: compareDiff } : null,
         weightBytes: wBytes, heapBefore: heap0, heapAfterLoad: afterLoad, heapAfterRun: afterRun,
       };
@@ -172,6 +191,7 @@ try {
     }
     model.dispose();
     compareModel?.dispose();
+    single?.dispose();
     B._encoder_bench_free();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -193,7 +213,9 @@ for (const [Mr, N, K] of [[128, 768, 768], [128, 3072, 768], [128, 768, 3072]]) 
 // ---- report ----------------------------------------------------------------------------------
 const P = { wall: median(peaks.map((p) => p.wall)), cpu: median(peaks.map((p) => p.cpu)) };
 const line = (cells) => console.log(`| ${cells.join(' | ')} |`);
-console.log(`\nonnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, 1 thread, SIMD) vs AttnScope (API: loadModel(dir, {weightPrecision: '${weightPrecision}'}) + runIds(ids, {reuse: previous}), all attention maps returned; "fresh" = runIds(ids), new arrays each run)`);
+const cpuName = (readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) ?? [])[1] ?? 'unknown CPU';
+console.log(`\nCPU: ${cpuName}, ${availableParallelism()} threads available`);
+console.log(`onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, ${THREADS} thread${THREADS > 1 ? 's' : ''}, SIMD) vs AttnScope (API: loadModel(dir, {weightPrecision: '${weightPrecision}', threads: ${THREADS}}) + runIds(ids, {reuse: previous}), all attention maps returned; "fresh" = runIds(ids), new arrays each run)`);
 console.log(`medians of ${RUNS} alternating runs after ${WARMUP} warm-up; SIMD128 mul+add peak measured in this run: ${fmt(P.wall)} GFLOP/s (wall), ${fmt(P.cpu)} (cpu)\n`);
 for (const clock of ['wall', 'cpu']) {
   console.log(`${clock === 'wall' ? 'Wall-clock' : 'CPU time of this process (less sensitive to other load)'}:`);
@@ -204,6 +226,15 @@ for (const clock of ['wall', 'cpu']) {
     line([r.shape, r.T, fmt(r.gflop, 2), fmt(ours), fmt(theirs), fmt(ours / theirs, 2),
       fmt(r.gflop / ours * 1e3), `${fmt(100 * r.gflop / ours * 1e3 / P[clock], 0)}%`, fmt(r.gflop / theirs * 1e3),
       `${fmt(100 * (ours / r.skip[clock] - 1), 1)}%`, fmt(r.oursFresh[clock]), fmt(r.oursFresh[clock] / theirs, 2)]);
+  }
+  console.log('');
+}
+if (THREADS > 1) {
+  console.log(`Threads: AttnScope on ${THREADS} threads vs one (same weights and ids, same alternation; outputs checked bit-identical), wall clock:`);
+  line(['model', 'tokens', '1 thread ms', `${THREADS} threads ms`, 'speed-up', `ORT ${THREADS} threads ms`, `AttnScope / ORT at ${THREADS}`]);
+  line(Array(7).fill('---'));
+  for (const r of results) {
+    line([r.shape, r.T, fmt(r.single.wall), fmt(r.ours.wall), `${fmt(r.single.wall / r.ours.wall, 2)}×`, fmt(r.ort.wall), fmt(r.ours.wall / r.ort.wall, 2)]);
   }
   console.log('');
 }

@@ -21,6 +21,7 @@
 #include "convert.h"
 #include "transformer.h"
 #include "error.h"
+#include "parallel.h"
 #include "safetensors.h"
 #include "tokenizer/tokenizer.h"
 #include "weight_stream.h"
@@ -195,6 +196,7 @@ class Model {
       forward_options.trace = options["trace"].as<bool>();
       const val head_mask = options["headMask"];
       if (!head_mask.isNull() && !head_mask.isUndefined()) forward_options.head_mask = float_vector_from_js(head_mask);
+      ThreadScope threads(threads_);
       transformer_.forward(int32_vector_from_js(ids), int32_vector_from_js(token_types),
                        int32_vector_from_js(attention_mask), forward_options, result_, workspace_);
       const ForwardResult& r = result_;
@@ -229,6 +231,7 @@ class Model {
                                    std::to_string(config_.hidden_size) + " values, got " +
                                    std::to_string(hidden.size()));
       }
+      ThreadScope threads(threads_);
       return to_float32_array(transformer_.lm_logits(hidden.data(), rows));
     });
   }
@@ -246,6 +249,14 @@ class Model {
     return out;
   }
 
+  // Threads this model's runs use: at most what the module's pool has (max_threads(); 1 in the
+  // build without threads). Returns the number that will be used.
+  int set_threads(int n) {
+    threads_ = std::max(1, std::min(n, max_threads()));
+    return threads_;
+  }
+  int threads() const { return threads_; }
+
   // Decoders, generation: forget the sequence held in the KV cache (its memory is kept).
   void reset_sequence() { cache_.length = 0; }
   int sequence_length() const { return cache_.length; }
@@ -255,6 +266,7 @@ class Model {
   // attention rows (L, H, T, keys) and last hidden states (T, C, after the final LayerNorm).
   val extend(const val& ids) {
     return guarded([&] {
+      ThreadScope threads(threads_);
       transformer_.extend(int32_vector_from_js(ids), cache_, step_, step_workspace_);
       val out = val::object();
       out.set("tokens", val(step_.tokens));
@@ -326,6 +338,7 @@ class Model {
   KvCache cache_;
   ForwardResult step_;
   Activations step_workspace_;
+  int threads_ = 1;  // set_threads
 };
 
 Model* create_model(const val& config_json, WeightUpload& weights_upload, const val& vocab_txt,
@@ -431,7 +444,17 @@ val build_info() {
 #else
   out.set("relaxedSimd", val(false));
 #endif
+#ifdef __EMSCRIPTEN_PTHREADS__
+  out.set("threads", val(true));  // pthreads over a shared memory (dist/attnscope-mt.*)
+#else
+  out.set("threads", val(false));
+#endif
+  out.set("maxThreads", val(max_threads()));
+#ifdef __USING_WASM_EXCEPTIONS__
   out.set("exceptions", val("wasm"));
+#else
+  out.set("exceptions", val("js"));  // the threaded build (see CMakeLists.txt)
+#endif
   out.set("compiler", val(__VERSION__));
   return out;
 }
@@ -467,7 +490,9 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("idToToken", &Model::id_to_token)
       .function("vocabularyLines", &Model::vocabulary_lines)
       .function("tokenTextLines", &Model::token_text_lines)
-      .function("decode", &Model::decode);
+      .function("decode", &Model::decode)
+      .function("setThreads", &Model::set_threads)
+      .function("threads", &Model::threads);
 
   function("parseConfig", &parse_config_js);
   function("checkTokenizer", &check_tokenizer);
@@ -479,4 +504,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("vocabSize", &TokenizerOnly::vocab_size)
       .function("byteLevel", &TokenizerOnly::byte_level);
   function("buildInfo", &build_info);
+  // The loader reports how many pthread workers it pre-started (plus the calling thread).
+  function("setMaxThreads", &attnscope::set_max_threads);
+  // Diagnostics for the tests: how many kernel calls so far were split over more than one thread.
+  function("splitJobs", optional_override([] { return static_cast<double>(attnscope::split_jobs()); }));
 }

@@ -7,6 +7,7 @@
 #include "half.h"
 #include "kernels/attention.h"
 #include "kernels/layer_norm.h"
+#include "parallel.h"
 
 namespace attnscope {
 
@@ -81,16 +82,21 @@ void self_attention_forward(float* ctx, float* probs, float* q, float* k, float*
   shape.stride = C;
   shape.causal = mask.causal;
   const size_t head_probs = static_cast<size_t>(queries) * keys;
-  for (int h = 0; h < heads; ++h) {  // heads are column slices of the (rows, C) projections
-    const size_t col = static_cast<size_t>(h) * dh;
-    kernels::attention_head_f32(probs + h * head_probs, ctx + col, q + col, k + col, v + col, mask.key_bias,
-                                shape);
-    if (mask.head_mask && mask.head_mask[h] != 1.0f) {
-      const float m = mask.head_mask[h];
-      for (int t = 0; t < queries; ++t)
-        for (int d = 0; d < dh; ++d) ctx[static_cast<size_t>(t) * C + col + d] *= m;
+  // Heads are column slices of the (rows, C) projections, independent of each other: threads
+  // take whole heads (a one-query generation step is too small to be worth splitting).
+  const size_t min_heads = static_cast<size_t>(queries) * keys * dh < (size_t{1} << 15) ? heads : 1;
+  parallel_for(heads, min_heads, [&](size_t h0, size_t h1) {
+    for (size_t h = h0; h < h1; ++h) {
+      const size_t col = h * dh;
+      kernels::attention_head_f32(probs + h * head_probs, ctx + col, q + col, k + col, v + col, mask.key_bias,
+                                  shape);
+      if (mask.head_mask && mask.head_mask[h] != 1.0f) {
+        const float m = mask.head_mask[h];
+        for (int t = 0; t < queries; ++t)
+          for (int d = 0; d < dh; ++d) ctx[static_cast<size_t>(t) * C + col + d] *= m;
+      }
     }
-  }
+  });
 }
 
 namespace {

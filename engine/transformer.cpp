@@ -14,6 +14,7 @@
 #include "kernels/activation.h"
 #include "kernels/layer_norm.h"
 #include "kernels/linear.h"
+#include "parallel.h"
 
 namespace attnscope {
 
@@ -81,20 +82,30 @@ void decoder_layer_forward(float* x, Activations& a, const Layer& layer, float* 
   keep(trace ? &trace->output : nullptr, x, TC);
 }
 
-// logits (rows, V) = hidden (rows, C) · Wᵀ (+ bias) for a vocabulary matrix W (V, C). A matrix
-// kept as f16 is widened a block of rows at a time, never whole (which is what f16 saves).
+// logits (rows, V) = hidden (rows, C) · Wᵀ (+ bias) for a vocabulary matrix W (V, C), a block of
+// kRows vocabulary rows at a time: a matrix kept as f16 is widened one block at a time, never whole
+// (which is what f16 saves), and threads take whole blocks (the same arithmetic on any thread).
 void vocabulary_logits(float* logits, const float* hidden, const WeightMatrix& w, const float* bias, int rows,
                        int C, int V) {
-  if (!w.is_f16()) return kernels::linear_f32(logits, hidden, w.f32.data(), bias, rows, C, V);
   constexpr int kRows = 1024;
-  std::vector<float> block(static_cast<size_t>(kRows) * C), block_logits(static_cast<size_t>(rows) * kRows);
-  for (int v0 = 0; v0 < V; v0 += kRows) {
-    const int n = std::min(kRows, V - v0);
-    f16_to_f32(block.data(), w.f16.data() + static_cast<size_t>(v0) * C, static_cast<size_t>(n) * C);
-    kernels::linear_f32(block_logits.data(), hidden, block.data(), bias ? bias + v0 : nullptr, rows, C, n);
-    for (int t = 0; t < rows; ++t)
-      std::copy_n(block_logits.data() + static_cast<size_t>(t) * n, n, logits + static_cast<size_t>(t) * V + v0);
-  }
+  const size_t blocks = (static_cast<size_t>(V) + kRows - 1) / kRows;
+  parallel_for(blocks, 1, [&](size_t b0, size_t b1) {
+    std::vector<float> widened, block_logits(static_cast<size_t>(rows) * kRows);
+    for (size_t b = b0; b < b1; ++b) {
+      const int v0 = static_cast<int>(b) * kRows, n = std::min(kRows, V - v0);
+      const float* block;
+      if (w.is_f16()) {
+        widened.resize(static_cast<size_t>(n) * C);
+        f16_to_f32(widened.data(), w.f16.data() + static_cast<size_t>(v0) * C, widened.size());
+        block = widened.data();
+      } else {
+        block = w.f32.data() + static_cast<size_t>(v0) * C;
+      }
+      kernels::linear_f32(block_logits.data(), hidden, block, bias ? bias + v0 : nullptr, rows, C, n);
+      for (int t = 0; t < rows; ++t)
+        std::copy_n(block_logits.data() + static_cast<size_t>(t) * n, n, logits + static_cast<size_t>(t) * V + v0);
+    }
+  });
 }
 
 // Position ids of T tokens starting at `first`: first, first + 1, ... For RoBERTa, Hugging Face's

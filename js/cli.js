@@ -28,6 +28,8 @@ commands:
 --model is a folder, an http(s) URL, a Hugging Face hub id, bundled-causal (the bundled GPT-2),
 or omitted for the bundled BERT.
 --weight-precision f16 (any command) keeps the weight matrices as f16 in memory: half the RAM.
+--threads N (any command): threads the model runs on (default: the cores, at most 16); results are
+the same bits on any number.
 A text longer than --max-length (default: the model's positions) is cut: the JSON's num_truncated
 counts the dropped tokens and stderr gets one line.
 ATTNSCOPE_HUB_URL overrides https://huggingface.co for hub ids.`;
@@ -35,6 +37,7 @@ ATTNSCOPE_HUB_URL overrides https://huggingface.co for hub ids.`;
 const COMMON = {
   model: { type: 'string' },
   'weight-precision': { type: 'string', default: 'f32' },
+  threads: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 };
 const OPTIONS = {
@@ -62,7 +65,8 @@ function loadOptions(values) {
   if (weightPrecision !== 'f32' && weightPrecision !== 'f16') {
     throw new UsageError(`--weight-precision must be f32 or f16, not "${weightPrecision}"`);
   }
-  return { weightPrecision };
+  const threads = optionalInteger(values.threads, '--threads', 1);
+  return { weightPrecision, ...(threads === undefined ? {} : { threads }) };
 }
 
 async function main(argv) {
@@ -211,7 +215,7 @@ async function bench(values) {
     const median = times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
     const build = await buildInfo();
     process.stdout.write(`${JSON.stringify({
-      median_ms: round(median), min_ms: round(times[0]), tokens, runs,
+      median_ms: round(median), min_ms: round(times[0]), tokens, runs, threads: model.info.threads,
       build: `${build.target}${build.simd ? '+simd128' : ''} ${build.compiler}`,
     })}\n`);
   } finally {
@@ -227,7 +231,7 @@ async function info(values) {
     process.stdout.write(`${JSON.stringify({
       path: i.location, source: i.source, ...(i.id ? { id: i.id } : {}), config: i.config,
       kind: i.kind, has_mlm_head: i.hasMlmHead, tokenizer: i.tokenizer, tokenizer_vocab_size: i.tokenizerVocabSize,
-      weight_precision: i.weightPrecision, files: i.files, load_ms: i.loadMs,
+      weight_precision: i.weightPrecision, threads: i.threads, files: i.files, load_ms: i.loadMs,
     }, null, 2)}\n`);
   } finally {
     model.dispose();

@@ -69,6 +69,13 @@ export interface LoadOptions {
    *  cannot fit wasm32's 4 GB at the chosen precision (weights + a run at its longest input) is
    *  refused with E_TOO_LARGE after config.json, before anything else is downloaded. */
   weightPrecision?: 'f32' | 'f16' | 'auto';
+  /** Threads the model's runs use (GEMMs split by output columns, attention by heads; results
+   *  are bit-identical to one thread). Default: Node, os.availableParallelism() (at most 16); a
+   *  cross-origin isolated page, navigator.hardwareConcurrency (at most 8); elsewhere 1 (no
+   *  SharedArrayBuffer). More than one thread loads the threaded wasm build, whose pool of
+   *  workers is sized by the first such load in the realm (a later, larger request gets at most
+   *  that many); info.threads says how many are used. */
+  threads?: number;
 }
 
 export interface ModelConfig {
@@ -109,6 +116,8 @@ export interface ModelInfo {
   tokenizer: 'tokenizer.json' | 'vocab.txt' | 'vocab.json+merges.txt';
   tokenizerVocabSize: number;
   weightPrecision: 'f32' | 'f16';
+  /** Threads the model's runs use (see LoadOptions.threads). */
+  threads: number;
   /** Bytes of wasm memory the model holds (weights, tokenizer): the heap's growth over the load
    *  (loads running at the same time in one thread share it). */
   memoryBytes: number;
@@ -404,6 +413,7 @@ export const bundledModelLocation: string;
 export const bundledModelLocations: Readonly<{ bundled: string; 'bundled-causal': string }>;
 
 /** WebAssembly heap diagnostics: malloc'd bytes in use, and the wasm memory size. */
-export function heapStats(): Promise<{ inUse: number; memoryBytes: number }>;
+export function heapStats(options?: { threads?: number }): Promise<{ inUse: number; memoryBytes: number }>;
 /** relaxedSimd: this realm runs the relaxed-SIMD build (browsers with relaxed SIMD; GEMM on FMA). */
-export function buildInfo(): Promise<{ target: string; simd: boolean; relaxedSimd: boolean; exceptions: string; compiler: string }>;
+export function buildInfo(options?: { threads?: number }): Promise<{ target: string; simd: boolean; relaxedSimd: boolean;
+  threads: boolean; maxThreads: number; exceptions: string; compiler: string }>;

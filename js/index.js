@@ -9,14 +9,15 @@ export { DEFAULT_HUB_URL, hubUrlFor } from './sources.js';
 export { bundledModelLocation, bundledModelLocations } from '#platform';
 export { HEAD_STATISTICS, ablationEffects, headStatistics } from './head-stats.js';
 
-import { getWasmModule } from './wasm.js';
+import { getWasmModule, resolveThreads } from './wasm.js';
 
-/** Diagnostics: bytes of wasm heap in use (malloc) and the wasm memory size. */
-export async function heapStats() {
-  return (await getWasmModule()).heapStats();
+/** Diagnostics: bytes of wasm heap in use (malloc) and the wasm memory size, of the module that
+ *  models loaded with `threads` (default: loadModel's default) live in. */
+export async function heapStats({ threads } = {}) {
+  return (await getWasmModule({ threads: resolveThreads(threads) })).heapStats();
 }
 
-/** How the wasm module was built (SIMD, exceptions, compiler). */
-export async function buildInfo() {
-  return (await getWasmModule()).buildInfo();
+/** How that module was built (SIMD, threads, exceptions, compiler). */
+export async function buildInfo({ threads } = {}) {
+  return (await getWasmModule({ threads: resolveThreads(threads) })).buildInfo();
 }

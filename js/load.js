@@ -7,7 +7,7 @@
 // are allocated.
 import { AttnScopeError, throwIfAborted, toAttnScopeError } from './errors.js';
 import { resolveSource } from './sources.js';
-import { callWasm, getWasmModule } from './wasm.js';
+import { callWasm, getWasmModule, resolveThreads } from './wasm.js';
 import { Model } from './model.js';
 import { LOAD_OPTIONS, checkOptionNames } from './options.js';
 import { checkFitsWasm32, resolveWeightPrecision } from './memory-estimate.js';
@@ -19,7 +19,7 @@ const PIECE = 1024 ** 2;                   // bytes copied into wasm memory per 
 /**
  * @param {unknown} [source] see index.d.ts ModelSource
  * @param {{onProgress?: Function, signal?: AbortSignal, hubUrl?: string, revision?: string, cache?: boolean,
- *          weightPrecision?: 'f32' | 'f16' | 'auto'}} [options]
+ *          weightPrecision?: 'f32' | 'f16' | 'auto', threads?: number}} [options]
  * @returns {Promise<Model>}
  */
 export async function loadModel(source, options = {}) {
@@ -35,7 +35,8 @@ export async function loadModel(source, options = {}) {
   throwIfAborted(signal);
   const started = Date.now();
   try {
-    const wasm = await getWasmModule();
+    const threads = resolveThreads(options.threads);
+    const wasm = await getWasmModule({ threads });
     const heapBefore = wasm.heapStats().inUse;
     const provider = await resolveSource(source, options);
     await provider.check();
@@ -77,6 +78,9 @@ export async function loadModel(source, options = {}) {
       tokenizerVocabSize: native.tokenizerVocabSize(),
       tokenizer: tok.kind,
       weightPrecision,
+      // Threads its runs use: what was asked (or the default), within the module's pool; 1 where
+      // the platform has no shared memory (a page that is not cross-origin isolated).
+      threads: native.setThreads(threads),
       // What the model holds in wasm memory (weights, tokenizer), measured as the heap's growth
       // over the load, and the WebAssembly memory of this thread (worker) after it.
       memoryBytes: Math.max(0, heap.inUse - heapBefore),

@@ -4,7 +4,7 @@
 // postMessage and are not forwarded.
 import { AttnScopeError } from './errors.js';
 
-export const LOAD_OPTIONS = Object.freeze(['onProgress', 'signal', 'hubUrl', 'revision', 'cache', 'weightPrecision']);
+export const LOAD_OPTIONS = Object.freeze(['onProgress', 'signal', 'hubUrl', 'revision', 'cache', 'weightPrecision', 'threads']);
 export const TOKENIZE_OPTIONS = Object.freeze(['textPair', 'maxLength']);
 const OUTPUT_OPTIONS = ['hiddenStates', 'qkv', 'valueNorms', 'trace', 'headMask', 'topK', 'nextAll', 'originalIds', 'reuse'];
 export const RUN_OPTIONS = Object.freeze([...TOKENIZE_OPTIONS, ...OUTPUT_OPTIONS]);

@@ -20,17 +20,21 @@ export function relaxedSimdSupported() {
   }
 }
 
-/** Options for the Emscripten factory: compile the wasm while it streams in. The two builds
- *  share one JavaScript glue (same sources and link flags; only the GEMM's multiply-add differs),
- *  so the relaxed one falls back to the plain one if it cannot be fetched (a copy without it). */
-export async function wasmModuleOptions() {
-  const plainUrl = new URL('../dist/attnscope.wasm', import.meta.url);
+/** Options for the Emscripten factory: compile the wasm while it streams in. The two builds of
+ *  each kind share one JavaScript glue (same sources and link flags; only the GEMM's multiply-add
+ *  differs), so the relaxed one falls back to the plain one if it cannot be fetched (a copy
+ *  without it). The threaded kind (attnscope-mt.*) also names its pthread worker script and the
+ *  glue each worker imports: inside a bundle the glue's own URL is the bundle's. */
+export async function wasmModuleOptions({ threaded = false } = {}) {
+  const plainUrl = threaded ? new URL('../dist/attnscope-mt.wasm', import.meta.url)
+    : new URL('../dist/attnscope.wasm', import.meta.url);
   let module;
-  if (inline?.wasm) {
+  if (inline?.wasm && !threaded) {
     module = await WebAssembly.compile(decodeBase64(inline.wasm));
   } else if (relaxedSimdSupported()) {
     try {
-      module = await compileFrom(new URL('../dist/attnscope-relaxed.wasm', import.meta.url));
+      module = await compileFrom(threaded ? new URL('../dist/attnscope-mt-relaxed.wasm', import.meta.url)
+        : new URL('../dist/attnscope-relaxed.wasm', import.meta.url));
     } catch {
       module = null;
     }
@@ -40,12 +44,25 @@ export async function wasmModuleOptions() {
   } catch (error) {
     throw new AttnScopeError('E_NETWORK', `cannot load the AttnScope wasm from ${plainUrl}: ${error.message}`);
   }
-  return {
+  const options = {
     instantiateWasm(imports, receiveInstance) {
       WebAssembly.instantiate(module, imports).then((instance) => receiveInstance(instance, module));
       return {};
     },
   };
+  if (threaded) {
+    const worker = new URL('../dist/attnscope-mt.worker.js', import.meta.url).href;
+    options.locateFile = (path) => (path.endsWith('.worker.js') ? worker : path);
+    options.mainScriptUrlOrBlob = new URL('../dist/attnscope-mt.mjs', import.meta.url).href;
+  }
+  return options;
+}
+
+/** Threads need a SharedArrayBuffer, which browsers give only to cross-origin isolated pages
+ *  (COOP + COEP); the single-file embed has no threaded build. Default: the cores, capped. */
+export function threadSupport() {
+  const available = typeof SharedArrayBuffer === 'function' && globalThis.crossOriginIsolated === true && !inline?.wasm;
+  return { available, defaultThreads: available ? Math.max(1, Math.min(globalThis.navigator?.hardwareConcurrency ?? 1, 8)) : 1 };
 }
 
 async function compileFrom(url) {

@@ -4,7 +4,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { resolve as resolvePath, join } from 'node:path';
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker, parentPort } from 'node:worker_threads';
 
@@ -12,16 +12,54 @@ import { AttnScopeError, abortedError } from './errors.js';
 
 export const platformName = 'node';
 
-/** Options for the Emscripten factory: Emscripten 3.1.6's own Node path is broken on Node 20. */
-export async function wasmModuleOptions() {
-  const wasmPath = fileURLToPath(new URL('../dist/attnscope.wasm', import.meta.url));
+/** Options for the Emscripten factory: Emscripten 3.1.6's own Node path is broken on Node 20, so
+ *  the module loads through its web path with the bytes read here. The threaded build's pthread
+ *  workers are worker_threads dressed as Web Workers (node-pthread-worker.js). */
+export async function wasmModuleOptions({ threaded = false } = {}) {
+  const dist = new URL('../dist/', import.meta.url);
+  const wasmPath = fileURLToPath(new URL(threaded ? 'attnscope-mt.wasm' : 'attnscope.wasm', dist));
   let wasmBinary;
   try {
     wasmBinary = await readFile(wasmPath);
   } catch (error) {
     throw new AttnScopeError('E_INTERNAL', `cannot read ${wasmPath} (run scripts/build.sh wasm): ${error.message}`);
   }
-  return { wasmBinary };
+  if (!threaded) return { wasmBinary };
+  globalThis.Worker ??= PthreadWorker;
+  return {
+    wasmBinary,
+    locateFile: (path) => new URL(path, dist).href,            // attnscope-mt.worker.js
+    mainScriptUrlOrBlob: new URL('attnscope-mt.mjs', dist).href,  // what each pthread worker imports
+  };
+}
+
+/** Threads in Node: always available (SharedArrayBuffer, worker_threads); by default as many as
+ *  the process may use (os.availableParallelism), capped. */
+export function threadSupport() {
+  return { available: typeof SharedArrayBuffer === 'function', defaultThreads: Math.min(availableParallelism(), 16) };
+}
+
+/** The Web Worker interface Emscripten's pthread code uses, over a worker_threads Worker. */
+class PthreadWorker {
+  constructor(url) {
+    this.worker = new Worker(new URL('./node-pthread-worker.js', import.meta.url), {
+      workerData: { script: String(url) },
+      execArgv: [],  // the process's flags are not all valid for a worker (--input-type, --expose-gc)
+    });
+    this.worker.on('message', (data) => {
+      // Idle pthread workers must not keep the process alive, but a loading one must (the module
+      // waits for it): let go of it once it reports the module loaded.
+      if (data?.cmd === 'loaded') this.worker.unref();
+      this.onmessage?.({ data });
+    });
+    this.worker.on('error', (error) => this.onerror?.(error));
+  }
+  postMessage(message, transfer) {
+    this.worker.postMessage(message, transfer);
+  }
+  terminate() {
+    return this.worker.terminate();
+  }
 }
 
 export function env(name) {

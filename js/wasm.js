@@ -1,30 +1,63 @@
-// Instantiates the Emscripten module once per JavaScript realm (page, worker or Node process);
-// every Model object lives in it. How the wasm bytes are found is the platform's business.
+// Instantiates the Emscripten module once per JavaScript realm (page, worker or Node process) and
+// kind: the plain build, or the threaded one (pthreads over a shared memory) for models that run
+// on more than one thread. Every model lives in one of the two. How the wasm bytes are found is
+// the platform's business.
 import createAttnScopeModule from '../dist/attnscope.mjs';
-import { toAttnScopeError } from './errors.js';
-import { wasmModuleOptions } from '#platform';
+import { AttnScopeError, toAttnScopeError } from './errors.js';
+import { threadSupport, wasmModuleOptions } from '#platform';
 
-let modulePromise = null;
+const modulePromises = { plain: null, threaded: null };
 
-/** The instantiated module (shared by all models of this realm). */
-export function getWasmModule() {
-  modulePromise ??= instantiate().catch((error) => {
-    modulePromise = null; // let a later call retry (e.g. after a network failure)
+/**
+ * The instantiated module for a model running on `threads` threads (shared by all models of this
+ * realm that use the same kind). More than one thread where the platform has no shared memory
+ * gives the plain module (the model then runs on one thread).
+ */
+export function getWasmModule({ threads = 1 } = {}) {
+  const kind = threads > 1 && threadSupport().available ? 'threaded' : 'plain';
+  modulePromises[kind] ??= instantiate(kind, threads).catch((error) => {
+    modulePromises[kind] = null; // let a later call retry (e.g. after a network failure)
     throw toAttnScopeError(error);
   });
-  return modulePromise;
+  return modulePromises[kind];
 }
 
-async function instantiate() {
-  const options = await wasmModuleOptions();
-  return new Promise((resolve, reject) => {
-    createAttnScopeModule({
+/**
+ * The threads a model asks for: a positive integer, or by default what the platform offers
+ * (Node: the cores; a cross-origin isolated page: navigator.hardwareConcurrency, capped; else 1).
+ */
+export function resolveThreads(requested) {
+  if (requested === undefined) return threadSupport().defaultThreads;
+  if (!Number.isInteger(requested) || requested < 1 || requested > 256) {
+    throw new AttnScopeError('E_INPUT', `threads must be an integer from 1 to 256, got ${JSON.stringify(requested)}`);
+  }
+  return requested;
+}
+
+async function instantiate(kind, threads) {
+  const threaded = kind === 'threaded';
+  const options = await wasmModuleOptions({ threaded });
+  // The threaded glue is fetched by URL when first needed, never bundled: it is what each pthread
+  // worker imports too, and a bundler splitting it into a chunk breaks worker builds (Vite's
+  // default iife workers).
+  const factory = threaded
+    ? (await import(/* @vite-ignore */ /* webpackIgnore: true */ options.mainScriptUrlOrBlob)).default
+    : createAttnScopeModule;
+  // The pthread workers are started before the module resolves (the engine blocks while they
+  // work, so a worker started later could never finish loading); the first threaded model's
+  // request or the platform's default, whichever is larger, sizes the pool for the realm.
+  const poolSize = threaded ? Math.max(threads, threadSupport().defaultThreads) - 1 : 0;
+  const module = await new Promise((resolve, reject) => {
+    factory({
       ...options,
+      pthreadPoolSize: poolSize,
       onAbort: (what) => reject(new Error(`WebAssembly module aborted: ${what}`)),
       print: () => {},
       printErr: () => {},
     }).then(resolve, reject);
   });
+  if (threaded) module.setMaxThreads(poolSize + 1);
+  return module;
 }
 
 /** Runs a call into wasm; a C++ error arrives as an Error with .code and is re-thrown typed. */

@@ -32,9 +32,22 @@ if [[ $what == wasm || $what == all ]]; then
   node --experimental-wasm-relaxed-simd scripts/relaxed-simd-opcodes.mjs build/wasm-relaxed/*.wasm
   cmp -s build/wasm/attnscope.mjs build/wasm-relaxed/attnscope.mjs ||
     { echo "build/wasm and build/wasm-relaxed produced different attnscope.mjs glue" >&2; exit 1; }
+  # The multi-threaded twins (pthreads over a shared memory): Node and cross-origin isolated pages
+  # load them when more than one thread is asked for. Only the API module is built in these trees.
+  for variant in mt mt-relaxed; do
+    relaxed=OFF; [[ $variant == *relaxed ]] && relaxed=ON
+    emcmake cmake -S . -B build/wasm-$variant -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_THREADS=ON \
+      -DATTNSCOPE_RELAXED_SIMD=$relaxed -DEigen3_DIR=/usr/share/eigen3/cmake -DATTNSCOPE_TESTS=OFF >/dev/null
+    cmake --build build/wasm-$variant -j"$jobs" --target attnscope_wasm
+  done
+  node --experimental-wasm-relaxed-simd scripts/relaxed-simd-opcodes.mjs build/wasm-mt-relaxed/attnscope-mt.wasm
+  cmp -s build/wasm-mt/attnscope-mt.mjs build/wasm-mt-relaxed/attnscope-mt.mjs ||
+    { echo "build/wasm-mt and build/wasm-mt-relaxed produced different attnscope-mt.mjs glue" >&2; exit 1; }
   mkdir -p dist
   cp build/wasm/attnscope.mjs build/wasm/attnscope.wasm dist/
   cp build/wasm-relaxed/attnscope.wasm dist/attnscope-relaxed.wasm
+  cp build/wasm-mt/attnscope-mt.mjs build/wasm-mt/attnscope-mt.wasm build/wasm-mt/attnscope-mt.worker.js dist/
+  cp build/wasm-mt-relaxed/attnscope-mt.wasm dist/attnscope-mt-relaxed.wasm
   # The page bundle (dist/explorer.js, dist/worker.js), the <attn-scope> element and the
   # single-file embed (dist/attnscope-element.js, dist/attnscope-embed.html).
   node web/build.mjs

@@ -87,7 +87,12 @@ export function rewriteRelaxedFma(bytes) {
             else if (sub >= 9 && sub <= 17) skipLeb();
             break;
           }
-          case 0xfe: throw new Error('atomics in a single-threaded build: unexpected');
+          case 0xfe: {                                                     // atomics (threaded build)
+            const sub = u32();
+            if (sub === 0x03) at += 1;                                     // atomic.fence 0x00
+            else memarg();                                                 // notify, wait, loads, stores, rmw
+            break;
+          }
           default:
             if (op >= 0x28 && op <= 0x3e) memarg();                        // loads / stores
             // everything else has no immediates

@@ -74,7 +74,7 @@ void attention_head_f32_wasmsimd(float* probs, float* context, const float* q, c
   const int Tq = s.queries, Tk = s.keys, dh = s.head_dim;
   const size_t stride = static_cast<size_t>(s.stride);
   // Per-head scratch, kept between calls: packed Kᵀ (dh × Tk) and V (Tk × dh).
-  static std::vector<float> k_packed, v_packed;
+  thread_local std::vector<float> k_packed, v_packed;  // per thread: heads run in parallel
   const size_t panels_t = (Tk + kGemmNR - 1) / kGemmNR, panels_d = (dh + kGemmNR - 1) / kGemmNR;
   k_packed.resize(panels_t * dh * kGemmNR);
   v_packed.resize(panels_d * Tk * kGemmNR);

@@ -201,13 +201,13 @@ void gemm_packed(float* c, size_t ldc, const float* a, size_t lda, const T* pack
                  size_t panel_stride, int M, int N, int K, const GemmEpilogue& ep) {
   constexpr bool kHalf = std::is_same_v<T, uint16_t>;
   if (M <= 0 || N <= 0) return;
-  alignas(16) static float widened[kHalf ? kKC * kGemmNR : 1];  // one panel's K block as f32
+  alignas(16) thread_local float widened[kHalf ? kKC * kGemmNR : 1];  // one panel's K block as f32
   alignas(16) float tile[kMR * kGemmNR];   // partial-width C tile
   alignas(16) float bias8[kGemmNR];        // partial-width bias
   alignas(16) float resid[kMR * kGemmNR];  // partial-width residual
   // The current (MC, KC) block of A, packed tile by tile; kept between calls (no allocation per
   // GEMM once the largest shape has been seen; at most kMC·kKC floats = 512 KB).
-  static std::vector<float> a_packed;
+  thread_local std::vector<float> a_packed;  // per thread: column ranges run in parallel
   const int kc_step = std::max(1, std::min(kKC, K));
   a_packed.resize(static_cast<size_t>(std::min(M, kMC)) * kc_step);
   for (int k0 = 0; k0 < std::max(K, 1); k0 += kc_step) {

@@ -13,6 +13,7 @@
 
 #include "half.h"
 #include "linear.h"
+#include "parallel.h"
 #ifdef __wasm_simd128__
 #include "gemm_f32_wasmsimd.h"
 #endif
@@ -21,7 +22,14 @@ namespace attnscope::kernels {
 
 namespace {
 
+// Splitting a GEMM: whole 8-column panels per thread (the SIMD kernel's packing unit; the native
+// Eigen path splits on the same boundaries), and at least this many multiply-adds per thread, so
+// a one-row generation step over a small matrix stays on one thread.
+constexpr int kPanel = 8;
+constexpr size_t kMinMacsPerPart = size_t{1} << 16;
+
 #ifdef __wasm_simd128__
+static_assert(kPanel == kGemmNR, "threads split on packed panel boundaries");
 void pack_panels(float* out, const float* w, int N, int K) { pack_b_from_weight_f32_wasmsimd(out, w, N, K, K); }
 void pack_panels(uint16_t* out, const uint16_t* w, int N, int K) {
   pack_b_from_weight_f16_wasmsimd(out, w, N, K, K);
@@ -97,24 +105,45 @@ PackedLinear pack_linear(std::vector<uint16_t>&& weight, std::vector<float>&& bi
 
 void linear_packed_f32(float* out, const float* inp, const PackedLinear& w, int T,
                        const LinearEpilogue& epilogue) {
+  // Threads take contiguous ranges of output columns (whole 8-column panels): each output element
+  // is the same dot product, in the same order, whichever thread computes it.
+  const size_t panels = (static_cast<size_t>(w.out) + kPanel - 1) / kPanel;
+  const size_t macs_per_panel = std::max<size_t>(1, static_cast<size_t>(T) * w.in * kPanel);
+  const size_t min_panels = (kMinMacsPerPart + macs_per_panel - 1) / macs_per_panel;
 #ifdef __wasm_simd128__
-  GemmEpilogue ep;
-  ep.bias = w.bias.empty() ? nullptr : w.bias.data();
-  ep.activate = epilogue.activate;
-  ep.activation = epilogue.activation;
-  ep.residual = epilogue.residual;
-  ep.ldr = static_cast<size_t>(w.out);
   const size_t panel_stride = static_cast<size_t>(w.in) * kGemmNR;
-  if (w.is_f16())
-    gemm_f16b_wasmsimd(out, w.out, inp, w.in, w.panels_f16(), panel_stride, T, w.out, w.in, ep);
-  else
-    gemm_f32_wasmsimd(out, w.out, inp, w.in, w.panels(), panel_stride, T, w.out, w.in, ep);
+  parallel_for(panels, min_panels, [&](size_t p0, size_t p1) {
+    const int n0 = static_cast<int>(p0) * kGemmNR, n = std::min(w.out, static_cast<int>(p1) * kGemmNR) - n0;
+    GemmEpilogue ep;
+    ep.bias = w.bias.empty() ? nullptr : w.bias.data() + n0;
+    ep.activate = epilogue.activate;
+    ep.activation = epilogue.activation;
+    ep.residual = epilogue.residual ? epilogue.residual + n0 : nullptr;
+    ep.ldr = static_cast<size_t>(w.out);
+    if (w.is_f16())
+      gemm_f16b_wasmsimd(out + n0, w.out, inp, w.in, w.panels_f16() + p0 * panel_stride, panel_stride, T, n, w.in, ep);
+    else
+      gemm_f32_wasmsimd(out + n0, w.out, inp, w.in, w.panels() + p0 * panel_stride, panel_stride, T, n, w.in, ep);
+  });
 #else
-  linear_f32(out, inp, widened(w), w.bias.empty() ? nullptr : w.bias.data(), T, w.in, w.out);
-  const size_t n = static_cast<size_t>(T) * w.out;
-  if (epilogue.activate) activation_f32(out, n, epilogue.activation);
-  if (epilogue.residual)
-    Eigen::Map<Eigen::ArrayXf>(out, n) += Eigen::Map<const Eigen::ArrayXf>(epilogue.residual, n);
+  using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using RowVector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
+  const float* weight = widened(w);  // on this thread, before the split
+  parallel_for(panels, min_panels, [&](size_t p0, size_t p1) {
+    const int n0 = static_cast<int>(p0) * kPanel, n = std::min(w.out, static_cast<int>(p1) * kPanel) - n0;
+    Eigen::Map<const RowMatrix> x(inp, T, w.in);
+    Eigen::Map<const RowMatrix> W(weight + static_cast<size_t>(n0) * w.in, n, w.in);
+    Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>> y(out + n0, T, n, Eigen::OuterStride<>(w.out));
+    y.noalias() = x * W.transpose();
+    if (!w.bias.empty()) y.rowwise() += Eigen::Map<const RowVector>(w.bias.data() + n0, n);
+    for (int t = 0; t < T; ++t) {
+      float* row = out + static_cast<size_t>(t) * w.out + n0;
+      if (epilogue.activate) activation_f32(row, n, epilogue.activation);
+      if (epilogue.residual)
+        Eigen::Map<Eigen::ArrayXf>(row, n) +=
+            Eigen::Map<const Eigen::ArrayXf>(epilogue.residual + static_cast<size_t>(t) * w.out + n0, n);
+    }
+  });
 #endif
 }
 

@@ -51,8 +51,8 @@ async function typeText(text) {
   await page.waitForTimeout(400);
 }
 
-test('Chromium runs the relaxed-SIMD build (GEMM on FMA), and only that one is downloaded', () => {
-  assert.deepEqual(wasmRequests, ['/dist/attnscope-relaxed.wasm']);
+test('Chromium runs the threaded relaxed-SIMD build (npm start is cross-origin isolated), and only that one is downloaded', () => {
+  assert.deepEqual(wasmRequests, ['/dist/attnscope-mt-relaxed.wasm']);
 });
 
 test('typing re-runs; tokens are chips whose spans point into the text', async () => {

@@ -18,11 +18,10 @@ import {
 import { tinyBertFiles, writeTinyBert } from './helpers/api-tiny-model.js';
 import { startMockHub } from './helpers/api-mock-hub.js';
 import { writeDistilBertFolder } from '../e2e/helpers/distilbert-folder.js';
-import { LOAD_OPTIONS } from '../../js/options.js';
 
-// heapStats() reports the one-thread wasm module; where loads can ask for threads, the loads whose
-// heap is compared here ask for one, so they live in that module.
-const ONE_THREAD = LOAD_OPTIONS.includes('threads') ? { threads: 1 } : {};
+// The loads whose heap is compared here run on one thread, and heapStats(ONE_THREAD) reads that
+// (plain) module: with threads, Node's default loads live in the threaded one.
+const ONE_THREAD = { threads: 1 };
 const repo = (path) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'attnscope-big-'));
 const tiny = writeTinyBert(join(work, 'tiny'), { seed: 9, layers: 2, heads: 2 });
@@ -98,7 +97,7 @@ describe('the worker client passes the load options on', () => {
 
 describe('E_TOO_LARGE from config.json, before the download', () => {
   it('a 48 × 4096 model is refused having fetched config.json only (in-thread and through the worker)', async () => {
-    const heapBefore = (await heapStats()).inUse;
+    const heapBefore = (await heapStats(ONE_THREAD)).inUse;
     for (const load of [(o) => loadModel('org/giant', { ...o, ...ONE_THREAD }), (o) => client.load('org/giant', o)]) {
       for (const weightPrecision of ['f32', 'f16', 'auto']) {
         const first = hub.requests.length;
@@ -107,7 +106,7 @@ describe('E_TOO_LARGE from config.json, before the download', () => {
         assert.deepEqual(hub.requests.slice(first), ['/org/giant/resolve/main/config.json']);
       }
     }
-    assert.equal((await heapStats()).inUse, heapBefore, 'the refused loads left memory behind');
+    assert.equal((await heapStats(ONE_THREAD)).inUse, heapBefore, 'the refused loads left memory behind');
   });
 
   it("a model that fits only as f16 names the remedy; 'auto' chooses f16 and goes on to download", async () => {
@@ -162,10 +161,10 @@ describe('the estimate', () => {
     const model = await loadModel('bundled', ONE_THREAD);
     const { numLayers: L, numHeads: H, maxTokens: T } = model.config;
     await model.run('a', { qkv: true, valueNorms: true });   // the engine's buffers at their smallest
-    const before = (await heapStats()).inUse;
+    const before = (await heapStats(ONE_THREAD)).inUse;
     const r = await model.run(Array(T).fill('river').join(' '), { qkv: true, valueNorms: true, hiddenStates: true, maxLength: T });
     assert.equal(r.shape[2], T);
-    const grew = (await heapStats()).inUse - before;
+    const grew = (await heapStats(ONE_THREAD)).inUse - before;
     assert.ok(grew >= L * H * T * T * 4 * 0.9 && grew <= runBytes(model.config), `grew ${grew}, estimate ${runBytes(model.config)}`);
     model.dispose();
   });

@@ -37,13 +37,14 @@ describe('npm package', () => {
   it('holds what users need and nothing else', () => {
     const files = packed.files.map((f) => f.path).sort();
     console.log(`# tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
-    for (const needed of ['package.json', 'dist/attnscope.mjs', 'dist/attnscope.wasm', 'dist/attnscope-relaxed.wasm', 'js/index.js', 'js/index.d.ts',
+    for (const needed of ['package.json', 'dist/attnscope.mjs', 'dist/attnscope.wasm', 'dist/attnscope-relaxed.wasm', 'dist/attnscope-mt.mjs', 'dist/attnscope-mt.wasm',
+      'dist/attnscope-mt-relaxed.wasm', 'dist/attnscope-mt.worker.js', 'js/node-pthread-worker.js', 'js/index.js', 'js/index.d.ts',
       'js/worker.js', 'js/worker-client.js', 'js/worker-client.d.ts', 'js/cli.js', 'js/platform-node.js',
       'js/platform-browser.js', 'model/config.json', 'model/model.safetensors', 'model/vocab.txt',
       'model-causal/config.json', 'model-causal/model.safetensors', 'model-causal/tokenizer.json']) {
       assert.ok(files.includes(needed), `${needed} missing from the tarball`);
     }
-    const allowed = /^(package\.json|README\.md|LICENSE|dist\/attnscope(\.mjs|\.wasm|-relaxed\.wasm)|js\/[\w-]+\.(js|d\.ts)|model(-causal)?\/[\w.-]+)$/;
+    const allowed = /^(package\.json|README\.md|LICENSE|dist\/attnscope(-mt)?(\.mjs|\.wasm|-relaxed\.wasm|\.worker\.js)|js\/[\w-]+\.(js|d\.ts)|model(-causal)?\/[\w.-]+)$/;
     const unexpected = files.filter((f) => !allowed.test(f));
     assert.deepEqual(unexpected, [], 'files users do not need');
     assert.ok(!files.some((f) => /(^|\/)(tests?|fixtures|engine|bindings|scripts|tools|web|docs|build)\//.test(f)));
