@@ -72,7 +72,24 @@ test('the page is crossOriginIsolated, so is its model worker, and it runs the b
   const rowSum = await page.evaluate(() => window.__attnscope.raw(0, 0).slice(0, window.__attnscope.shape[2]).reduce((a, b) => a + b, 0));
   assert.equal(shape.length, 4);
   assert.ok(Math.abs(rowSum - 1) < 1e-4, `row 0 of layer 0 head 0 sums to ${rowSum}`);
-  t.diagnostic(`model threads as reported: ${JSON.stringify((await page.evaluate(() => window.__attnscope.info))?.threads)}`);
+  // The model runs on the cores (capped at 8), and the model line says so.
+  const cores = await page.evaluate(() => Math.min(navigator.hardwareConcurrency, 8));
+  assert.equal((await page.evaluate(() => window.__attnscope.info)).threads, cores);
+  assert.match(await page.locator('#model-info').innerText(), cores === 1 ? /1 thread\b/ : new RegExp(`${cores} threads`));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('without isolation the page runs on one thread (no SharedArrayBuffer) and says so', async () => {
+  const { page, context, problems } = await guardedPage(browser, plain.origin);
+  const wasm = [];
+  page.on('request', (request) => { if (request.url().endsWith('.wasm')) wasm.push(new URL(request.url()).pathname); });
+  await page.goto(plain.origin + '/');
+  await waitForRuns(page, 1);
+  assert.deepEqual(await page.evaluate(() => [self.crossOriginIsolated, typeof SharedArrayBuffer]), [false, 'undefined']);
+  assert.equal((await page.evaluate(() => window.__attnscope.info)).threads, 1);
+  assert.deepEqual(wasm, ['/dist/attnscope-relaxed.wasm']);
+  assert.match(await page.locator('#model-info').innerText(), /1 thread\b/);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -9,6 +9,9 @@ export const MEMORY_STRINGS = {
     memoryInfo: '{precision} weights, {mb} MB',
     memoryTitle: 'The model holds {model} MB of WebAssembly memory ({precision} weights); its worker’s memory is {wasm} MB after loading, and a run adds its attention maps.',
     tooLargeHint: 'Choose f16 weights (beside the model list) to halve the memory it needs.',
+    threadsInfo: '{n} threads',
+    threadsOne: '1 thread',
+    threadsTitle: 'Threads the model runs on: the matrix products and the heads are shared out, with the same results as one thread. More than one needs a cross-origin isolated page (npm start serves one).',
   },
   ko: {
     weightsLabel: '가중치',
@@ -17,5 +20,8 @@ export const MEMORY_STRINGS = {
     memoryInfo: '{precision} 가중치, {mb} MB',
     memoryTitle: '모델이 WebAssembly 메모리 {model} MB를 씁니다 ({precision} 가중치). 불러온 뒤 워커의 메모리는 {wasm} MB이고, 실행할 때마다 어텐션 맵만큼 더 씁니다.',
     tooLargeHint: '모델 목록 옆에서 f16 가중치를 고르면 필요한 메모리가 절반이 됩니다.',
+    threadsInfo: '스레드 {n}개',
+    threadsOne: '스레드 1개',
+    threadsTitle: '모델을 돌리는 스레드 수입니다. 행렬 곱과 헤드를 나눠 맡고, 결과는 스레드 하나일 때와 같습니다. 둘 이상은 교차 출처 격리된 페이지에서만 됩니다 (npm start가 그렇게 띄웁니다).',
   },
 };

@@ -185,13 +185,16 @@ export function createModelPicker(el, app) {
       layers: c.layers, heads: c.heads, hidden: c.hidden, positions: c.maxPositions,
       mlm: i.hasMlmHead ? app.t('withMlm') : '',
     }) + (bundled ? ` · ${app.t('englishOnly')}` : '') + memoryText(i);
-    info.title = i.memoryBytes ? app.t('memoryTitle', { model: mb(i.memoryBytes), wasm: mb(i.wasmMemoryBytes), precision: i.weightPrecision }) : '';
+    info.title = (i.memoryBytes ? app.t('memoryTitle', { model: mb(i.memoryBytes), wasm: mb(i.wasmMemoryBytes), precision: i.weightPrecision }) : '') +
+      (i.threads ? (i.memoryBytes ? ' ' : '') + app.t('threadsTitle') : '');
   }
 
   // ' · f16 weights, 642 MB': what the model holds in wasm memory, at the precision it loaded with.
+  // ' · 2 threads': how many threads its runs use (1 where the page is not cross-origin isolated).
   function memoryText(i) {
-    if (!i.memoryBytes || !i.weightPrecision) return '';
-    return ' · ' + app.t('memoryInfo', { precision: i.weightPrecision, mb: Math.max(1, Math.round(i.memoryBytes / 1048576)) });
+    const threads = i.threads ? ' · ' + (i.threads === 1 ? app.t('threadsOne') : app.t('threadsInfo', { n: i.threads })) : '';
+    if (!i.memoryBytes || !i.weightPrecision) return threads;
+    return ' · ' + app.t('memoryInfo', { precision: i.weightPrecision, mb: Math.max(1, Math.round(i.memoryBytes / 1048576)) }) + threads;
   }
 
   return { fillOptions, syncRows, showInfo, load, showError };
