@@ -5,6 +5,7 @@
 # measures throughput.
 import argparse
 import json
+import struct
 import os
 import shutil
 import sys
@@ -108,6 +109,8 @@ def run(rank, args):
 
     ckpt_path = os.path.join(args.work, "checkpoint.pt")
     step, train_seconds = resume_state(model, opt, ckpt_path) if args.resume else (0, 0.0)
+    if args.resume and step == 0:
+        step, train_seconds = resume_from_export(model, args.out)
 
     total_steps = args.bench or args.steps
     per_rank = args.batch // ranks
@@ -156,6 +159,22 @@ def run(rank, args):
 
 
 @torch.no_grad()
+def resume_from_export(model, out_dir):
+    """--resume with no checkpoint.pt (build/ did not survive, e.g. a new machine): continue from
+    the shipped fp16 weights and the step and training time their metadata records. The AdamW
+    moments start again from zero; the learning-rate schedule goes on from that step."""
+    path = os.path.join(out_dir, "model.safetensors")
+    if not os.path.exists(path):
+        return 0, 0.0
+    model.load_hf_state_dict(safetensors_io.load(path))
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        metadata = json.loads(f.read(n)).get("__metadata__", {})
+    step, seconds = int(metadata.get("step", 0)), float(metadata.get("train_seconds", 0))
+    print(f"no checkpoint: resumed from {path} at step {step}, {seconds / 60:.1f} min (fresh optimizer state)", flush=True)
+    return step, seconds
+
+
 def probe_eval(model, probe):
     """(mean loss, top-1) of next-token prediction on the fixed held-out probe chunks."""
     model.eval()

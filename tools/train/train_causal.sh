@@ -4,7 +4,10 @@
 # cores (exports model-causal/ at every checkpoint) → tokenizer check → held-out evaluation →
 # head analysis and generations → golden fixture. Logs and checkpoints go to build/train-causal/.
 #   SKIP_TRAIN=1 reruns everything but the training on the current model-causal/.
-#   RESUME=1 continues an interrupted run from build/train-causal/checkpoint.pt.
+#   RESUME=1 continues an interrupted run from build/train-causal/checkpoint.pt or, where build/
+#   did not survive (a new machine), from the shipped model-causal/ weights and the step and time
+#   their metadata records (the optimizer's moments restart from zero).
+#   DROPOUT (default 0.05): the continuation after 78 min used 0.1 (many epochs of Brown by then).
 #   TIME_BUDGET=<minutes> (default 78) is the training's wall-clock schedule; BATCH (default 16)
 #   the windows per step. The shipped run: steps 0-753 with BATCH=16, then RESUME=1 BATCH=8.
 # Run it niced on a shared machine:  setsid nohup nice -n 19 tools/train/train_causal.sh &
@@ -32,7 +35,7 @@ if [[ -z ${SKIP_TRAIN:-} ]]; then
   # after 200 warm-up steps, linear decay to 0 over the time budget. MODEL.md "The bundled decoder".
   log "training → $WORK/train.log"
   $PY tools/train/train_causal.py --n-embd 128 --layers 4 --heads 4 --n-positions 256 --batch "${BATCH:-16}" \
-    --lr 2e-3 --warmup 200 --dropout 0.05 --weight-decay 0.1 --steps 100000 \
+    --lr 2e-3 --warmup 200 --dropout "${DROPOUT:-0.05}" --weight-decay 0.1 --steps 100000 \
     --qk-init-std 0.088 --len-schedule 32:0.15,64:0.35 \
     --time-budget "${TIME_BUDGET:-78}" --ranks 2 --threads 1 --checkpoint-minutes 4 --log-every 50 \
     ${RESUME:+--resume} >> $WORK/train.log 2>&1
