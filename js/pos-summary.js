@@ -14,34 +14,54 @@ import { AttnScopeError } from './errors.js';
  */
 export function posAttention(tagged, classes) {
   if (!tagged.length) throw new AttnScopeError('E_INPUT', 'posAttention needs at least one tagged run');
-  const [L, H] = tagged[0].result.shape;
-  const mass = new Float64Array(L * H * classes * classes);
+  const sums = posAttentionSums(classes);
+  for (const { result, words } of tagged) sums.add(result, words);
+  return sums.finish();
+}
+
+/**
+ * posAttention() one run at a time (the worker's corpus job keeps only these sums): add(result,
+ * words) per run, then finish(). The same sums in the same order as posAttention.
+ */
+export function posAttentionSums(classes) {
+  let LH = 0, mass = null;
   const queries = new Float64Array(classes);
-  for (const { result, words } of tagged) {
-    const [, , T] = result.shape;
-    const cls = tokenClasses(result, words, T);
-    for (let i = 0; i < T; i++) if (cls[i] >= 0) queries[cls[i]]++;
-    for (let lh = 0; lh < L * H; lh++) {
-      for (let i = 0; i < T; i++) {
-        if (cls[i] < 0) continue;
-        const row = (lh * T + i) * T;
-        const out = (lh * classes + cls[i]) * classes;
-        for (let j = 0; j < T; j++) if (cls[j] >= 0) mass[out + cls[j]] += result.attentions[row + j];
+  return {
+    add(result, words) {
+      const [L, H, T] = result.shape;
+      if (!mass) {
+        LH = L * H;
+        mass = new Float64Array(LH * classes * classes);
       }
-    }
-  }
-  for (let lh = 0; lh < L * H; lh++) {
-    for (let a = 0; a < classes; a++) {
-      if (!queries[a]) continue;
-      for (let b = 0; b < classes; b++) mass[(lh * classes + a) * classes + b] /= queries[a];
-    }
-  }
-  return { mass, queries };
+      const cls = tokenClasses(result, words, T);
+      for (let i = 0; i < T; i++) if (cls[i] >= 0) queries[cls[i]]++;
+      for (let lh = 0; lh < LH; lh++) {
+        for (let i = 0; i < T; i++) {
+          if (cls[i] < 0) continue;
+          const row = (lh * T + i) * T;
+          const out = (lh * classes + cls[i]) * classes;
+          for (let j = 0; j < T; j++) if (cls[j] >= 0) mass[out + cls[j]] += result.attentions[row + j];
+        }
+      }
+      return cls;
+    },
+    finish() {
+      if (!mass) throw new AttnScopeError('E_INPUT', 'posAttention needs at least one tagged run');
+      const out = Float64Array.from(mass);
+      for (let lh = 0; lh < LH; lh++) {
+        for (let a = 0; a < classes; a++) {
+          if (!queries[a]) continue;
+          for (let b = 0; b < classes; b++) out[(lh * classes + a) * classes + b] /= queries[a];
+        }
+      }
+      return { mass: out, queries: Float64Array.from(queries) };
+    },
+  };
 }
 
 // Each token's class: that of the word holding its first character; −1 for special tokens and
-// tokens outside every word.
-function tokenClasses(result, words, T) {
+// tokens outside every word. (The map's hover and POS colours use the same classes.)
+export function tokenClasses(result, words, T = result.shape[2]) {
   const out = new Int32Array(T).fill(-1);
   for (let t = 0; t < T; t++) {
     if (result.specialTokensMask?.[t]) continue;

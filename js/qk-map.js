@@ -1,7 +1,9 @@
 // The query/key map of one head (AttentionViz, Yeh et al. 2023): every token's query and key
 // vector of that head, over many sentences, projected together onto their first two principal
 // components, so queries land near the keys they attend to. Pure arithmetic on the q/k arrays a
-// run returns with { qkv: true }; the page runs it in its worker.
+// run returns with { qkv: true }. The page never runs it on its main thread: the worker's corpus
+// job (js/corpus-job.js, worker client corpusMap) calls it on the q/k it keeps and sends back
+// only the points.
 import { AttnScopeError } from './errors.js';
 
 /**

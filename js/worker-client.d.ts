@@ -20,6 +20,61 @@ export interface RunJobOptions extends JobOptions {
 export type WorkerRunOptions = Omit<RunOptions, 'reuse'> & RunJobOptions;
 export type WorkerRunIdsOptions = Omit<RunIdsOptions, 'reuse'> & RunJobOptions;
 
+export interface CorpusJobOptions extends JobOptions {
+  /** Called after each time slice with { done, total } (sentences, or runs of an ablation). */
+  onProgress?: (progress: { done: number; total: number; [more: string]: unknown }) => void;
+  /** How long the worker works before answering (ms, default 50): jobs queued meanwhile, such
+   *  as a typed character's run, go between two slices. */
+  sliceMs?: number;
+}
+
+/** A sentence of corpus(): its text, or [text, words] with words [start, end, class] (UTF-16
+ *  character spans, class an index into your POS class list). */
+export type CorpusSentence = string | [string, [number, number, number][]];
+
+export interface CorpusOptions extends CorpusJobOptions {
+  /** How many POS classes the words use (required when sentences carry words). */
+  classes?: number;
+  /** Bytes of q/k vectors the worker keeps, whole layers (default 128 MiB); a map of a layer
+   *  not kept runs the sentences again. */
+  qkBudgetBytes?: number;
+}
+
+export interface CorpusSummary {
+  sentences: number;
+  tokens: number;
+  /** [layers, heads] */
+  shape: [number, number];
+  headDim: number;
+  /** Time the worker spent (ms). */
+  ms: number;
+  /** headStatistics() over every sentence. */
+  headStats: ({ layer: number; head: number; rows: number } & Record<string, number>)[];
+  /** posAttention() over the tagged sentences, or null. */
+  pos: { mass: Float64Array; queries: Float64Array } | null;
+  /** Per sentence: readable token texts, UTF-16 offsets, each token's POS class (−1: none). */
+  runs: { tokens: string[]; offsets: Int32Array; classes: Int32Array }[];
+  /** Layers whose q/k the worker keeps, and their memory. */
+  qk: { layers: number[]; bytesPerLayer: number; bytes: number; budgetBytes: number };
+}
+
+/** queryKeyMap() of one head over the corpus, plus where it was computed from. */
+export interface CorpusMap {
+  points: Float32Array;
+  kinds: Uint8Array;
+  runs: Int32Array;
+  positions: Int32Array;
+  components: Float64Array;
+  variance: [number, number];
+  layer: number;
+  head: number;
+  /** The projection's time in the worker (ms). */
+  projectionMs: number;
+  /** When the layer's q/k were not kept: the time to run the sentences again (ms), else null. */
+  rerunMs: number | null;
+  qk: CorpusSummary['qk'];
+}
+
 /** Every option given is passed to the model in the worker; a name a call does not accept
  *  (e.g. a typo) rejects with E_INPUT naming it, before anything is sent. */
 export interface WorkerClient {
@@ -31,6 +86,14 @@ export interface WorkerClient {
   /** Decoders: generates in the worker, each step to options.onToken as it arrives; the signal
    *  (or cancel()) stops it between two steps with E_ABORTED. */
   generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): Promise<GenerationResult>;
+  /** Runs the sentences in the worker, keeping there the head statistics, POS sums and q/k
+   *  (time slices: other jobs run in between). A later load() drops it. */
+  corpus(sentences: CorpusSentence[], options?: CorpusOptions): Promise<CorpusSummary>;
+  /** One head's query/key map over the last corpus() (E_INPUT if none), in the worker. */
+  corpusMap(layer: number, head: number, options?: CorpusJobOptions): Promise<CorpusMap>;
+  /** ablationEffects(model, texts) in the worker, as one job in time slices. */
+  ablationEffects(texts: string[], options?: CorpusJobOptions & { maskEvery?: number }):
+    Promise<{ baseline: number; heads: { layer: number; head: number; delta: number }[]; ms: number }>;
   /** Frees the model in the worker. */
   dispose(): Promise<null>;
   /** Rejects every queued job with E_ABORTED and interrupts a load or generation in progress. */

@@ -109,6 +109,29 @@ export function createWorkerClient() {
   }
   const runResult = (v) => new RunResult(v);
 
+  // A corpus job (js/corpus-job.js) in time slices: each slice is an ordinary queued job, so a
+  // run queued meanwhile (a typed character's) goes between two slices; progress after each.
+  // Aborting (signal, cancel()) stops it at the end of the slice in progress.
+  let nextTaskId = 1;
+  async function task(method, kind, args, options, allowed) {
+    checkOptionNames(options, [...allowed, 'signal', 'onProgress', 'sliceMs'], method);
+    const { signal, onProgress, sliceMs = DEFAULT_SLICE_MS } = options ?? {};
+    if (!(Number.isFinite(sliceMs) && sliceMs > 0)) throw new AttnScopeError('E_INPUT', `${method}: sliceMs must be a positive number`);
+    const id = nextTaskId++;
+    let start = { kind, args: { ...args, ...omit(options, [...JOB_OPTIONS, 'sliceMs']) } };
+    try {
+      for (;;) {
+        const slice = await enqueue('task', { task: id, start, sliceMs }, { signal });
+        start = undefined;
+        if (slice.finished) return slice.value;
+        onProgress?.(slice.progress);
+      }
+    } catch (error) {
+      if (!start && !failure) worker.postMessage({ type: 'taskEnd', target: id });  // free the worker's state
+      throw error;
+    }
+  }
+
   return {
     /** Loads a model in the worker (replacing the previous one); resolves to model.info. */
     load(source, options = {}) {
@@ -131,6 +154,21 @@ export function createWorkerClient() {
       const payload = { prompt: typeof prompt === 'string' ? prompt : Array.from(prompt ?? []) };
       return call('generate', payload, options, GENERATE_OPTIONS);
     },
+    /**
+     * Runs sentences (strings or [text, words] pairs) in the worker, keeping there what the
+     * probes need; resolves to the head statistics, POS sums, tokens and the q/k layers kept.
+     */
+    corpus(sentences, options = {}) {
+      return task('corpus', 'corpus', { sentences }, options, ['classes', 'qkBudgetBytes']);
+    },
+    /** One head's query/key map over the last corpus() of this model, computed in the worker. */
+    corpusMap(layer, head, options = {}) {
+      return task('corpusMap', 'map', { layer, head }, options, []);
+    },
+    /** ablationEffects(texts) run in the worker (one job in time slices, not one per run). */
+    ablationEffects(texts, options = {}) {
+      return task('ablationEffects', 'ablation', { texts }, options, ['maskEvery']);
+    },
     /** Frees the model in the worker (the worker stays up for another load). */
     dispose() {
       return enqueue('dispose', {});
@@ -147,6 +185,10 @@ export function createWorkerClient() {
     },
   };
 }
+
+// A corpus job's slice: long enough that the slices' round trips cost little (a bundled-model
+// sentence runs in a few ms), short enough that a typed character's run waits at most this.
+const DEFAULT_SLICE_MS = 50;
 
 // Jobs the worker can stop part-way: a download, and a generation between two steps. A run or
 // runIds cannot be interrupted (wasm runs to the end); its result still arrives.

@@ -2,19 +2,26 @@
 // messages (load, run, runIds, tokenize, generate, dispose, abort). Runs in a browser Worker and
 // in a Node worker_thread. Result arrays are transferred, not copied. The client
 // (worker-client.js) sends one job at a time, so a cancelled job never reaches this side; only
-// 'abort' interrupts a load or a generation (between two of its steps).
+// 'abort' interrupts a load or a generation (between two of its steps). Corpus jobs (corpus-job.js)
+// arrive as 'task' slices, each an ordinary job, so other jobs run between two slices.
 import { loadModel } from './load.js';
+import { createCorpusJobs } from './corpus-job.js';
 import { toAttnScopeError } from './errors.js';
 import { workerPort } from '#platform';
 
 const port = workerPort();
 let model = null;
 const controllers = new Map(); // job id → AbortController of a load or generation in progress
+const corpusJobs = createCorpusJobs(requireModel);
 
 port.onMessage(async (message) => {
   const { id, type } = message;
   if (type === 'abort') {
     controllers.get(message.target)?.abort();
+    return;
+  }
+  if (type === 'taskEnd') {
+    corpusJobs.end(message.target);
     return;
   }
   try {
@@ -39,6 +46,7 @@ async function handle(id, type, message) {
         });
         model?.dispose();
         model = loaded;
+        corpusJobs.clear();
         return [model.info, []];
       } finally {
         controllers.delete(id);
@@ -68,9 +76,12 @@ async function handle(id, type, message) {
       return [encoding, [encoding.ids.buffer, encoding.typeIds.buffer, encoding.offsets.buffer,
         encoding.specialTokensMask.buffer]];
     }
+    case 'task':   // one time slice of a corpus job
+      return corpusJobs.step(message);
     case 'dispose':
       model?.dispose();
       model = null;
+      corpusJobs.clear();
       return [null, []];
     default:
       throw toAttnScopeError({ code: 'E_INPUT', message: `unknown worker message type ${type}` });

@@ -2,10 +2,9 @@
 // strings, in the permalink as off=0:1,2:3) are applied to the typed text as a second run with
 // Hugging Face's head_mask, shown as an edit of kind 'heads' so the diff view compares it with
 // the intact run; predictionDiff() lists the [MASK] / next-token guesses of both. The corpus
-// effect of each head (js/head-stats.js ablationEffects) runs through the worker client via a
-// small Model-shaped adapter.
-import { ablationEffects } from '../../js/head-stats.js';
-import { loadSample, retrySuperseded } from './corpus.js';
+// effect of each head (js/head-stats.js ablationEffects) runs inside the worker as one job in
+// time slices (worker client ablationEffects), not one round trip per run.
+import { loadSample } from './corpus.js';
 
 /** Sentences of the sample scored by ablationEffects: each costs (L·H + 1) · maskEvery runs. */
 export const ABLATION_SENTENCES = 60;
@@ -93,30 +92,14 @@ export function predictionDiff(app) {
 }
 
 /**
- * ablationEffects over the first ABLATION_SENTENCES sentences of the sample, run through the
- * worker client: texts are tokenized up front (the adapter's tokenize is synchronous, as a
- * Model's), the mask id is the one '[MASK]'/'<mask>' encodes to.
+ * ablationEffects over the first ABLATION_SENTENCES sentences of the sample, in the worker:
+ * (L·H + 1) · maskEvery runs per sentence (7,140 for the bundled BERT). Progress: { done, total }
+ * in heads, { runs, totalRuns } in runs.
  */
-export async function corpusAblation(client, info, { signal, onProgress } = {}) {
+export async function corpusAblation(client, { signal, onProgress } = {}) {
   const sample = await loadSample();
   const texts = sample.sentences.slice(0, ABLATION_SENTENCES).map(([text]) => text);
-  const encodings = new Map();
-  for (const text of texts) encodings.set(text, await client.tokenize(text, { signal }));
-  let maskTokenId = -1;
-  if (!info.config.isDecoder) {
-    for (const name of ['[MASK]', '<mask>']) {
-      const e = await client.tokenize(name, { signal });
-      const at = e.tokens.indexOf(name);
-      if (at >= 0) { maskTokenId = e.ids[at]; break; }
-    }
-  }
-  const model = {
-    config: info.config,
-    maskTokenId,
-    tokenize: (text) => encodings.get(text),
-    runIds: (ids, options) => retrySuperseded(() => client.runIds(ids, { ...options, signal }), signal),
-  };
-  return ablationEffects(model, texts, { onProgress });
+  return client.ablationEffects(texts, { signal, onProgress });
 }
 
 /**

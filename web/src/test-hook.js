@@ -38,6 +38,11 @@ export function installTestHook(app) {
     // Issue 19: the head table's rows (sorted as shown) and timings; the query/key map's numbers.
     get heads() { const e = app.views.heads?.view.exposed; return e ? JSON.parse(JSON.stringify(e)) : null; },
     get qkMap() { const e = app.views.map?.view.exposed; return e ? JSON.parse(JSON.stringify(e)) : null; },
+    /** The map on screen as the worker sent it (points, kinds, runs, positions). */
+    qkMapPoints() {
+      const m = app.views.map?.view.currentMap();
+      return m ? { layer: m.layer, head: m.head, points: copy(m.points), kinds: copy(m.kinds), runs: copy(m.runs), positions: copy(m.positions) } : null;
+    },
     aggregate(kind) { return copy(app.views.aggregates?.view.exposed[kind]); },
     diff(kind) { return copy(app.views.diff?.view.exposed[kind]); },
     // Decoders (issue 17): whether the views draw the model as causal, which cells of a shown

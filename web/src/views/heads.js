@@ -1,9 +1,11 @@
 // Head table (?view=heads, issue 19): one row per head with Clark et al.'s statistics
 // (js/head-stats.js headStatistics) over the current text and, once computed, over the corpus
 // sample, plus the effect of switching the head off on the sample (ablationEffects, on demand).
-// Click a column header to sort by it (again to reverse); a row opens its head.
+// Both corpus computations run inside the worker (web/src/corpus.js, js/corpus-job.js): only
+// the table's numbers come back. Click a column header to sort by it (again to reverse); a row
+// opens its head.
 import { HEAD_STATISTICS, headStatistics } from '../../../js/head-stats.js';
-import { corpusRuns, cachedCorpusRuns } from '../corpus.js';
+import { corpusSummary, cachedCorpus } from '../corpus.js';
 import { corpusAblation, ABLATION_SENTENCES } from '../ablation.js';
 
 export function createHeadsTable(host, app) {
@@ -49,18 +51,17 @@ export function createHeadsTable(host, app) {
     progress.hidden = false;
     progress.value = 0;
     cancelBtn.hidden = false;
-    const onProgress = ({ done, total }) => {
-      progress.max = total;
-      progress.value = done;
+    const onProgress = ({ done, total, runs, totalRuns }) => {
+      progress.max = totalRuns ?? total;   // an ablation's bar moves run by run, its text head by head
+      progress.value = runs ?? done;
       status.textContent = app.t(kind === 'corpus' ? 'headsCorpusProgress' : 'headsAblationProgress', { done, total });
     };
     try {
       if (kind === 'corpus') {
-        const { runs } = await corpusRuns(client, { signal: job.signal, onProgress });
-        corpus = headStatistics(runs);
+        corpus = (await corpusSummary(client, { signal: job.signal, onProgress })).summary.headStats;
         exposed.corpusMs = performance.now() - started;
       } else {
-        effects = await corpusAblation(client, app.info, { signal: job.signal, onProgress });
+        effects = await corpusAblation(client, { signal: job.signal, onProgress });
         exposed.ablationMs = performance.now() - started;
       }
       status.textContent = app.t('headsDone', { s: ((performance.now() - started) / 1000).toFixed(1) });
@@ -92,7 +93,7 @@ export function createHeadsTable(host, app) {
     ablateBtn.textContent = t('headsAblateBtn', { n: ABLATION_SENTENCES });
     cancelBtn.textContent = t('cancel');
     corpusBtn.disabled = ablateBtn.disabled = Boolean(job);
-    if (!corpus && cachedCorpusRuns(app.client?.())) corpus = headStatistics(cachedCorpusRuns(app.client()).runs);
+    if (!corpus && cachedCorpus(app.client?.())) corpus = cachedCorpus(app.client()).summary.headStats;
     note.textContent = t('headsHint') + (effects ? ' ' + t('headsBaseline', { v: effects.baseline.toFixed(3) }) : '');
     const current = headStatistics([original]);
     const rows = current.map((s, i) => {

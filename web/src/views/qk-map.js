@@ -1,13 +1,13 @@
 // Query/key map (?view=map, issue 19; AttentionViz, Yeh et al. 2023): one head's query and key
 // vectors of every token of the corpus sample, projected together onto their first two principal
-// components (js/qk-map.js). The sample runs in the model's worker, one sentence per job (progress,
-// cancel; the page stays responsive between jobs); the projection itself is a few milliseconds
-// here. Points are coloured by query/key, position or POS class; hover shows the token in its
-// sentence, click opens that sentence in the head view. Under the map, the head's POS summary
-// (js/pos-summary.js): the query-class → key-class pairs it attends most.
-import { queryKeyMap } from '../../../js/qk-map.js';
-import { posAttention } from '../../../js/pos-summary.js';
-import { corpusRuns, cachedCorpusRuns } from '../corpus.js';
+// components (js/qk-map.js). Everything heavy runs in the model's worker (web/src/corpus.js):
+// the sample as one corpus job in time slices (progress, cancel; a typed character's run goes
+// between two slices), then each head's projection on request; only the points, their kinds,
+// sentences and positions come back, so this thread only draws. Points are coloured by
+// query/key, position or POS class; hover shows the token in its sentence, click opens that
+// sentence in the head view. Under the map, the head's POS summary (js/pos-summary.js sums kept
+// by the worker): the query-class → key-class pairs it attends most.
+import { corpusSummary, cachedCorpus, corpusMap, cachedCorpusMap } from '../corpus.js';
 import { layerHeadPickers, makeSelect } from '../pickers.js';
 import { cssColour, sequential, HEAD_COLOURS } from '../colormap.js';
 
@@ -48,8 +48,10 @@ export function createQkMap(host, app) {
   host.append(bar, controls, note, wrap, legend, pos);
 
   let colourBy = 'kind', job = null, failed = null, geo = null, hover = -1;
-  let map = null, mapKey = '', posCache = null;
-  const exposed = { runsMs: null, projectionMs: null, points: 0, head: null, pairs: [] };
+  let map = null;              // the map on screen (possibly the previous head's while the next computes)
+  let mapJob = null;           // { key, controller } of the map being computed in the worker
+  const exposed = { runsMs: null, projectionMs: null, mapWallMs: null, rerunMs: null, points: 0, head: null, pairs: [],
+    inWorker: true, qkLayers: null };
 
   async function compute() {
     const client = app.client?.();
@@ -58,7 +60,7 @@ export function createQkMap(host, app) {
     failed = null;
     render();
     try {
-      const { ms } = await corpusRuns(client, {
+      const { summary } = await corpusSummary(client, {
         signal: job.signal,
         onProgress: ({ done, total }) => {
           progress.max = total;
@@ -66,7 +68,7 @@ export function createQkMap(host, app) {
           status.textContent = app.t('mapProgress', { done, total });
         },
       });
-      exposed.runsMs = ms;
+      exposed.runsMs = summary.ms;
     } catch (e) {
       failed = e?.code === 'E_ABORTED' || e?.name === 'AbortError' ? app.t('headsCancelled')
         : app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' });
@@ -76,7 +78,7 @@ export function createQkMap(host, app) {
     }
   }
   startBtn.addEventListener('click', compute);
-  cancelBtn.addEventListener('click', () => job?.abort());
+  cancelBtn.addEventListener('click', () => { job?.abort(); mapJob?.controller.abort(); });
 
   function render() {
     const { t, state } = app;
@@ -85,9 +87,10 @@ export function createQkMap(host, app) {
       (i) => { colourBy = COLOUR_BY[i]; render(); }, 'colour-picker'));
     startBtn.textContent = t('mapStart');
     cancelBtn.textContent = t('cancel');
-    const done = cachedCorpusRuns(app.client?.());
+    const client = app.client?.();
+    const done = cachedCorpus(client);
     startBtn.hidden = Boolean(done) || Boolean(job);
-    cancelBtn.hidden = progress.hidden = !job;
+    cancelBtn.hidden = progress.hidden = !job && !mapJob;
     if (!done) {
       wrap.hidden = true;
       legend.replaceChildren();
@@ -98,29 +101,66 @@ export function createQkMap(host, app) {
       else if (!job) queueMicrotask(compute);
       return;
     }
-    wrap.hidden = false;
-    const key = `${state.layer}/${state.head}`;
-    if (!map || mapKey !== key || map.runsOf !== done.runs) {
-      const started = performance.now();
-      map = queryKeyMap(done.runs, state.layer, state.head);
-      map.runsOf = done.runs;
-      mapKey = key;
-      exposed.projectionMs = performance.now() - started;
-      exposed.points = map.kinds.length;
-      exposed.head = [state.layer, state.head];
+    if (map && map.client !== client) map = null;   // another model's
+    const wanted = cachedCorpusMap(client, state.layer, state.head);
+    if (wanted) show(wanted);
+    else requestMap(client, state.layer, state.head);
+    if (!map) {
+      wrap.hidden = true;
+      return;
     }
-    status.textContent = t('mapDone', { n: done.runs.length, points: map.kinds.length,
-      s: ((exposed.runsMs ?? done.ms) / 1000).toFixed(1), ms: exposed.projectionMs.toFixed(0) });
+    wrap.hidden = false;
+    if (!mapJob) {
+      status.textContent = failed ?? t('mapDone', { n: done.summary.sentences, points: map.kinds.length,
+        s: ((exposed.runsMs ?? done.summary.ms) / 1000).toFixed(1), ms: map.projectionMs.toFixed(0) });
+    }
     note.textContent = t('mapHintDone', { a: (100 * map.variance[0]).toFixed(0), b: (100 * map.variance[1]).toFixed(0) });
     draw(done);
     renderLegend(done);
     renderPos(done);
   }
 
+  function show(next) {
+    if (map === next) return;
+    map = next;
+    map.client = app.client?.();
+    hover = -1;
+    tip.hidden = true;
+    Object.assign(exposed, { projectionMs: map.projectionMs, mapWallMs: map.wallMs, rerunMs: map.rerunMs, points: map.kinds.length,
+      head: [map.layer, map.head], qkLayers: map.qk.layers });
+  }
+
+  // One map at a time in the worker; a head chosen meanwhile is requested when it is back.
+  async function requestMap(client, layer, head) {
+    const key = `${layer}/${head}`;
+    if (mapJob) return;
+    mapJob = { key, controller: new AbortController() };
+    failed = null;
+    status.textContent = app.t('mapProjecting', { layer, head });
+    progress.hidden = cancelBtn.hidden = false;
+    progress.removeAttribute('value');
+    try {
+      await corpusMap(client, layer, head, {
+        signal: mapJob.controller.signal,
+        onProgress: ({ done, total }) => {
+          progress.max = total;
+          progress.value = done;
+          status.textContent = app.t('mapRerun', { done, total, layer });
+        },
+      });
+    } catch (e) {
+      failed = e?.code === 'E_ABORTED' ? app.t('headsCancelled')
+        : app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' });
+    } finally {
+      mapJob = null;
+      // A failed map is not retried by itself: choosing a head again asks again.
+      if (!failed && app.client?.() === client) render();
+      else progress.hidden = cancelBtn.hidden = true;
+    }
+  }
+
   function pointClass(done, i) {
-    const r = done.runs[map.runs[i]];
-    r.classes ??= tokenClasses(r);
-    return r.classes[map.positions[i]];
+    return done.summary.runs[map.runs[i]].classes[map.positions[i]];
   }
 
   function colourOf(done, i) {
@@ -180,8 +220,7 @@ export function createQkMap(host, app) {
 
   function renderPos(done) {
     const classes = done.sample.classes;
-    if (posCache?.runs !== done.runs) posCache = { ...posAttention(done.runs.map((r) => ({ result: r, words: r.words })), classes.length), runs: done.runs };
-    const { mass, queries } = posCache, C = classes.length, H = done.runs[0].shape[1];
+    const { mass, queries } = done.summary.pos, C = classes.length, H = done.summary.shape[1];
     const lh = app.state.layer * H + app.state.head;
     const pairs = [];
     for (let a = 0; a < C; a++) {
@@ -216,43 +255,29 @@ export function createQkMap(host, app) {
   }
 
   canvas.addEventListener('pointermove', (e) => {
-    const done = cachedCorpusRuns(app.client?.());
+    const done = cachedCorpus(app.client?.());
     if (!done || !map) return;
     const i = nearest(e);
     if (i === hover) return;
     hover = i;
     draw(done);
     if (i < 0) { tip.hidden = true; return; }
-    const run = done.runs[map.runs[i]], t = map.positions[i];
+    const run = done.summary.runs[map.runs[i]], t = map.positions[i], [text] = done.sample.sentences[map.runs[i]];
     const s = run.offsets[2 * t], end = run.offsets[2 * t + 1];
     const c = pointClass(done, i);
     tip.textContent = `${app.t(map.kinds[i] ? 'mapKey' : 'mapQuery')} “${run.tokens[t]}”${c >= 0 ? ' · ' + done.sample.classes[c] : ''} — ` +
-      (end > s ? `${run.text.slice(0, s)}[${run.text.slice(s, end)}]${run.text.slice(end)}` : run.text);
+      (end > s ? `${text.slice(0, s)}[${text.slice(s, end)}]${text.slice(end)}` : text);
     tip.hidden = false;
     tip.style.left = Math.min(geo.x(i) + 10, geo.width - 220) + 'px';
     tip.style.top = geo.y(i) + 10 + 'px';
   });
   canvas.addEventListener('pointerleave', () => { hover = -1; tip.hidden = true; });
   canvas.addEventListener('click', (e) => {
-    const done = cachedCorpusRuns(app.client?.());
+    const done = cachedCorpus(app.client?.());
     const i = done && map ? nearest(e) : -1;
     if (i < 0) return;
-    const run = done.runs[map.runs[i]];
-    app.openText(run.text, { view: 'head', query: map.positions[i], selected: [] });
+    app.openText(done.sample.sentences[map.runs[i]][0], { view: 'head', query: map.positions[i], selected: [] });
   });
 
-  return { render, exposed, destroy() { job?.abort(); } };
-}
-
-// Each token's POS class from the sentence's word spans (as js/pos-summary.js assigns them).
-function tokenClasses(run) {
-  const T = run.shape[2], out = new Int32Array(T).fill(-1);
-  for (let t = 0; t < T; t++) {
-    if (run.specialTokensMask?.[t]) continue;
-    const s = run.offsets[2 * t], e = run.offsets[2 * t + 1];
-    if (e <= s) continue;
-    const w = run.words.find(([a, b]) => s >= a && s < b);
-    if (w) out[t] = w[2];
-  }
-  return out;
+  return { render, exposed, currentMap: () => map, destroy() { job?.abort(); mapJob?.controller.abort(); } };
 }
