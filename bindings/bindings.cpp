@@ -56,6 +56,7 @@ val trace_to_js(const ForwardTrace& trace) {
     put(layer, "attentionResidual", l.attention_residual);
     put(layer, "attentionNorm", l.attention_norm);
     put(layer, "ffnInputNorm", l.ffn_input_norm);
+    put(layer, "ffnPreActivation", l.ffn_pre_activation);
     put(layer, "ffnIntermediate", l.ffn_intermediate);
     put(layer, "ffnOutput", l.ffn_output);
     put(layer, "ffnResidual", l.ffn_residual);

@@ -122,7 +122,8 @@ void attention_output_forward(float* out, const float* ctx, const Layer& layer, 
 }
 
 void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, kernels::Activation act,
-                 const float* residual, int T, float* sublayer_out) {
+                 const float* residual, int T, float* sublayer_out, float* pre_activation) {
+  if (pre_activation) kernels::linear_packed_f32(pre_activation, x, layer.ff_in, T);
   kernels::LinearEpilogue activated;
   activated.activate = true;
   activated.activation = act;

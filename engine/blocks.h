@@ -79,8 +79,11 @@ void attention_output_forward(float* out, const float* ctx, const Layer& layer, 
 
 // out (T, C) = act(x W_1 + b_1) W_2 + b_2 + residual; `hidden` (T, F) keeps the activation.
 // out must not alias x, hidden or residual. `sublayer_out` as for attention_output_forward.
+// With `pre_activation` (T, F), x W_1 + b_1 is kept there too: the same GEMM run a second time
+// without the activation in its epilogue, so `hidden` and `out` are exactly what they are without
+// it (applying the activation afterwards would go through a different kernel than the fused one).
 void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, kernels::Activation act,
-                 const float* residual, int T, float* sublayer_out = nullptr);
+                 const float* residual, int T, float* sublayer_out = nullptr, float* pre_activation = nullptr);
 
 // word (T, C), position (T, C) and, where the model has them, token_type (T, C) embedding rows:
 // the parts embeddings_forward sums (the trace shows them one by one).

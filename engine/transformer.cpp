@@ -33,7 +33,8 @@ void check_size(const Values& v, size_t expected, const std::string& what) {
 void keep(std::vector<float>* to, const float* from, size_t n) {
   if (to) to->assign(from, from + n);
 }
-// Where a sublayer keeps its output before the residual when tracing (null otherwise).
+// Where a sublayer keeps an intermediate the fused kernels never store (its output before the
+// residual, the FFN's pre-activation) when tracing (null otherwise).
 float* sublayer_slot(std::vector<float>* slot, size_t n) {
   if (!slot) return nullptr;
   slot->resize(n);
@@ -53,7 +54,8 @@ void encoder_layer_forward(float* x, Activations& a, const Layer& layer, float* 
   layer_norm_forward(x, a.sum.data(), layer.ln_attn, T, C, eps);                             // & Norm
   keep(trace ? &trace->attention_norm : nullptr, x, TC);
   ffn_forward(a.sum.data(), a.ff.data(), x, layer, act, /*residual=*/x, T,                   // Add
-              sublayer_slot(trace ? &trace->ffn_output : nullptr, TC));
+              sublayer_slot(trace ? &trace->ffn_output : nullptr, TC),
+              sublayer_slot(trace ? &trace->ffn_pre_activation : nullptr, static_cast<size_t>(T) * F));
   keep(trace ? &trace->ffn_intermediate : nullptr, a.ff.data(), static_cast<size_t>(T) * F);
   keep(trace ? &trace->ffn_residual : nullptr, a.sum.data(), TC);
   layer_norm_forward(x, a.sum.data(), layer.ln_ffn, T, C, eps);                              // & Norm
@@ -76,7 +78,8 @@ void decoder_layer_forward(float* x, Activations& a, const Layer& layer, float* 
   layer_norm_forward(a.ln.data(), a.sum.data(), layer.ln_ffn, queries, C, eps);
   keep(trace ? &trace->ffn_input_norm : nullptr, a.ln.data(), TC);
   ffn_forward(x, a.ff.data(), a.ln.data(), layer, act, /*residual=*/a.sum.data(), queries,
-              sublayer_slot(trace ? &trace->ffn_output : nullptr, TC));
+              sublayer_slot(trace ? &trace->ffn_output : nullptr, TC),
+              sublayer_slot(trace ? &trace->ffn_pre_activation : nullptr, static_cast<size_t>(queries) * F));
   keep(trace ? &trace->ffn_intermediate : nullptr, a.ff.data(), static_cast<size_t>(queries) * F);
   keep(trace ? &trace->ffn_residual : nullptr, x, TC);
   keep(trace ? &trace->output : nullptr, x, TC);

@@ -36,19 +36,21 @@ struct EmbeddingsTrace {
   std::vector<float> sum, output;
 };
 
-// One block step by step, each (T, C) but ffn_intermediate (T, F). Encoders (post-LN):
+// One block step by step, each (T, C) but ffn_pre_activation and ffn_intermediate (T, F).
+// Encoders (post-LN):
 //   attention_output = Attention(input) (heads concatenated × W_O + b, before the residual)
 //   attention_residual = input + attention_output;  attention_norm = LayerNorm(attention_residual)
-//   ffn_intermediate = act(attention_norm W_1 + b_1);  ffn_output = ffn_intermediate W_2 + b_2
+//   ffn_pre_activation = attention_norm W_1 + b_1;  ffn_intermediate = act(ffn_pre_activation)
+//   ffn_output = ffn_intermediate W_2 + b_2
 //   ffn_residual = attention_norm + ffn_output;  output = LayerNorm(ffn_residual)
 // Decoders (pre-LN) add the LayerNorms in front of each sublayer:
 //   attention_input_norm = LayerNorm(input);  attention_output = Attention(attention_input_norm)
 //   attention_residual = input + attention_output;  ffn_input_norm = LayerNorm(attention_residual)
-//   ffn_intermediate, ffn_output from ffn_input_norm;  ffn_residual = attention_residual + ffn_output
+//   ffn_pre_activation, ffn_intermediate, ffn_output from ffn_input_norm;  ffn_residual = attention_residual + ffn_output
 //   output = ffn_residual  (attention_norm is empty)
 struct LayerTrace {
   std::vector<float> attention_input_norm, attention_output, attention_residual, attention_norm;
-  std::vector<float> ffn_input_norm, ffn_intermediate, ffn_output, ffn_residual, output;
+  std::vector<float> ffn_input_norm, ffn_pre_activation, ffn_intermediate, ffn_output, ffn_residual, output;
 };
 
 struct ForwardTrace {

@@ -216,7 +216,7 @@ export interface NextTokenPrediction {
   actual: (TokenProbability & { rank: number }) | null;
 }
 
-/** Each T·C (ffnIntermediate T·F), row-major. Steps a family does not have are absent. */
+/** Each T·C (ffnPreActivation and ffnIntermediate T·F), row-major. Steps a family does not have are absent. */
 export interface LayerTrace {
   /** Decoders (pre-LN): the LayerNorm before attention. */
   attentionInputNorm?: Float32Array;
@@ -228,7 +228,9 @@ export interface LayerTrace {
   attentionNorm?: Float32Array;
   /** Decoders: LayerNorm(attentionResidual), the feed-forward's input. */
   ffnInputNorm?: Float32Array;
-  /** After the activation. */
+  /** The first linear layer + bias, before the activation: the feed-forward's input · W₁ + b₁. */
+  ffnPreActivation: Float32Array;
+  /** After the activation (config.hiddenAct): act(ffnPreActivation). */
   ffnIntermediate: Float32Array;
   /** The second linear layer + bias. */
   ffnOutput: Float32Array;

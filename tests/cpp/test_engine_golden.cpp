@@ -99,9 +99,9 @@ TEST_CASE("engine golden: forward matches the float64 PyTorch reference", "[engi
         const std::pair<const char*, std::vector<float> LayerTrace::*> steps[] = {
             {"attention_input_norm", &LayerTrace::attention_input_norm}, {"attention_output", &LayerTrace::attention_output},
             {"attention_residual", &LayerTrace::attention_residual},     {"attention_norm", &LayerTrace::attention_norm},
-            {"ffn_input_norm", &LayerTrace::ffn_input_norm},             {"ffn_intermediate", &LayerTrace::ffn_intermediate},
-            {"ffn_output", &LayerTrace::ffn_output},                     {"ffn_residual", &LayerTrace::ffn_residual},
-            {"output", &LayerTrace::output}};
+            {"ffn_input_norm", &LayerTrace::ffn_input_norm},             {"ffn_pre_activation", &LayerTrace::ffn_pre_activation},
+            {"ffn_intermediate", &LayerTrace::ffn_intermediate},         {"ffn_output", &LayerTrace::ffn_output},
+            {"ffn_residual", &LayerTrace::ffn_residual},                 {"output", &LayerTrace::output}};
         for (const auto& [step, field] : steps) {
           std::vector<float> stacked;
           for (const LayerTrace& layer : tr.layers) stacked.insert(stacked.end(), (layer.*field).begin(), (layer.*field).end());
@@ -110,7 +110,8 @@ TEST_CASE("engine golden: forward matches the float64 PyTorch reference", "[engi
             REQUIRE(stacked.empty());
             continue;
           }
-          const int64_t width = std::string(step) == "ffn_intermediate" ? F : C;
+          const bool ffn_hidden = std::string(step) == "ffn_pre_activation" || std::string(step) == "ffn_intermediate";
+          const int64_t width = ffn_hidden ? F : C;
           check(name, stacked, {L, T, width}, {"layer", "token", "channel"}, 1e-3);
         }
         if (decoder) {
@@ -246,4 +247,47 @@ TEST_CASE("engine golden: optional outputs are empty unless requested", "[engine
   const ForwardResult full = encoder.forward({1, 2, 3}, {0, 0, 0}, {1, 1, 1}, ForwardOptions{});
   CHECK(full.attentions.size() == static_cast<size_t>(3 * 3 * 3 * 3));
   CHECK(bare.hidden_out == full.hidden_out);
+}
+
+// The trace's extra work (the FFN's first GEMM run again without its fused activation, to keep the
+// pre-activation) must not change a single output bit, and its two halves must be one activation
+// apart: ffn_intermediate = act(ffn_pre_activation), for every activation the fixtures use.
+TEST_CASE("engine golden: tracing changes no output; ffn_intermediate is act(ffn_pre_activation)", "[engine][golden]") {
+  for (const std::string model : {"bert_mlm_f32", "bert_gamma_beta_f32", "minilm_relu_f32", "distilbert_mlm_f16",
+                                  "gpt2_lm_f32"}) {
+    INFO("fixture " << model);
+    const Transformer transformer = load_fixture(model);
+    const ModelConfig& config = transformer.config();
+    const auto inputs = nlohmann::json::parse(test::read_text(kEngineFixtures + "/" + model + "/inputs.json"));
+    const auto& c = inputs["cases"][2];  // t33_padded: 33 tokens, padded keys
+    ForwardOptions plain;
+    plain.hidden_states = plain.qkv = plain.value_norms = true;
+    ForwardOptions traced = plain;
+    traced.trace = true;
+    const auto ids = ints(c["ids"]), types = ints(c["token_types"]), mask = ints(c["attention_mask"]);
+    const ForwardResult off = transformer.forward(ids, types, mask, plain);
+    const ForwardResult on = transformer.forward(ids, types, mask, traced);
+    CHECK(off.trace.layers.empty());
+    CHECK(on.attentions == off.attentions);  // bit for bit
+    CHECK(on.hidden_out == off.hidden_out);
+    CHECK(on.hidden_states == off.hidden_states);
+    CHECK(on.q == off.q);
+    CHECK(on.k == off.k);
+    CHECK(on.v == off.v);
+    CHECK(on.value_norms == off.value_norms);
+
+    const kernels::Activation act = activation_for(config.hidden_act);
+    const size_t TF = static_cast<size_t>(on.tokens) * config.intermediate_size;
+    double worst = 0;
+    for (const LayerTrace& layer : on.trace.layers) {
+      REQUIRE(layer.ffn_pre_activation.size() == TF);
+      REQUIRE(layer.ffn_intermediate.size() == TF);
+      std::vector<float> activated = layer.ffn_pre_activation;
+      kernels::activation_f32_naive(activated.data(), activated.size(), act);  // scalar <cmath> reference
+      for (size_t i = 0; i < TF; ++i)
+        worst = std::max(worst, static_cast<double>(std::fabs(activated[i] - layer.ffn_intermediate[i])));
+    }
+    INFO("activation " << config.hidden_act << ": worst |act(pre) - intermediate| " << worst);
+    CHECK(worst <= 1e-6);  // the fused kernel's GELU (Eigen's vectorised tanh) vs <cmath>: a few ulp
+  }
 }

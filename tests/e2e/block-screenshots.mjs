@@ -1,7 +1,8 @@
 // Screenshots of the block walk-through and positions views (issue 18), desktop (1280×800) and
 // phone (390×844), English and Korean. `node tests/e2e/block-screenshots.mjs [out]` writes
-// block-<lang>-<size>.png and positions-<lang>-<size>.png into docs/screenshots/ (default) — then
-// look at them. Fails on any console or page problem.
+// block-<lang>-<size>.png, block-ffn-<lang>-<size>.png (scrolled to the feed-forward step and its
+// GELU check) and positions-<lang>-<size>.png into docs/screenshots/ (default) — then look at
+// them. Fails on any console or page problem.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,7 @@ import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.
 const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 const SHOTS = [
   { name: 'block', query: 'view=block&layer=0&q=2&text=There%20is%20a%20prince', ready: () => window.__attnscope.block, scrollTo: '.view-block .block-step:nth-of-type(3)' },
+  { name: 'block-ffn', query: 'view=block&layer=1&q=2&text=There%20is%20a%20prince', ready: () => window.__attnscope.block, scrollTo: '.view-block .block-ffn', scrollDesktop: '.view-block .block-ffn' },
   { name: 'positions', query: 'view=positions&layer=1&head=2', ready: () => window.__attnscope.positions, scrollTo: '.tabs' },
 ];
 
@@ -27,7 +29,7 @@ export async function takeBlockScreenshots(out) {
           await waitForRuns(g.page, 1);
           await g.page.waitForFunction(shot.ready, null, { timeout: 60000 });
           await g.page.waitForTimeout(400);
-          await g.page.evaluate((sel) => document.querySelector(sel)?.scrollIntoView(), size === 'phone' ? shot.scrollTo : '.tabs');
+          await g.page.evaluate((sel) => document.querySelector(sel)?.scrollIntoView(), size === 'phone' ? shot.scrollTo : (shot.scrollDesktop ?? '.tabs'));
           const path = join(out, `${shot.name}-${lang}-${size}.png`);
           await g.page.screenshot({ path });
           files.push(path);

@@ -1,6 +1,6 @@
 // The block walk-through and positions views (issue 18, page half). Block: on the bundled BERT and
 // the bundled decoder every self-check the page shows (JavaScript float64 recomputation of each
-// residual sum and LayerNorm vs the engine) is ≤ 1e-4; the permalink carries view, layer and token;
+// residual sum, LayerNorm and the feed-forward's GELU vs the engine) is ≤ 1e-4; the permalink carries view, layer and token;
 // a DistilBERT-shaped folder with "I am full" gives 5 tokens and C = 768 split into 12 heads of 64.
 // Positions: the sentences' attention equals the engine's; the cosine matrix and ‖word‖, ‖position‖
 // equal those computed here from the checkpoint's own tensors (read straight from
@@ -61,6 +61,24 @@ function assertChecks(block, expectedSteps) {
   for (const { step, maxDiff } of block.checks) assert.ok(maxDiff <= 1e-4, `${step}: ${maxDiff}`);
 }
 
+// The feed-forward step: the pre-activation and activated strips (F numbers each, hidden_act's
+// formula between them) and the activation's self-check, shown and ≤ 1e-4.
+async function assertGeluStep(page, block, act, formula) {
+  const ffn = page.locator('.view-block .block-ffn');
+  assert.equal(await page.evaluate(() => window.__attnscope.info.config.hiddenAct), act);
+  // in (C), x·W₁ + b₁ (F), after the activation (F), FFN out (C): each strip's label and length.
+  const strips = await ffn.locator('.vector-row').evaluateAll((rows) => rows.map((r) =>
+    [r.querySelector('.vector-name').textContent, Number(/\((\d+) numbers/.exec(r.querySelector('.vector-readout').textContent)?.[1])]));
+  assert.deepEqual(strips, [['in', block.C], [`x·W₁ + b₁ (${block.F})`, block.F], [`after ${act} (${block.F})`, block.F], ['FFN out', block.C]]);
+  assert.match(await ffn.innerText(), formula);
+  const check = ffn.locator(`.step.check[data-step="layers.${block.layer}.ffnIntermediate"]`);
+  assert.equal(await check.count(), 1);
+  assert.match(await check.getAttribute('class'), /\bok\b/);
+  const d = Number(await check.getAttribute('data-max-error'));
+  assert.ok(d >= 0 && d <= 1e-4, `GELU check ${d}`);
+  console.log(`${act} self-check (layer ${block.layer}, token ${block.token}): ${d.toExponential(2)}`);
+}
+
 test('block view, bundled BERT: every step drawn, every self-check ≤ 1e-4, permalink', async () => {
   const g = await open('view=block&layer=0&q=2&text=There%20is%20a%20prince');
   const { page } = g;
@@ -71,9 +89,10 @@ test('block view, bundled BERT: every step drawn, every self-check ≤ 1e-4, per
   assert.equal(b.token, 2);
   // Layer 0 starts at the embeddings: sum, Norm; then Add, Norm, Add, Norm.
   assertChecks(b, ['embeddings.sum', 'embeddings.output', 'layers.0.attentionResidual', 'layers.0.attentionNorm',
-    'layers.0.ffnResidual', 'layers.0.output']);
+    'layers.0.ffnIntermediate', 'layers.0.ffnResidual', 'layers.0.output']);
   assert.equal(await page.locator('.view-block .head-split span').count(), b.H);
-  assert.equal(await page.locator('.view-block .step.check.ok').count(), 6);
+  assert.equal(await page.locator('.view-block .step.check.ok').count(), 7);
+  await assertGeluStep(page, b, 'gelu', /½x\(1 \+ erf\(x\/√2\)\)/);
   // Every strip has its norm; the canvas strips are drawn (non-zero size).
   const norms = await page.locator('.view-block .vector-row').evaluateAll((rows) => rows.map((r) => Number(r.dataset.norm)));
   assert.ok(norms.length >= 15 && norms.every((n) => Number.isFinite(n)), norms.join(','));
@@ -81,7 +100,8 @@ test('block view, bundled BERT: every step drawn, every self-check ≤ 1e-4, per
   await page.locator('.view-block .layer-picker select').selectOption('2');
   await page.waitForFunction(() => window.__attnscope.block?.layer === 2);
   const b2 = await page.evaluate(() => window.__attnscope.block);
-  assertChecks(b2, ['layers.2.attentionResidual', 'layers.2.attentionNorm', 'layers.2.ffnResidual', 'layers.2.output']);
+  assertChecks(b2, ['layers.2.attentionResidual', 'layers.2.attentionNorm', 'layers.2.ffnIntermediate', 'layers.2.ffnResidual',
+    'layers.2.output']);
   const url = new URL(page.url());
   assert.equal(url.searchParams.get('view'), 'block');
   assert.equal(url.searchParams.get('layer'), '2');
@@ -98,7 +118,8 @@ test('block view, bundled decoder: the pre-LN order and ln_f, self-checks ≤ 1e
   assert.ok(b.decoder);
   const l = L - 1;
   assertChecks(b, [`layers.${l}.attentionInputNorm`, `layers.${l}.attentionResidual`, `layers.${l}.ffnInputNorm`,
-    `layers.${l}.ffnResidual`, 'finalNorm']);
+    `layers.${l}.ffnIntermediate`, `layers.${l}.ffnResidual`, 'finalNorm']);
+  await assertGeluStep(g.page, b, 'gelu_new', /tanh\(√\(2\/π\)/);
   assert.deepEqual(g.problems, []);
   await g.context.close();
 });
@@ -121,7 +142,7 @@ test('a DistilBERT-shaped folder: "I am full" is 5 tokens and C = 768 walks into
   assert.deepEqual([b.C, b.H, b.dk, b.F], [768, 12, 64, 3072]);
   // DistilBERT has no token-type embedding: word + position only.
   assertChecks(b, ['embeddings.sum', 'embeddings.output', 'layers.0.attentionResidual', 'layers.0.attentionNorm',
-    'layers.0.ffnResidual', 'layers.0.output']);
+    'layers.0.ffnIntermediate', 'layers.0.ffnResidual', 'layers.0.output']);
   const text = await page.locator('.view-block').innerText();
   assert.match(text, /C = 768 numbers into H = 12 heads of d_k = 64/);
   assert.match(text, /12 × 64 = 768/);

@@ -29,7 +29,8 @@ describe('<attn-scope view="block"> and view="positions"', () => {
       const found = [...root.querySelectorAll('.view-block .step.check')].map((p) => [p.dataset.step, Number(p.dataset.maxError)]);
       return found.length ? found : null;
     }, null, { timeout: 60000 }).then((h) => h.jsonValue());
-    assert.deepEqual(checks.map(([step]) => step), ['layers.1.attentionResidual', 'layers.1.attentionNorm', 'layers.1.ffnResidual', 'layers.1.output']);
+    assert.deepEqual(checks.map(([step]) => step), ['layers.1.attentionResidual', 'layers.1.attentionNorm', 'layers.1.ffnIntermediate', 'layers.1.ffnResidual',
+      'layers.1.output']);
     for (const [step, d] of checks) assert.ok(d <= 1e-4, `${step}: ${d}`);
     await g.page.waitForFunction(() => document.querySelectorAll('attn-scope')[1].shadowRoot.querySelector('.view-positions')?.dataset.ready === '1',
       null, { timeout: 60000 });

@@ -1,6 +1,8 @@
 // `attnscope run --trace` on BERT, DistilBERT and GPT-2 checkpoint folders: the JSON's trace holds
 // every step of every block, each within 1e-3 of the float64 PyTorch reference of
 // tests/fixtures/make_engine_fixtures.py, and each layer's output is that layer's hidden state.
+// Through the API on the wasm build: asking for the trace changes no output bit (its FFN
+// pre-activation is a second, unfused GEMM; the fused one still makes every output).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -10,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { readSafetensors } from './helpers/safetensors.js';
+import { loadModel } from '../../js/index.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
@@ -51,8 +54,8 @@ describe('run --trace', () => {
         assert.ok(maxDiff(flat(trace.embeddings[step]), expected[`trace_embeddings_${step}`].data) <= 1e-3, `embeddings.${step}`);
       }
       const layerSteps = kind === 'encoder'
-        ? ['attention_output', 'attention_residual', 'attention_norm', 'ffn_intermediate', 'ffn_output', 'ffn_residual', 'output']
-        : ['attention_input_norm', 'attention_output', 'attention_residual', 'ffn_input_norm', 'ffn_intermediate', 'ffn_output', 'ffn_residual', 'output'];
+        ? ['attention_output', 'attention_residual', 'attention_norm', 'ffn_pre_activation', 'ffn_intermediate', 'ffn_output', 'ffn_residual', 'output']
+        : ['attention_input_norm', 'attention_output', 'attention_residual', 'ffn_input_norm', 'ffn_pre_activation', 'ffn_intermediate', 'ffn_output', 'ffn_residual', 'output'];
       const hiddenStates = expected.hidden_states;
       const [, T, C] = hiddenStates.shape;
       trace.layers.forEach((layer, l) => {
@@ -76,4 +79,34 @@ describe('run --trace', () => {
     await assert.rejects(run(process.execPath, [CLI, 'run', '--text', 'a', '--trace', '--format', 'bertviz', '--out', join(work, 'b.json')]),
       (e) => e.code === 2 && /--trace .* --format json/.test(e.stderr));
   });
+});
+
+describe('run({ trace: true }) on the wasm build', () => {
+  for (const [source, threads] of [['bundled', 1], ['bundled-causal', 1], ['bundled', 2]]) {  // 2: the threaded build
+    it(`${source}, ${threads} thread(s): every output is bit-identical with and without the trace; ffnPreActivation is T × F`, async () => {
+      const model = await loadModel(source, { threads });
+      try {
+        const options = { hiddenStates: true, qkv: true, valueNorms: true };
+        const text = 'There is a prince who lives far away.';
+        const plain = await model.run(text, options);
+        const traced = await model.run(text, { ...options, trace: true });
+        assert.equal(plain.trace, undefined);
+        for (const name of ['attentions', 'hidden', 'hiddenStates', 'q', 'k', 'v', 'valueNorms']) {
+          assert.ok(plain[name].length > 0, name);
+          assert.deepEqual(traced[name], plain[name], `${name} changed by the trace`);
+        }
+        const { intermediateSize: F, numLayers: L } = model.config;
+        const T = traced.ids.length;
+        assert.equal(traced.trace.layers.length, L);
+        for (const layer of traced.trace.layers) {
+          assert.equal(layer.ffnPreActivation.length, T * F);
+          assert.equal(layer.ffnIntermediate.length, T * F);
+          // GELU keeps positives near themselves and squashes negatives towards 0: the two differ.
+          assert.ok(layer.ffnPreActivation.some((v, i) => v < -1 && Math.abs(layer.ffnIntermediate[i]) < 0.2));
+        }
+      } finally {
+        model.dispose();
+      }
+    });
+  }
 });

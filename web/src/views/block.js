@@ -2,15 +2,22 @@
 // numbers (the run's trace and q/k/v): layer input → Q, K, V split into H heads of d_k → each
 // head's output → concatenated → W_O → Add → Norm → feed-forward → Add → Norm (post-LN encoders),
 // or the pre-LN order of decoders (Norm first in each sublayer, ln_f after the last layer). Each
-// step that is arithmetic on the step before (the residual sums and LayerNorms) shows the largest
-// difference between js/block-steps.js's float64 recomputation and the engine.
-import { blockSelfChecks } from '../../../js/block-steps.js';
+// step that is arithmetic on the step before (the residual sums, LayerNorms and the feed-forward's
+// activation) shows the largest difference between js/block-steps.js's float64 recomputation and
+// the engine.
+import { activationKind, blockSelfChecks } from '../../../js/block-steps.js';
 import { formulaSteps, headVector } from '../attention-math.js';
 import { causalKeyMask, isCausal } from '../causal-mask.js';
 import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
 import { headHue, l2, vectorStrip } from '../vector-strip.js';
 
 const CHECK_BOUND = 1e-4;
+// Each activation as its formula (the same for every language).
+const ACTIVATION_FORMULA = {
+  geluErf: 'x·Φ(x) = ½x(1 + erf(x/√2))',
+  geluTanh: '½x(1 + tanh(√(2/π)(x + 0.044715x³)))',
+  relu: 'max(0, x)',
+};
 
 export function createBlock(host, app) {
   const bar = document.createElement('div');
@@ -161,8 +168,12 @@ export function createBlock(host, app) {
       normStats(s, row(layer.attentionResidual), norms.attention, ffnIn, `layers.${l}.attentionNorm`);
     }
     const sFfn = section('blockFfn', { C, F, act: cfg.hiddenAct });
-    sFfn.append(strip(ffnIn, t('blockFfnIn')), strip(row(layer.ffnIntermediate, F), t('blockFfnMid', { F, act: cfg.hiddenAct })),
-      note(t('blockActNoCheck', { act: cfg.hiddenAct })), strip(row(layer.ffnOutput), t('blockFfnOut')));
+    sFfn.classList.add('block-ffn');
+    const formula = ACTIVATION_FORMULA[activationKind(cfg.hiddenAct)];
+    sFfn.append(strip(ffnIn, t('blockFfnIn')), strip(row(layer.ffnPreActivation, F), t('blockFfnPre', { F })),
+      note(t('blockActApplied', { act: cfg.hiddenAct, F, formula })), strip(row(layer.ffnIntermediate, F), t('blockFfnMid', { F, act: cfg.hiddenAct })));
+    check(sFfn, `layers.${l}.ffnIntermediate`);
+    sFfn.append(strip(row(layer.ffnOutput), t('blockFfnOut')));
     const sAdd2 = section('blockAdd');
     sAdd2.append(strip(ffnResidualBase, decoder ? t('blockResidual') : t('blockNormOut')), strip(row(layer.ffnOutput), t('blockFfnOut')),
       strip(row(layer.ffnResidual), t('blockResidual2')));
