@@ -15,6 +15,7 @@ import { torchReference, maxAbsDiff } from '../js/helpers/api-reference.js';
 import { stateFromUrl } from '../../web/src/state.js';
 import { ROOT, ensureBuilt, startServer, launchBrowser, guardedPage, waitForElements, elementPage } from './embed-helpers.js';
 import { measureSizes } from '../../scripts/build-embed.mjs';
+import { checkFigureInPage } from './helpers/figure-check.js';
 
 const SHOTS = process.env.EMBED_SCREENSHOTS ? join(ROOT, 'docs/screenshots') : mkdtempSync(join(tmpdir(), 'embed-shots-'));
 const esc = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -265,36 +266,24 @@ describe('<attn-scope> under a strict CSP', () => {
 });
 
 describe('exports', () => {
-  it('PNG is the view as shown, at devicePixelRatio', async () => {
+  it('PNG is the view as a figure at devicePixelRatio: title, the heatmap pixel for pixel, labelled legend, no blank band', async () => {
     const g = await guardedPage(browser, { deviceScaleFactor: 2 });
     await g.page.goto(server.origin + '/two.html');
     await waitForElements(g.page, 2);
     const shadow = g.page.locator('#a');
     const [download] = await Promise.all([g.page.waitForEvent('download'), shadow.locator('button[data-action="png"]').click()]);
     const bytes = readFileSync(await download.path());
-    const expected = await g.page.evaluate(() => {
-      const panel = document.querySelector('#a').shadowRoot.querySelector('.view-head');
-      const r = panel.getBoundingClientRect();
-      const base = panel.querySelector('.heatmap canvas');
-      const b = base.getBoundingClientRect();
-      const o = panel.querySelector('.heatmap-overlay').dataset;
-      // Centre of cell (1, 2) in the panel's CSS pixels, and its colour on the heatmap canvas.
-      const x = b.left - r.left + Number(o.labelW) + 2.5 * Number(o.cell);
-      const y = b.top - r.top + Number(o.labelH) + 1.5 * Number(o.cell);
-      const px = base.getContext('2d').getImageData(Math.round((x - (b.left - r.left)) * 2), Math.round((y - (b.top - r.top)) * 2), 1, 1).data;
-      return { width: Math.round(r.width * 2), height: Math.round(r.height * 2), x, y, colour: [...px] };
-    });
-    assert.deepEqual(pngSize(bytes), { width: expected.width, height: expected.height });
+    pngSize(bytes);
     assert.match(download.suggestedFilename(), /^attnscope-head-layer3-head3\.png$/);
-    // The PNG shows that same colour at that spot.
-    const colour = await g.page.evaluate(async ({ b64, x, y }) => {
-      const img = await createImageBitmap(new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], { type: 'image/png' }));
-      const c = new OffscreenCanvas(img.width, img.height);
-      const ctx = c.getContext('2d');
-      ctx.drawImage(img, 0, 0);
-      return [...ctx.getImageData(Math.round(x * 2), Math.round(y * 2), 1, 1).data];
-    }, { b64: bytes.toString('base64'), x: expected.x, y: expected.y });
-    for (let k = 0; k < 3; k++) assert.ok(Math.abs(colour[k] - expected.colour[k]) <= 2, `PNG ${colour} vs canvas ${expected.colour}`);
+    // The heatmap is found in the PNG by its pixels at 2 px per CSS px; the hint and the legend's
+    // numbers and caption (HTML in the view, blank in the old export) have ink where they stand.
+    const check = await g.page.evaluate(checkFigureInPage, {
+      b64: bytes.toString('base64'), root: '#a', panelSelector: '.view-head', canvasSelector: '.heatmap canvas', dpr: 2,
+      textSelectors: ['.hint', '.legend span:first-child', '.legend span:nth-of-type(2)', '.legend-caption'],
+    });
+    assert.ok(check.found, `the heatmap's pixels are not in the PNG (${JSON.stringify(check.size)})`);
+    assert.ok(check.panelY >= 30 && check.titleInk > 200, 'no title band above the view');
+    for (const t of check.texts) assert.ok(t.ink > 0, `"${t.text}" (${t.sel}) is blank in the PNG`);
     assert.deepEqual(await g.check(), []);
     await g.context.close();
   });
@@ -313,7 +302,7 @@ describe('exports', () => {
       return {
         parserErrors: doc.getElementsByTagName('parsererror').length,
         root: doc.documentElement.localName,
-        cells: doc.querySelectorAll('g > rect').length,
+        cells: doc.querySelectorAll('g[shape-rendering] > rect').length,   // the colour scale's steps are not cells
         T,
         labels: [...doc.querySelectorAll('text')].map((t) => t.textContent),
         tokens: [...el.result.tokens],

@@ -207,7 +207,7 @@ test('the page has a Copy link that reopens the same text, model and view', asyn
   }
 });
 
-test('the page exports what the element exports: the view as a PNG at screen resolution, the head as SVG', async () => {
+test('the page exports what the element exports: the view as a PNG figure at screen resolution, the head as SVG', async () => {
   const g = await openPage('?view=head&layer=1&head=2');
   try {
     const [png] = await Promise.all([g.page.waitForEvent('download'), g.page.locator('#export-png').click()]);
@@ -217,18 +217,19 @@ test('the page exports what the element exports: the view as a PNG at screen res
       const r = document.querySelector('.view-head').getBoundingClientRect();
       return { width: Math.round(r.width), height: Math.round(r.height) };
     });
-    assert.deepEqual({ width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) }, rect);
+    // A figure: the view plus margins, a title band above and (tests/e2e/exports.test.js) a scale.
+    assert.ok(bytes.readUInt32BE(16) >= rect.width && bytes.readUInt32BE(20) > rect.height, 'the PNG is smaller than the view');
     assert.equal(png.suggestedFilename(), 'attnscope-head-layer1-head2.png');
     const [svgFile] = await Promise.all([g.page.waitForEvent('download'), g.page.locator('#export-svg').click()]);
     const svg = readFileSync(await svgFile.path(), 'utf8');
     const checked = await g.page.evaluate((text) => {
       const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-      return { errors: doc.getElementsByTagName('parsererror').length, cells: doc.querySelectorAll('g > rect').length,
+      return { errors: doc.getElementsByTagName('parsererror').length, cells: doc.querySelectorAll('g[shape-rendering] > rect').length,
         T: window.__attnscope.tokens.length, title: doc.querySelector('title')?.textContent ?? doc.documentElement.textContent };
     }, svg);
     assert.equal(checked.errors, 0);
     assert.equal(checked.cells, checked.T * checked.T);
-    assert.match(checked.title, /layer 1, head 2/);
+    assert.match(checked.title, /Layer 1, head 2/);
     assert.deepEqual(g.problems, []);
   } finally {
     await g.context.close();
@@ -262,5 +263,38 @@ test('touch: a first tap on a head-view cell shows its weight, a second tap on i
     assert.deepEqual(problems, []);
   } finally {
     await context.close();
+  }
+});
+
+test('errors in the Korean UI: the sentence is Korean, the engine\'s English detail is secondary, a language switch re-words it', async () => {
+  const g = await openPage('?model=google-bert%2Fbert-base-uncased&lang=ko', { down: true });
+  try {
+    const read = () => g.page.evaluate(() => {
+      const el = document.getElementById('model-error');
+      return { main: el.querySelector('.error-text')?.textContent ?? null, detail: el.querySelector('.error-detail')?.textContent ?? null,
+        detailLang: el.querySelector('.error-detail')?.lang ?? null };
+    });
+    await g.page.locator('#model-error').waitFor({ state: 'visible' });
+    const ko = await read();
+    assert.ok(ko.main, 'the message has no main sentence apart from the engine\'s detail');
+    assert.match(ko.main, /불러오지 못했습니다/);
+    assert.match(ko.main, /서버에 연결할 수 없거나|찾을 수 없습니다/);   // E_NETWORK or E_NOT_FOUND, in Korean
+    assert.match(ko.detail, /^E_(NETWORK|NOT_FOUND): /);
+    assert.equal(ko.detailLang, 'en');
+    // The engine's English message is only in the detail line.
+    const engine = ko.detail.replace(/^E_\w+: /, '');
+    assert.ok(!ko.main.includes(engine), `the main sentence repeats the engine's message: ${ko.main}`);
+    assert.equal(await g.page.title(), await g.page.evaluate(() => document.title));
+    assert.match(await g.page.title(), /[가-힣]/, 'the page title is not Korean');
+    // Switching to English re-words the message on screen (and the title).
+    await g.page.locator('[data-lang=en]').click();
+    await g.page.waitForFunction(() => document.documentElement.lang === 'en');
+    const en = await read();
+    assert.match(en.main, /could not be loaded/);
+    assert.equal(en.detail, ko.detail);
+    assert.doesNotMatch(await g.page.title(), /[가-힣]/);
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
   }
 });

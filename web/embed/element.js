@@ -17,7 +17,7 @@ import { createPositions } from '../src/views/positions.js';
 import { AttnScopeError } from '../../js/errors.js';
 import { parseModelId, preview, runModel, stats } from './model-clients.js';
 import { elementStyleSheet } from './styles.js';
-import { currentHeadSvg, currentViewPng, downloadBlob, exportFileName } from './export.js';
+import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from './export.js';
 import { bertvizJson } from '../../js/bertviz.js';
 import { permalinkFor } from './permalink.js';
 import { elementText } from './labels.js';
@@ -101,7 +101,7 @@ export class AttnScopeElement extends HTMLElement {
   }
 
   // ---- exports ---------------------------------------------------------------------------------
-  /** Downloads (and returns) a PNG of the view exactly as shown, at devicePixelRatio. */
+  /** Downloads (and returns) a PNG of the view as shown, at devicePixelRatio, as a titled figure with its colour scale. */
   async exportPng() {
     const png = currentViewPng(this.#app);
     if (!png) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
@@ -110,10 +110,10 @@ export class AttnScopeElement extends HTMLElement {
     return blob;
   }
 
-  /** Downloads (and returns) the current head's heatmap as an SVG document string. */
+  /** Downloads (and returns) the view as an SVG document string (the head view: a vector heatmap). */
   exportSvg() {
-    if (!this.result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
-    const svg = currentHeadSvg(this.#app);
+    const svg = this.result && currentViewSvg(this.#app);
+    if (!svg) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
     downloadBlob(new Blob([svg], { type: 'image/svg+xml' }), this.#fileName('svg'), this.#dom.frame);
     return svg;
   }

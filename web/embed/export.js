@@ -3,6 +3,7 @@
 // token text is escaped by the serializer, never by hand). The explorer page may import these
 // too; the BertViz download is js/bertviz.js, shared with the CLI.
 import { cssColour, sequential } from '../src/colormap.js';
+import { composeFigure, figureToCanvas, figureToSvg, quoteText } from './figure.js';
 import { MASK_FILL, isCausal } from '../src/causal-mask.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -52,11 +53,13 @@ export function viewToPng(panel, dpr) {
  * One attention matrix as a standalone SVG document string.
  * @param {{matrix: Float32Array, n: number, labels: string[], title?: string, vmax?: number,
  *   threshold?: number, cell?: number, causal?: boolean}} data matrix is n×n row-major (row = query);
- *   causal: a decoder's, whose cells above the diagonal are masked (grey, titled "masked")
+ *   causal: a decoder's, whose cells above the diagonal are masked (grey, titled "masked");
+ *   scaleCaption: what the colour bar under the cells measures (its ends are 0 and vmax)
  */
-export function attentionSvg({ matrix, n, labels, title = '', vmax, threshold = 0, cell = 16, causal = false }) {
+export function attentionSvg({ matrix, n, labels, title = '', vmax, threshold = 0, cell = 16, causal = false,
+  scaleCaption = 'attention weight' }) {
   const max = vmax ?? Math.max(1e-12, ...matrix);
-  const labelW = 90, top = 90 + (title ? 22 : 0), size = n * cell;
+  const labelW = 90, top = 90 + (title ? 22 : 0), size = n * cell, scaleH = 28;
   const doc = document.implementation.createDocument(SVG_NS, 'svg', null);
   const svg = doc.documentElement;
   const attrs = (el, values) => { for (const [k, v] of Object.entries(values)) el.setAttribute(k, String(v)); return el; };
@@ -65,7 +68,8 @@ export function attentionSvg({ matrix, n, labels, title = '', vmax, threshold = 
     if (text !== undefined) el.textContent = text;
     return el;
   };
-  attrs(svg, { width: labelW + size + 8, height: top + size + 8, viewBox: `0 0 ${labelW + size + 8} ${top + size + 8}`,
+  const width = Math.max(labelW + size + 8, 360), height = top + size + 8 + scaleH;
+  attrs(svg, { width, height, viewBox: `0 0 ${width} ${height}`,
     'font-family': 'system-ui, sans-serif', 'font-size': Math.max(8, Math.min(12, cell - 3)) });
   svg.append(make('rect', { width: '100%', height: '100%', fill: '#ffffff' }));
   if (title) svg.append(make('title', {}, title), make('text', { x: 4, y: 16, 'font-size': 13 }, title));
@@ -92,8 +96,21 @@ export function attentionSvg({ matrix, n, labels, title = '', vmax, threshold = 
     rows.append(make('text', { x: labelW - 4, y: top + (i + 0.5) * cell }, labels[i]));
     cols.append(make('text', { x: 0, y: (i + 0.5) * cell }, labels[i]));
   }
-  svg.append(rows, cols);
+  svg.append(rows, cols, colourScale(make, { x: 4, y: top + size + 12, vmax: max, caption: scaleCaption }));
   return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(doc);
+}
+
+// "0 ▭▭▭ vmax  caption": the gradient the cells are coloured with, in 32 steps.
+function colourScale(make, { x, y, vmax, caption }) {
+  const g = make('g', { 'font-size': 11, fill: '#555555', 'dominant-baseline': 'central' });
+  const barX = x + 14, barW = 160, steps = 32;
+  g.append(make('text', { x, y: y + 6 }, '0'));
+  for (let k = 0; k < steps; k++) {
+    g.append(make('rect', { x: barX + (k * barW) / steps, y, width: barW / steps + 0.5, height: 12, fill: cssColour(sequential, k / (steps - 1)) }));
+  }
+  g.append(make('text', { x: barX + barW + 6, y: y + 6 }, String(Number(vmax.toFixed(4)))),
+    make('text', { x: barX + barW + 56, y: y + 6 }, caption));
+  return g;
 }
 
 function cellsDataUrl(matrix, n, colour) {
@@ -129,10 +146,56 @@ export function exportFileName(state, ext) {
   return `attnscope-${state.view}-layer${state.layer}-head${state.head}.${ext}`;
 }
 
-/** A PNG of the view on screen (at devicePixelRatio), or null before anything is drawn. */
-export function currentViewPng(app) {
+/**
+ * The view on screen as a figure (web/embed/figure.js): a title band naming the view, layer and
+ * head, the model and the text, over everything the panel shows (canvases, labels, legends), and
+ * a colour scale for a view whose panel has none. Null before anything is drawn.
+ */
+export function currentViewFigure(app) {
   const panel = app.views[app.state.view]?.panel;
-  return panel && app.result ? viewToPng(panel) : null;
+  if (!panel || !app.result) return null;
+  const { t, state } = app;
+  const where = VIEW_WITHOUT_HEAD.has(state.view) ? ''
+    : state.view === 'lines' ? ` · ${t('layer')} ${state.layer}` : ` · ${t('layerHead', { layer: state.layer, head: state.head })}`;
+  const text = [state.text, state.pairOn ? state.pair : ''].filter(Boolean).join(' ‖ ');
+  return composeFigure(panel, {
+    title: `AttnScope · ${t('view_' + state.view)}${where}`,
+    subtitle: `${modelName(app)} · “${quoteText(text)}”`,
+    scale: state.view === 'lines' ? linesScale(app) : null,
+  });
+}
+
+// Views that show every layer and head at once: the title names no single head.
+const VIEW_WITHOUT_HEAD = new Set(['grid', 'heads', 'aggregates']);
+
+// The lines view gives each head a colour (its toggle's dot) and a line the opacity of its weight:
+// the scale shows opacity alone, in a neutral ink.
+function linesScale(app) {
+  return { vmax: 1, caption: app.t('exportLinesScale'), colour: (a) => `rgba(40, 40, 40, ${a.toFixed(3)})` };
+}
+
+function modelName(app) {
+  const i = app.info;
+  if (i?.source === 'files') return app.t('modelLocalLoaded');
+  if (i?.source === 'bundled' || !i) return app.state.model === 'bundled-causal' ? app.t('modelBundledCausal') : app.t('modelBundled');
+  return i.id ?? app.state.model;
+}
+
+/** A PNG of the view on screen as a figure, at devicePixelRatio; null before anything is drawn. */
+export function currentViewPng(app, dpr) {
+  const figure = currentViewFigure(app);
+  return figure ? canvasToBlob(figureToCanvas(figure, dpr)) : null;
+}
+
+/**
+ * The view on screen as SVG: the head view as a vector heatmap (one <rect> per cell), every
+ * other view as its figure (text as <text>, what is drawn on canvases as embedded PNGs).
+ */
+export function currentViewSvg(app) {
+  if (!app.result) return null;
+  if (app.state.view === 'head') return currentHeadSvg(app);
+  const figure = currentViewFigure(app);
+  return figure && figureToSvg(figure, `AttnScope · ${app.t('view_' + app.state.view)}`);
 }
 
 /** The current head as the views show it (special tokens hidden or not), as an SVG document. */
@@ -140,5 +203,5 @@ export function currentHeadSvg(app) {
   const { layer, head, threshold } = app.state;
   const { labels } = app.display();
   return attentionSvg({ matrix: app.displayMatrix(layer, head), n: labels.length, labels, threshold,
-    title: `AttnScope · layer ${layer}, head ${head}`, causal: isCausal(app) });
+    title: `AttnScope · ${app.t('layerHead', { layer, head })}`, causal: isCausal(app), scaleCaption: app.t('legendAttention') });
 }

@@ -6,6 +6,7 @@
 // each streamed row (computed over the KV cache) with the full run's. The settings live in the
 // state, hence in the permalink: the same prompt and seed write the same text.
 import { isCausal } from './causal-mask.js';
+import { errorDetail, errorReason } from './error-text.js';
 import { GenerationResult } from './generation-result.js';
 
 const FIELDS = [
@@ -158,7 +159,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
         if (stillCurrent()) {
           await finish(client, ids, base, stillCurrent).catch(() => {});
           setStatus(aborted ? () => app.t('genStopped', { n: gen.steps.length })
-            : () => app.t('genFailed', { message: gen.error.message, code: gen.error.code }));
+            : () => app.t('genFailed', { reason: errorReason(app.t, gen.error), detail: errorDetail(gen.error) }));
         }
       }
     } finally {

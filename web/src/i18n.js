@@ -6,6 +6,7 @@ import { DECODER_STRINGS } from './i18n-decoder.js';
 import { BLOCK_STRINGS } from './i18n-block.js';
 import { HEADS_STRINGS } from './i18n-heads.js';
 import { MEMORY_STRINGS } from './i18n-memory.js';
+import { ERROR_STRINGS } from './i18n-errors.js';
 
 const STRINGS = {
   en: {
@@ -14,9 +15,10 @@ const STRINGS = {
     hiddenMass: 'Hidden [CLS]/[SEP] took {min}–{max}% of each row’s weight (mean {mean}%); the rows shown are renormalised over the remaining tokens.',
     hiddenMassRow: '(hidden tokens took {pct}% of this row)',
     exportPng: 'PNG',
-    exportPngTitle: 'Download the view on screen as a PNG (at screen resolution)',
+    exportPngTitle: 'Download the view on screen as a figure (PNG at screen resolution, with title, labels and colour scale)',
+    exportLinesScale: 'line opacity = attention weight; colour = head',
     exportSvg: 'SVG',
-    exportSvgTitle: 'Download the current head as an SVG heatmap',
+    exportSvgTitle: 'Download the view on screen as SVG (the head view as a vector heatmap)',
     linkCopied: 'Link copied: it opens this text, model and view.',
     linkCopyFailed: 'Could not copy; the link is the address in the address bar.',
     tagline: 'See softmax(QKᵀ/√d_k)·V at work, head by head.',
@@ -43,10 +45,10 @@ const STRINGS = {
     loadingModel: 'Loading {name}…',
     progress: '{name}: {file} {loaded} / {total} MB',
     loadCancelled: 'Loading {name} was cancelled. Still using the previous model.',
-    loadFailed: 'Could not load {name}: {message} ({code}). Still using the previous model.',
+    loadFailed: 'Could not load {name}: {reason}. Still using the previous model.',
     hubSize: '{name}: about {mb} MB to download (cached afterwards). Press Load, or Enter in the list.',
     hubSizeUnknown: '{name}: downloads from the hub. Press Load, or Enter in the list.',
-    linkModelFailed: 'This link asks for {name}, which could not be loaded: {message} ({code}). Showing the bundled model instead; reload to try again.',
+    linkModelFailed: 'This link asks for {name}, which could not be loaded: {reason}. Showing the bundled model instead; reload to try again.',
     englishOnly: 'English only',
     mostlyUnknown: '{n} of {total} tokens are [UNK]: this model only knows English words. For Korean and other languages, pick bert-base-multilingual-cased.',
     running: 'Running…',
@@ -55,7 +57,7 @@ const STRINGS = {
     sentenceB: 'Second sentence',
     pairToggle: 'Second sentence (pair)',
     emptyText: 'Type some text to see its attention.',
-    runFailed: 'Could not run the model: {message} ({code})',
+    runFailed: 'Could not run the model: {reason}.',
     truncated: '{n} tokens were cut off: this model reads at most {max} tokens.',
     ranIn: '{tokens} tokens, {ms} ms',
     tokensAria: 'Tokens (click to select as query)',
@@ -87,6 +89,7 @@ const STRINGS = {
     queryToken: 'Query token',
     gridHint: 'Every layer (rows) and head (columns), one colour scale for all (√weight, so faint links stay visible). Click one, or use the arrow keys and Enter, to open it.',
     gridAria: 'Attention of {layers} layers × {heads} heads',
+    zoomTitle: 'Close-up of rows {r0}–{r1} × columns {c0}–{c1}: the full map is too small for token labels; click a cell there to move this window.',
     headHint: 'Row = the token that is looking (query), column = the token it looks at (key). Hover or use the arrow keys for exact weights; click or Enter selects a query.',
     headAria: 'Attention heatmap, layer {layer}, head {head}, {n} tokens',
     savePng: 'Save PNG',
@@ -148,9 +151,10 @@ const STRINGS = {
     hiddenMass: '숨긴 [CLS]/[SEP]가 각 행 가중치의 {min}–{max}%를 차지했습니다 (평균 {mean}%). 보이는 행은 남은 토큰끼리 다시 정규화했습니다.',
     hiddenMassRow: '(숨긴 토큰이 이 행의 {pct}%)',
     exportPng: 'PNG',
-    exportPngTitle: '화면의 보기를 PNG로 내려받기 (화면 해상도)',
+    exportPngTitle: '화면의 보기를 그림으로 내려받기 (화면 해상도 PNG, 제목·토큰 이름·색 눈금 포함)',
+    exportLinesScale: '선의 진하기 = 어텐션 가중치, 색 = 헤드',
     exportSvg: 'SVG',
-    exportSvgTitle: '현재 헤드를 SVG 히트맵으로 내려받기',
+    exportSvgTitle: '화면의 보기를 SVG로 내려받기 (헤드 보기는 벡터 히트맵)',
     linkCopied: '링크를 복사했습니다. 이 텍스트, 모델, 보기가 그대로 열립니다.',
     linkCopyFailed: '복사하지 못했습니다. 주소창의 주소가 바로 그 링크입니다.',
     tagline: 'softmax(QKᵀ/√d_k)·V가 헤드마다 어떻게 작동하는지 직접 보세요.',
@@ -177,10 +181,10 @@ const STRINGS = {
     loadingModel: '{name} 불러오는 중…',
     progress: '{name}: {file} {loaded} / {total} MB',
     loadCancelled: '{name} 불러오기를 취소했습니다. 이전 모델을 계속 씁니다.',
-    loadFailed: '{name}을(를) 불러오지 못했습니다: {message} ({code}). 이전 모델을 계속 씁니다.',
+    loadFailed: '{name}을(를) 불러오지 못했습니다: {reason}. 이전 모델을 계속 씁니다.',
     hubSize: '{name}: 약 {mb} MB를 내려받습니다 (이후 캐시). 불러오기를 누르거나 목록에서 Enter를 누르세요.',
     hubSizeUnknown: '{name}: 허브에서 내려받습니다. 불러오기를 누르거나 목록에서 Enter를 누르세요.',
-    linkModelFailed: '이 링크는 {name} 모델을 요청하지만 불러오지 못했습니다: {message} ({code}). 대신 내장 모델을 보여 줍니다. 새로 고치면 다시 시도합니다.',
+    linkModelFailed: '이 링크는 {name} 모델을 요청하지만 불러오지 못했습니다: {reason}. 대신 내장 모델을 보여 줍니다. 새로 고치면 다시 시도합니다.',
     englishOnly: '영어 전용',
     mostlyUnknown: '토큰 {total}개 중 {n}개가 [UNK]입니다. 이 모델은 영어 단어만 압니다. 한국어 등 다른 언어는 bert-base-multilingual-cased를 고르세요.',
     running: '실행 중…',
@@ -189,7 +193,7 @@ const STRINGS = {
     sentenceB: '두 번째 문장',
     pairToggle: '두 번째 문장 (문장 쌍)',
     emptyText: '텍스트를 입력하면 어텐션이 보입니다.',
-    runFailed: '모델을 실행하지 못했습니다: {message} ({code})',
+    runFailed: '모델을 실행하지 못했습니다: {reason}.',
     truncated: '토큰 {n}개가 잘렸습니다. 이 모델은 최대 {max} 토큰까지 읽습니다.',
     ranIn: '토큰 {tokens}개, {ms} ms',
     tokensAria: '토큰 (클릭하면 쿼리로 선택)',
@@ -221,6 +225,7 @@ const STRINGS = {
     queryToken: '쿼리 토큰',
     gridHint: '모든 층(행)과 헤드(열)를 같은 색 척도(√가중치, 약한 연결도 보이도록)로 그렸습니다. 클릭하거나 방향키와 Enter로 열어 보세요.',
     gridAria: '{layers}개 층 × {heads}개 헤드의 어텐션',
+    zoomTitle: '{r0}–{r1}행 × {c0}–{c1}열 확대: 전체 지도는 토큰 이름을 쓰기에 너무 작습니다. 거기서 칸을 클릭하면 이 창이 옮겨 갑니다.',
     headHint: '행은 바라보는 토큰(쿼리), 열은 바라봐지는 토큰(키)입니다. 마우스를 올리거나 방향키를 쓰면 정확한 값이 보이고, 클릭이나 Enter로 쿼리를 선택합니다.',
     headAria: '어텐션 히트맵, {layer}층 {head}번 헤드, 토큰 {n}개',
     savePng: 'PNG로 저장',
@@ -286,6 +291,7 @@ for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], BLOCK_STRI
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], HEADS_STRINGS[lang]);
 // Big models: the weight precision choice and the memory used (issue 20).
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], MEMORY_STRINGS[lang]);
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], ERROR_STRINGS[lang]);
 
 export const LANGUAGES = Object.keys(STRINGS);
 

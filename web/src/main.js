@@ -24,8 +24,9 @@ import { createNextTokenPanel } from './views/next-token.js';
 import { createGeneratePanel } from './generate-panel.js';
 import { createCompareRunner } from './compare-runner.js';
 import { isCausal } from './causal-mask.js';
+import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { createWorkerClient } from '../../js/worker-client.js';
-import { currentHeadSvg, currentViewPng, downloadBlob, exportFileName } from '../embed/export.js';
+import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 
 // Typing runs the model at once while runs are fast (the worker client's replacePending drops
 // inputs that queued behind a running one, so the newest text always wins); only a model whose
@@ -78,6 +79,7 @@ function onSet(patch, before) {
     applyStatic(document, state.lang);
     picker.fillOptions();
     picker.showInfo();
+    relocalizeMessages(app.t);
   }
   // Opening the block view needs a traced run of the text on screen.
   if (patch.view !== undefined && TRACE_VIEWS.has(patch.view) && app.original && !app.original.trace) runNow();
@@ -141,7 +143,7 @@ async function runNow() {
   if (!text.trim()) {
     clearTimeout(busyTimer);
     showBusy(false);
-    showInputError(app.t('emptyText'));
+    showInputError((t) => t('emptyText'));
     document.body.dataset.empty = '';   // the last run's chips and views are not this input's
     return;
   }
@@ -165,7 +167,7 @@ async function runNow() {
     renderAll();
   } catch (e) {
     if (seq !== runSeq || e?.code === 'E_ABORTED' || e?.name === 'AbortError') return;
-    showInputError(app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' }));
+    showInputError((t) => t('runFailed', { reason: errorReason(t, e) }), e);
     setStatus(app.original ? 'ready' : 'error');
   } finally {
     if (seq === runSeq) {
@@ -206,10 +208,19 @@ async function applyEdit(kind) {
     $('edit-status').textContent = app.t(kind === 'mask' ? 'editMasked' : 'editDropped', { n: positions.length });
     setStatus('ready');
     app.set({ view: 'diff' });
+    requestAnimationFrame(revealViews);   // after renderAll's frame has drawn the diff
   } catch (e) {
-    showInputError(app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' }));
+    showInputError((t) => t('runFailed', { reason: errorReason(t, e) }), e);
     setStatus('ready');
   }
+}
+
+// On a phone the views sit above the controls, so the diff a Mask/Drop opens is off-screen:
+// bring the view tabs to the top. Beside the controls (two columns) they are already in sight.
+function revealViews() {
+  const tabs = document.querySelector('.tabs');
+  const top = tabs.getBoundingClientRect().top;
+  if (top < -1 || top > window.innerHeight / 2) tabs.scrollIntoView({ block: 'start' });
 }
 
 // ---- rendering -------------------------------------------------------------------------------
@@ -218,10 +229,9 @@ function setStatus(s) {
   document.body.dataset.status = s;
 }
 
-function showInputError(text) {
-  const el = $('input-error');
-  el.hidden = !text;
-  el.textContent = text ?? '';
+// build(t) words the message in the UI's language (null: none); `error` adds the engine's detail.
+function showInputError(build, error = null) {
+  showMessage($('input-error'), app.t, build, error);
 }
 
 let renderPending = false;
@@ -321,8 +331,8 @@ function wire() {
     if (png) downloadBlob(await png, exportFileName(state, 'png'));
   });
   $('export-svg').addEventListener('click', () => {
-    if (!app.result) return;
-    downloadBlob(new Blob([currentHeadSvg(app)], { type: 'image/svg+xml' }), exportFileName(state, 'svg'));
+    const svg = currentViewSvg(app);
+    if (svg) downloadBlob(new Blob([svg], { type: 'image/svg+xml' }), exportFileName(state, 'svg'));
   });
   $('hide-special').addEventListener('change', (e) => app.set({ hideSpecial: e.target.checked }));
   $('threshold').addEventListener('input', (e) => app.set({ threshold: Number(e.target.value) }));
@@ -372,8 +382,7 @@ async function start() {
   if (!client && wanted !== 'bundled') {
     linkModel = wanted;
     await picker.load('bundled', app.t('modelBundled'));
-    picker.showError(app.t('linkModelFailed', { name: wanted, message: failure?.message ?? String(failure),
-      code: failure?.code ?? 'E_INTERNAL' }));
+    picker.showError((t) => t('linkModelFailed', { name: wanted, reason: errorReason(t, failure) }), failure);
     writeUrl();
   }
 }

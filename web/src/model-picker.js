@@ -6,6 +6,7 @@
 // weight precision (auto / f32 / f16: changing it reloads the model in use), and after a load
 // the memory the model takes.
 import { isHubId, WEIGHT_PRECISIONS } from './state.js';
+import { errorReason, showMessage } from './error-text.js';
 
 // Hub models offered in the list, with the size of their model.safetensors on the hub in MB
 // (read from huggingface.co, rounded; only for the notice before a download).
@@ -76,8 +77,7 @@ export function createModelPicker(el, app) {
     controller?.abort();
     controller = new AbortController();
     const mine = controller;
-    error.hidden = true;
-    error.textContent = '';
+    showMessage(error, app.t, null);
     progressRow.hidden = false;
     progress.removeAttribute('value');
     progressText.textContent = app.t('loadingModel', { name: label });
@@ -97,10 +97,10 @@ export function createModelPicker(el, app) {
       return null;
     } catch (e) {
       if (mine.signal.aborted || e?.code === 'E_ABORTED') {
-        showError(app.t('loadCancelled', { name: label }));
+        showError((t) => t('loadCancelled', { name: label }));
       } else {
-        const hint = e?.code === 'E_TOO_LARGE' && app.state.weightPrecision === 'f32' ? ' ' + app.t('tooLargeHint') : '';
-        showError(app.t('loadFailed', { name: label, message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' }) + hint);
+        showError((t) => t('loadFailed', { name: label, reason: errorReason(t, e) }) +
+          (e?.code === 'E_TOO_LARGE' && app.state.weightPrecision === 'f32' ? ' ' + t('tooLargeHint') : ''), e);
       }
       fillOptions();
       select.value = mode ?? offered ?? app.state.model;
@@ -125,9 +125,9 @@ export function createModelPicker(el, app) {
     });
   }
 
-  function showError(text) {
-    error.textContent = text;
-    error.hidden = false;
+  // build(t) words the message (again after a language switch); `failure` adds the engine's detail.
+  function showError(build, failure = null) {
+    showMessage(error, app.t, build, failure);
   }
 
   select.addEventListener('change', () => {
@@ -145,14 +145,14 @@ export function createModelPicker(el, app) {
   select.addEventListener('keydown', (e) => { if (e.key === 'Enter' && offered) loadHub(); });
   const loadHub = () => {
     const id = hubInput.value.trim();
-    if (!isHubId(id)) { showError(app.t('badHubId')); return; }
+    if (!isHubId(id)) { showError((t) => t('badHubId')); return; }
     load(id, id);
   };
   hubLoad.addEventListener('click', loadHub);
   hubInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') loadHub(); });
   const loadFiles = (files) => {
     const list = [...files].filter((f) => /(^|\/)(config\.json|model\.safetensors|vocab\.txt|vocab\.json|merges\.txt|tokenizer\.json|tokenizer_config\.json)$/.test(f.webkitRelativePath || f.name));
-    if (!list.some((f) => f.name === 'config.json')) { showError(app.t('localMissing')); return; }
+    if (!list.some((f) => f.name === 'config.json')) { showError((t) => t('localMissing')); return; }
     load(list, app.t('modelLocalLoaded'));
   };
   folderInput.addEventListener('change', () => folderInput.files.length && loadFiles(folderInput.files));

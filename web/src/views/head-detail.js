@@ -7,6 +7,7 @@ import { sequential } from '../colormap.js';
 import { meanOfRows, maxOf } from '../attention-math.js';
 import { layerHeadPickers, tokenName } from '../pickers.js';
 import { isCausal } from '../causal-mask.js';
+import { createHeadZoom } from './head-zoom.js';
 
 export function createHeadDetail(host, app) {
   const top = document.createElement('div');
@@ -24,20 +25,26 @@ export function createHeadDetail(host, app) {
   selBox.append(selTitle, bars);
   const hiddenNote = document.createElement('p');
   hiddenNote.className = 'hint hidden-mass';
-  host.append(top, hint, hiddenNote, mapHost, legend, selBox);
+  const zoomHost = document.createElement('div');
+  host.append(top, hint, hiddenNote, mapHost, legend, zoomHost, selBox);
+  const zoom = createHeadZoom(zoomHost, app);
   let labels = [], positions = [], removed = null;
   const heatmap = new Heatmap(mapHost, {
     labels: true,
     ariaLabel: '',
     tooltip: (i, j, v) => `${tokenName(positions[i], labels[i])} → ${tokenName(positions[j], labels[j])}: ${v.toFixed(4)}` +
       (removed ? ` ${app.t('hiddenMassRow', { pct: (removed[i] * 100).toFixed(1) })}` : ''),
-    onSelect: (i) => app.toggleSelected(app.originalPosition(positions[i])),
+    onSelect: (i, j) => {
+      zoom.moveTo(i, j);   // a long input's close-up follows the cell clicked
+      app.toggleSelected(app.originalPosition(positions[i]));
+    },
   });
 
   // A figure for a paper or slides: the heatmap with its labels, as drawn (no hover marks).
   const save = document.createElement('button');
   save.type = 'button';
   save.className = 'save-png';
+  save.dataset.noExport = '';   // the page's PNG/SVG exports are figures; this button is not in them
   save.addEventListener('click', () => {
     heatmap.base.toBlob((blob) => {
       const a = document.createElement('a');
@@ -64,6 +71,7 @@ export function createHeadDetail(host, app) {
     heatmap.overlay.setAttribute('aria-label', t('headAria', { layer: state.layer, head: state.head, n }));
     heatmap.setData({ matrix, n, rowLabels: labels, colLabels: labels, scale: sequential, vmax, threshold: state.threshold, causal: isCausal(app) });
     heatmap.setMarked(selectedRows());
+    zoom.update({ matrix, n, labels, positions, vmax, threshold: state.threshold }, !heatmap.geo.labels, selectedRows());
     showHiddenMass();
     renderLegend(legend, { scale: sequential, vmax, caption: isCausal(app) ? `${t('legendAttention')} · ${t('legendMasked')}` : t('legendAttention') });
     drawSelection(matrix, n);

@@ -64,6 +64,7 @@ export function createHeadLines(host, app) {
     geo.matrices = [];
     for (let h = 0; h < H; h++) geo.matrices.push(hidden.has(h) ? null : app.displayMatrix(state.layer, h));
     geo.labelsText = labels;
+    geo.positions = positions;
     cache = null;
     paint();
   }
@@ -125,6 +126,14 @@ export function createHeadLines(host, app) {
     ctx.font = '12px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
     const colour = getComputedStyle(host).color;
+    // Selected tokens (a click or tap, as in the head view) get a pale mark behind their labels.
+    const selected = new Set(app.state.selected.map((p) => geo.positions.indexOf(app.resultPosition(p))));
+    ctx.fillStyle = 'rgba(217, 95, 2, 0.16)';
+    for (const a of selected) {
+      if (a < 0) continue;
+      ctx.fillRect(0, y(a) - geo.rowH / 2, labelW + 2, geo.rowH);
+      ctx.fillRect(width - labelW - 2, y(a) - geo.rowH / 2, labelW + 2, geo.rowH);
+    }
     for (let a = 0; a < n; a++) {
       const on = focus && focus.a === a;
       ctx.fillStyle = on ? '#d95f02' : colour;
@@ -195,16 +204,27 @@ export function createHeadLines(host, app) {
     request();
   }
 
-  canvas.addEventListener('pointermove', (e) => {
-    if (!geo) return;
+  // The token label under a pointer: { a, side } or null (between the columns, off the rows).
+  function tokenAt(e) {
     const r = canvas.getBoundingClientRect();
     const x = e.clientX - r.left, a = Math.floor((e.clientY - r.top - 4) / geo.rowH);
-    if (a < 0 || a >= geo.n) return setFocus(null);
-    if (x < geo.labelW + 8) setFocus({ a, side: 'left' });
-    else if (x > geo.width - geo.labelW - 8) setFocus({ a, side: 'right' });
-    else setFocus(null);
+    if (a < 0 || a >= geo.n) return null;
+    if (x < geo.labelW + 8) return { a, side: 'left' };
+    if (x > geo.width - geo.labelW - 8) return { a, side: 'right' };
+    return null;
+  }
+  canvas.addEventListener('pointermove', (e) => {
+    if (geo && e.pointerType !== 'touch') setFocus(tokenAt(e));
   });
-  canvas.addEventListener('pointerleave', () => setFocus(null));
+  // A click or a tap on a token selects it (as in the head view) and follows its lines; a touch
+  // has no hover, so the focus stays until the next tap.
+  canvas.addEventListener('click', (e) => {
+    const f = geo && tokenAt(e);
+    if (!f) return setFocus(null);
+    setFocus(f);
+    app.toggleSelected(app.originalPosition(geo.positions[f.a]));
+  });
+  canvas.addEventListener('pointerleave', (e) => { if (e.pointerType !== 'touch') setFocus(null); });
   canvas.addEventListener('blur', () => setFocus(null));
   canvas.addEventListener('keydown', (e) => {
     if (!geo) return;

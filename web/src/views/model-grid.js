@@ -23,6 +23,7 @@ export function createModelGrid(host, app) {
   wrap.append(canvas, tip);
   const legend = document.createElement('div');
   const ablate = createAblationToggle(app);   // issue 19: a click switches a head off instead of opening it
+  ablate.element.dataset.noExport = '';       // a control, not part of an exported figure
   host.append(note, wrap, ablate.element, legend);   // the canvas stays first in the tab order
   let geo = null, generation = 0, focus = null, thumbs = null;
 
