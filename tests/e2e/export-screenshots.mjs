@@ -3,7 +3,8 @@
 // with the bundled model. The downloads themselves are laid out on one contact sheet per
 // size, language and format (the SVGs rendered by Chromium through <img>), written to
 // docs/screenshots/exports-{lang}-{size}-{png|svg}.jpg; the English desktop downloads of the
-// head, lines and grid views are kept as files too (docs/screenshots/exports/). `node tests/e2e/export-screenshots.mjs` — then look.
+// head, lines and grid views are kept as files too (docs/screenshots/exports/), with the PNG of
+// examples/embed.html's first <attn-scope> at devicePixelRatio 2 (embed-head.png). `node tests/e2e/export-screenshots.mjs` — then look.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
@@ -89,6 +90,13 @@ try {
       console.log(`${lang}-${size}: ${pngs.length} views exported`);
     }
   }
+  // <attn-scope>'s PNG (the README example's first figure) at devicePixelRatio 2, as a blog reader gets it.
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, deviceScaleFactor: 2 });
+  const page = await context.newPage();
+  await page.goto(`${server.origin}/examples/embed.html`);
+  await page.waitForFunction(() => [...document.querySelectorAll('attn-scope')].every((el) => el.result), null, { timeout: 60000 });
+  writeFileSync(join(OUT, 'exports', 'embed-head.png'), await download(page, 'attn-scope >> button[data-action="png"] >> nth=0'));
+  await context.close();
 } finally {
   await browser.close();
   await server.close();

@@ -56,10 +56,10 @@ export function viewToPng(panel, dpr) {
  *   causal: a decoder's, whose cells above the diagonal are masked (grey, titled "masked");
  *   scaleCaption: what the colour bar under the cells measures (its ends are 0 and vmax)
  */
-export function attentionSvg({ matrix, n, labels, title = '', vmax, threshold = 0, cell = 16, causal = false,
+export function attentionSvg({ matrix, n, labels, title = '', subtitle = '', vmax, threshold = 0, cell = 16, causal = false,
   scaleCaption = 'attention weight' }) {
   const max = vmax ?? Math.max(1e-12, ...matrix);
-  const labelW = 90, top = 90 + (title ? 22 : 0), size = n * cell, scaleH = 28;
+  const labelW = 90, top = 90 + (title ? 22 : 0) + (subtitle ? 16 : 0), size = n * cell, scaleH = 28;
   const doc = document.implementation.createDocument(SVG_NS, 'svg', null);
   const svg = doc.documentElement;
   const attrs = (el, values) => { for (const [k, v] of Object.entries(values)) el.setAttribute(k, String(v)); return el; };
@@ -68,11 +68,13 @@ export function attentionSvg({ matrix, n, labels, title = '', vmax, threshold = 
     if (text !== undefined) el.textContent = text;
     return el;
   };
-  const width = Math.max(labelW + size + 8, 360), height = top + size + 8 + scaleH;
+  // Wide enough for the subtitle (≈ 6 px a character at 11 px), within reason.
+  const width = Math.max(labelW + size + 8, 360, Math.min(960, subtitle.length * 6 + 8)), height = top + size + 8 + scaleH;
   attrs(svg, { width, height, viewBox: `0 0 ${width} ${height}`,
     'font-family': 'system-ui, sans-serif', 'font-size': Math.max(8, Math.min(12, cell - 3)) });
   svg.append(make('rect', { width: '100%', height: '100%', fill: '#ffffff' }));
-  if (title) svg.append(make('title', {}, title), make('text', { x: 4, y: 16, 'font-size': 13 }, title));
+  if (title) svg.append(make('title', {}, title), make('text', { x: 4, y: 16, 'font-size': 13, 'font-weight': 600 }, title));
+  if (subtitle) svg.append(make('text', { x: 4, y: title ? 34 : 16, 'font-size': 11, fill: '#555555' }, subtitle));
   const weight = (v) => (v < threshold ? cssColour(sequential, 0) : cssColour(sequential, Math.min(1, v / max)));
   const colour = (v, i, j) => (causal && j > i ? MASK_FILL : weight(v));
   if (n <= SVG_VECTOR_MAX) {
@@ -157,10 +159,9 @@ export function currentViewFigure(app) {
   const { t, state } = app;
   const where = VIEW_WITHOUT_HEAD.has(state.view) ? ''
     : state.view === 'lines' ? ` · ${t('layer')} ${state.layer}` : ` · ${t('layerHead', { layer: state.layer, head: state.head })}`;
-  const text = [state.text, state.pairOn ? state.pair : ''].filter(Boolean).join(' ‖ ');
   return composeFigure(panel, {
     title: `AttnScope · ${t('view_' + state.view)}${where}`,
-    subtitle: `${modelName(app)} · “${quoteText(text)}”`,
+    subtitle: figureSubtitle(app),
     scale: state.view === 'lines' ? linesScale(app) : null,
   });
 }
@@ -172,6 +173,13 @@ const VIEW_WITHOUT_HEAD = new Set(['grid', 'heads', 'aggregates']);
 // the scale shows opacity alone, in a neutral ink.
 function linesScale(app) {
   return { vmax: 1, caption: app.t('exportLinesScale'), colour: (a) => `rgba(40, 40, 40, ${a.toFixed(3)})` };
+}
+
+// "Bundled model (offline) · “The cat sat…”": what was run, under a figure's title.
+function figureSubtitle(app) {
+  const { state } = app;
+  const text = [state.text, state.pairOn ? state.pair : ''].filter(Boolean).join(' ‖ ');
+  return `${modelName(app)} · “${quoteText(text)}”`;
 }
 
 function modelName(app) {
@@ -203,5 +211,6 @@ export function currentHeadSvg(app) {
   const { layer, head, threshold } = app.state;
   const { labels } = app.display();
   return attentionSvg({ matrix: app.displayMatrix(layer, head), n: labels.length, labels, threshold,
-    title: `AttnScope · ${app.t('layerHead', { layer, head })}`, causal: isCausal(app), scaleCaption: app.t('legendAttention') });
+    title: `AttnScope · ${app.t('layerHead', { layer, head })}`, subtitle: figureSubtitle(app),
+    causal: isCausal(app), scaleCaption: app.t('legendAttention') });
 }
