@@ -236,7 +236,11 @@ export function figureToCanvas(figure, dpr = window.devicePixelRatio || 1) {
   for (const op of figure.ops) {
     if (op.type === 'rect') { ctx.fillStyle = op.fill; ctx.fillRect(op.x, op.y, op.w, op.h); }
     else if (op.type === 'text') { ctx.font = op.font; ctx.fillStyle = op.fill; ctx.fillText(op.text, op.x, op.y); }
-    else ctx.drawImage(op.source, op.x, op.y, op.w, op.h);
+    else {
+      // Canvases land on whole device pixels, so a heatmap copied 1:1 stays crisp (no resampling blur).
+      const snap = (v) => Math.round(v * dpr) / dpr;
+      ctx.drawImage(op.source, snap(op.x), snap(op.y), snap(op.x + op.w) - snap(op.x), snap(op.y + op.h) - snap(op.y));
+    }
   }
   return canvas;
 }
