@@ -3,7 +3,8 @@
 // effects computed), the query/key map (coloured by POS, one point hovered) and an ablation diff
 // (layer 0 head 1 switched off). `node tests/e2e/heads-screenshots.mjs` writes docs/screenshots/
 // heads-*.png, map-*.png, ablation-*.png and prints how long the corpus computations took; then
-// look at them.
+// look at them. (The corpus statistics, the maps and the ablation effects are computed in the
+// page's model worker.)
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
@@ -39,7 +40,11 @@ try {
       await page.locator('.view-map .layer-picker select').selectOption('0');
       await page.locator('.view-map .head-picker select').selectOption('1');
       await page.locator('.view-map .colour-picker select').selectOption('2');
-      await page.waitForTimeout(200);
+      // Each head's map is projected in the worker: wait for layer 0 head 1's to be on screen.
+      await page.waitForFunction(() => window.__attnscope.qkMap?.head?.join(':') === '0:1' &&
+        document.querySelector('.map-controls progress').hidden);
+      const m = await page.evaluate(() => window.__attnscope.qkMap);
+      console.log(`${lang}-${size}: map 0:1 projected in the worker in ${m.projectionMs.toFixed(0)} ms (${m.mapWallMs.toFixed(0)} ms with the round trip), ${m.points} points`);
       const box = await page.locator('canvas.qk-map').boundingBox();
       for (let k = 0; k < 30; k++) {
         await page.mouse.move(box.x + box.width * (0.35 + 0.01 * k), box.y + box.height * (0.45 + 0.005 * k));
