@@ -83,9 +83,8 @@ void self_attention_forward(float* ctx, float* probs, float* q, float* k, float*
   shape.causal = mask.causal;
   const size_t head_probs = static_cast<size_t>(queries) * keys;
   // Heads are column slices of the (rows, C) projections, independent of each other: threads
-  // take whole heads (a one-query generation step is too small to be worth splitting).
-  const size_t min_heads = static_cast<size_t>(queries) * keys * dh < (size_t{1} << 15) ? heads : 1;
-  parallel_for(heads, min_heads, [&](size_t h0, size_t h1) {
+  // take whole heads (Q·Kᵀ and P·V: 2 · queries · keys · dh multiply-adds each).
+  parallel_for(heads, min_items_for(2 * static_cast<size_t>(queries) * keys * dh), [&](size_t h0, size_t h1) {
     for (size_t h = h0; h < h1; ++h) {
       const size_t col = h * dh;
       kernels::attention_head_f32(probs + h * head_probs, ctx + col, q + col, k + col, v + col, mask.key_bias,

@@ -37,6 +37,17 @@ class ThreadScope {
 // Threads parallel_for would use now on this thread.
 int active_threads();
 
+// The least work worth a thread of its own, in multiply-adds (~0.1 ms here): waking a sleeping
+// worker and waiting for it costs tens of µs, far more when the other cores are busy, so smaller
+// jobs (a small model's layers, a generation step over a narrow matrix) stay on the caller.
+constexpr size_t kMinWorkPerThread = size_t{1} << 20;
+
+// Items per part so that each part holds at least kMinWorkPerThread, given each item's work.
+inline size_t min_items_for(size_t work_per_item) {
+  work_per_item = work_per_item ? work_per_item : 1;
+  return (kMinWorkPerThread + work_per_item - 1) / work_per_item;
+}
+
 // How many parallel_for calls so far ran on more than one thread (tests check that work was split).
 size_t split_jobs();
 

@@ -92,7 +92,7 @@ void vocabulary_logits(float* logits, const float* hidden, const WeightMatrix& w
                        int C, int V) {
   constexpr int kRows = 1024;
   const size_t blocks = (static_cast<size_t>(V) + kRows - 1) / kRows;
-  parallel_for(blocks, 1, [&](size_t b0, size_t b1) {
+  parallel_for(blocks, min_items_for(static_cast<size_t>(rows) * kRows * C), [&](size_t b0, size_t b1) {
     std::vector<float> widened, block_logits(static_cast<size_t>(rows) * kRows);
     for (size_t b = b0; b < b1; ++b) {
       const int v0 = static_cast<int>(b) * kRows, n = std::min(kRows, V - v0);

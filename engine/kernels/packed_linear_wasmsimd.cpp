@@ -23,10 +23,8 @@ namespace attnscope::kernels {
 namespace {
 
 // Splitting a GEMM: whole 8-column panels per thread (the SIMD kernel's packing unit; the native
-// Eigen path splits on the same boundaries), and at least this many multiply-adds per thread, so
-// a one-row generation step over a small matrix stays on one thread.
+// Eigen path splits on the same boundaries), at least kMinWorkPerThread multiply-adds each.
 constexpr int kPanel = 8;
-constexpr size_t kMinMacsPerPart = size_t{1} << 16;
 
 #ifdef __wasm_simd128__
 static_assert(kPanel == kGemmNR, "threads split on packed panel boundaries");
@@ -108,8 +106,7 @@ void linear_packed_f32(float* out, const float* inp, const PackedLinear& w, int 
   // Threads take contiguous ranges of output columns (whole 8-column panels): each output element
   // is the same dot product, in the same order, whichever thread computes it.
   const size_t panels = (static_cast<size_t>(w.out) + kPanel - 1) / kPanel;
-  const size_t macs_per_panel = std::max<size_t>(1, static_cast<size_t>(T) * w.in * kPanel);
-  const size_t min_panels = (kMinMacsPerPart + macs_per_panel - 1) / macs_per_panel;
+  const size_t min_panels = min_items_for(static_cast<size_t>(T) * w.in * kPanel);
 #ifdef __wasm_simd128__
   const size_t panel_stride = static_cast<size_t>(w.in) * kGemmNR;
   parallel_for(panels, min_panels, [&](size_t p0, size_t p1) {

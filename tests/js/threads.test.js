@@ -58,7 +58,7 @@ describe('threads', () => {
     const a = await one.run(TEXT, options);
     const splitBefore = threaded.splitJobs();
     const b = await two.run(TEXT, options);
-    assert.ok(threaded.splitJobs() > splitBefore + 10, 'the threaded run split its GEMMs and heads');
+    assert.ok(threaded.splitJobs() > splitBefore + 4, 'the threaded run split its GEMMs and heads');
     assert.equal(a.attentions.length, one.config.numLayers * one.config.numHeads * a.tokens.length ** 2);
     assertSameBits({ ...a }, { ...b });
     // Heads switched off (the probe view's ablation) and masked-LM predictions too.
