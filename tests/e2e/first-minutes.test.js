@@ -96,7 +96,9 @@ test('arrowing through the model list downloads nothing; Load does', async () =>
 });
 
 test('a slow run dims the view and says it is running', async () => {
-  const fixture = writeBertFixture(join(tmp, 'slow'), { layers: 6, heads: 6, hidden: 384, intermediate: 1536,
+  // Big enough that a 480-token run outlasts the 150 ms before dimming and its 0.2 s fade on a fast
+  // CPU (6 layers of 384 finished first on an AMD EPYC): ~1 s of work at ~40 GFLOP/s, one thread.
+  const fixture = writeBertFixture(join(tmp, 'slow'), { layers: 12, heads: 8, hidden: 512, intermediate: 2048,
     maxPositions: 512, mlm: false, seed: 9 });
   const g = await openPage();
   try {

@@ -119,7 +119,7 @@ test('head detail at 512 tokens: hover redraws fit in a frame, the tooltip is ex
   // Event Timing includes waiting for the frame and the software compositor of headless Chromium.
   assert.ok(median < 50, `median key press to paint ${median} ms`);
   assert.ok(slowKeys.every((d) => d < 250), `slow key presses: ${slowKeys}`);
-  const tip = await page.locator('.view-head .tooltip').evaluate((t) => ({ text: t.textContent, i: Number(t.dataset.row), j: Number(t.dataset.col) }));
+  const tip = await page.locator('.view-head .tooltip[data-row]').evaluate((t) => ({ text: t.textContent, i: Number(t.dataset.row), j: Number(t.dataset.col) }));
   const value = await page.evaluate(([i, j]) => {
     const s = window.__attnscope.state;
     return window.__attnscope.shown(s.layer, s.head)[i * 512 + j];
