@@ -27,7 +27,8 @@ commands:
 
 --model is a folder, an http(s) URL, a Hugging Face hub id, bundled-causal (the bundled GPT-2),
 or omitted for the bundled BERT.
---weight-precision f16 (any command) keeps the weight matrices as f16 in memory: half the RAM.
+--weight-precision f16 (any command) keeps the weight matrices as f16 in memory: half the RAM;
+auto picks f16 when f32 weights would take more than ~300 MB (default f32).
 --threads N (any command): threads the model runs on (default: the cores, at most 16); results are
 the same bits on any number.
 A text longer than --max-length (default: the model's positions) is cut: the JSON's num_truncated
@@ -62,8 +63,8 @@ class UsageError extends Error {}
 
 function loadOptions(values) {
   const weightPrecision = values['weight-precision'];
-  if (weightPrecision !== 'f32' && weightPrecision !== 'f16') {
-    throw new UsageError(`--weight-precision must be f32 or f16, not "${weightPrecision}"`);
+  if (!['f32', 'f16', 'auto'].includes(weightPrecision)) {
+    throw new UsageError(`--weight-precision must be f32, f16 or auto, not "${weightPrecision}"`);
   }
   const threads = optionalInteger(values.threads, '--threads', 1);
   return { weightPrecision, ...(threads === undefined ? {} : { threads }) };

@@ -400,7 +400,7 @@ export function headStatistics(runs: RunResultData | RunResultData[]): ({ layer:
 /** Per head, the change in mean log-probability of what the model should predict (decoders: each
  *  next token; encoders: every maskEvery-th token masked in turn) when that head alone is switched
  *  off; negative = the head helps. */
-export function ablationEffects(model: Model, texts: string[], options?: { maskEvery?: number; onProgress?: (p: { done: number; total: number }) => void }):
+export function ablationEffects(model: Model, texts: string[], options?: { maskEvery?: number; onProgress?: (p: { done: number; total: number }) => void; signal?: AbortSignal }):
   Promise<{ baseline: number; heads: { layer: number; head: number; delta: number }[] }>;
 
 /** Deletes the browser Cache Storage entries of downloaded models (false where there is none). */

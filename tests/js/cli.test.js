@@ -208,6 +208,8 @@ describe('attnscope tokenize, bench, info', () => {
     assert.equal(bundled.source, 'bundled');
     assert.equal(bundled.weight_precision, 'f32');
     assert.equal(JSON.parse((await cli(['info', '--weight-precision', 'f16'])).stdout).weight_precision, 'f16');
+    // auto: the bundled model's f32 weights are far below the ~300 MB line, so they stay f32.
+    assert.equal(JSON.parse((await cli(['info', '--weight-precision', 'auto'])).stdout).weight_precision, 'f32');
   });
 });
 
