@@ -2,30 +2,22 @@
 // band, the view's own pixels, its token labels and a labelled colour scale; SVG with the same
 // words as <text> — in the UI's language. The figure's layout is not trusted: the heatmap is
 // found in the PNG by its pixels, and the places where the page shows HTML text must have ink.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { launchBrowser, startServer, waitForRuns } from './helpers.js';
+import { serverAndBrowser, waitForRuns } from './helpers.js';
 import { checkFigureInPage } from './helpers/figure-check.js';
 
 const TEXT = 'The cat sat on the mat because it was tired.';
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = serverAndBrowser();
 
 async function openPage(query, { dpr = 1, viewport = { width: 1280, height: 800 } } = {}) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: dpr });
+  const context = await env.browser.newContext({ viewport, deviceScaleFactor: dpr });
   const page = await context.newPage();
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console.error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-  await page.goto(`${server.origin}/?text=${encodeURIComponent(TEXT)}&${query}`);
+  await page.goto(`${env.server.origin}/?text=${encodeURIComponent(TEXT)}&${query}`);
   await waitForRuns(page, 1);
   return { page, context, problems };
 }

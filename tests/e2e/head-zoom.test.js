@@ -1,29 +1,21 @@
 // Issue 22: on a long input the head view's heatmap has cells too small for labels (128 tokens: 5.6 px); a
 // close-up window shows a 32×32 block with its token labels, and follows the cell clicked in
 // the full map. Its cells are checked against the page's own matrix (window.__attnscope).
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startServer, waitForRuns } from './helpers.js';
+import { serverAndBrowser, waitForRuns } from './helpers.js';
 
 const LONG = 'the cat sat on the mat because it was tired . '.repeat(30).trim();   // 330 words, cut to the model's 128 tokens
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = serverAndBrowser();
 
 test('a long input gets a labelled close-up of the head that follows the clicked cell', async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console.error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
   try {
-    await page.goto(`${server.origin}/?text=${encodeURIComponent(LONG)}&view=head&layer=1&head=0`);
+    await page.goto(`${env.server.origin}/?text=${encodeURIComponent(LONG)}&view=head&layer=1&head=0`);
     await waitForRuns(page, 1);
     const T = (await page.evaluate(() => window.__attnscope.shape))[2];
     assert.ok(T >= 128, `only ${T} tokens`);   // the bundled model takes 128: 5.6 px cells at 1280 px

@@ -3,6 +3,7 @@
 // errors and unhandled rejections, requests leaving the origin) and a writer for random
 // BERT-shaped model folders (config.json, model.safetensors, vocab.txt) used as fixtures.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { createStaticServer } from '../../scripts/serve.mjs';
@@ -21,6 +22,21 @@ export async function startServer() {
 
 export function launchBrowser() {
   return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}
+
+/** For a test file: starts the page server and Chromium before its tests and closes both after.
+ *  The returned object's `server` and `browser` are set once the `before` hook has run. */
+export function serverAndBrowser() {
+  const env = { server: null, browser: null };
+  before(async () => {
+    env.server = await startServer();
+    env.browser = await launchBrowser();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
 }
 
 // A page that records every problem the tests must fail on. `problems` lists console errors,

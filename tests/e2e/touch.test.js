@@ -1,28 +1,20 @@
 // Issue 22's touch minors on a phone (390×844, touch, DPR 2): a tap on a token in the lines view
 // selects it and follows its lines (there is no hover to do that), and after Mask on a phone —
 // where the views sit above the controls — the diff comes into view.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startServer, waitForRuns } from './helpers.js';
+import { serverAndBrowser, waitForRuns } from './helpers.js';
 
 const TEXT = 'The cat sat on the mat because it was tired.';
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = serverAndBrowser();
 
 async function openPhone(query) {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
+  const context = await env.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
   const page = await context.newPage();
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console.error: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-  await page.goto(`${server.origin}/?text=${encodeURIComponent(TEXT)}&${query}`);
+  await page.goto(`${env.server.origin}/?text=${encodeURIComponent(TEXT)}&${query}`);
   await waitForRuns(page, 1);
   return { page, context, problems };
 }
