@@ -104,24 +104,56 @@ export function createHeadDetail(host, app) {
     selTitle.textContent = app.t('selectionTitle', { tokens: rows.map((a) => labels[a]).join(', ') });
     const mean = meanOfRows(matrix, n, rows);
     const geo = heatmap.geo, dpr = window.devicePixelRatio || 1;
-    const w = geo.labelW + geo.grid, h = 90;
+    const font = '11px system-ui, sans-serif';
+    const ctx = bars.getContext('2d');
+    // Each bar sits under its heatmap column; where columns are wide enough for text (as in the
+    // heatmap's own labels) the bars carry their token names below, rotated the same way.
+    // The three largest are named in the accessible label and get their weight above the bar.
+    ctx.font = font;
+    const named = geo.cell >= 10;
+    const labelH = named ? Math.min(90, Math.ceil(Math.max(...labels.map((l) => ctx.measureText(l).width))) + 6) : 0;
+    const barsH = 90, h = barsH + labelH;
+    const w = geo.labelW + geo.grid;
     bars.width = w * dpr;
     bars.height = h * dpr;
     bars.style.width = w + 'px';
     bars.style.height = h + 'px';
     bars.dataset.values = Array.from(mean, (v) => v.toFixed(6)).join(',');
-    const ctx = bars.getContext('2d');
+    const top3 = Array.from(mean.keys()).sort((a, b) => mean[b] - mean[a]).slice(0, Math.min(3, n));
+    bars.setAttribute('role', 'img');
+    bars.setAttribute('aria-label', top3.map((j) => `${labels[j]} ${mean[j].toFixed(3)}`).join(', '));
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.font = font;
     const vmax = Math.max(maxOf(mean), 1e-9);
+    const base = barsH - 14, top = 14;   // room for the weights written above the tallest bars
+    const color = getComputedStyle(host).color;
     ctx.fillStyle = '#2171b5';
     for (let j = 0; j < n; j++) {
-      const bh = (mean[j] / vmax) * (h - 16);
-      ctx.fillRect(geo.labelW + j * geo.cell + geo.cell * 0.1, h - 14 - bh, Math.max(1, geo.cell * 0.8), bh);
+      const bh = (mean[j] / vmax) * (base - top);
+      ctx.fillRect(geo.labelW + j * geo.cell + geo.cell * 0.1, base - bh, Math.max(1, geo.cell * 0.8), bh);
     }
-    ctx.fillStyle = getComputedStyle(host).color;
-    ctx.font = '11px system-ui, sans-serif';
-    ctx.fillText(fmt(vmax), 0, 10);
-    ctx.fillText('0', 0, h - 14);
+    ctx.fillStyle = color;
+    ctx.textAlign = 'center';
+    for (const j of top3) {
+      if (!(mean[j] >= 0.005)) continue;   // a weight that rounds to 0.00 says nothing
+      const x = geo.labelW + (j + 0.5) * geo.cell;
+      ctx.fillText(mean[j].toFixed(2), Math.min(w - 14, Math.max(geo.labelW + 14, x)), base - (mean[j] / vmax) * (base - top) - 3);
+    }
+    ctx.textAlign = 'left';
+    ctx.fillText(fmt(vmax), 0, top);
+    ctx.fillText('0', 0, base);
+    if (named) {
+      ctx.textAlign = 'right';
+      ctx.textBaseline = 'middle';
+      for (let j = 0; j < n; j++) {
+        ctx.save();
+        ctx.translate(geo.labelW + (j + 0.5) * geo.cell, base + 4);
+        ctx.rotate(-Math.PI / 2);
+        ctx.fillStyle = rows.includes(j) ? '#d94801' : color;   // the selected queries' own columns
+        ctx.fillText(labels[j], 0, 0);
+        ctx.restore();
+      }
+    }
   }
 
   return { render, heatmap };
