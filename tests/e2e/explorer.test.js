@@ -365,6 +365,11 @@ test('selecting several query tokens shows their mean attention row', async () =
   const T = Math.sqrt(m.length);
   const bars = (await page.locator('.view-head canvas.bars').getAttribute('data-values')).split(',').map(Number);
   for (let j = 0; j < T; j++) assert.ok(Math.abs(bars[j] - (m[T + j] + m[3 * T + j]) / 2) < 1e-6);
+  // The chart names its largest bar (token and weight) for screen readers.
+  const tokens = await hook(() => window.__attnscope.tokens);
+  const top = bars.indexOf(Math.max(...bars));
+  const aria = await page.locator('.view-head canvas.bars').getAttribute('aria-label');
+  assert.ok(aria.startsWith(`${tokens[top]} ${bars[top].toFixed(3)}`), `${aria} (largest: ${tokens[top]})`);
   assert.equal(await page.locator('#chips .chip.selected').count(), 2);
   await page.locator('#clear-selection').click();
   await page.waitForFunction(() => window.__attnscope.state.selected.length === 0);
