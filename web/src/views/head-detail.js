@@ -123,13 +123,14 @@ export function createHeadDetail(host, app) {
     bars.setAttribute('role', 'img');
     bars.setAttribute('aria-label', top3.map((j) => `${labels[j]} ${mean[j].toFixed(3)}`).join(', '));
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.font = font;
+    ctx.font = font;   // resizing the canvas above reset it
     const vmax = Math.max(maxOf(mean), 1e-9);
     const base = barsH - 14, top = 14;   // room for the weights written above the tallest bars
+    const barHeight = (v) => (v / vmax) * (base - top);
     const color = getComputedStyle(host).color;
     ctx.fillStyle = '#2171b5';
     for (let j = 0; j < n; j++) {
-      const bh = (mean[j] / vmax) * (base - top);
+      const bh = barHeight(mean[j]);
       ctx.fillRect(geo.labelW + j * geo.cell + geo.cell * 0.1, base - bh, Math.max(1, geo.cell * 0.8), bh);
     }
     ctx.fillStyle = color;
@@ -137,7 +138,7 @@ export function createHeadDetail(host, app) {
     for (const j of top3) {
       if (!(mean[j] >= 0.005)) continue;   // a weight that rounds to 0.00 says nothing
       const x = geo.labelW + (j + 0.5) * geo.cell;
-      ctx.fillText(mean[j].toFixed(2), Math.min(w - 14, Math.max(geo.labelW + 14, x)), base - (mean[j] / vmax) * (base - top) - 3);
+      ctx.fillText(mean[j].toFixed(2), Math.min(w - 14, Math.max(geo.labelW + 14, x)), base - barHeight(mean[j]) - 3);
     }
     ctx.textAlign = 'left';
     ctx.fillText(fmt(vmax), 0, top);
