@@ -190,6 +190,12 @@ test('positions view: attention per sentence, word-pair change, position cosines
   await page.locator('.positions-sentence[data-side="1"]').press('Enter');
   await page.waitForFunction(() => window.__attnscope.positions?.tokensB.includes('cat'), null, { timeout: 60000 });
   assert.equal((await page.evaluate(() => window.__attnscope.positions)).match[4], -1);
+  // What was typed is in the permalink: a reload shows and runs the same sentence.
+  assert.equal(new URL(page.url()).searchParams.get('pb'), 'Is there a cat');
+  await page.reload();
+  await page.waitForFunction(() => window.__attnscope.positions?.tokensB.includes('cat'), null, { timeout: 60000 });
+  assert.equal(await page.locator('.positions-sentence[data-side="1"]').inputValue(), 'Is there a cat');
+  assert.equal(await page.locator('.positions-sentence[data-side="0"]').inputValue(), 'There is a prince');
   assert.deepEqual(g.problems, []);
   await g.context.close();
 });

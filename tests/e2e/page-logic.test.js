@@ -10,8 +10,10 @@ import { missingKeys } from '../../web/src/i18n.js';
 
 test('URL state: round trip, validation and fallbacks', () => {
   const s = { ...defaultState(), text: 'a & b = c?', pair: 'x', pairOn: true, model: 'bert-base-uncased', view: 'formula',
-    layer: 3, head: 7, query: 5, selected: [2, 4], hideSpecial: true, threshold: 0.25, lang: 'ko' };
+    layer: 3, head: 7, query: 5, selected: [2, 4], hideSpecial: true, threshold: 0.25, lang: 'ko',
+    positionsA: 'Is the #1 cat here?', positionsB: '' };
   assert.deepEqual(stateFromUrl(stateToUrl(s)), s);
+  assert.equal(stateFromUrl('?pa=' + 'y'.repeat(900)).positionsA.length, 500);
   assert.equal(stateToUrl(defaultState()), '');
   const bad = stateFromUrl('?view=%3Cscript%3E&layer=-1&head=1e3&q=0x10&th=2&lang=fr&model=..%2F..%2Fetc&sel=1,,2&hs=yes');
   const d = defaultState();

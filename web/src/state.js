@@ -11,6 +11,9 @@ export const WEIGHT_PRECISIONS = ['auto', 'f32', 'f16'];
 export const MAX_TEXT_CHARS = 20000;   // keeps permalinks and the tokenizer's work bounded
 
 export const DEFAULT_TEXT = 'The cat sat on the mat because it was tired.';
+// The positions view's two sentences: the same words in another order.
+export const DEFAULT_POSITION_PAIR = ['There is a prince', 'Is there a prince'];
+export const MAX_POSITION_CHARS = 500;   // the positions view's inputs take as much
 
 export function defaultState() {
   return {
@@ -33,6 +36,8 @@ export function defaultState() {
     genSeed: 0,
     headsOff: [],            // heads switched off ('layer:head'), issue 19's ablation
     weightPrecision: 'auto', // 'auto' (f16 when f32 weights would pass ~300 MB) | 'f32' | 'f16'
+    positionsA: DEFAULT_POSITION_PAIR[0],   // the positions view's sentences (typed text: kept in the link)
+    positionsB: DEFAULT_POSITION_PAIR[1],
   };
 }
 
@@ -49,6 +54,10 @@ export function stateFromUrl(search) {
   const p = new URLSearchParams(search);
   const text = p.get('text');
   if (text !== null) s.text = text.slice(0, MAX_TEXT_CHARS);
+  for (const [name, key] of [['pa', 'positionsA'], ['pb', 'positionsB']]) {
+    const v = p.get(name);
+    if (v !== null) s[key] = v.slice(0, MAX_POSITION_CHARS);
+  }
   const pair = p.get('pair');
   if (pair !== null) { s.pair = pair.slice(0, MAX_TEXT_CHARS); s.pairOn = true; }
   const model = p.get('model');
@@ -84,6 +93,8 @@ export function stateToUrl(s) {
   const p = new URLSearchParams();
   if (s.text !== d.text) p.set('text', s.text);
   if (s.pairOn) p.set('pair', s.pair);
+  if (s.positionsA !== d.positionsA) p.set('pa', s.positionsA);
+  if (s.positionsB !== d.positionsB) p.set('pb', s.positionsB);
   if (s.model !== 'local' && s.model !== d.model) p.set('model', s.model);
   if (s.view !== d.view) p.set('view', s.view);
   if (s.layer !== d.layer) p.set('layer', String(s.layer));

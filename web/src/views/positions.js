@@ -10,8 +10,8 @@ import { diverging, sequential } from '../colormap.js';
 import { maxAbsOf, maxOf } from '../attention-math.js';
 import { layerHeadPickers, tokenName } from '../pickers.js';
 import { l2 } from '../vector-strip.js';
+import { MAX_POSITION_CHARS } from '../state.js';
 
-export const DEFAULT_PAIR = ['There is a prince', 'Is there a prince'];
 const POSITION_ROWS = 64;   // rows of the position table compared (fewer if the model reads fewer)
 
 /**
@@ -68,7 +68,10 @@ export function cosineMatrix(rows, n, C) {
 }
 
 export function createPositions(host, app) {
-  const sentences = [...DEFAULT_PAIR];
+  // The two sentences live in the page state (and so in the permalink): what the user typed here
+  // survives a reload and travels with a copied link.
+  const keys = ['positionsA', 'positionsB'];
+  const sentence = (k) => app.state[keys[k]];
   const bar = document.createElement('div');
   bar.className = 'view-bar';
   const inputs = document.createElement('div');
@@ -83,19 +86,19 @@ export function createPositions(host, app) {
   sizes.className = 'agg-panel positions-sizes';
   host.append(bar, inputs, status, grid, posSection, sizes);
   const exposed = {};
-  const fields = sentences.map((text, k) => {
+  const fields = keys.map((key, k) => {
     const label = document.createElement('label');
     const span = document.createElement('span');
     const input = document.createElement('input');
     input.type = 'text';
-    input.value = text;
-    input.maxLength = 500;
+    input.value = sentence(k);
+    input.maxLength = MAX_POSITION_CHARS;
     input.className = 'positions-sentence';
     input.dataset.side = String(k);
-    input.addEventListener('change', () => { sentences[k] = input.value; render(); });
+    input.addEventListener('change', () => app.set({ [key]: input.value }));
     label.append(span, input);
     inputs.append(label);
-    return span;
+    return { span, input };
   });
   const panel = (cls) => {
     const s = document.createElement('section');
@@ -124,12 +127,12 @@ export function createPositions(host, app) {
 
   function request() {
     const n = Math.min(POSITION_ROWS, app.info.config.maxTokens);
-    const key = `${app.info.location ?? ''}|${app.info.loadMs}|${sentences[0]}|${sentences[1]}`;
+    const key = `${app.info.location ?? ''}|${app.info.loadMs}|${sentence(0)}|${sentence(1)}`;
     if (cache?.key === key) return cache.promise;
     const long = Array.from({ length: n }, () => 'a').join(' ');
     const promise = Promise.all([
-      app.runExtra(sentences[0], { trace: true }),
-      app.runExtra(sentences[1], { trace: true }),
+      app.runExtra(sentence(0), { trace: true }),
+      app.runExtra(sentence(1), { trace: true }),
       app.runExtra(long, { trace: true, maxLength: n }),
     ]);
     cache = { key, promise };
@@ -142,8 +145,10 @@ export function createPositions(host, app) {
   function render() {
     const { t } = app;
     bar.replaceChildren(layerHeadPickers(app));
-    fields[0].textContent = t('positionsSentenceA');
-    fields[1].textContent = t('positionsSentenceB');
+    fields.forEach((f, k) => {
+      f.span.textContent = t(k ? 'positionsSentenceB' : 'positionsSentenceA');
+      if (document.activeElement !== f.input) f.input.value = sentence(k);   // never under the caret
+    });
     status.textContent = t('positionsRunning');
     status.hidden = false;
     const asked = request();
@@ -163,8 +168,8 @@ export function createPositions(host, app) {
     const A = ra.attention(layer, head), B = rb.attention(layer, head);
     const na = ta.length, nb = tb.length;
     const [pa, pb, pd] = panels;
-    pa.h.textContent = t('positionsAttention', { text: sentences[0] });
-    pb.h.textContent = t('positionsAttention', { text: sentences[1] });
+    pa.h.textContent = t('positionsAttention', { text: sentence(0) });
+    pb.h.textContent = t('positionsAttention', { text: sentence(1) });
     pa.labels = ta;
     pb.labels = tb;
     const causal = app.info.kind === 'decoder';
