@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { ROOT, ensureBuilt, startServer, launchBrowser, guardedPage, waitForElements, elementPage } from './embed-helpers.js';
 import { maxAbsDiff } from '../js/helpers/api-reference.js';
 import { torchCausal } from './helpers/causal-reference.js';
+import { stateFromUrl } from '../../web/src/state.js';
 
 const TEXT = 'The river bank was quiet and the water ran slowly.';
 
@@ -38,6 +39,10 @@ before(async () => {
   await ensureBuilt();
   server = await startServer({ pages: {
     '/causal.html': elementPage(`<attn-scope model="bundled-causal" view="grid" text="${TEXT}"></attn-scope>`),
+    '/precisions.html': elementPage(
+      `<attn-scope id="half" model="bundled-causal" weight-precision="f16" text="${TEXT}"></attn-scope>` +
+      `<attn-scope id="plain" model="bundled-causal" text="${TEXT}"></attn-scope>` +
+      `<attn-scope id="odd" model="bundled-causal" weight-precision="f8" text="${TEXT}"></attn-scope>`),
   } });
   browser = await launchBrowser();
 });
@@ -62,6 +67,41 @@ describe('<attn-scope model="bundled-causal">', () => {
     console.log(`# element (bundled-causal) attention vs PyTorch: max |diff| ${d.max.toExponential(2)} over ${s.attentions.length} weights`);
     assert.ok(d.max <= 1e-4, `attention differs from PyTorch by ${d.max} at ${d.at}`);
     assert.ok(server.log.some((p) => p.startsWith('/model-causal/')), 'the decoder came from model-causal/');
+    assert.deepEqual(await g.check(), []);
+    await g.context.close();
+  });
+});
+
+describe('<attn-scope weight-precision>', () => {
+  it('f16 loads its own copy of the model, same attention as PyTorch; an unknown value falls back to auto', async () => {
+    const g = await guardedPage(browser);
+    const warnings = [];
+    g.page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+    await g.page.goto(server.origin + '/precisions.html');
+    await waitForElements(g.page, 3);
+    const got = await g.page.evaluate(() => [...document.querySelectorAll('attn-scope')].map((el) => ({
+      status: el.dataset.status, property: el.weightPrecision, loaded: el.modelInfo?.weightPrecision,
+      ids: Array.from(el.result.ids), attentions: Array.from(el.result.attentions),
+    })));
+    assert.deepEqual(got.map((e) => [e.status, e.property, e.loaded]),
+      [['ready', 'f16', 'f16'], ['ready', 'auto', 'f32'], ['ready', 'auto', 'f32']]);
+    // Two loads: f16, and auto (shared by the default element and the one with an unknown value).
+    assert.deepEqual(await g.page.evaluate(() => customElements.get('attn-scope').engineStats().modelLoads), 2);
+    assert.ok(warnings.some((w) => /weight-precision="f8"/.test(w)), warnings.join('\n'));
+    // model-causal/ is stored in fp16, so keeping its matrices in f16 loses nothing: both match PyTorch.
+    const ref = torchCausal(join(ROOT, 'model-causal'), got[0].ids);
+    for (const e of got.slice(0, 2)) {
+      const d = maxAbsDiff(e.attentions, ref.attentions);
+      assert.ok(d.max <= 1e-4, `${e.loaded}: attention differs from PyTorch by ${d.max} at ${d.at}`);
+    }
+    // The permalink keeps the decoder and the precision; the explorer page restores both.
+    const url = await g.page.evaluate(() => {
+      const el = document.querySelector('#half');
+      el.setAttribute('page-url', 'https://example.org/attnscope/');
+      return el.permalink();
+    });
+    const s = stateFromUrl(new URL(url).search);
+    assert.deepEqual([s.model, s.weightPrecision, s.text], ['bundled-causal', 'f16', TEXT]);
     assert.deepEqual(await g.check(), []);
     await g.context.close();
   });

@@ -15,7 +15,7 @@ import { createAggregates } from '../src/views/aggregates.js';
 import { createBlock } from '../src/views/block.js';
 import { createPositions } from '../src/views/positions.js';
 import { AttnScopeError } from '../../js/errors.js';
-import { parseModelId, preview, runModel, stats } from './model-clients.js';
+import { parseModelId, preview, runModel, stats, WEIGHT_PRECISIONS } from './model-clients.js';
 import { elementStyleSheet } from './styles.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from './export.js';
 import { bertvizJson } from '../../js/bertviz.js';
@@ -33,7 +33,7 @@ const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;
 const INDEX = /^\d{1,4}$/;
 
 export class AttnScopeElement extends HTMLElement {
-  static observedAttributes = ['text', 'text-pair', 'model', 'view', 'layer', 'head', 'theme', 'lang', 'height', 'page-url'];
+  static observedAttributes = ['text', 'text-pair', 'model', 'weight-precision', 'view', 'layer', 'head', 'theme', 'lang', 'height', 'page-url'];
 
   /** Counters of the page's model workers: { workers, modelLoads, runs }. */
   static engineStats() {
@@ -52,7 +52,8 @@ export class AttnScopeElement extends HTMLElement {
   constructor() {
     super();
     // The positions view's extra runs (its two sentences, a long run for the position table).
-    this.#app.runExtra = (text, options) => runModel(parseModelId(this.#state.model), text, options).then((r) => r.result);
+    this.#app.runExtra = (text, options) => runModel(parseModelId(this.#state.model), text, options, this.#state.weightPrecision)
+      .then((r) => r.result);
     const shadow = this.attachShadow({ mode: 'open' });
     shadow.adoptedStyleSheets = [elementStyleSheet()];
   }
@@ -64,6 +65,9 @@ export class AttnScopeElement extends HTMLElement {
   set textPair(v) { if (v == null || v === '') this.removeAttribute('text-pair'); else this.setAttribute('text-pair', String(v)); }
   get model() { return this.getAttribute('model') ?? 'bundled'; }
   set model(v) { this.setAttribute('model', String(v)); }
+  /** 'auto' (default: f16 matrices only when f32 weights would pass ~300 MB), 'f32' or 'f16'. */
+  get weightPrecision() { return this.#state.weightPrecision; }
+  set weightPrecision(v) { this.setAttribute('weight-precision', String(v)); }
   get view() { return this.#state.view; }
   set view(v) { this.setAttribute('view', String(v)); }
   get layer() { return this.#state.layer; }
@@ -96,7 +100,7 @@ export class AttnScopeElement extends HTMLElement {
   attributeChangedCallback(name, before, after) {
     if (!this.#dom || this.#reflecting || before === after) return;
     this.#readAttributes();
-    if (name === 'text' || name === 'text-pair' || name === 'model' || this.#needsTrace()) this.#queueRun();
+    if (name === 'text' || name === 'text-pair' || name === 'model' || name === 'weight-precision' || this.#needsTrace()) this.#queueRun();
     else this.#queueRender();
   }
 
@@ -126,11 +130,13 @@ export class AttnScopeElement extends HTMLElement {
     return json;
   }
 
-  /** The explorer page's URL for this element's text, model, view, layer and head. */
+  /** The explorer page's URL for this element's text, model, weights, view, layer, head and
+   *  (positions view) sentences. */
   permalink() {
     const s = this.#state;
     return permalinkFor(this.pageUrl, { text: s.text, textPair: s.pair, model: s.model, view: s.view,
-      layer: s.layer, head: s.head, lang: s.lang });
+      layer: s.layer, head: s.head, lang: s.lang, weightPrecision: s.weightPrecision,
+      positionsA: s.positionsA, positionsB: s.positionsB });
   }
 
   async copyPermalink() {
@@ -159,6 +165,9 @@ export class AttnScopeElement extends HTMLElement {
     s.pair = pair.slice(0, MAX_TEXT_CHARS);
     s.pairOn = s.pair.trim() !== '';
     s.model = this.model;
+    const precision = this.getAttribute('weight-precision');
+    s.weightPrecision = WEIGHT_PRECISIONS.includes(precision) ? precision : 'auto';
+    if (precision !== null && s.weightPrecision !== precision) warn('weight-precision', precision, WEIGHT_PRECISIONS.join('|'));
     const view = this.getAttribute('view');
     const named = VIEW_ALIASES[view] ?? view;
     s.view = ELEMENT_VIEWS.includes(named) ? named : DEFAULT_VIEW;
@@ -282,7 +291,7 @@ export class AttnScopeElement extends HTMLElement {
       const { info, result } = await runModel(modelId, s.text, {
         ...(s.pairOn ? { textPair: s.pair } : {}),
         qkv: true, valueNorms: true, topK: 0, trace: s.view === 'block',
-      });
+      }, s.weightPrecision);
       if (seq !== this.#runSeq) return;
       this.#app.info = info;
       this.#app.showRun(result);

@@ -6,7 +6,7 @@ import { createWorkerClient } from '../../js/worker-client.js';
 import { AttnScopeError } from '../../js/errors.js';
 import { isHubId } from '../../js/hub-id.js';
 
-const clients = new Map();   // model id → { client, loaded: Promise<ModelInfo> }
+const clients = new Map();   // 'model id precision' → { client, loaded: Promise<ModelInfo> }
 
 /** Counters for tests and DevTools: workers started, model loads, runs. */
 export const stats = { workers: 0, modelLoads: 0, runs: 0 };
@@ -30,28 +30,33 @@ export function preview(value, max = 60) {
   return JSON.stringify(s.length > max ? s.slice(0, max) + '…' : s);
 }
 
-/** The client of `modelId` and its load (started on first use; a failed load is forgotten). */
-export function modelClient(modelId) {
-  let entry = clients.get(modelId);
+/** The weight precisions an element may ask for (the API's weightPrecision). */
+export const WEIGHT_PRECISIONS = ['auto', 'f32', 'f16'];
+
+/** The client of `modelId` at `weightPrecision` and its load (started on first use; a failed
+ *  load is forgotten). Elements asking for the same model at another precision get their own. */
+export function modelClient(modelId, weightPrecision = 'auto') {
+  const key = `${modelId} ${weightPrecision}`;
+  let entry = clients.get(key);
   if (!entry) {
     const client = createWorkerClient();
     stats.workers++;
     stats.modelLoads++;
     // Cache Storage needs a real origin: pages opened from file:// skip it.
-    const loaded = client.load(modelId, { cache: /^https?:$/.test(location.protocol) });
+    const loaded = client.load(modelId, { cache: /^https?:$/.test(location.protocol), weightPrecision });
     entry = { client, loaded };
-    clients.set(modelId, entry);
+    clients.set(key, entry);
     loaded.catch(() => {
-      if (clients.get(modelId) === entry) clients.delete(modelId);   // a later element retries
+      if (clients.get(key) === entry) clients.delete(key);   // a later element retries
       client.terminate();
     });
   }
   return entry;
 }
 
-/** Runs `text` on `modelId` once it is loaded; resolves to { info, result }. */
-export async function runModel(modelId, text, options) {
-  const { client, loaded } = modelClient(modelId);
+/** Runs `text` on `modelId` (at `weightPrecision`) once it is loaded; resolves to { info, result }. */
+export async function runModel(modelId, text, options, weightPrecision) {
+  const { client, loaded } = modelClient(modelId, weightPrecision);
   const info = await loaded;
   stats.runs++;
   return { info, result: await client.run(text, options) };

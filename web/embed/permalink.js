@@ -1,11 +1,11 @@
 // "Copy permalink" for an element: the explorer page's URL with the same parameters the page
 // itself mirrors (web/src/state.js), every value validated first. A model that is not
 // restorable by the page (a URL) is left out, so the page falls back to its bundled model.
-import { defaultState, isHubId, stateToUrl, LANGS, MAX_TEXT_CHARS, VIEWS } from '../src/state.js';
+import { defaultState, isHubId, stateToUrl, LANGS, MAX_POSITION_CHARS, MAX_TEXT_CHARS, VIEWS, WEIGHT_PRECISIONS } from '../src/state.js';
 import { AttnScopeError } from '../../js/errors.js';
 
 /** The page URL for an element's settings; pageUrl must be an http(s) URL. */
-export function permalinkFor(pageUrl, { text, textPair, model, view, layer, head, lang }) {
+export function permalinkFor(pageUrl, { text, textPair, model, view, layer, head, lang, weightPrecision, positionsA, positionsB }) {
   let base;
   try {
     base = new URL(pageUrl);
@@ -18,7 +18,10 @@ export function permalinkFor(pageUrl, { text, textPair, model, view, layer, head
   const s = defaultState();
   if (typeof text === 'string' && text) s.text = text.slice(0, MAX_TEXT_CHARS);
   if (typeof textPair === 'string' && textPair) { s.pair = textPair.slice(0, MAX_TEXT_CHARS); s.pairOn = true; }
-  if (model === 'bundled' || isHubId(model)) s.model = model;
+  if (model === 'bundled' || model === 'bundled-causal' || isHubId(model)) s.model = model;
+  if (WEIGHT_PRECISIONS.includes(weightPrecision)) s.weightPrecision = weightPrecision;
+  if (typeof positionsA === 'string') s.positionsA = positionsA.slice(0, MAX_POSITION_CHARS);
+  if (typeof positionsB === 'string') s.positionsB = positionsB.slice(0, MAX_POSITION_CHARS);
   if (VIEWS.includes(view)) s.view = view;
   if (Number.isInteger(layer) && layer >= 0 && layer < 1000) s.layer = layer;
   if (Number.isInteger(head) && head >= 0 && head < 1000) s.head = head;

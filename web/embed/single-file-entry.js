@@ -13,7 +13,8 @@ defineAttnScopeElement();
 // The file doubles as an iframe target for Markdown sites: ?text=…&view=head&layer=3 set the
 // element's attributes (the element validates each; values only ever become attribute text).
 const PARAMS = { text: 'text', pair: 'text-pair', 'text-pair': 'text-pair', model: 'model', view: 'view',
-  layer: 'layer', head: 'head', theme: 'theme', lang: 'lang', height: 'height' };
+  layer: 'layer', head: 'head', theme: 'theme', lang: 'lang', height: 'height', wp: 'weight-precision',
+  'weight-precision': 'weight-precision' };
 const element = document.querySelector('attn-scope');
 if (element) {
   for (const [param, value] of new URLSearchParams(location.search)) {
