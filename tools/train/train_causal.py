@@ -108,7 +108,9 @@ def run(rank, args):
     probe = torch.stack(full[::len(full) // 32][:32])
 
     ckpt_path = os.path.join(args.work, "checkpoint.pt")
-    step, train_seconds = resume_state(model, opt, ckpt_path) if args.resume else (0, 0.0)
+    step, train_seconds = 0, 0.0
+    if args.resume and checkpoint_layers(ckpt_path) == args.layers:
+        step, train_seconds = resume_state(model, opt, ckpt_path)
     if args.resume and step == 0:
         step, train_seconds = resume_from_export(model, args.out)
 
@@ -158,21 +160,65 @@ def run(rank, args):
     print(f"done: {step} steps, {train_seconds / 60:.1f} min of training", flush=True)
 
 
+def checkpoint_layers(ckpt_path):
+    """The layer count of the model in checkpoint.pt (None if there is none): a checkpoint of a
+    shallower model is not resumed directly but grown from its export (resume_from_export)."""
+    if not os.path.exists(ckpt_path):
+        return None
+    return torch.load(ckpt_path, map_location="cpu")["args"]["layers"]
+
+
 @torch.no_grad()
 def resume_from_export(model, out_dir):
-    """--resume with no checkpoint.pt (build/ did not survive, e.g. a new machine): continue from
-    the shipped fp16 weights and the step and training time their metadata records. The AdamW
-    moments start again from zero; the learning-rate schedule goes on from that step."""
+    """--resume with no usable checkpoint.pt (build/ did not survive, e.g. a new machine, or
+    --layers asks for more layers than it has): continue from the shipped fp16 weights and the
+    step and training time their metadata records. The AdamW moments start again from zero; the
+    learning-rate schedule goes on from that step. A shallower export is grown (grow_depth)."""
     path = os.path.join(out_dir, "model.safetensors")
     if not os.path.exists(path):
         return 0, 0.0
-    model.load_hf_state_dict(safetensors_io.load(path))
+    grow_depth(model, safetensors_io.load(path))
     with open(path, "rb") as f:
         (n,) = struct.unpack("<Q", f.read(8))
         metadata = json.loads(f.read(n)).get("__metadata__", {})
     step, seconds = int(metadata.get("step", 0)), float(metadata.get("train_seconds", 0))
     print(f"no checkpoint: resumed from {path} at step {step}, {seconds / 60:.1f} min (fresh optimizer state)", flush=True)
     return step, seconds
+
+
+@torch.no_grad()
+def grow_depth(model, tensors):
+    """Loads HF tensors of a model with k ≤ n_layer blocks: blocks 0..k-1 take them, and each
+    further block (on top, below ln_f) starts as the identity — its attention and MLP output
+    projections zeroed, so x + attn(ln_1(x)) = x and x + mlp(ln_2(x)) = x — and the grown model
+    computes exactly what the shipped one did, then learns with the extra depth."""
+    stored = sorted({int(name.split(".")[2]) for name in tensors if name.startswith("transformer.h.")})
+    k, n = len(stored), model.config.n_layer
+    if stored != list(range(k)) or k > n:
+        raise ValueError(f"cannot grow blocks {stored} into {n} layers")
+    if k == n:
+        model.load_hf_state_dict(tensors)
+        return
+    full = dict(model.hf_state_dict())  # the new blocks' initial values
+    full.update({name: t for name, t in tensors.items() if name != "lm_head.weight"})
+    model.load_hf_state_dict(full)
+    for block in model.h[k:]:
+        for proj in (block.attn.c_proj, block.mlp.c_proj):
+            proj.weight.zero_()
+            proj.bias.zero_()
+    # Check the claim on 64 tokens: the shipped k-layer model and the grown one give the same logits.
+    shallow = GPT2LMHeadModel(GPT2Config(**{**vars(model.config), "n_layer": k, "dropout": 0.0}))
+    shallow.load_hf_state_dict(tensors)
+    ids = torch.arange(64).unsqueeze(0) * 37 % model.config.vocab_size
+    was_training = model.training
+    model.eval()
+    shallow.eval()
+    diff = (model.logits(model(ids)[0]) - shallow.logits(shallow(ids)[0])).abs().max().item()
+    model.train(was_training)
+    if diff > 1e-4:
+        raise RuntimeError(f"growing {k} → {n} layers changed the logits by {diff}")
+    print(f"grew the model from {k} to {n} layers: blocks {k}..{n - 1} start as the identity "
+          f"(logits unchanged: max |diff| {diff:.1e})", flush=True)
 
 
 def probe_eval(model, probe):
