@@ -272,6 +272,7 @@ test('decoder: a permalink with heads off shows the next-token guesses of both r
   await d.page.goto(`${server.origin}/?model=bundled-causal&view=diff&off=1:0&text=${encodeURIComponent('The river bank was')}`);
   await waitForRuns(d.page, 1);
   await d.page.waitForFunction(() => window.__attnscope.edit?.kind === 'heads');
+  await d.page.waitForSelector('.ablation-table tr');   // drawn on the frame after the edit arrives
   const rows = await d.page.locator('.ablation-table tr').allTextContents();
   assert.equal(rows.length, 2);
   assert.match(rows[1], /^Next token/);

@@ -101,8 +101,10 @@ describe('run({ trace: true }) on the wasm build', () => {
         for (const layer of traced.trace.layers) {
           assert.equal(layer.ffnPreActivation.length, T * F);
           assert.equal(layer.ffnIntermediate.length, T * F);
-          // GELU keeps positives near themselves and squashes negatives towards 0: the two differ.
-          assert.ok(layer.ffnPreActivation.some((v, i) => v < -1 && Math.abs(layer.ffnIntermediate[i]) < 0.2));
+          // GELU keeps positives near themselves and squashes negatives towards 0 (x < 0: |gelu(x)| =
+          // |x|·Φ(x) < |x| / 2), so the two differ. Not "< -1": a freshly grown layer's
+          // pre-activations are small (the bundled decoder's layers 4-7).
+          assert.ok(layer.ffnPreActivation.some((v, i) => v < -0.05 && Math.abs(layer.ffnIntermediate[i]) < 0.5 * -v));
         }
       } finally {
         model.dispose();

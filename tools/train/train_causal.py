@@ -182,7 +182,7 @@ def resume_from_export(model, out_dir):
         (n,) = struct.unpack("<Q", f.read(8))
         metadata = json.loads(f.read(n)).get("__metadata__", {})
     step, seconds = int(metadata.get("step", 0)), float(metadata.get("train_seconds", 0))
-    print(f"no checkpoint: resumed from {path} at step {step}, {seconds / 60:.1f} min (fresh optimizer state)", flush=True)
+    print(f"resumed from {path} at step {step}, {seconds / 60:.1f} min (fresh optimizer state)", flush=True)
     return step, seconds
 
 
