@@ -5,7 +5,7 @@
 // The views are the explorer page's own (web/src/views), given the same view model
 // (web/src/view-model.js); this file only maps attributes to state and draws the frame.
 import { translate } from '../src/i18n.js';
-import { clampToResult, defaultState, MAX_TEXT_CHARS } from '../src/state.js';
+import { clampToResult, defaultState, MAX_TEXT_CHARS, WEIGHT_PRECISIONS } from '../src/state.js';
 import { createViewModel, showView } from '../src/view-model.js';
 import { createModelGrid } from '../src/views/model-grid.js';
 import { createHeadDetail } from '../src/views/head-detail.js';
@@ -15,7 +15,7 @@ import { createAggregates } from '../src/views/aggregates.js';
 import { createBlock } from '../src/views/block.js';
 import { createPositions } from '../src/views/positions.js';
 import { AttnScopeError } from '../../js/errors.js';
-import { parseModelId, preview, runModel, stats, WEIGHT_PRECISIONS } from './model-clients.js';
+import { parseModelId, preview, runModel, stats } from './model-clients.js';
 import { elementStyleSheet } from './styles.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from './export.js';
 import { bertvizJson } from '../../js/bertviz.js';

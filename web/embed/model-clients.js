@@ -30,9 +30,6 @@ export function preview(value, max = 60) {
   return JSON.stringify(s.length > max ? s.slice(0, max) + '…' : s);
 }
 
-/** The weight precisions an element may ask for (the API's weightPrecision). */
-export const WEIGHT_PRECISIONS = ['auto', 'f32', 'f16'];
-
 /** The client of `modelId` at `weightPrecision` and its load (started on first use; a failed
  *  load is forgotten). Elements asking for the same model at another precision get their own. */
 export function modelClient(modelId, weightPrecision = 'auto') {
