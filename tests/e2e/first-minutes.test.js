@@ -146,11 +146,13 @@ test('Korean text in the English-only bundled model explains its [UNK]s', async 
   }
 });
 
-test('the first screen shows the attention, at 1280×800 and 390×844', async () => {
-  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+test('the first screen shows the attention, at 1280×800 and 390×844; the deeper decoder\'s whole grid at 1280×800', async () => {
+  const desktop = { width: 1280, height: 800 }, phone = { width: 390, height: 844 };
+  const cases = [{ query: '', viewport: desktop }, { query: '', viewport: phone }, { query: '?model=bundled-causal', viewport: desktop }];
+  for (const { query, viewport } of cases) {
     const g = await guardedPage(browser, server.origin, viewport);
     try {
-      await g.page.goto(`${server.origin}/`);
+      await g.page.goto(`${server.origin}/${query}`);
       await waitForRuns(g.page, 1);
       await g.page.waitForFunction(() => {
         const c = document.querySelector('canvas.model-grid');
@@ -159,8 +161,8 @@ test('the first screen shows the attention, at 1280×800 and 390×844', async ()
       const box = await g.page.locator('canvas.model-grid').boundingBox();
       // Desktop: the whole grid; phone: at least its first layer's row of heads (a quarter).
       const visible = Math.min(box.y + box.height, viewport.height) - box.y;
-      console.log(`# ${viewport.width}×${viewport.height}: grid at ${Math.round(box.y)} px, ${Math.round(visible)} of ${Math.round(box.height)} px on the first screen`);
-      assert.ok(visible >= box.height / (viewport.width >= 1000 ? 1 : 4), `${viewport.width}×${viewport.height}: the grid starts at ` +
+      console.log(`# ${query || 'default'} ${viewport.width}×${viewport.height}: grid at ${Math.round(box.y)} px, ${Math.round(visible)} of ${Math.round(box.height)} px on the first screen`);
+      assert.ok(visible >= box.height / (viewport.width >= 1000 ? 1 : 4), `${query} ${viewport.width}×${viewport.height}: the grid starts at ` +
         `${Math.round(box.y)} px (${Math.round(visible)} of ${Math.round(box.height)} px visible)`);
       assert.ok(box.x >= 0 && box.x + box.width <= viewport.width + 0.5, 'the grid is wider than the screen');
       assert.deepEqual(g.problems, []);

@@ -35,8 +35,7 @@ export function createModelGrid(host, app) {
     note.textContent = causal ? `${t('gridHint')} ${t('gridHintCausal')}` : t('gridHint');
     renderLegend(legend, { scale: sequential, vmax: 1, caption: causal ? `${t('legendSqrt')} · ${t('legendMasked')}` : t('legendSqrt') });
     canvas.setAttribute('aria-label', t('gridAria', { layers: L, heads: H }));
-    const width = host.clientWidth || 600;
-    const s = Math.max(18, Math.min(84, Math.floor((width - LABEL) / H) - GAP));
+    const s = thumbSize(L, H);
     geo = { L, H, s, w: LABEL + H * (s + GAP), h: LABEL + L * (s + GAP) };
     const dpr = window.devicePixelRatio || 1;
     canvas.width = geo.w * dpr;
@@ -77,6 +76,22 @@ export function createModelGrid(host, app) {
       }
     };
     drawFrom(0);
+  }
+
+  // Thumbnail side in CSS px: as wide as the panel allows, but short enough that every layer fits
+  // on the screen below the grid's top (a deep, narrow model such as the 8 × 4 bundled decoder
+  // would otherwise run off the first screen); never below 40 px for height's sake (the pattern
+  // must stay readable; a 12-layer model then scrolls a little), never below 18 px at all. Where
+  // the grid starts low (phones: below the text panel), it fits one screen once scrolled to.
+  function thumbSize(L, H) {
+    const width = host.clientWidth || 600;
+    const byWidth = Math.floor((width - LABEL) / H) - GAP;
+    const screen = window.innerHeight || 800;
+    const top = wrap.getBoundingClientRect().top + window.scrollY;
+    const below = screen - top - 12;
+    const room = below >= 0.5 * screen ? below : 0.85 * screen;
+    const byHeight = Math.max(40, Math.floor((room - LABEL) / L) - GAP);
+    return Math.max(18, Math.min(84, byWidth, byHeight));
   }
 
   // s×s thumbnail (device pixels = s·dpr) of an n×n matrix: max-pooled when shrinking (a sharp
