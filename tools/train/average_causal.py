@@ -36,12 +36,11 @@ def main():
     model = train_causal.build(args, index["vocab_size"], index["eot"])
     model.load_state_dict(mean)
     last = max(states, key=lambda s: s["step"])
+    steps = f"{min(s['step'] for s in states)}-{last['step']}"
     sizes = train_causal.export(model, os.path.join(a.work, "tokenizer"), a.out,
                                 {"step": last["step"], "train_seconds": round(last["train_seconds"]),
-                                 "averaged_checkpoints": len(states),
-                                 "averaged_steps": f"{min(s['step'] for s in states)}-{last['step']}"})
-    print(f"averaged {len(states)} checkpoints, steps {min(s['step'] for s in states)}-{last['step']}: "
-          f"exported {a.out} {sizes}")
+                                 "averaged_checkpoints": len(states), "averaged_steps": steps})
+    print(f"averaged {len(states)} checkpoints, steps {steps}: exported {a.out} {sizes}")
 
 
 if __name__ == "__main__":
