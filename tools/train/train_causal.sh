@@ -13,6 +13,8 @@
 #   LAYERS (default 4): with RESUME=1 and more layers than the shipped model has, the model grows,
 #   the new blocks on top starting as the identity (train_causal.py grow_depth). MODEL.md has the
 #   shipped model's whole history of runs.
+#   N_EMBD, HEADS, LR, QK_INIT, LEN_SCHEDULE (defaults: the shipped model's 128, 4, 2e-3, 0.088,
+#   32:0.15,64:0.35) try other shapes; MODEL.md "Decoder status" lists the ones tried and their scores.
 # Run it niced on a shared machine:  setsid nohup nice -n 19 tools/train/train_causal.sh &
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -37,9 +39,9 @@ if [[ -z ${SKIP_TRAIN:-} ]]; then
   # 1/sqrt(128) = 0.088 (a first run with 0.02 sat at the bigram level with uniform heads), lr 2e-3
   # after 200 warm-up steps, linear decay to 0 over the time budget. MODEL.md "The bundled decoder".
   log "training → $WORK/train.log"
-  $PY tools/train/train_causal.py --n-embd 128 --layers "${LAYERS:-4}" --heads 4 --n-positions 256 --batch "${BATCH:-16}" \
-    --lr 2e-3 --warmup 200 --dropout "${DROPOUT:-0.05}" --weight-decay 0.1 --steps 100000 \
-    --qk-init-std 0.088 --len-schedule 32:0.15,64:0.35 \
+  $PY tools/train/train_causal.py --n-embd "${N_EMBD:-128}" --layers "${LAYERS:-4}" --heads "${HEADS:-4}" \
+    --n-positions 256 --batch "${BATCH:-16}" --lr "${LR:-2e-3}" --warmup 200 --dropout "${DROPOUT:-0.05}" \
+    --weight-decay 0.1 --steps 100000 --qk-init-std "${QK_INIT:-0.088}" --len-schedule "${LEN_SCHEDULE:-32:0.15,64:0.35}" \
     --time-budget "${TIME_BUDGET:-78}" --ranks 2 --threads 1 --checkpoint-minutes 4 --log-every 50 \
     ${RESUME:+--resume} >> $WORK/train.log 2>&1
   tail -n 2 $WORK/train.log
