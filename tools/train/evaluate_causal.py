@@ -62,6 +62,23 @@ class Scores:
                 "top1_by_context": {f"{lo}-{hi - 1}": h / max(n, 1) for (lo, hi), (n, h) in self.by_pos.items()}}
 
 
+def batches(chunks, size=16):
+    """Chunks grouped by length (no padding) → (x (B, L), gold (B·(L-1),), positions (B·(L-1),))."""
+    by_len = {}
+    for c in chunks:
+        by_len.setdefault(len(c), []).append(c)
+    for length, group in sorted(by_len.items()):
+        for i in range(0, len(group), size):
+            x = torch.stack(group[i:i + size])
+            yield x, x[:, 1:].reshape(-1), torch.arange(length - 1).repeat(len(x))
+
+
+def next_token_logp(model, x):
+    """float64 log-probabilities (B·(L-1), V) of each next token of x (B, L)."""
+    hidden, _ = model(x[:, :-1])
+    return F.log_softmax(model.logits(hidden).double(), dim=-1).reshape(-1, model.config.vocab_size)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--model", default=os.path.join(ROOT, "model-causal"))
@@ -78,20 +95,12 @@ def main():
     chunks = causal_data.eval_chunks(held, index, model.config.n_positions)
 
     scores = {"model": Scores(), "bigram": Scores(), "unigram": Scores()}
-    by_len = {}
-    for c in chunks:
-        by_len.setdefault(len(c), []).append(c)
     with torch.no_grad():
-        for length, group in sorted(by_len.items()):
-            for i in range(0, len(group), 16):
-                x = torch.stack(group[i:i + 16])
-                hidden, _ = model(x[:, :-1])
-                logp = F.log_softmax(model.logits(hidden).double(), dim=-1).reshape(-1, V)
-                prev, gold = x[:, :-1].reshape(-1), x[:, 1:].reshape(-1)
-                pos = torch.arange(length - 1).repeat(len(x))
-                scores["model"].add(logp, gold, pos)
-                scores["bigram"].add(bi_logp[prev], gold, pos)
-                scores["unigram"].add(uni_logp.expand(len(gold), V), gold, pos)
+        for x, gold, pos in batches(chunks):
+            logp = next_token_logp(model, x)
+            scores["model"].add(logp, gold, pos)
+            scores["bigram"].add(bi_logp[x[:, :-1].reshape(-1)], gold, pos)
+            scores["unigram"].add(uni_logp.expand(len(gold), V), gold, pos)
     result = {name: s.summary() for name, s in scores.items()}
     result["chunks"] = len(chunks)
     curve_path = os.path.join(args.work, "curve.jsonl")
