@@ -1,6 +1,6 @@
 # Held-out score of an ensemble of decoders (MODEL.md "Decoder status"): the mean of their
-# next-token probabilities on evaluate_causal.py's positions, beside each model alone. An upper
-# bound on what distilling them into one model could reach.
+# next-token probabilities on evaluate_causal.py's positions (both ways), beside each model alone.
+# An upper bound on what distilling them into one model could reach.
 #   /usr/bin/python3 tools/train/ensemble_causal.py model-causal build/train-causal-b/export
 import math
 import os
@@ -22,17 +22,19 @@ def main():
     if len({m.config.n_positions for m in models}) != 1 or len({m.config.vocab_size for m in models}) != 1:
         sys.exit("the models must share the vocabulary and the context length")
     held, index = causal_data.load_stream(WORK, "held_out")
-    alone, together = [Scores() for _ in models], Scores()
-    with torch.no_grad():
-        for x, gold, pos in batches(causal_data.eval_chunks(held, index, models[0].config.n_positions)):
-            logps = [next_token_logp(m, x) for m in models]
-            for s, logp in zip(alone, logps):
-                s.add(logp, gold, pos)
-            together.add(torch.logsumexp(torch.stack(logps), 0) - math.log(len(models)), gold, pos)
-    for d, s in [*zip(dirs, alone), ("ensemble", together)]:
-        r = s.summary()
-        print(f"{d}: top-1 {100 * r['top1']:.2f}%  top-5 {100 * r['top5']:.2f}%  perplexity {r['perplexity']:.1f}")
-
+    L = models[0].config.n_positions
+    for scheme, stride in (("sliding", L // 2), ("chunks", L)):
+        alone, together = [Scores() for _ in models], Scores()
+        with torch.no_grad():
+            for x, first, gold, pos in batches(causal_data.eval_windows(held, index, L, stride)):
+                logps = [next_token_logp(m, x, first) for m in models]
+                for s, logp in zip(alone, logps):
+                    s.add(logp, gold, pos)
+                together.add(torch.logsumexp(torch.stack(logps), 0) - math.log(len(models)), gold, pos)
+        print(f"{scheme} (stride {stride}):")
+        for d, s in [*zip(dirs, alone), ("ensemble", together)]:
+            r = s.summary()
+            print(f"  {d}: top-1 {100 * r['top1']:.2f}%  top-5 {100 * r['top5']:.2f}%  perplexity {r['perplexity']:.1f}")
 
 if __name__ == "__main__":
     main()

@@ -1,9 +1,13 @@
 # Held-out evaluation of the shipped decoder (model-causal/) on the 50 held-out Brown files:
-# next-token top-1 / top-5 accuracy and perplexity exp(mean cross-entropy). Each held-out document
-# is cut from its start into n_positions-token chunks (no overlap) and every token after a chunk's
-# first is predicted from the chunk's tokens before it. On exactly the same positions: a unigram
-# and a bigram model fitted on the training split's id stream (add-one unigram; bigram interpolated
-# with it by Witten-Bell, which needs no tuning on held-out data).
+# next-token top-1 / top-5 accuracy and perplexity exp(mean cross-entropy), two ways:
+# - "sliding": each held-out document read through n_positions-token windows moved n_positions / 2
+#   at a time, so every token after the document's first is predicted once, with at least half a
+#   window of the document before it (Hugging Face's "perplexity of fixed-length models");
+# - "chunks": each document cut into n_positions-token chunks (no overlap), every token after a
+#   chunk's first predicted from the chunk before it; half the tokens then see under half a window.
+# On exactly the same positions: a unigram and a bigram model fitted on the training split's id
+# stream (add-one unigram; bigram interpolated with it by Witten-Bell, which needs no tuning on
+# held-out data).
 import argparse
 import json
 import math
@@ -62,21 +66,34 @@ class Scores:
                 "top1_by_context": {f"{lo}-{hi - 1}": h / max(n, 1) for (lo, hi), (n, h) in self.by_pos.items()}}
 
 
-def batches(chunks, size=16):
-    """Chunks grouped by length (no padding) → (x (B, L), gold (B·(L-1),), positions (B·(L-1),))."""
-    by_len = {}
-    for c in chunks:
-        by_len.setdefault(len(c), []).append(c)
-    for length, group in sorted(by_len.items()):
+def batches(windows, size=16):
+    """causal_data.eval_windows' (window, first) grouped by both (no padding) → (x (B, L), first,
+    gold (B·(L-1-first),), positions (B·(L-1-first),)): the scored targets x[:, first + 1:]."""
+    groups = {}
+    for w, first in windows:
+        groups.setdefault((len(w), first), []).append(w)
+    for (length, first), group in sorted(groups.items()):
         for i in range(0, len(group), size):
             x = torch.stack(group[i:i + size])
-            yield x, x[:, 1:].reshape(-1), torch.arange(length - 1).repeat(len(x))
+            yield x, first, x[:, first + 1:].reshape(-1), torch.arange(first, length - 1).repeat(len(x))
 
 
-def next_token_logp(model, x):
-    """float64 log-probabilities (B·(L-1), V) of each next token of x (B, L)."""
+def next_token_logp(model, x, first=0):
+    """float64 log-probabilities (B·(L-1-first), V) of the next tokens of x (B, L) from x[:, first + 1] on."""
     hidden, _ = model(x[:, :-1])
-    return F.log_softmax(model.logits(hidden).double(), dim=-1).reshape(-1, model.config.vocab_size)
+    return F.log_softmax(model.logits(hidden[:, first:]).double(), dim=-1).reshape(-1, model.config.vocab_size)
+
+
+def evaluate(model, uni_logp, bi_logp, windows):
+    """{"model" | "bigram" | "unigram": Scores} on the scored targets of windows."""
+    V = model.config.vocab_size
+    scores = {"model": Scores(), "bigram": Scores(), "unigram": Scores()}
+    with torch.no_grad():
+        for x, first, gold, pos in batches(windows):
+            scores["model"].add(next_token_logp(model, x, first), gold, pos)
+            scores["bigram"].add(bi_logp[x[:, first:-1].reshape(-1)], gold, pos)
+            scores["unigram"].add(uni_logp.expand(len(gold), V), gold, pos)
+    return scores
 
 
 def main():
@@ -92,17 +109,12 @@ def main():
     train, _ = causal_data.load_stream(args.work, "train")
     held, index = causal_data.load_stream(args.work, "held_out")
     uni_logp, bi_logp = baselines(train, V)
-    chunks = causal_data.eval_chunks(held, index, model.config.n_positions)
-
-    scores = {"model": Scores(), "bigram": Scores(), "unigram": Scores()}
-    with torch.no_grad():
-        for x, gold, pos in batches(chunks):
-            logp = next_token_logp(model, x)
-            scores["model"].add(logp, gold, pos)
-            scores["bigram"].add(bi_logp[x[:, :-1].reshape(-1)], gold, pos)
-            scores["unigram"].add(uni_logp.expand(len(gold), V), gold, pos)
-    result = {name: s.summary() for name, s in scores.items()}
-    result["chunks"] = len(chunks)
+    L = model.config.n_positions
+    result = {}
+    for scheme, stride in (("sliding", L // 2), ("chunks", L)):
+        windows = causal_data.eval_windows(held, index, L, stride)
+        scores = evaluate(model, uni_logp, bi_logp, windows)
+        result[scheme] = {"stride": stride, "windows": len(windows), **{n: s.summary() for n, s in scores.items()}}
     curve_path = os.path.join(args.work, "curve.jsonl")
     if os.path.exists(curve_path):
         with open(curve_path) as f:
@@ -110,12 +122,14 @@ def main():
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
-    print(f"held-out Brown next-token prediction, {result['model']['positions']} positions in {len(chunks)} "
-          f"chunks of <= {model.config.n_positions} tokens (50 files):")
-    for name in ("model", "bigram", "unigram"):
-        r = result[name]
-        print(f"  {name:8s} top-1 {100 * r['top1']:.2f}%  top-5 {100 * r['top5']:.2f}%  perplexity {r['perplexity']:.1f}"
-              f"  top-1 by context length {{{', '.join(f'{k}: {100 * v:.1f}%' for k, v in r['top1_by_context'].items())}}}")
+    for scheme in ("sliding", "chunks"):
+        r = result[scheme]
+        print(f"held-out Brown next-token prediction (50 files), {scheme}: {r['model']['positions']} positions in "
+              f"{r['windows']} windows of <= {L} tokens, stride {r['stride']}:")
+        for name in ("model", "bigram", "unigram"):
+            m = r[name]
+            print(f"  {name:8s} top-1 {100 * m['top1']:.2f}%  top-5 {100 * m['top5']:.2f}%  perplexity {m['perplexity']:.1f}"
+                  f"  top-1 by context length {{{', '.join(f'{k}: {100 * v:.1f}%' for k, v in m['top1_by_context'].items())}}}")
     for c in result.get("checkpoints", []):
         print(f"  checkpoint step {c['step']:6d} at {c['train_minutes']:6.1f} min: probe loss {c['probe_loss']:.3f}, "
               f"probe top-1 {100 * c['probe_top1']:.1f}%")

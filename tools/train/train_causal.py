@@ -17,6 +17,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(__file__))
 import causal_data  # noqa: E402
 import safetensors_io  # noqa: E402
+import shipped_causal  # noqa: E402
 from model_causal import GPT2Config, GPT2LMHeadModel  # noqa: E402
 from train import average_gradients, lr_at, progress, resume_state, seq_len_at, synced  # noqa: E402
 
@@ -52,6 +53,10 @@ def parse_args(argv=None):
                         "train.py: attention logits are bilinear in W_q and W_k, so with both at 0.02 every "
                         "head starts uniform with a vanishing gradient; a first run sat at the bigram level "
                         "(loss 5.2) for 650 steps with all 16 heads uniform")
+    p.add_argument("--teacher", action="append", default=[],
+                   help="an exported model folder (repeatable): distil their mean next-token distribution")
+    p.add_argument("--distill", type=float, default=0.0,
+                   help="weight of the teachers' soft targets in the loss (0: plain next-token loss)")
     p.add_argument("--len-schedule", default="",
                    help="window-length warm-up as LEN:UNTIL,... (train.py's): e.g. 32:0.15,64:0.35 trains on "
                         "32-token windows until 15%% of the run, 64 until 35%%, then --seq-len; the batch grows "
@@ -101,6 +106,9 @@ def run(rank, args):
     no_decay = [p for p in model.parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
                              {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.95))
+    teachers = [shipped_causal.load(d)[0] for d in args.teacher]
+    if args.distill > 0 and not teachers:
+        raise SystemExit("--distill needs at least one --teacher")
     print(f"train stream {len(train)} tokens, held out {len(held)}; parameters "
           f"{sum(p.numel() for p in model.parameters())}", flush=True)
     # A fixed slice of held-out text for the per-checkpoint curve (evaluate_causal.py does it all).
@@ -133,7 +141,9 @@ def run(rank, args):
             g["lr"] = lr = lr_at(step, done, args)
         hidden, _ = model(inputs)
         logits = model.logits(hidden)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+        loss = ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+        if args.distill > 0:
+            loss = (1 - args.distill) * ce + args.distill * soft_target_loss(logits, teachers, inputs)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if ranks > 1:
@@ -143,7 +153,7 @@ def run(rank, args):
         step += 1
         train_seconds = time.time() - t_start
         tokens_since += targets.numel() * ranks
-        loss_sum += loss.item() * targets.numel()
+        loss_sum += ce.item() * targets.numel()  # the next-token loss, distilling or not
         acc_sum += int((logits.argmax(-1) == targets).sum())
         n_sum += targets.numel()
         if step % args.log_every == 0:
@@ -158,6 +168,16 @@ def run(rank, args):
     if not args.bench and rank == 0:
         save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, probe)
     print(f"done: {step} steps, {train_seconds / 60:.1f} min of training", flush=True)
+
+
+def soft_target_loss(logits, teachers, inputs):
+    """Cross-entropy of the student's next-token distribution against the mean of the teachers'
+    (distillation at temperature 1; KL up to the teachers' constant entropy). With 1.5 M training
+    tokens seen 100+ times the one-hot targets are memorised; the teachers' full distributions say
+    which other tokens were plausible, which one-hot targets cannot."""
+    with torch.no_grad():
+        p = torch.stack([F.softmax(t.logits(t(inputs)[0]), dim=-1) for t in teachers]).mean(0)
+    return -(p * F.log_softmax(logits, dim=-1)).sum(-1).mean()
 
 
 def checkpoint_layers(ckpt_path):

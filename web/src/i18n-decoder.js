@@ -4,7 +4,7 @@
 
 export const DECODER_STRINGS = {
   en: {
-    modelBundledCausal: 'Bundled decoder, GPT-2 style (offline)',
+    modelBundledCausal: 'Bundled GPT (offline)',  // short: it shares a phone-width row with the weights select
     kindEncoder: 'encoder · bidirectional',
     kindDecoder: 'decoder · causal',
     view_compare: 'Encoder vs decoder',
@@ -45,7 +45,7 @@ export const DECODER_STRINGS = {
     compareHeads: '{layers} layers × {heads} heads',
   },
   ko: {
-    modelBundledCausal: '내장 디코더, GPT-2 방식 (오프라인)',
+    modelBundledCausal: '내장 GPT (오프라인)',
     kindEncoder: '인코더 · 양방향',
     kindDecoder: '디코더 · 단방향(인과적)',
     view_compare: '인코더 vs 디코더',
