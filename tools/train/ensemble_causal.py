@@ -36,5 +36,6 @@ def main():
             r = s.summary()
             print(f"  {d}: top-1 {100 * r['top1']:.2f}%  top-5 {100 * r['top5']:.2f}%  perplexity {r['perplexity']:.1f}")
 
+
 if __name__ == "__main__":
     main()

@@ -62,6 +62,8 @@ def parse_args(argv=None):
                         "32-token windows until 15%% of the run, 64 until 35%%, then --seq-len; the batch grows "
                         "so a step sees as many tokens. Short windows make even uniform attention informative")
     args = p.parse_args(argv)
+    if not 0 <= args.distill <= 1 or (args.distill > 0) != bool(args.teacher):
+        p.error("--distill takes a weight in [0, 1] and needs --teacher (and --teacher needs --distill > 0)")
     args.max_len = args.seq_len or args.n_positions  # the final window length, as train.seq_len_at expects
     return args
 
@@ -106,9 +108,7 @@ def run(rank, args):
     no_decay = [p for p in model.parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
                              {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.95))
-    teachers = [shipped_causal.load(d)[0] for d in args.teacher]
-    if args.distill > 0 and not teachers:
-        raise SystemExit("--distill needs at least one --teacher")
+    teachers = [shipped_causal.load(d)[0] for d in args.teacher] if args.distill > 0 else []
     print(f"train stream {len(train)} tokens, held out {len(held)}; parameters "
           f"{sum(p.numel() for p in model.parameters())}", flush=True)
     # A fixed slice of held-out text for the per-checkpoint curve (evaluate_causal.py does it all).
@@ -172,9 +172,9 @@ def run(rank, args):
 
 def soft_target_loss(logits, teachers, inputs):
     """Cross-entropy of the student's next-token distribution against the mean of the teachers'
-    (distillation at temperature 1; KL up to the teachers' constant entropy). With 1.5 M training
-    tokens seen 100+ times the one-hot targets are memorised; the teachers' full distributions say
-    which other tokens were plausible, which one-hot targets cannot."""
+    (distillation at temperature 1; KL up to the teachers' constant entropy): their full
+    distributions say which other tokens were plausible, which one-hot targets cannot. With Brown
+    seen 100+ times by every model it gained nothing here (MODEL.md "Decoder status")."""
     with torch.no_grad():
         p = torch.stack([F.softmax(t.logits(t(inputs)[0]), dim=-1) for t in teachers]).mean(0)
     return -(p * F.log_softmax(logits, dim=-1)).sum(-1).mean()
