@@ -4,7 +4,7 @@
 
 export const DECODER_STRINGS = {
   en: {
-    modelBundledCausal: 'Bundled GPT (offline)',  // short: it shares a phone-width row with the weights select
+    modelBundledCausal: 'Bundled GPT (offline)',  // short: the picker shares its row with the weights select, at every width
     kindEncoder: 'encoder · bidirectional',
     kindDecoder: 'decoder · causal',
     view_compare: 'Encoder vs decoder',
