@@ -11,7 +11,7 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 import causal_data  # noqa: E402
 import shipped_causal  # noqa: E402
-from evaluate_causal import WORK, Scores, batches, next_token_logp  # noqa: E402
+from evaluate_causal import WORK, Scores, batches, next_token_logp, schemes  # noqa: E402
 
 
 def main():
@@ -23,7 +23,7 @@ def main():
         sys.exit("the models must share the vocabulary and the context length")
     held, index = causal_data.load_stream(WORK, "held_out")
     L = models[0].config.n_positions
-    for scheme, stride in (("sliding", L // 2), ("chunks", L)):
+    for scheme, stride in schemes(L):
         alone, together = [Scores() for _ in models], Scores()
         with torch.no_grad():
             for x, first, gold, pos in batches(causal_data.eval_windows(held, index, L, stride)):

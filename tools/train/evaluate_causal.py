@@ -84,6 +84,11 @@ def next_token_logp(model, x, first=0):
     return F.log_softmax(model.logits(hidden[:, first:]).double(), dim=-1).reshape(-1, model.config.vocab_size)
 
 
+def schemes(length):
+    """The two readings of the held-out documents (see the top of this file) → ((name, stride), …)."""
+    return (("sliding", length // 2), ("chunks", length))
+
+
 def evaluate(model, uni_logp, bi_logp, windows):
     """{"model" | "bigram" | "unigram": Scores} on the scored targets of windows."""
     V = model.config.vocab_size
@@ -111,7 +116,7 @@ def main():
     uni_logp, bi_logp = baselines(train, V)
     L = model.config.n_positions
     result = {}
-    for scheme, stride in (("sliding", L // 2), ("chunks", L)):
+    for scheme, stride in schemes(L):
         windows = causal_data.eval_windows(held, index, L, stride)
         scores = evaluate(model, uni_logp, bi_logp, windows)
         result[scheme] = {"stride": stride, "windows": len(windows), **{n: s.summary() for n, s in scores.items()}}
@@ -122,7 +127,7 @@ def main():
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
-    for scheme in ("sliding", "chunks"):
+    for scheme, _ in schemes(L):
         r = result[scheme]
         print(f"held-out Brown next-token prediction (50 files), {scheme}: {r['model']['positions']} positions in "
               f"{r['windows']} windows of <= {L} tokens, stride {r['stride']}:")
