@@ -140,6 +140,26 @@ describe('gemm_f32_wasmsimd (4x8 micro-kernel, packed B)', () => {
     checkGemm('blocked', c, n, gemmRef({ a, lda: k, w, bias, M: m, N: n, K: k, act: ACT.geluErf, scale: 1 }), m, n, k, ACT.geluErf);
   });
 
+  // Rows go in blocks of kMC = 128 (ATTNSCOPE_GEMM_MC), K in blocks of kKC = 1024: on each side of
+  // each boundary, with a partial 4-row tile in the last block, the stored C pre-filled with NaN.
+  it('rows on each side of the 128-row blocks (127 … 259) and K on each side of 1024', () => {
+    const rows = [127, 128, 129, 131, 255, 256, 257, 259];
+    for (const m of rows) {
+      for (const k of m === 129 || m === 257 ? [5, 1023, 1024, 1025] : [7]) {
+        for (const n of [9, 17]) {
+          const r = rng(13 * m + 7 * k + n), ldc = n + 1;
+          const a = randomArray(m * k, r), w = randomArray(n * k, r), bias = randomArray(n, r);
+          const residual = randomArray(m * n, r);
+          const [c] = call(M._h_gemm_weight, [nanArray(m * ldc), ldc, a, k, w, bias, 0, m, n, k, ACT.relu, 0.5], [0]);
+          checkGemm(`M=${m} N=${n} K=${k}`, c, ldc, gemmRef({ a, lda: k, w, bias, M: m, N: n, K: k, act: ACT.relu, scale: 0.5 }), m, n, k, ACT.relu);
+          const [d] = call(M._h_gemm_weight, [nanArray(m * n), n, a, k, w, bias, residual, m, n, k, ACT.none, 1], [0]);
+          checkGemm(`M=${m} N=${n} K=${k} residual`, d, n,
+            gemmRef({ a, lda: k, w, bias, residual, M: m, N: n, K: k, act: ACT.none, scale: 1 }), m, n, k, ACT.none);
+        }
+      }
+    }
+  });
+
   it('packs a (K, N) matrix with a row stride (the P·V layout)', () => {
     for (const [m, n, k] of [[3, 5, 7], [16, 64, 128], [17, 9, 1]]) {
       const r = rng(m + n + k), ldb = n + 5;
