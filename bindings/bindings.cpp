@@ -451,6 +451,9 @@ val build_info() {
   out.set("threads", val(false));
 #endif
   out.set("maxThreads", val(max_threads()));
+  // What the heap may grow to (-sMAXIMUM_MEMORY, CMakeLists.txt): js/memory-estimate.js's
+  // WASM32_MAX_BYTES is checked against it.
+  out.set("maxMemoryBytes", val(static_cast<double>(emscripten_get_heap_max())));
 #ifdef __USING_WASM_EXCEPTIONS__
   out.set("exceptions", val("wasm"));
 #else
@@ -509,4 +512,10 @@ EMSCRIPTEN_BINDINGS(attnscope) {
   function("setMaxThreads", &attnscope::set_max_threads);
   // Diagnostics for the tests: how many kernel calls so far were split over more than one thread.
   function("splitJobs", optional_override([] { return static_cast<double>(attnscope::split_jobs()); }));
+  // The engine's error codes (engine/error.h): js/errors.js's ENGINE_ERROR_CODES is checked against them.
+  function("errorCodes", optional_override([] {
+    val codes = val::array();
+    for (const char* code : attnscope::kErrorCodes) codes.call<void>("push", val(code));
+    return codes;
+  }));
 }

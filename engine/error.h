@@ -17,13 +17,18 @@ class Error : public std::runtime_error {
   std::string code_;
 };
 
-// Codes in use (keep in sync with js/errors.js and the .d.ts):
-//   E_SAFETENSORS   malformed safetensors file (header, offsets, dtype)
-//   E_CONFIG        config.json missing a field, wrong type, or unsupported model_type / activation
-//   E_WEIGHTS       a tensor the model needs is missing or has the wrong shape
-//   E_INPUT         bad run input: ids out of vocab, too many tokens, mismatched lengths
-//   E_TOKENIZER     vocab / tokenizer.json / tokenizer_config.json cannot be used
-//   E_TOO_LARGE     the model cannot fit in WebAssembly memory (wasm32: 4 GB)
-//   E_INTERNAL      a bug (a state the engine's own checks should have made impossible)
+// Every code the engine throws, with what it means. The JavaScript layer copies the list as
+// ENGINE_ERROR_CODES (js/errors.js) and adds its loader's own codes; the wasm module exports this
+// array as errorCodes(), and tests/js/shared-facts.test.js checks that the two agree and that every
+// "E_..." literal in engine/ and bindings/ is one of these.
+inline constexpr const char* kErrorCodes[] = {
+    "E_CONFIG",       // config.json missing a field, wrong type, or unsupported model_type / activation
+    "E_TOO_LARGE",    // the model cannot fit in WebAssembly memory (wasm32: 4 GB)
+    "E_TOKENIZER",    // vocab / tokenizer.json / tokenizer_config.json cannot be used
+    "E_SAFETENSORS",  // malformed safetensors file (header, offsets, dtype)
+    "E_WEIGHTS",      // a tensor the model needs is missing or has the wrong shape
+    "E_INPUT",        // bad run input: ids out of vocab, too many tokens, mismatched lengths
+    "E_INTERNAL",     // a bug (a state the engine's own checks should have made impossible)
+};
 
 }  // namespace attnscope

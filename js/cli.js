@@ -9,6 +9,8 @@ import { createInterface } from 'node:readline';
 import { loadModel, buildInfo, AttnScopeError } from './index.js';
 import { loadTokenizer } from './tokenizer.js';
 import { writeJsonResult, writeBertViz, writeNpyFolder } from './cli-output.js';
+import { AUTO_F16_ABOVE_BYTES, DEFAULT_WEIGHT_PRECISION, WEIGHT_PRECISION_CHOICES } from './memory-estimate.js';
+import { GENERATE_DEFAULTS } from './generate.js';
 
 const USAGE = `usage: attnscope <command> [options]
 
@@ -20,7 +22,8 @@ commands:
             (decoders: "next" holds the top-k after the last token; --next-all adds every position)
   generate  --model M (--text "..." | --ids 464,3290) [--max-new-tokens N] [--temperature T]
             [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
-            (decoders; --temperature 0 is greedy; defaults as Hugging Face: 1, 50, 1)
+            (decoders; --temperature 0 is greedy; defaults: ${GENERATE_DEFAULTS.maxNewTokens} tokens, and as Hugging Face:
+            temperature ${GENERATE_DEFAULTS.temperature}, top-k ${GENERATE_DEFAULTS.topK}, top-p ${GENERATE_DEFAULTS.topP})
   tokenize  --model M [--text "..." [--text-pair "..."]]   (no --text: one JSON string per stdin line)
   bench     --model M [--tokens N] [--runs R]
   info      [--model M]
@@ -28,7 +31,7 @@ commands:
 --model is a folder, an http(s) URL, a Hugging Face hub id, bundled-causal (the bundled GPT-2),
 or omitted for the bundled BERT.
 --weight-precision f16 (any command) keeps the weight matrices as f16 in memory: half the RAM;
-auto picks f16 when f32 weights would take more than ~300 MB (default f32).
+auto picks f16 when f32 weights would take more than ${AUTO_F16_ABOVE_BYTES / 1024 ** 2} MB (default ${DEFAULT_WEIGHT_PRECISION}).
 --threads N (any command): threads the model runs on (default: the cores, at most 16); results are
 the same bits on any number.
 A text longer than --max-length (default: the model's positions) is cut: the JSON's num_truncated
@@ -37,7 +40,7 @@ ATTNSCOPE_HUB_URL overrides https://huggingface.co for hub ids.`;
 
 const COMMON = {
   model: { type: 'string' },
-  'weight-precision': { type: 'string', default: 'f32' },
+  'weight-precision': { type: 'string', default: DEFAULT_WEIGHT_PRECISION },
   threads: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 };
@@ -50,7 +53,7 @@ const OPTIONS = {
   },
   generate: {
     ...COMMON, ids: { type: 'string' }, text: { type: 'string' }, out: { type: 'string' },
-    'max-new-tokens': { type: 'string', default: '20' }, temperature: { type: 'string' }, 'top-k': { type: 'string' },
+    'max-new-tokens': { type: 'string' }, temperature: { type: 'string' }, 'top-k': { type: 'string' },
     'top-p': { type: 'string' }, seed: { type: 'string' }, 'no-stop-at-eos': { type: 'boolean' },
     candidates: { type: 'string' },
   },
@@ -63,8 +66,8 @@ class UsageError extends Error {}
 
 function loadOptions(values) {
   const weightPrecision = values['weight-precision'];
-  if (!['f32', 'f16', 'auto'].includes(weightPrecision)) {
-    throw new UsageError(`--weight-precision must be f32, f16 or auto, not "${weightPrecision}"`);
+  if (!WEIGHT_PRECISION_CHOICES.includes(weightPrecision)) {
+    throw new UsageError(`--weight-precision must be ${WEIGHT_PRECISION_CHOICES.join(', ')}, not "${weightPrecision}"`);
   }
   const threads = optionalInteger(values.threads, '--threads', 1);
   return { weightPrecision, ...(threads === undefined ? {} : { threads }) };

@@ -1,20 +1,29 @@
 // The one error type AttnScope's JavaScript throws: an Error with a stable `.code` (the engine's
 // codes copied from C++, plus the loader's own). Callers branch on `code`, never on messages.
 
-/** Every code an AttnScopeError can carry (keep in sync with engine/error.h and index.d.ts). */
-export const ERROR_CODES = Object.freeze([
-  'E_NETWORK',     // a URL could not be reached, or the server failed (5xx)
-  'E_NOT_FOUND',   // 404/401 on the hub, a missing local file or folder
-  'E_CONFIG',      // config.json unusable or not a BERT-family model
+/** The engine's codes, as engine/error.h lists them (kErrorCodes, exported by the wasm module as
+ *  errorCodes(); tests/js/shared-facts.test.js checks that the two agree). */
+export const ENGINE_ERROR_CODES = Object.freeze([
+  'E_CONFIG',      // config.json unusable, or a model family or option the engine does not run
   'E_TOO_LARGE',   // the model does not fit in WebAssembly memory (wasm32: 4 GB)
-  'E_TOKENIZER',   // vocab.txt / tokenizer.json / tokenizer_config.json unusable
+  'E_TOKENIZER',   // vocab.txt / tokenizer.json / vocab.json + merges.txt / tokenizer_config.json unusable
   'E_SAFETENSORS', // malformed safetensors file
   'E_WEIGHTS',     // a tensor is missing or has the wrong shape
   'E_INPUT',       // bad arguments: ids out of vocabulary, too many tokens, wrong types
-  'E_ABORTED',     // cancelled through an AbortSignal or the worker client
-  'E_DISPOSED',    // the model was disposed (or its worker terminated)
   'E_INTERNAL',    // a bug: please report it
 ]);
+
+/** Codes only the JavaScript layer gives (loading files, cancelling, using a freed model). */
+const LOADER_ERROR_CODES = [
+  'E_NETWORK',     // a URL could not be reached, or the server failed (5xx)
+  'E_NOT_FOUND',   // 404/401 on the hub, a missing local file or folder
+  'E_ABORTED',     // cancelled through an AbortSignal or the worker client
+  'E_DISPOSED',    // the model was disposed (or its worker terminated)
+];
+
+/** Every code an AttnScopeError can carry (index.d.ts's ErrorCode lists the same, checked by
+ *  tests/js/shared-facts.test.js). */
+export const ERROR_CODES = Object.freeze([...LOADER_ERROR_CODES, ...ENGINE_ERROR_CODES]);
 
 export class AttnScopeError extends Error {
   /**

@@ -1,10 +1,13 @@
 // Types for 'attnscope' (hand-written; the runtime is js/index.js).
 
-export type ErrorCode =
-  | 'E_NETWORK' | 'E_NOT_FOUND' | 'E_CONFIG' | 'E_TOO_LARGE' | 'E_TOKENIZER' | 'E_SAFETENSORS'
-  | 'E_WEIGHTS' | 'E_INPUT' | 'E_ABORTED' | 'E_DISPOSED' | 'E_INTERNAL';
+/** Every code an AttnScopeError can carry, as js/errors.js lists them (the loader's, then the
+ *  engine's; tests/js/shared-facts.test.js checks that this list is that one). */
+export const ERROR_CODES: readonly [
+  'E_NETWORK', 'E_NOT_FOUND', 'E_ABORTED', 'E_DISPOSED',
+  'E_CONFIG', 'E_TOO_LARGE', 'E_TOKENIZER', 'E_SAFETENSORS', 'E_WEIGHTS', 'E_INPUT', 'E_INTERNAL',
+];
 
-export const ERROR_CODES: readonly ErrorCode[];
+export type ErrorCode = typeof ERROR_CODES[number];
 
 /** Every error AttnScope throws or rejects with. Branch on `code`. */
 export class AttnScopeError extends Error {
@@ -416,6 +419,7 @@ export const bundledModelLocations: Readonly<{ bundled: string; 'bundled-causal'
 
 /** WebAssembly heap diagnostics: malloc'd bytes in use, and the wasm memory size. */
 export function heapStats(options?: { threads?: number }): Promise<{ inUse: number; memoryBytes: number }>;
-/** relaxedSimd: this realm runs the relaxed-SIMD build (browsers with relaxed SIMD; GEMM on FMA). */
+/** relaxedSimd: this realm runs the relaxed-SIMD build (browsers with relaxed SIMD; GEMM on FMA).
+ *  maxMemoryBytes: what the module's memory may grow to (wasm32: 4 GB). */
 export function buildInfo(options?: { threads?: number }): Promise<{ target: string; simd: boolean; relaxedSimd: boolean;
-  threads: boolean; maxThreads: number; exceptions: string; compiler: string }>;
+  threads: boolean; maxThreads: number; maxMemoryBytes: number; exceptions: string; compiler: string }>;

@@ -10,10 +10,11 @@ import { resolveSource } from './sources.js';
 import { callWasm, getWasmModule, resolveThreads } from './wasm.js';
 import { Model } from './model.js';
 import { LOAD_OPTIONS, checkOptionNames } from './options.js';
-import { checkFitsWasm32, resolveWeightPrecision } from './memory-estimate.js';
+import {
+  DEFAULT_WEIGHT_PRECISION, WASM32_MAX_BYTES, checkFitsWasm32, checkWeightPrecision, resolveWeightPrecision,
+} from './memory-estimate.js';
 
 const MAX_TEXT_FILE = 256 * 1024 ** 2;     // config / vocab / tokenizer.json
-const WASM32_LIMIT = 4 * 1024 ** 3;
 const PIECE = 1024 ** 2;                   // bytes copied into wasm memory per call
 
 /**
@@ -25,13 +26,11 @@ const PIECE = 1024 ** 2;                   // bytes copied into wasm memory per 
 export async function loadModel(source, options = {}) {
   if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', 'options must be an object');
   checkOptionNames(options, LOAD_OPTIONS, 'loadModel');   // e.g. weightPrecison would load f32 silently
-  const { signal, onProgress, weightPrecision: requestedPrecision = 'f32' } = options;
+  const { signal, onProgress, weightPrecision: requestedPrecision = DEFAULT_WEIGHT_PRECISION } = options;
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new AttnScopeError('E_INPUT', 'onProgress must be a function');
   }
-  if (!['f32', 'f16', 'auto'].includes(requestedPrecision)) {
-    throw new AttnScopeError('E_INPUT', `weightPrecision must be 'f32', 'f16' or 'auto', got ${JSON.stringify(requestedPrecision)}`);
-  }
+  checkWeightPrecision(requestedPrecision);
   throwIfAborted(signal);
   const started = Date.now();
   try {
@@ -172,7 +171,7 @@ async function readWeights(wasm, provider, configText, { signal, onProgress, fil
   }
   // A file bigger than what wasm32 can still address cannot be a model it runs: refuse it before
   // the download (the engine checks the exact f32 size once the header is in).
-  const room = WASM32_LIMIT - wasm.heapStats().inUse;
+  const room = WASM32_MAX_BYTES - wasm.heapStats().inUse;
   if (entry.size !== undefined && entry.size > room) {
     throw new AttnScopeError('E_TOO_LARGE', `${name} is ${megabytes(entry.size)}, more than the ` +
       `${megabytes(Math.max(0, room))} WebAssembly (wasm32, 4 GB) can still hold`);

@@ -1,15 +1,25 @@
 // How much WebAssembly memory a model needs, from its config alone, so loadModel can refuse a
 // model that cannot fit (E_TOO_LARGE) before its weights are downloaded, and choose f16 weights
-// for weightPrecision 'auto'. The figures are the engine's own: every tensor it keeps (the
+// for weightPrecision 'auto'; with the weight precisions themselves and their default, which the
+// API, the CLI and the page import from here. The figures are the engine's own: every tensor it keeps (the
 // pooler and a tied decoder are not kept), the weight matrices as f16 under 'f16', and the
 // buffers one run at the model's longest input fills.
 import { AttnScopeError } from './errors.js';
 
-/** wasm32 addresses 4 GiB; the module is built with MAXIMUM_MEMORY=4GB. */
-export const WASM32_MAX_BYTES = 4 * 1024 ** 3;
+/** What the module's memory may grow to: wasm32 addresses 4 GiB, and with MAXIMUM_MEMORY=4GB
+ *  (CMakeLists.txt) Emscripten stops one 64 KiB page short of it (the wasm module's
+ *  buildInfo().maxMemoryBytes, checked equal by tests/js/shared-facts.test.js). */
+export const WASM32_MAX_BYTES = 4 * 1024 ** 3 - 64 * 1024;
+/** What the engine keeps weight matrices as (bindings' WeightUpload takes exactly these). */
+export const WEIGHT_PRECISIONS = Object.freeze(['f32', 'f16']);
+/** What loadModel's weightPrecision accepts: a precision, or 'auto' (resolveWeightPrecision). */
+export const WEIGHT_PRECISION_CHOICES = Object.freeze([...WEIGHT_PRECISIONS, 'auto']);
+/** loadModel's weightPrecision when none is given. */
+export const DEFAULT_WEIGHT_PRECISION = 'f32';
+
 /** Kept free beyond the estimate: the runtime, the tokenizer's tables, the brief second copy of
  *  one layer while it is packed, allocator fragmentation. */
-export const HEADROOM_BYTES = 64 * 1024 ** 2;
+const HEADROOM_BYTES = 64 * 1024 ** 2;
 /** weightPrecision 'auto' keeps the matrices as f16 when f32 weights would take more than this
  *  (bert-base's 418 MB would; distilbert-base's 253 MB would not). */
 export const AUTO_F16_ABOVE_BYTES = 300 * 1024 ** 2;
@@ -66,6 +76,14 @@ export function estimateMemory(config, precision) {
   const weights = weightBytes(config, precision);
   const run = runBytes(config);
   return { weights, run, total: weights + run };
+}
+
+/** Throws E_INPUT unless `requested` is one of WEIGHT_PRECISION_CHOICES. */
+export function checkWeightPrecision(requested) {
+  if (!WEIGHT_PRECISION_CHOICES.includes(requested)) {
+    throw new AttnScopeError('E_INPUT', `weightPrecision must be ${WEIGHT_PRECISION_CHOICES.map((p) => `'${p}'`).join(', ')}, ` +
+      `got ${JSON.stringify(requested)}`);
+  }
 }
 
 /** 'f32' or 'f16' for a requested 'f32' | 'f16' | 'auto'. */

@@ -4,6 +4,7 @@
 // with no configuration.
 import { AttnScopeError } from './errors.js';
 import { httpProvider } from './http-provider.js';
+import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL } from './bundled-models.js';
 
 export const platformName = 'browser';
 
@@ -81,13 +82,13 @@ export function env() {
 // they are separate hashed files, so there is no folder URL to write here). Only the files the
 // loader reads: the decoder's tokenizer.json makes its vocab.json + merges.txt unnecessary.
 const bundledFiles = {
-  bundled: {
+  [BUNDLED_MODEL]: {
     'config.json': new URL('../model/config.json', import.meta.url),
     'model.safetensors': new URL('../model/model.safetensors', import.meta.url),
     'vocab.txt': new URL('../model/vocab.txt', import.meta.url),
     'tokenizer_config.json': new URL('../model/tokenizer_config.json', import.meta.url),
   },
-  'bundled-causal': {
+  [BUNDLED_CAUSAL_MODEL]: {
     'config.json': new URL('../model-causal/config.json', import.meta.url),
     'model.safetensors': new URL('../model-causal/model.safetensors', import.meta.url),
     'tokenizer.json': new URL('../model-causal/tokenizer.json', import.meta.url),
@@ -97,15 +98,15 @@ const bundledFiles = {
 const folderOf = (files) => files['config.json'].href.replace(/config\.json$/, '');
 
 /** The URL of the bundled config.json's folder (unbundled), or of config.json itself (bundled). */
-export const bundledModelLocation = folderOf(bundledFiles.bundled);
+export const bundledModelLocation = folderOf(bundledFiles[BUNDLED_MODEL]);
 export const bundledModelLocations = Object.freeze({
-  bundled: bundledModelLocation,
-  'bundled-causal': folderOf(bundledFiles['bundled-causal']),
+  [BUNDLED_MODEL]: bundledModelLocation,
+  [BUNDLED_CAUSAL_MODEL]: folderOf(bundledFiles[BUNDLED_CAUSAL_MODEL]),
 });
 
 /** A bundled model ('bundled' or 'bundled-causal'); the single-file build inlines one of them. */
-export function bundledModelProvider(name = 'bundled') {
-  if (inline?.model && (inline.modelName ?? 'bundled') === name) return inlineModelProvider(inline.model);
+export function bundledModelProvider(name = BUNDLED_MODEL) {
+  if (inline?.model && (inline.modelName ?? BUNDLED_MODEL) === name) return inlineModelProvider(inline.model);
   const files = bundledFiles[name];
   return httpProvider((file) => files[file] ?? null, { kind: 'bundled', location: bundledModelLocations[name] });
 }

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker, parentPort } from 'node:worker_threads';
 
 import { AttnScopeError, abortedError } from './errors.js';
+import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL } from './bundled-models.js';
 
 export const platformName = 'node';
 
@@ -69,12 +70,12 @@ export function env(name) {
 export const bundledModelLocation = fileURLToPath(new URL('../model', import.meta.url));
 /** The bundled models' folders by name: the BERT ('bundled') and the GPT-2 ('bundled-causal'). */
 export const bundledModelLocations = Object.freeze({
-  bundled: bundledModelLocation,
-  'bundled-causal': fileURLToPath(new URL('../model-causal', import.meta.url)),
+  [BUNDLED_MODEL]: bundledModelLocation,
+  [BUNDLED_CAUSAL_MODEL]: fileURLToPath(new URL('../model-causal', import.meta.url)),
 });
 
 /** A bundled model's folder as a source ('bundled' or 'bundled-causal'). */
-export function bundledModelProvider(name = 'bundled') {
+export function bundledModelProvider(name = BUNDLED_MODEL) {
   return directoryProvider(bundledModelLocations[name], 'bundled');
 }
 

@@ -5,6 +5,7 @@
 import { AttnScopeError } from './errors.js';
 import { httpProvider } from './http-provider.js';
 import { isHubId } from './hub-id.js';
+import { BUNDLED_MODEL, isBundledModelId } from './bundled-models.js';
 import { bundledModelProvider, directoryProvider, env, localPathFor, platformName } from '#platform';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
@@ -26,8 +27,8 @@ export const OBJECT_SOURCE_FILES = Object.freeze({
  */
 export async function resolveSource(source, options = {}) {
   const cache = options.cache !== false;
-  if (source === undefined || source === null) return bundledModelProvider('bundled');
-  if (source === 'bundled' || source === 'bundled-causal') return bundledModelProvider(source);
+  if (source === undefined || source === null) return bundledModelProvider(BUNDLED_MODEL);
+  if (isBundledModelId(source)) return bundledModelProvider(source);
   if (source instanceof URL) return baseUrlProvider(source, cache);
   if (typeof source === 'string') {
     if (source.trim() === '') throw new AttnScopeError('E_INPUT', 'model source is an empty string');
