@@ -170,7 +170,6 @@ class Model {
 
   val encode(const val& text_js, const val& pair, int max_length) const {
     return guarded([&] {
-      if (max_length < 0) throw Error("E_INPUT", "maxLength must be >= 0, got " + std::to_string(max_length));
       const std::string text = string_from_js(text_js);
       std::optional<std::string> pair_text;
       if (!pair.isUndefined() && !pair.isNull()) pair_text = string_from_js(pair);
@@ -349,12 +348,9 @@ Model* create_model(const val& config_json, WeightUpload& weights_upload, const 
     ModelConfig config = parse_config(string_from_js(config_json));
     const std::string files[] = {string_from_js(vocab_txt), string_from_js(vocab_json), string_from_js(merges_txt),
                                  string_from_js(tokenizer_json), string_from_js(tokenizer_config_json)};
+    // A vocabulary larger than config.json's vocab_size was refused by the loader (js/load.js)
+    // before the weights were downloaded; ids past vocab_size are refused by every run.
     tok::Tokenizer tokenizer = tok::Tokenizer::from_files({files[0], files[1], files[2], files[3], files[4]});
-    if (tokenizer.vocab_size() > static_cast<size_t>(config.vocab_size)) {
-      throw Error("E_TOKENIZER", "the vocabulary has " + std::to_string(tokenizer.vocab_size()) +
-                                     " tokens but config.json says vocab_size = " +
-                                     std::to_string(config.vocab_size) + ": tokenizer and model do not match");
-    }
     weights_upload.finish();
     ModelWeights weights = load_weights(config, weights_upload.stream(), weights_upload.precision());
     weights_upload.stream().release();  // anything load_weights did not take
@@ -395,7 +391,6 @@ class TokenizerOnly {
   explicit TokenizerOnly(tok::Tokenizer tokenizer) : tokenizer_(std::move(tokenizer)) {}
   val encode(const val& text_js, const val& pair, int max_length) const {
     return guarded([&] {
-      if (max_length < 0) throw Error("E_INPUT", "maxLength must be >= 0, got " + std::to_string(max_length));
       const std::string text = string_from_js(text_js);
       std::optional<std::string> pair_text;
       if (!pair.isUndefined() && !pair.isNull()) pair_text = string_from_js(pair);

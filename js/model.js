@@ -327,10 +327,9 @@ export class Model {
     if (!(Array.isArray(flat) || ArrayBuffer.isView(flat)) || flat.length !== L * H || (nested && headMask.length !== L)) {
       throw new AttnScopeError('E_INPUT', `headMask must be ${L} layers × ${H} heads of numbers ([L][H] arrays or ${L * H} values)`);
     }
-    const out = Float32Array.from(flat, Number);
-    const bad = out.findIndex((m) => !Number.isFinite(m));
-    if (bad >= 0) throw new AttnScopeError('E_INPUT', `headMask value for layer ${Math.floor(bad / H)} head ${bad % H} is not a finite number`);
-    return out;
+    // The values' range (finite numbers) is the engine's check (Transformer::forward), as for
+    // native callers; this one only turns the API's two shapes into the engine's L·H floats.
+    return Float32Array.from(flat, Number);
   }
 
   #maxLength(maxLength) {

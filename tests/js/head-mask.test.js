@@ -52,6 +52,11 @@ describe('head ablation', () => {
         assert.ok(maxDiff(masked.attentions, expected.attentions) <= 1e-4);
         assert.deepEqual([...masked.headMask], testCase.head_mask.flat());
         await assert.rejects(m.runIds(testCase.ids, { headMask: [1, 0] }), (err) => err.code === 'E_INPUT' && /headMask must be/.test(err.message));
+        // The shape is the API's check, the values the engine's (the one check of each).
+        const notFinite = testCase.head_mask.map((row) => [...row]);
+        notFinite[1][0] = NaN;
+        await assert.rejects(m.runIds(testCase.ids, { headMask: notFinite }),
+          (err) => err.code === 'E_INPUT' && /head_mask value for layer 1 head 0 is not a finite number/.test(err.message));
       } finally {
         m.dispose();
       }
