@@ -168,13 +168,17 @@ describe('loadModel sources', () => {
       const before = (await heapStats()).inUse;
       for (let i = 0; i < 5; i++) await loadModel(${JSON.stringify(tinyDir)}); // never disposed
       const leaked = (await heapStats()).inUse;
-      for (let i = 0; i < 50 && (await heapStats()).inUse !== before; i++) {
+      // No deadline on the collector: collect and yield (the registry's callbacks run as tasks)
+      // until the memory is back; only the child's timeout below ends a registry that never frees.
+      let collections = 0;
+      while ((await heapStats()).inUse !== before) {
         globalThis.gc();
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        collections++;
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      console.log(JSON.stringify({ before, leaked, after: (await heapStats()).inUse }));`;
-    const child = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60000 });
-    assert.equal(child.status, 0, child.stderr);
+      console.log(JSON.stringify({ before, leaked, after: (await heapStats()).inUse, collections }));`;
+    const child = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120000 });
+    assert.equal(child.status, 0, child.signal ? `the models were never freed (killed by ${child.signal})` : child.stderr);
     const { before, leaked, after: afterGc } = JSON.parse(child.stdout);
     assert.ok(leaked > before, 'the models did allocate');
     assert.equal(afterGc, before);
@@ -448,17 +452,23 @@ describe('memory and cancellation', () => {
     assert.equal(afterCycles, before);
   });
 
-  it('an AbortSignal cancels a download in progress and frees its buffer', async () => {
+  // The timeout only guards against a hang; the test's claim is about bytes, not milliseconds.
+  it('an AbortSignal cancels a download in progress and frees its buffer', { timeout: 60000 }, async () => {
     const before = (await heapStats()).inUse;
     const controller = new AbortController();
-    const started = Date.now();
+    let loaded = 0;
     const pending = loadModel('org/tiny-slow', {
       hubUrl: hub.url,
       signal: controller.signal,
-      onProgress: (p) => { if (p.file === 'model.safetensors' && p.loaded >= 2048) controller.abort(); },
+      onProgress: (p) => {
+        if (p.file !== 'model.safetensors') return;
+        loaded = p.loaded;
+        if (p.loaded >= 2048) controller.abort();
+      },
     });
     await assert.rejects(pending, { code: 'E_ABORTED' });
-    assert.ok(Date.now() - started < 10000, 'abort took too long');
+    // Cancelled mid-download (the slow hub sends 1 KB at a time), not once the file was in.
+    assert.ok(loaded < files['model.safetensors'].length, `read ${loaded} bytes of ${files['model.safetensors'].length} before stopping`);
     assert.equal((await heapStats()).inUse, before);
     const requestsBefore = hub.requests.length;
     await assert.rejects(loadModel('org/tiny', { hubUrl: hub.url, signal: AbortSignal.abort() }), { code: 'E_ABORTED' });

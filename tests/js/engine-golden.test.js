@@ -57,8 +57,12 @@ function vocabFor(size, maskId) {
 const models = existsSync(FIXTURES) ? readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, 'inputs.json'))) : [];
 
 describe('engine golden fixtures through the WASM API', () => {
-  // make_engine_fixtures.py writes 12 checkpoints (8 encoders, 4 decoders); fewer is a broken tree.
-  it('finds the fixtures', () => assert.ok(models.length >= 12, `only ${models.length} fixture models in ${FIXTURES}`));
+  // models.txt is the list make_engine_fixtures.py writes with the checkpoints: every one of them
+  // must be here (a test that silently ran on fewer would pass), and nothing else.
+  it('finds every fixture the fixture script lists', () => {
+    const listed = readFileSync(join(FIXTURES, 'models.txt'), 'utf8').split('\n').filter(Boolean);
+    assert.deepEqual([...models].sort(), [...listed].sort());
+  });
 
   for (const name of models) {
     const dir = join(FIXTURES, name);
