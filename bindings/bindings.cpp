@@ -1,7 +1,8 @@
-// Embind declarations: the Model object JavaScript holds (config + encoder + tokenizer of one
-// checkpoint, no global state), the WeightUpload JavaScript streams weight bytes through, and two
-// diagnostics. Only glue lives here; every entry point goes through guarded() (convert.h), so
-// C++ errors reach JavaScript as Error objects with a .code, never as a trap.
+// Embind declarations: the Model object JavaScript holds (config + transformer + tokenizer of
+// one checkpoint, no global state), the WeightUpload JavaScript streams weight bytes through, a
+// tokenizer alone, and diagnostics (heap, build, the engine's error codes). Only glue lives here;
+// every entry point goes through guarded() (convert.h), so C++ errors reach JavaScript as Error
+// objects with a .code, never as a trap.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>

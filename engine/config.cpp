@@ -1,6 +1,6 @@
-// parse_config(): the one reader of config.json. BERT-shaped configs (BERT, MiniLM, ...) and
-// DistilBERT use different key names for the same quantities; both land in ModelConfig. Anything
-// the encoder could not run faithfully is rejected here with E_CONFIG naming the key.
+// parse_config(): the one reader of config.json. BERT-shaped configs (BERT, MiniLM, RoBERTa, ...),
+// DistilBERT and GPT-2 use different key names for the same quantities; all land in ModelConfig.
+// Anything the engine could not run faithfully is rejected here with E_CONFIG naming the key.
 #include "config.h"
 
 #include <cmath>

@@ -5,7 +5,7 @@
 // softmax. Feed-forward and attention outputs need the weight matrices and are not recomputed here.
 
 /** LayerNorm of one row (C values): (x − mean) / sqrt(var + eps) · γ + β, in float64. */
-export function layerNormRow(x, gamma, beta, eps) {
+function layerNormRow(x, gamma, beta, eps) {
   const C = x.length;
   let mean = 0;
   for (let c = 0; c < C; c++) mean += x[c];

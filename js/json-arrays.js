@@ -3,7 +3,7 @@
 // with 9 significant digits, which round-trips a float32; NaN/Infinity become null.
 const PIECE_CHARS = 1 << 20;
 
-export function jsonNumber(x) {
+function jsonNumber(x) {
   return Number.isFinite(x) ? String(Number(x.toPrecision(9))) : 'null';
 }
 

@@ -114,7 +114,7 @@ export async function readTokenizerFiles(read, location) {
  * The engine's tokenizer arguments: vocab.txt, tokenizer.json, tokenizer_config.json, then
  * vocab.json and merges.txt only when given (the engine also takes the three-argument form).
  */
-export function tokenizerArgs(t) {
+function tokenizerArgs(t) {
   const args = [t.vocab ?? '', t.tokenizerJson ?? '', t.tokenizerConfig ?? ''];
   return t.vocabJson === null ? args : [...args, t.vocabJson, t.merges];
 }

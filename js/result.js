@@ -3,7 +3,7 @@
 import { AttnScopeError } from './errors.js';
 
 // Typed-array fields of a RunResult, in the order the worker transfers them.
-export const RUN_RESULT_ARRAYS = ['ids', 'typeIds', 'offsets', 'specialTokensMask', 'attentions', 'hidden',
+const RUN_RESULT_ARRAYS = ['ids', 'typeIds', 'offsets', 'specialTokensMask', 'attentions', 'hidden',
   'hiddenStates', 'q', 'k', 'v', 'valueNorms', 'headMask'];
 
 const EMPTY = new Float32Array(0);

@@ -11,7 +11,7 @@ import { bundledModelProvider, directoryProvider, env, localPathFor, platformNam
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
 
 // loadModel({...}) keys → file names in a Hugging Face model folder.
-export const OBJECT_SOURCE_FILES = Object.freeze({
+const OBJECT_SOURCE_FILES = Object.freeze({
   config: 'config.json',
   weights: 'model.safetensors',
   vocab: 'vocab.txt',

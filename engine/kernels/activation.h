@@ -1,6 +1,6 @@
-// The feed-forward activations BERT-family configs name: exact GELU (x·Φ(x) with erf, HF "gelu"),
-// the tanh approximation (HF "gelu_new" / "gelu_pytorch_tanh" / "gelu_fast") and ReLU.
-// Applied in place over a flat array; reference and fast versions.
+// The feed-forward activations configs name (hidden_act; GPT-2's activation_function): exact GELU
+// (x·Φ(x) with erf, HF "gelu"), the tanh approximation (HF "gelu_new" / "gelu_pytorch_tanh" /
+// "gelu_fast") and ReLU. Applied in place over a flat array; reference and fast versions.
 #pragma once
 #include <cstddef>
 

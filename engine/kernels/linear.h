@@ -1,5 +1,5 @@
 // Fully connected layer y = x Wᵀ + b with PyTorch's nn.Linear layout (W is (OC, C) row-major).
-// The naive loop is the reference the tests compare the fast version against; the encoder calls
+// The naive loop is the reference the tests compare the fast version against; the engine calls
 // linear_f32(), which routes to the fastest version available for the build.
 #pragma once
 

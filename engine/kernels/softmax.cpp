@@ -1,5 +1,5 @@
 // Row softmax kernels (reference loop and Eigen array version). Both share the all-masked rule
-// documented in softmax.h so the encoder never emits NaN for a fully padded query.
+// documented in softmax.h so the engine never emits NaN for a fully padded query.
 #include "softmax.h"
 
 #include <Eigen/Core>
