@@ -2,12 +2,16 @@
 // URL parameters are untrusted: each is parsed and validated here, and anything invalid falls
 // back to the default. Values are only ever shown through textContent, never as HTML.
 import { isHubId } from '../../js/hub-id.js';
+import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
+import { GENERATE_DEFAULTS } from '../../js/generate.js';
+import { WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
 
 export { isHubId };
 
 export const VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'diff', 'compare', 'block', 'positions', 'heads', 'map'];
 export const LANGS = ['en', 'ko'];
-export const WEIGHT_PRECISIONS = ['auto', 'f32', 'f16'];
+// The API's choices, 'auto' first: the page's default (the API's is f32).
+export const WEIGHT_PRECISIONS = ['auto', ...WEIGHT_PRECISION_CHOICES.filter((p) => p !== 'auto')];
 export const MAX_TEXT_CHARS = 20000;   // keeps permalinks and the tokenizer's work bounded
 
 export const DEFAULT_TEXT = 'The cat sat on the mat because it was tired.';
@@ -20,7 +24,7 @@ export function defaultState() {
     text: DEFAULT_TEXT,
     pair: '',
     pairOn: false,
-    model: 'bundled',        // 'bundled' | hub id | 'local' (a picked folder; not restorable)
+    model: BUNDLED_MODEL,    // 'bundled' | 'bundled-causal' | hub id | 'local' (a picked folder; not restorable)
     view: 'grid',
     layer: 0,
     head: 0,
@@ -30,10 +34,10 @@ export function defaultState() {
     threshold: 0,            // weights below it draw as 0
     lang: 'en',
     // Generation (decoders): kept in the permalink so the same seed writes the same text.
-    genTokens: 20,
-    genTemperature: 1,
-    genTopK: 50,
-    genSeed: 0,
+    genTokens: GENERATE_DEFAULTS.maxNewTokens,
+    genTemperature: GENERATE_DEFAULTS.temperature,
+    genTopK: GENERATE_DEFAULTS.topK,
+    genSeed: GENERATE_DEFAULTS.seed,
     headsOff: [],            // heads switched off ('layer:head'), issue 19's ablation
     weightPrecision: 'auto', // 'auto' (f16 when f32 weights would pass ~300 MB) | 'f32' | 'f16'
     positionsA: DEFAULT_POSITION_PAIR[0],   // the positions view's sentences (typed text: kept in the link)
@@ -61,7 +65,7 @@ export function stateFromUrl(search) {
   const pair = p.get('pair');
   if (pair !== null) { s.pair = pair.slice(0, MAX_TEXT_CHARS); s.pairOn = true; }
   const model = p.get('model');
-  if (model === 'bundled' || model === 'bundled-causal' || isHubId(model)) s.model = model;
+  if (isBundledModelId(model) || isHubId(model)) s.model = model;
   const view = p.get('view');
   if (VIEWS.includes(view)) s.view = view;
   // Upper bounds are generous here; they are clamped to the loaded model and input later.
