@@ -44,7 +44,9 @@ TEST_CASE("bundled decoder: tokens, forward pass and greedy generation match the
   const tok::Tokenizer tokenizer = tok::Tokenizer::from_files(files);
 
   const auto& cases = inputs["cases"];
-  REQUIRE(cases.size() >= 5);  // a missing case list must not pass silently
+  // One case per expected-output file in the fixture folder: a missing case list must not pass.
+  REQUIRE(cases.size() == test::count_files(kFixture, ".safetensors"));
+  REQUIRE(!cases.empty());
   int greedy_checked = 0;
   for (const auto& c : cases) {
     const std::string name = c["name"].get<std::string>();

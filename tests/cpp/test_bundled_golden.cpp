@@ -38,7 +38,9 @@ TEST_CASE("bundled model: tokens and forward pass match the PyTorch reference", 
       test::read_text(model_dir + "/vocab.txt"), "", test::read_text(model_dir + "/tokenizer_config.json"));
 
   const auto& cases = inputs["cases"];
-  REQUIRE(cases.size() >= 4);  // a missing case list must not pass silently
+  // One case per expected-output file in the fixture folder: a missing case list must not pass.
+  REQUIRE(cases.size() == test::count_files(kFixture, ".safetensors"));
+  REQUIRE(!cases.empty());
   for (const auto& c : cases) {
     const std::string name = c["name"].get<std::string>();
     INFO("case " << name);

@@ -38,9 +38,11 @@ std::vector<int32_t> ints(const nlohmann::json& j) { return j.get<std::vector<in
 
 TEST_CASE("engine golden: forward matches the float64 PyTorch reference", "[engine][golden]") {
   const auto models = fixture_models();
-  // Twelve checkpoints are written by the fixture script; fewer means a broken fixture tree, and a
-  // test that silently ran on nothing would pass.
-  REQUIRE(models.size() >= 12);
+  // The fixture script lists what it wrote in models.txt: fewer directories means a broken
+  // fixture tree (a test that silently ran on less would pass), more an unlisted one.
+  std::vector<std::string> listed = test::listed_names(kEngineFixtures + "/models.txt");
+  std::sort(listed.begin(), listed.end());
+  REQUIRE(models == listed);
   std::map<std::string, double> worst_by_output;
 
   for (const auto& model : models) {

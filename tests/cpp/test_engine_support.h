@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -43,6 +44,27 @@ inline std::string read_text(const std::string& path) {
 }
 
 // A safetensors file from a header string and a data section, for malformed-file tests.
+// The names in a fixture list file, one a line (tests/fixtures/engine/models.txt, written by the
+// fixture script with the checkpoints): tests compare what they found with it, so a fixture tree
+// missing a model fails instead of testing less.
+inline std::vector<std::string> listed_names(const std::string& path) {
+  std::vector<std::string> names;
+  std::istringstream lines(read_text(path));
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) names.push_back(line);
+  return names;
+}
+
+// How many files in `dir` end with `suffix` (a golden fixture's expected outputs, one per case).
+inline size_t count_files(const std::string& dir, const std::string& suffix) {
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) ++n;
+  }
+  return n;
+}
+
 inline std::vector<uint8_t> safetensors_file(const std::string& header, size_t data_bytes) {
   std::vector<uint8_t> out(8 + header.size() + data_bytes, 0);
   uint64_t n = header.size();
