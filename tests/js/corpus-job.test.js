@@ -61,7 +61,7 @@ describe('corpus jobs in the worker', () => {
     assert.ok(progress.length >= 2, `${progress.length} progress reports`);
     for (let i = 1; i < progress.length; i++) assert.ok(progress[i] > progress[i - 1]);
     assert.ok(ranBetween !== null && ranBetween < progress.length + 1, 'the run went between two slices');
-    assert.equal(summary.sentences, 300);
+    assert.equal(summary.sentences, sample.sentences.length);   // every sentence of the sample
     assert.equal(summary.tokens, localRuns.reduce((n, r) => n + r.shape[2], 0));
     assert.deepEqual(summary.qk.layers, [0, 1, 2, 3]);
     // Same sums in the same order: the same numbers.
