@@ -255,6 +255,21 @@ describe('f16 weights (widened per K block by the GEMM)', () => {
     }
   });
 
+  // f16 panels are widened once per 128-row block: rows on each side of it, K on each side of 1024.
+  it('f16 panels on each side of the 128-row blocks and of the 1024-deep K blocks', () => {
+    for (const [t, inC] of [[127, 1024], [128, 1025], [129, 1023], [256, 7], [257, 1025], [259, 33]]) {
+      for (const outC of [9, 16]) {
+        const r = rng(3 * t + inC + outC);
+        const x = randomArray(t * inC, r), b = randomArray(outC, r);
+        const { bits, values } = randomHalves(outC * inC, r);
+        const residual = outC % 2 ? randomArray(t * outC, r) : null;
+        const [out] = call(M._h_linear_packed_f16, [nanArray(t * outC), x, bits, b, residual ?? 0, t, inC, outC, ACT.geluTanh, 0], [0]);
+        checkGemm(`f16 T=${t} in=${inC} out=${outC}`, out, outC,
+          gemmRef({ a: x, lda: inC, w: values, bias: b, residual, M: t, N: outC, K: inC, act: ACT.geluTanh, scale: 1 }), t, outC, inC, ACT.geluTanh);
+      }
+    }
+  });
+
   it('crosses K and row blocks (K > 1024, M > 128) and slices K (one head through W_O)', () => {
     const [t, inC, outC] = [131, 1100, 16];
     const r = rng(77);
