@@ -5,7 +5,7 @@
 // checkpoints (an independent count), and its run memory against the heap's measured growth.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -155,6 +155,37 @@ describe('the estimate', () => {
     // bert-base (110 M parameters): 418 MB as f32, about half as f16.
     assert.equal(Math.round(weightBytes(bertBase, 'f32') / 1024 ** 2), 418);
     assert.ok(estimateMemory(bertBase, 'f16').total < WASM32_MAX_BYTES / 4);
+  });
+
+  // The config.json path before any download: every config the engine accepts from the fuzz
+  // seeds (tests/fuzz/corpus/config, huge sizes included) gets a finite estimate, f16 never above
+  // f32, and a clear E_TOO_LARGE (never a crash or NaN in the message) when it cannot fit.
+  it('every config the engine parses from the fuzz seeds gets a finite estimate and fits or is E_TOO_LARGE', async () => {
+    const { getWasmModule, callWasm } = await import('../../js/wasm.js');
+    const { checkFitsWasm32 } = await import('../../js/memory-estimate.js');
+    const wasm = await getWasmModule();
+    const seeds = repo('tests/fuzz/corpus/config');
+    let parsed = 0;
+    for (const name of readdirSync(seeds)) {
+      let config;
+      try {
+        config = callWasm(() => wasm.parseConfig(readFileSync(join(seeds, name), 'utf8')));
+      } catch (error) {
+        assert.equal(error.code, 'E_CONFIG', name);
+        continue;
+      }
+      parsed++;
+      const f32 = estimateMemory(config, 'f32'), f16 = estimateMemory(config, 'f16');
+      assert.ok(Number.isFinite(f32.total) && f32.total > 0 && f16.total <= f32.total, name);
+      for (const precision of ['f32', 'f16']) {
+        try {
+          checkFitsWasm32(config, precision);
+        } catch (error) {
+          assert.ok(error instanceof AttnScopeError && error.code === 'E_TOO_LARGE' && !/NaN|Infinity/.test(error.message), `${name}: ${error.message}`);
+        }
+      }
+    }
+    assert.ok(parsed >= 5, `only ${parsed} seeds parsed`);
   });
 
   it('a run at the longest input fits in the run estimate, which holds at least the attention maps', async () => {

@@ -46,3 +46,16 @@ for (const [declarations, runtime] of [['js/index.d.ts', '../../js/index.js'],
     assert.deepEqual(declaredValues(declarations), exported);
   });
 }
+
+// The option names each call accepts are listed once at runtime (js/options.js: the API and the
+// worker client reject any other); the declarations must offer the same names, no more, no fewer.
+test('the declared option interfaces name exactly the options js/options.js accepts', async () => {
+  const options = await import('../../js/options.js');
+  const index = checker.getSymbolAtLocation(program.getSourceFile(root + 'js/index.d.ts'));
+  const exports = new Map(checker.getExportsOfModule(index).map((s) => [s.name, s]));
+  const propertiesOf = (name) => checker.getDeclaredTypeOfSymbol(exports.get(name)).getProperties().map((p) => p.name).sort();
+  for (const [declared, accepted] of [['LoadOptions', options.LOAD_OPTIONS], ['TokenizeOptions', options.TOKENIZE_OPTIONS],
+    ['RunOptions', options.RUN_OPTIONS], ['RunIdsOptions', options.RUN_IDS_OPTIONS], ['GenerateOptions', options.GENERATE_OPTIONS]]) {
+    assert.deepEqual(propertiesOf(declared), [...accepted].sort(), declared);
+  }
+});
