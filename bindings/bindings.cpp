@@ -360,14 +360,6 @@ Model* create_model(const val& config_json, WeightUpload& weights_upload, const 
   });
 }
 
-// The same without vocab.json / merges.txt: what JavaScript passes when the folder has neither
-// (so a JavaScript layer and a wasm build from either side of the BPE change still load BERT).
-Model* create_model_without_bpe_files(const val& config_json, WeightUpload& weights_upload, const val& vocab_txt,
-                                      const val& tokenizer_json, const val& tokenizer_config_json) {
-  return create_model(config_json, weights_upload, vocab_txt, tokenizer_json, tokenizer_config_json,
-                      val(std::string()), val(std::string()));
-}
-
 // Bytes of wasm heap in use by malloc, and the size of the wasm memory (it never shrinks).
 // Validates config.json before anything is downloaded, so a wrong model fails fast.
 val parse_config_js(const val& config_json) {
@@ -405,11 +397,6 @@ class TokenizerOnly {
  private:
   tok::Tokenizer tokenizer_;
 };
-
-int check_tokenizer_without_bpe_files(const val& vocab_txt, const val& tokenizer_json,
-                                      const val& tokenizer_config_json) {
-  return check_tokenizer(vocab_txt, tokenizer_json, tokenizer_config_json, val(std::string()), val(std::string()));
-}
 
 TokenizerOnly* create_tokenizer(const val& vocab_txt, const val& tokenizer_json, const val& tokenizer_config_json,
                                 const val& vocab_json, const val& merges_txt) {
@@ -474,7 +461,6 @@ EMSCRIPTEN_BINDINGS(attnscope) {
 
   class_<Model>("Model")
       .constructor(&create_model, allow_raw_pointers())
-      .constructor(&create_model_without_bpe_files, allow_raw_pointers())
       .function("config", &Model::config)
       .function("hasLmHead", &Model::has_lm_head)
       .function("tokenizerVocabSize", &Model::tokenizer_vocab_size)
@@ -496,7 +482,6 @@ EMSCRIPTEN_BINDINGS(attnscope) {
 
   function("parseConfig", &parse_config_js);
   function("checkTokenizer", &check_tokenizer);
-  function("checkTokenizer", &check_tokenizer_without_bpe_files);
   function("heapStats", &heap_stats);
   class_<TokenizerOnly>("Tokenizer")
       .constructor(&create_tokenizer, allow_raw_pointers())

@@ -110,13 +110,10 @@ export async function readTokenizerFiles(read, location) {
   return { tokenizerJson, vocab, vocabJson, merges, tokenizerConfig, kind };
 }
 
-/**
- * The engine's tokenizer arguments: vocab.txt, tokenizer.json, tokenizer_config.json, then
- * vocab.json and merges.txt only when given (the engine also takes the three-argument form).
- */
-function tokenizerArgs(t) {
-  const args = [t.vocab ?? '', t.tokenizerJson ?? '', t.tokenizerConfig ?? ''];
-  return t.vocabJson === null ? args : [...args, t.vocabJson, t.merges];
+/** The engine's tokenizer arguments: vocab.txt, tokenizer.json, tokenizer_config.json, vocab.json,
+ *  merges.txt ('' for a file the folder does not have). */
+export function tokenizerArgs(t) {
+  return [t.vocab ?? '', t.tokenizerJson ?? '', t.tokenizerConfig ?? '', t.vocabJson ?? '', t.merges ?? ''];
 }
 
 function megabytes(bytes) {

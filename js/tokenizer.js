@@ -3,7 +3,7 @@
 // present it is validated and its position limit is the default maxLength, as Model.tokenize
 // does. The CLI's tokenize uses it, so a folder holding only tokenizer files can be tokenized.
 import { AttnScopeError, throwIfAborted, toAttnScopeError } from './errors.js';
-import { readText, readTokenizerFiles } from './load.js';
+import { readText, readTokenizerFiles, tokenizerArgs } from './load.js';
 import { resolveSource } from './sources.js';
 import { callWasm, getWasmModule } from './wasm.js';
 
@@ -23,8 +23,7 @@ export async function loadTokenizer(source, options = {}) {
     const configText = await read('config.json', false);
     const maxPositions = configText === null ? 0 : callWasm(() => wasm.parseConfig(configText)).maxTokens;
     const tok = await readTokenizerFiles(read, provider.location);
-    const native = callWasm(() => new wasm.Tokenizer(tok.vocab ?? '', tok.tokenizerJson ?? '', tok.tokenizerConfig ?? '',
-      tok.vocabJson ?? '', tok.merges ?? ''));
+    const native = callWasm(() => new wasm.Tokenizer(...tokenizerArgs(tok)));
     return new TokenizerOnly(native, {
       source: provider.kind, location: provider.location, files, tokenizer: tok.kind, maxPositions,
     });
