@@ -34,7 +34,6 @@ void check_invariants(const attnscope::ModelConfig& c) {
   FUZZ_CHECK(c.layer_norm_eps > 0.0 && c.layer_norm_eps < 1.0);
   FUZZ_CHECK(c.pad_token_id >= 0 && c.bos_token_id >= -1 && c.eos_token_id >= -1);
   FUZZ_CHECK(!c.hidden_act.empty() && !c.mlm_head_act.empty());
-  FUZZ_CHECK(c.is_decoder() == (c.family == attnscope::Family::Gpt2));
   // Every size is at most 2^30, so the products the weight sizes and the memory estimate use
   // (V·C, C·F, L·H·T·T in floats) stay far inside int64 and double's exact integers.
   const int64_t V = c.vocab_size, C = c.hidden_size, F = c.intermediate_size, T = c.max_position_embeddings;
