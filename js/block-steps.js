@@ -32,16 +32,20 @@ export function erf(x) {
 }
 
 /** Which feed-forward activation a config's hidden_act names, as the engine reads the names
- *  (engine/blocks.cpp activation_for): 'relu'; 'geluTanh' (the tanh approximation) for gelu_new,
- *  gelu_pytorch_tanh and gelu_fast; 'geluErf' (exact GELU, x·Φ(x)) for gelu and gelu_python. */
+ *  (engine/blocks.cpp activation_for; tests/js/shared-facts.test.js checks they agree): 'relu';
+ *  'silu' (x·σ(x), the Llama family's gate) for silu and swish; 'geluTanh' (the tanh
+ *  approximation) for gelu_new, gelu_pytorch_tanh and gelu_fast; 'geluErf' (exact GELU, x·Φ(x))
+ *  for gelu and gelu_python. */
 export function activationKind(hiddenAct) {
   if (hiddenAct === 'relu') return 'relu';
+  if (hiddenAct === 'silu' || hiddenAct === 'swish') return 'silu';
   if (['gelu_new', 'gelu_pytorch_tanh', 'gelu_fast'].includes(hiddenAct)) return 'geluTanh';
   return 'geluErf';
 }
 
 const ACTIVATIONS = {
   relu: (x) => (x > 0 ? x : 0),
+  silu: (x) => x / (1 + Math.exp(-x)),
   geluTanh: (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x * x * x))),
   geluErf: (x) => 0.5 * x * (1 + erf(x / Math.SQRT2)),
 };

@@ -39,6 +39,16 @@ describe('activations', () => {
     for (const x of [0.3, 1.7, 3.2]) assert.equal(erf(-x), -erf(x));
     assert.ok(Math.abs(activationFor('gelu')(1) - activationFor('gelu_new')(1)) > 1e-4);
   });
+
+  it('silu / swish (the Llama gate) is x·σ(x), as Python\'s libm computes it', () => {
+    // python3: x / (1 + math.exp(-x))
+    for (const [x, want] of [[-3, -0.14227761953270035], [-0.5, -0.1887703343990727], [0.5, 0.3112296656009273],
+      [2, 1.7615941559557646], [5.5, 5.477614242562572]]) {
+      for (const name of ['silu', 'swish']) {
+        assert.ok(Math.abs(activationFor(name)(x) - want) <= 1e-15 * Math.max(1, Math.abs(want)), `${name}(${x})`);
+      }
+    }
+  });
 });
 
 describe('block self-checks', () => {

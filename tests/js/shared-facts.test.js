@@ -113,7 +113,7 @@ test('js/block-steps.js reads every activation name the engine accepts as the en
     if (names.length === 0) fallback = kind;
     for (const name of names) kindOf.set(name, kind);
   }
-  const jsName = { Relu: 'relu', GeluTanh: 'geluTanh', GeluErf: 'geluErf' };
+  const jsName = { Relu: 'relu', GeluTanh: 'geluTanh', GeluErf: 'geluErf', Silu: 'silu' };
   for (const name of accepted) {
     const kind = kindOf.get(name) ?? fallback;
     assert.ok(jsName[kind], `the engine runs ${name} as Activation::${kind}, which js/block-steps.js does not know`);
