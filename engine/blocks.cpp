@@ -165,9 +165,12 @@ void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, 
 
 void gated_ffn_forward(float* out, float* hidden, float* gate, const float* x, const Layer& layer,
                        kernels::Activation act, const float* residual, int T, float* sublayer_out) {
-  kernels::linear_packed_f32(gate, x, layer.ff_gate, T);
+  kernels::LinearEpilogue activated;  // act(gate) in the GEMM's store: SIMD on wasm, no extra pass
+  activated.activate = true;
+  activated.activation = act;
+  kernels::linear_packed_f32(gate, x, layer.ff_gate, T, activated);
   kernels::linear_packed_f32(hidden, x, layer.ff_in, T);
-  kernels::gated_activation_f32(hidden, gate, static_cast<size_t>(T) * layer.ff_in.out, act);
+  kernels::multiply_f32(hidden, gate, static_cast<size_t>(T) * layer.ff_in.out);
   linear_plus_residual(out, hidden, layer.ff_out, residual, T, sublayer_out);
 }
 

@@ -50,10 +50,9 @@ void activation_f32_eigen(float* x, size_t n, Activation act) {
   }
 }
 
-void gated_activation_f32(float* up, float* gate, size_t n, Activation act) {
-  activation_f32(gate, n, act);
+void multiply_f32(float* up, const float* activated_gate, size_t n) {
   Eigen::Map<Eigen::ArrayXf>(up, static_cast<Eigen::Index>(n)) *=
-      Eigen::Map<const Eigen::ArrayXf>(gate, static_cast<Eigen::Index>(n));
+      Eigen::Map<const Eigen::ArrayXf>(activated_gate, static_cast<Eigen::Index>(n));
 }
 
 }  // namespace attnscope::kernels

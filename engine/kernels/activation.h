@@ -14,8 +14,8 @@ void activation_f32_eigen(float* x, size_t n, Activation act);
 
 inline void activation_f32(float* x, size_t n, Activation act) { activation_f32_eigen(x, n, act); }
 
-// The gated linear unit of a SwiGLU MLP, element-wise over n values: up ← act(gate) · up (gate is
-// left holding act(gate)).
-void gated_activation_f32(float* up, float* gate, size_t n, Activation act);
+// The gate of a SwiGLU MLP, element-wise over n values: up ← up · activated_gate (the gate's
+// activation is applied in its GEMM's epilogue).
+void multiply_f32(float* up, const float* activated_gate, size_t n);
 
 }  // namespace attnscope::kernels
