@@ -201,7 +201,13 @@ void parse_llama(const json& j, ModelConfig& c) {
   if (c.num_heads % c.kv_heads() != 0)
     fail("num_attention_heads = " + std::to_string(c.num_heads) + " is not a multiple of \"num_key_value_heads\" = " +
          std::to_string(c.kv_heads()));
-  if (c.head_dim() % 2 != 0) fail("\"head_dim\" = " + std::to_string(c.head_dim()) + " must be even (rotary pairs)");
+  if (c.head_dim() < 2 || c.head_dim() % 2 != 0)
+    fail("\"head_dim\" = " + std::to_string(c.head_dim()) + " must be even and at least 2 (rotary pairs; " +
+         "without the key it is hidden_size / num_attention_heads)");
+  // The projections' widths, num_attention_heads × head_dim, stay sizes like any other.
+  if (static_cast<int64_t>(c.num_heads) * c.head_dim() > kMaxSize)
+    fail("num_attention_heads × \"head_dim\" = " + std::to_string(static_cast<int64_t>(c.num_heads) * c.head_dim()) +
+         " is too large");
   if (read_size(j, "pretraining_tp", 1, false) != 1)
     fail("\"pretraining_tp\" other than 1 is not supported");
   if (read_number(j, "partial_rotary_factor", 1.0) != 1.0)

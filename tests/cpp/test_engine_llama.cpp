@@ -248,6 +248,10 @@ TEST_CASE("llama config: keys the engine does not implement are refused by name"
       {R"("partial_rotary_factor": 0.5)", "partial_rotary_factor"},
       {R"("num_key_value_heads": 3)", "num_key_value_heads"},
       {R"("head_dim": 3)", "head_dim"},
+      {R"("head_dim": 0)", "head_dim"},
+      {R"("num_attention_heads": 16, "num_key_value_heads": 16)", "head_dim"},  // 8 / 16 = 0 wide heads
+      {R"("head_dim": 1073741824)", "too large"},
+      {R"("num_key_value_heads": 8)", "num_key_value_heads"},  // more K/V heads than query heads
       {R"("hidden_act": "gelu_accurate")", "gelu_accurate"},
       {R"("rms_norm_eps": 0)", "rms_norm_eps"},
       {R"("rope_theta": "big")", "rope_theta"},
