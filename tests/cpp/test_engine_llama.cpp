@@ -306,3 +306,60 @@ TEST_CASE("llama bad input: the sliding window, trace, lengths and ids", "[engin
   const ModelConfig more_heads = parse_config(untied.dump());
   expect_error([&] { load_weights(more_heads, tensors); }, "E_WEIGHTS", "k_proj.weight");
 }
+
+TEST_CASE("llama config: published checkpoints' configs parse as transformers reads them", "[engine][config][llama]") {
+  // Key sets as SmolLM2-135M, Llama-3.2-1B, Qwen2.5-0.5B, Qwen3-0.6B and Mistral-7B-v0.1 publish them
+  // (keys transformers ignores, such as nanotron's rope_interleaved or torch_dtype, included).
+  const ModelConfig smol = parse_config(R"({"architectures": ["LlamaForCausalLM"], "attention_bias": false,
+      "attention_dropout": 0.0, "bos_token_id": 0, "eos_token_id": 0, "hidden_act": "silu", "hidden_size": 576,
+      "initializer_range": 0.041666666666666664, "intermediate_size": 1536, "is_llama_config": true,
+      "max_position_embeddings": 8192, "model_type": "llama", "num_attention_heads": 9, "num_hidden_layers": 30,
+      "num_key_value_heads": 3, "pretraining_tp": 1, "rms_norm_eps": 1e-05, "rope_interleaved": false,
+      "rope_scaling": null, "rope_theta": 100000, "tie_word_embeddings": true, "torch_dtype": "bfloat16",
+      "transformers_version": "4.40.1", "use_cache": true, "vocab_size": 49152})");
+  CHECK(smol.head_dim() == 64);
+  CHECK(smol.kv_width() == 192);
+  CHECK(smol.tie_word_embeddings);
+  CHECK(smol.rope.theta == 100000.0);
+  CHECK(smol.max_tokens() == 8192);
+  const ModelConfig llama32 = parse_config(R"({"architectures": ["LlamaForCausalLM"], "attention_bias": false,
+      "attention_dropout": 0.0, "bos_token_id": 128000, "eos_token_id": 128001, "head_dim": 64, "hidden_act": "silu",
+      "hidden_size": 2048, "initializer_range": 0.02, "intermediate_size": 8192, "max_position_embeddings": 131072,
+      "mlp_bias": false, "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 16,
+      "num_key_value_heads": 8, "pretraining_tp": 1, "rms_norm_eps": 1e-05,
+      "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                       "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+      "rope_theta": 500000.0, "tie_word_embeddings": true, "torch_dtype": "bfloat16", "use_cache": true,
+      "vocab_size": 128256})");
+  CHECK(llama32.rope.scaling == RopeConfig::Scaling::Llama3);
+  CHECK(llama32.rope.factor == 32.0);
+  CHECK(llama32.kv_head_of(31) == 7);
+  const ModelConfig qwen25 = parse_config(R"({"architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0,
+      "bos_token_id": 151643, "eos_token_id": 151643, "hidden_act": "silu", "hidden_size": 896,
+      "initializer_range": 0.02, "intermediate_size": 4864, "max_position_embeddings": 32768, "max_window_layers": 24,
+      "model_type": "qwen2", "num_attention_heads": 14, "num_hidden_layers": 24, "num_key_value_heads": 2,
+      "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "sliding_window": 32768, "tie_word_embeddings": true,
+      "torch_dtype": "bfloat16", "use_cache": true, "use_sliding_window": false, "vocab_size": 151936})");
+  CHECK(qwen25.qkv_bias);
+  CHECK(qwen25.sliding_window == 0);
+  CHECK(qwen25.head_dim() == 64);
+  const ModelConfig qwen3 = parse_config(R"({"architectures": ["Qwen3ForCausalLM"], "attention_bias": false,
+      "attention_dropout": 0.0, "bos_token_id": 151643, "eos_token_id": 151645, "head_dim": 128, "hidden_act": "silu",
+      "hidden_size": 1024, "initializer_range": 0.02, "intermediate_size": 3072, "max_position_embeddings": 40960,
+      "max_window_layers": 28, "model_type": "qwen3", "num_attention_heads": 16, "num_hidden_layers": 28,
+      "num_key_value_heads": 8, "rms_norm_eps": 1e-06, "rope_scaling": null, "rope_theta": 1000000,
+      "sliding_window": null, "tie_word_embeddings": true, "torch_dtype": "bfloat16", "use_cache": true,
+      "use_sliding_window": false, "vocab_size": 151936})");
+  CHECK(qwen3.qk_norm);
+  CHECK(qwen3.q_width() == 2048);  // 16 × 128 ≠ hidden 1024
+  CHECK_FALSE(qwen3.qkv_bias);
+  const ModelConfig mistral = parse_config(R"({"architectures": ["MistralForCausalLM"], "bos_token_id": 1,
+      "eos_token_id": 2, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+      "intermediate_size": 14336, "max_position_embeddings": 32768, "model_type": "mistral",
+      "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "rms_norm_eps": 1e-05,
+      "rope_theta": 10000.0, "sliding_window": 4096, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+      "use_cache": true, "vocab_size": 32000})");
+  CHECK(mistral.sliding_window == 4096);
+  CHECK(mistral.max_tokens() == 4096);  // runs stay inside the window
+  CHECK(mistral.position_limit_key() == "sliding_window");
+}
