@@ -136,3 +136,38 @@ export function writeHfFolder(dir, { config, tensors }) {
     closeSync(fd);
   }
 }
+
+// A SmolLM2-135M-shaped Llama (LlamaForCausalLM names, tied head, no biases, SiLU), the shape the
+// issue benchmarks: 30 layers, 576 wide, 9 query heads over 3 key/value heads of 64, FFN 1536.
+export const LLAMA_SHAPES = {
+  'smollm2-135m': { family: 'llama', layers: 30, hidden: 576, heads: 9, kvHeads: 3, ffn: 1536, vocab: 49152,
+    positions: 8192, ropeTheta: 100000, eps: 1e-5 },
+};
+
+export function randomLlama(shapeName, seed = 1) {
+  const S = LLAMA_SHAPES[shapeName];
+  const C = S.hidden, F = S.ffn, dh = C / S.heads;
+  let k = seed * 1000;
+  const t = (shape, std = 0.02, mean = 0) => ({ shape, data: uniform(shape.reduce((a, b) => a * b, 1), ++k, std, mean) });
+  const tensors = { 'model.embed_tokens.weight': t([S.vocab, C]) };
+  for (let l = 0; l < S.layers; l++) {
+    const p = `model.layers.${l}.`;
+    tensors[`${p}input_layernorm.weight`] = t([C], 0.05, 1);
+    tensors[`${p}self_attn.q_proj.weight`] = t([S.heads * dh, C]);
+    tensors[`${p}self_attn.k_proj.weight`] = t([S.kvHeads * dh, C]);
+    tensors[`${p}self_attn.v_proj.weight`] = t([S.kvHeads * dh, C]);
+    tensors[`${p}self_attn.o_proj.weight`] = t([C, S.heads * dh]);
+    tensors[`${p}post_attention_layernorm.weight`] = t([C], 0.05, 1);
+    tensors[`${p}mlp.gate_proj.weight`] = t([F, C]);
+    tensors[`${p}mlp.up_proj.weight`] = t([F, C]);
+    tensors[`${p}mlp.down_proj.weight`] = t([C, F]);
+  }
+  tensors['model.norm.weight'] = t([C], 0.05, 1);
+  const config = {
+    model_type: 'llama', architectures: ['LlamaForCausalLM'], vocab_size: S.vocab, hidden_size: C,
+    intermediate_size: F, num_hidden_layers: S.layers, num_attention_heads: S.heads, num_key_value_heads: S.kvHeads,
+    max_position_embeddings: S.positions, rms_norm_eps: S.eps, rope_theta: S.ropeTheta, hidden_act: 'silu',
+    tie_word_embeddings: true, bos_token_id: 1, eos_token_id: 2,
+  };
+  return { shape: { name: shapeName, ...S, headDim: dh }, config, tensors };
+}

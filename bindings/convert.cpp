@@ -33,6 +33,7 @@ const char* family_name(Family family) {
     case Family::DistilBert: return "distilbert";
     case Family::Gpt2: return "gpt2";
     case Family::Roberta: return "roberta";
+    case Family::Llama: return "llama";
     case Family::Bert: break;
   }
   return "bert";
@@ -64,6 +65,11 @@ val config_to_js(const ModelConfig& config) {
   out.set("numLayers", val(config.num_layers));
   out.set("numHeads", val(config.num_heads));
   out.set("headDim", val(config.head_dim()));
+  // Grouped-query attention: how many key/value heads, and which one each query head reads.
+  out.set("numKeyValueHeads", val(config.kv_heads()));
+  val kv_heads = val::array();
+  for (int h = 0; h < config.num_heads; ++h) kv_heads.call<void>("push", val(config.kv_head_of(h)));
+  out.set("kvHeads", kv_heads);
   out.set("intermediateSize", val(config.intermediate_size));
   out.set("maxPositionEmbeddings", val(config.max_position_embeddings));
   out.set("maxTokens", val(config.max_tokens()));

@@ -7,6 +7,7 @@
 #include "half.h"
 #include "kernels/attention.h"
 #include "kernels/layer_norm.h"
+#include "kernels/rms_norm.h"
 #include "parallel.h"
 
 namespace attnscope {
@@ -23,20 +24,28 @@ kernels::PackedLinear pack(WeightMatrix& w, std::vector<float>& bias, int in, in
 kernels::Activation activation_for(const std::string& name) {
   using kernels::Activation;
   if (name == "relu") return Activation::Relu;
+  if (name == "silu" || name == "swish") return Activation::Silu;
   if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GeluTanh;
   return Activation::GeluErf;  // "gelu", "gelu_python"; parse_config rejected everything else
 }
 
-Layer pack_layer(LayerWeights&& w, int C, int F) {
+Layer pack_layer(LayerWeights&& w, const ModelConfig& c) {
+  const int C = c.hidden_size, F = c.intermediate_size, Q = c.q_width(), KV = c.kv_width();
   Layer layer;
-  layer.q = pack(w.q_w, w.q_b, C, C);
-  layer.k = pack(w.k_w, w.k_b, C, C);
-  layer.v = pack(w.v_w, w.v_b, C, C);
-  layer.o = pack(w.o_w, w.o_b, C, C);
+  layer.q = pack(w.q_w, w.q_b, C, Q);
+  layer.k = pack(w.k_w, w.k_b, C, KV);
+  layer.v = pack(w.v_w, w.v_b, C, KV);
+  layer.o = pack(w.o_w, w.o_b, Q, C);
   layer.ff_in = pack(w.ff_i_w, w.ff_i_b, C, F);
   layer.ff_out = pack(w.ff_o_w, w.ff_o_b, F, C);
+  if (w.ff_g_w.size()) layer.ff_gate = pack(w.ff_g_w, w.ff_g_b, C, F);
   layer.ln_attn = {std::move(w.ln_attn_g), std::move(w.ln_attn_b)};
   layer.ln_ffn = {std::move(w.ln_out_g), std::move(w.ln_out_b)};
+  layer.q_norm = std::move(w.q_norm_g);
+  layer.k_norm = std::move(w.k_norm_g);
+  layer.heads = c.num_heads;
+  layer.kv_heads = c.kv_heads();
+  layer.head_dim = c.head_dim();
   return layer;
 }
 
@@ -54,6 +63,10 @@ void embeddings_forward(float* x, const ModelWeights& w, const int32_t* ids, con
     } else {
       we = w.word_emb.f32.data() + word;
     }
+    if (w.pos_emb.empty()) {  // rotary models: positions enter in the attention
+      std::copy_n(we, C, xt);
+      continue;
+    }
     const float* pe = w.pos_emb.data() + static_cast<size_t>(positions[t]) * C;
     for (int c = 0; c < C; ++c) xt[c] = we[c] + pe[c];
     if (!w.type_emb.empty()) {
@@ -67,28 +80,48 @@ void layer_norm_forward(float* out, const float* inp, const LayerNormParams& ln,
   kernels::layer_norm_f32(out, inp, ln.gamma.data(), ln.beta.data(), T, C, eps);
 }
 
+void rms_norm_forward(float* out, const float* inp, const LayerNormParams& ln, int T, int C, float eps) {
+  kernels::rms_norm_f32(out, inp, ln.gamma.data(), T, C, eps);
+}
+
 void self_attention_forward(float* ctx, float* probs, float* q, float* k, float* v, const float* x,
                             const Layer& layer, const AttentionMask& mask, int queries, int keys, int heads) {
-  const int C = layer.q.out, dh = C / heads;
-  const size_t first_new = static_cast<size_t>(keys - queries) * C;
-  kernels::linear_packed_f32(q, x, layer.q, queries);
-  kernels::linear_packed_f32(k + first_new, x, layer.k, queries);
-  kernels::linear_packed_f32(v + first_new, x, layer.v, queries);
+  (void)heads;  // the layer knows its heads
+  const size_t first_new = static_cast<size_t>(keys - queries) * layer.k.out;
+  qkv_projection_forward(q, k + first_new, v + first_new, x, layer, queries);
+  attention_heads_forward(ctx, probs, q, k, v, layer, mask, queries, keys);
+}
 
+void qkv_projection_forward(float* q, float* k, float* v, const float* x, const Layer& layer, int queries) {
+  kernels::linear_packed_f32(q, x, layer.q, queries);
+  kernels::linear_packed_f32(k, x, layer.k, queries);
+  kernels::linear_packed_f32(v, x, layer.v, queries);
+}
+
+void head_rms_norm_forward(float* x, const std::vector<float>& gamma, int rows, int heads, int head_dim, float eps) {
+  // (rows, heads · dh) is (rows · heads, dh): one RMSNorm per head's slice.
+  kernels::rms_norm_f32(x, x, gamma.data(), rows * heads, head_dim, eps);
+}
+
+void attention_heads_forward(float* ctx, float* probs, const float* q, const float* k, const float* v,
+                             const Layer& layer, const AttentionMask& mask, int queries, int keys) {
+  const int heads = layer.heads, dh = layer.head_dim, group = heads / layer.kv_heads;
+  const int C = layer.q.out;  // H · dh
   kernels::AttentionShape shape;
   shape.queries = queries;
   shape.keys = keys;
   shape.head_dim = dh;
   shape.stride = C;
+  shape.kv_stride = layer.k.out;  // KV · dh
   shape.causal = mask.causal;
   const size_t head_probs = static_cast<size_t>(queries) * keys;
   // Heads are column slices of the (rows, C) projections, independent of each other: threads
   // take whole heads (Q·Kᵀ and P·V: 2 · queries · keys · dh multiply-adds each).
   parallel_for(heads, min_items_for(2 * static_cast<size_t>(queries) * keys * dh), [&](size_t h0, size_t h1) {
     for (size_t h = h0; h < h1; ++h) {
-      const size_t col = h * dh;
-      kernels::attention_head_f32(probs + h * head_probs, ctx + col, q + col, k + col, v + col, mask.key_bias,
-                                  shape);
+      const size_t col = h * dh, kv_col = (h / group) * dh;
+      kernels::attention_head_f32(probs + h * head_probs, ctx + col, q + col, k + kv_col, v + kv_col,
+                                  mask.key_bias, shape);
       if (mask.head_mask && mask.head_mask[h] != 1.0f) {
         const float m = mask.head_mask[h];
         for (int t = 0; t < queries; ++t)
@@ -130,6 +163,17 @@ void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, 
   linear_plus_residual(out, hidden, layer.ff_out, residual, T, sublayer_out);
 }
 
+void gated_ffn_forward(float* out, float* hidden, float* gate, const float* x, const Layer& layer,
+                       kernels::Activation act, const float* residual, int T, float* sublayer_out) {
+  kernels::LinearEpilogue activated;  // act(gate) in the GEMM's store: SIMD on wasm, no extra pass
+  activated.activate = true;
+  activated.activation = act;
+  kernels::linear_packed_f32(gate, x, layer.ff_gate, T, activated);
+  kernels::linear_packed_f32(hidden, x, layer.ff_in, T);
+  kernels::multiply_f32(hidden, gate, static_cast<size_t>(T) * layer.ff_in.out);
+  linear_plus_residual(out, hidden, layer.ff_out, residual, T, sublayer_out);
+}
+
 void embedding_parts(float* word, float* position, float* token_type, const ModelWeights& w, const int32_t* ids,
                      const int32_t* positions, const int32_t* token_types, int T, int C) {
   for (int t = 0; t < T; ++t) {
@@ -138,18 +182,21 @@ void embedding_parts(float* word, float* position, float* token_type, const Mode
       f16_to_f32(word + row, w.word_emb.f16.data() + id, C);
     else
       std::copy_n(w.word_emb.f32.data() + id, C, word + row);
-    std::copy_n(w.pos_emb.data() + static_cast<size_t>(positions[t]) * C, C, position + row);
+    if (!w.pos_emb.empty())
+      std::copy_n(w.pos_emb.data() + static_cast<size_t>(positions[t]) * C, C, position + row);
+    else
+      std::fill_n(position + row, C, 0.0f);
     if (token_type)
       std::copy_n(w.type_emb.data() + static_cast<size_t>(token_types ? token_types[t] : 0) * C, C, token_type + row);
   }
 }
 
-void value_norms_forward(float* norms, float* head_out, const float* v, const Layer& layer, int T, int heads) {
+void value_norms_forward(float* norms, float* head_out, const float* v, const Layer& layer, int T) {
   using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const int C = layer.o.out, dh = C / heads;
+  const int C = layer.o.out, heads = layer.heads, dh = layer.head_dim, group = heads / layer.kv_heads;
   for (int h = 0; h < heads; ++h) {
-    const int col = h * dh;
-    kernels::linear_packed_slice_f32(head_out, v + col, C, layer.o, T, col, dh);  // (T, C)
+    const int col = h * dh;  // head h's columns of W_O; its values are its key/value head's
+    kernels::linear_packed_slice_f32(head_out, v + (h / group) * dh, layer.v.out, layer.o, T, col, dh);  // (T, C)
     Eigen::Map<const RowMatrix> fx(head_out, T, C);
     for (int t = 0; t < T; ++t) norms[static_cast<size_t>(h) * T + t] = fx.row(t).norm();
   }

@@ -19,14 +19,19 @@ struct LayerNormParams {
   std::vector<float> gamma, beta;
 };
 
-// One block's weights as the forward pass uses them: the six linear layers packed once for the
-// GEMM (packing moves them out of LayerWeights: one copy in memory) and the two LayerNorms.
+// One block's weights as the forward pass uses them: the linear layers packed once for the GEMM
+// (packing moves them out of LayerWeights: one copy in memory) and the two norms. The Llama
+// family's norms are RMSNorms (beta empty), its q/k/v/o widths H·dh and KV·dh, and its MLP has a
+// gate (SwiGLU: act(x W_gate) · (x W_up) → W_down).
 struct Layer {
   kernels::PackedLinear q, k, v, o;      // self-attention: projections and output projection W_O
-  kernels::PackedLinear ff_in, ff_out;   // feed-forward: C → F (activation) → C
+  kernels::PackedLinear ff_in, ff_out;   // feed-forward: C → F (activation) → C; Llama: up, down
+  kernels::PackedLinear ff_gate;         // Llama: the SwiGLU gate C → F (empty otherwise)
   LayerNormParams ln_attn, ln_ffn;       // after (encoder) or before (decoder) each sublayer
+  std::vector<float> q_norm, k_norm;     // Qwen3: RMSNorm γ (dh) over each head's q and k
+  int heads = 0, kv_heads = 0, head_dim = 0;
 };
-Layer pack_layer(LayerWeights&& weights, int hidden, int intermediate);
+Layer pack_layer(LayerWeights&& weights, const ModelConfig& config);
 
 // Scratch activations of one pass, named after what they hold. Kept by a caller that runs the
 // model repeatedly (the wasm Model), so a run reuses memory that is already allocated and touched
@@ -38,6 +43,8 @@ struct Activations {
   std::vector<float> ctx;      // (T, C) the heads' outputs concatenated
   std::vector<float> sum;      // (T, C) a residual sum, before its LayerNorm (encoders)
   std::vector<float> ff;       // (T, F) the feed-forward hidden layer, after the activation
+  std::vector<float> gate;     // (T, F) Llama: the SwiGLU gate before act(gate) · up
+  std::vector<float> rope_cos, rope_sin;  // (T, dh/2) Llama: the run's rotary angles
   std::vector<float> probs;    // (H, T, T) attention probabilities when the caller keeps none
   std::vector<float> head_out; // (T, C) one head's values through W_O (value norms)
 };
@@ -54,21 +61,38 @@ struct AttentionMask {
 };
 
 // x (T, C) = word + position (+ token type) embeddings of `ids` at the position ids `positions`
-// (before any LayerNorm). token_types: nullptr for all 0, or for models without them.
+// (before any LayerNorm). token_types: nullptr for all 0, or for models without them. Models
+// without learned positions (rotary) take the word embeddings alone.
 void embeddings_forward(float* x, const ModelWeights& weights, const int32_t* ids, const int32_t* positions,
                         const int32_t* token_types, int T, int C);
 
 // out (T, C) = LayerNorm(inp) with γ, β; out may be inp.
 void layer_norm_forward(float* out, const float* inp, const LayerNormParams& ln, int T, int C, float eps);
 
+// out (T, C) = RMSNorm(inp) with γ (ln.gamma; ln.beta unused); out may be inp.
+void rms_norm_forward(float* out, const float* inp, const LayerNormParams& ln, int T, int C, float eps);
+
 // Multi-head self-attention of `queries` new positions that follow keys − queries earlier ones:
 //   q = x W_Q + b_Q into `q`; the new positions' keys and values into rows [keys − queries, keys)
 //   of `k` and `v` (rows before that hold the earlier positions'); then per head h,
 //   probs_h = softmax(q_h k_hᵀ / √d_k + mask) (queries × keys) and ctx_h = probs_h v_h, the heads
 //   side by side in ctx (queries, C).
-// probs: (H, queries, keys). Every pointer but the mask's is required.
+// probs: (H, queries, keys). Every pointer but the mask's is required. The two halves below.
 void self_attention_forward(float* ctx, float* probs, float* q, float* k, float* v, const float* x,
                             const Layer& layer, const AttentionMask& mask, int queries, int keys, int heads);
+
+// q (queries, H·dh) = x W_Q + b_Q; k, v (queries, KV·dh) = x W_K + b_K, x W_V + b_V.
+void qkv_projection_forward(float* q, float* k, float* v, const float* x, const Layer& layer, int queries);
+
+// Per query head h, over the key/value head h reads (layer.kv_heads of them; grouped-query
+// attention when fewer than the query heads): probs_h = softmax(q_h k_hᵀ / √dh + mask),
+// ctx_h = probs_h v_h. q, ctx (queries, H·dh); k, v (keys, KV·dh), their last `queries` rows the
+// new positions'.
+void attention_heads_forward(float* ctx, float* probs, const float* q, const float* k, const float* v,
+                             const Layer& layer, const AttentionMask& mask, int queries, int keys);
+
+// Qwen3: each head's dh values of x (rows, heads·dh) RMS-normalised with γ (dh), in place.
+void head_rms_norm_forward(float* x, const std::vector<float>& gamma, int rows, int heads, int head_dim, float eps);
 
 // out (T, C) = ctx W_O + b_O + residual: the attention sublayer's output and its residual add
 // (fused into the GEMM's store). out must not alias ctx or residual. With `sublayer_out` (T, C),
@@ -85,6 +109,12 @@ void attention_output_forward(float* out, const float* ctx, const Layer& layer, 
 void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, kernels::Activation act,
                  const float* residual, int T, float* sublayer_out = nullptr, float* pre_activation = nullptr);
 
+// The Llama family's MLP: out (T, C) = (act(x W_gate + b) · (x W_up + b)) W_down + b + residual;
+// `hidden` (T, F) keeps act(gate) · up, `gate` (T, F) is scratch. `sublayer_out` as for
+// attention_output_forward.
+void gated_ffn_forward(float* out, float* hidden, float* gate, const float* x, const Layer& layer,
+                       kernels::Activation act, const float* residual, int T, float* sublayer_out = nullptr);
+
 // word (T, C), position (T, C) and, where the model has them, token_type (T, C) embedding rows:
 // the parts embeddings_forward sums (the trace shows them one by one).
 void embedding_parts(float* word, float* position, float* token_type, const ModelWeights& weights,
@@ -92,8 +122,8 @@ void embedding_parts(float* word, float* position, float* token_type, const Mode
 
 // What each head adds to the output for each key, ‖(x_j W_V,h + b_V,h) W_O,h‖ (Kobayashi et al.
 // 2020, eq. 6: before the attention weight, without the output bias): norms (H, T) from the
-// values v (T, C). head_out is (T, C) scratch.
-void value_norms_forward(float* norms, float* head_out, const float* v, const Layer& layer, int T, int heads);
+// values v (T, KV·dh: query head h reads key/value head h / (H / KV)). head_out is (T, C) scratch.
+void value_norms_forward(float* norms, float* head_out, const float* v, const Layer& layer, int T);
 
 kernels::Activation activation_for(const std::string& hidden_act);
 

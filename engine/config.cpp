@@ -50,9 +50,11 @@ std::string read_string(const json& j, const char* key, const std::string& fallb
   return it->get<std::string>();
 }
 
-bool is_supported_activation(const std::string& act) {
-  return act == "gelu" || act == "gelu_python" || act == "gelu_new" ||
-         act == "gelu_pytorch_tanh" || act == "gelu_fast" || act == "relu";
+// SiLU ("silu", or its alias "swish") only for the Llama family, whose gate it is: an encoder or
+// GPT-2 asking for it is a config the engine has never been checked on.
+bool is_supported_activation(const std::string& act, bool llama) {
+  return act == "gelu" || act == "gelu_python" || act == "gelu_new" || act == "gelu_pytorch_tanh" ||
+         act == "gelu_fast" || act == "relu" || (llama && (act == "silu" || act == "swish"));
 }
 
 // Old configs (before transformers 2.x) carry no model_type; DistilBERT's and GPT-2's own key
@@ -96,6 +98,122 @@ void reject_gpt2_options(const json& j) {
            (option.supported ? "true" : "false") + " only)");
 }
 
+double read_number(const json& j, const char* key, double fallback, const char* where = "") {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_number() || !std::isfinite(it->get<double>()))
+    fail(std::string(where) + "\"" + key + "\" must be a finite number, got " + it->dump());
+  return it->get<double>();
+}
+
+// "rope_scaling": null, or {"rope_type" (older files: "type"): "default" | "linear" | "llama3", ...}
+// with the keys transformers' modeling_rope_utils reads for that type. Any other type (dynamic,
+// yarn, longrope, ...) changes the positions in ways the engine does not implement: E_CONFIG.
+void read_rope_scaling(const json& j, RopeConfig& rope) {
+  auto it = j.find("rope_scaling");
+  if (it == j.end() || it->is_null()) return;
+  if (!it->is_object()) fail("\"rope_scaling\" must be an object or null, got " + it->dump());
+  const json& s = *it;
+  std::string type = read_string(s, "rope_type", "");
+  if (type.empty()) type = read_string(s, "type", "");
+  if (type.empty()) fail("\"rope_scaling\" has no \"rope_type\"");
+  if (type == "default") return;
+  if (type != "linear" && type != "llama3")
+    fail("\"rope_scaling\": rope_type \"" + type + "\" is not supported (supported: default, linear, llama3)");
+  auto factor = s.find("factor");
+  if (factor == s.end() || factor->is_null()) fail("\"rope_scaling\" (" + type + ") needs \"factor\"");
+  rope.factor = read_number(s, "factor", 1.0, "rope_scaling: ");
+  if (!(rope.factor > 0)) fail("\"rope_scaling\": \"factor\" must be > 0, got " + factor->dump());
+  if (type == "linear") {
+    rope.scaling = RopeConfig::Scaling::Linear;
+    return;
+  }
+  rope.scaling = RopeConfig::Scaling::Llama3;
+  for (const char* key : {"low_freq_factor", "high_freq_factor", "original_max_position_embeddings"})
+    if (!s.contains(key) || s[key].is_null()) fail(std::string("\"rope_scaling\" (llama3) needs \"") + key + "\"");
+  rope.low_freq_factor = read_number(s, "low_freq_factor", 1.0, "rope_scaling: ");
+  rope.high_freq_factor = read_number(s, "high_freq_factor", 4.0, "rope_scaling: ");
+  rope.original_max_position_embeddings = read_size(s, "original_max_position_embeddings", 8192, true);
+  if (!(rope.high_freq_factor > rope.low_freq_factor && rope.low_freq_factor > 0))
+    fail("\"rope_scaling\": llama3 needs 0 < low_freq_factor < high_freq_factor");
+}
+
+// The sliding window a run would meet, or 0. Mistral: "sliding_window" on every layer unless null.
+// Qwen2 / Qwen3: only with "use_sliding_window", on the layers from "max_window_layers" on (or the
+// ones "layer_types" names "sliding_attention").
+int read_sliding_window(const json& j, const ModelConfig& c) {
+  bool applies;
+  auto types = j.find("layer_types");
+  if (types != j.end() && !types->is_null()) {
+    if (!types->is_array()) fail("\"layer_types\" must be an array, got " + types->dump());
+    applies = false;
+    for (const auto& t : *types) {
+      if (t == "sliding_attention") applies = true;
+      else if (t != "full_attention") fail("\"layer_types\": " + t.dump() + " is not supported (full_attention, sliding_attention)");
+    }
+  } else if (c.model_type == "mistral") {
+    applies = true;
+  } else if (c.model_type == "qwen2" || c.model_type == "qwen3") {
+    applies = read_bool(j, "use_sliding_window", false) &&
+              read_size(j, "max_window_layers", 28, false, 0) < c.num_layers;
+  } else {
+    applies = false;  // LlamaConfig has no sliding window
+  }
+  const int fallback = c.model_type == "mistral" && !j.contains("sliding_window") ? 4096 : 0;
+  const int window = read_size(j, "sliding_window", fallback, false);
+  return applies ? window : 0;
+}
+
+// LlamaForCausalLM and its relatives, with each family's defaults as its transformers config class
+// sets them. Options that would change the arithmetic and that the engine does not implement are
+// refused by name.
+void parse_llama(const json& j, ModelConfig& c) {
+  const std::string& type = c.model_type;
+  c.family = Family::Llama;
+  c.vocab_size = read_size(j, "vocab_size", 32000, true);
+  c.hidden_size = read_size(j, "hidden_size", 4096, true);
+  c.num_layers = read_size(j, "num_hidden_layers", 32, true);
+  c.num_heads = read_size(j, "num_attention_heads", 32, true);
+  c.num_kv_heads = read_size(j, "num_key_value_heads", c.num_heads, false);
+  c.intermediate_size = read_size(j, "intermediate_size", 11008, true);
+  c.head_dim_override = read_size(j, "head_dim", type == "qwen3" ? 128 : c.hidden_size / c.num_heads, false);
+  c.max_position_embeddings =
+      read_size(j, "max_position_embeddings", type == "llama" ? 2048 : type == "mistral" ? 131072 : 32768, false);
+  c.type_vocab_size = 0;
+  c.layer_norm_eps = 1e-6;
+  read_eps(j, "rms_norm_eps", c.layer_norm_eps);
+  c.hidden_act = read_string(j, "hidden_act", "silu");
+  c.bos_token_id = read_size(j, "bos_token_id", -1, false, 0);
+  // Llama 3 lists several end tokens ([128001, 128008, 128009]); the first is the one kept.
+  const auto eos = j.find("eos_token_id");
+  const bool eos_list = eos != j.end() && eos->is_array() && !eos->empty();
+  c.eos_token_id = eos_list ? read_size(json{{"eos_token_id", (*eos)[0]}}, "eos_token_id", -1, false, 0)
+                            : read_size(j, "eos_token_id", -1, false, 0);
+  c.rope.theta = read_number(j, "rope_theta", 10000.0);
+  if (!(c.rope.theta > 1.0)) fail("\"rope_theta\" must be > 1, got " + std::to_string(c.rope.theta));
+  read_rope_scaling(j, c.rope);
+  const bool attention_bias = read_bool(j, "attention_bias", false);
+  c.qkv_bias = type == "qwen2" || ((type == "llama" || type == "qwen3") && attention_bias);
+  c.o_bias = (type == "llama" || type == "qwen3") && attention_bias;
+  c.mlp_bias = type == "llama" && read_bool(j, "mlp_bias", false);
+  c.qk_norm = type == "qwen3";
+  c.sliding_window = read_sliding_window(j, c);
+  if (c.num_heads % c.kv_heads() != 0)
+    fail("num_attention_heads = " + std::to_string(c.num_heads) + " is not a multiple of \"num_key_value_heads\" = " +
+         std::to_string(c.kv_heads()));
+  if (c.head_dim() < 2 || c.head_dim() % 2 != 0)
+    fail("\"head_dim\" = " + std::to_string(c.head_dim()) + " must be even and at least 2 (rotary pairs; " +
+         "without the key it is hidden_size / num_attention_heads)");
+  // The projections' widths, num_attention_heads × head_dim, stay sizes like any other.
+  if (static_cast<int64_t>(c.num_heads) * c.head_dim() > kMaxSize)
+    fail("num_attention_heads × \"head_dim\" = " + std::to_string(static_cast<int64_t>(c.num_heads) * c.head_dim()) +
+         " is too large");
+  if (read_size(j, "pretraining_tp", 1, false) != 1)
+    fail("\"pretraining_tp\" other than 1 is not supported");
+  if (read_number(j, "partial_rotary_factor", 1.0) != 1.0)
+    fail("\"partial_rotary_factor\" other than 1 is not supported (every dimension is rotated)");
+}
+
 void parse_gpt2(const json& j, ModelConfig& c) {
   c.family = Family::Gpt2;
   c.vocab_size = read_size(j, "vocab_size", 50257, true);
@@ -115,6 +233,11 @@ void parse_gpt2(const json& j, ModelConfig& c) {
 
 }  // namespace
 
+std::string ModelConfig::position_limit_key() const {
+  if (family == Family::Llama && max_tokens() < max_position_embeddings) return "sliding_window";
+  return family == Family::Gpt2 ? "n_positions" : "max_position_embeddings";
+}
+
 ModelConfig parse_config(std::string_view config_json) {
   json j;
   try {
@@ -127,12 +250,17 @@ ModelConfig parse_config(std::string_view config_json) {
   ModelConfig c;
   c.model_type = read_string(j, "model_type", infer_model_type(j));
   const bool distil = c.model_type == "distilbert", roberta = c.model_type == "roberta";
-  if (c.model_type != "bert" && !distil && !roberta && c.model_type != "gpt2")
-    fail("unsupported model_type \"" + c.model_type + "\" (supported: bert, distilbert, roberta, gpt2)");
+  const bool llama = c.model_type == "llama" || c.model_type == "mistral" || c.model_type == "qwen2" ||
+                     c.model_type == "qwen3";
+  if (c.model_type != "bert" && !distil && !roberta && c.model_type != "gpt2" && !llama)
+    fail("unsupported model_type \"" + c.model_type +
+         "\" (supported: bert, distilbert, roberta, gpt2, llama, mistral, qwen2, qwen3)");
   c.family = distil ? Family::DistilBert : roberta ? Family::Roberta : Family::Bert;
 
   if (c.model_type == "gpt2") {
     parse_gpt2(j, c);
+  } else if (llama) {
+    parse_llama(j, c);
   } else if (distil) {
     c.vocab_size = read_size(j, "vocab_size", 30522, true);
     c.hidden_size = read_size(j, "dim", 768, true);
@@ -159,16 +287,17 @@ ModelConfig parse_config(std::string_view config_json) {
     read_eps(j, "layer_norm_eps", c.layer_norm_eps);
   }
   c.pad_token_id = read_size(j, "pad_token_id", roberta ? 1 : 0, false, 0);
-  c.tie_word_embeddings = read_bool(j, "tie_word_embeddings", true);
+  // LlamaConfig, MistralConfig, Qwen2Config, Qwen3Config default to an untied head.
+  c.tie_word_embeddings = read_bool(j, "tie_word_embeddings", !llama);
   c.mlm_head_act = roberta ? "gelu" : c.hidden_act;
   if (roberta && c.max_tokens() < 1)
     fail("max_position_embeddings = " + std::to_string(c.max_position_embeddings) + " leaves no position after " +
          "RoBERTa's padding offset (pad_token_id + 1 = " + std::to_string(c.pad_token_id + 1) + ")");
 
-  if (!is_supported_activation(c.hidden_act))
+  if (!is_supported_activation(c.hidden_act, llama))
     fail(std::string("unsupported activation \"") + c.hidden_act +
-         "\" (supported: gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, relu)");
-  if (c.hidden_size % c.num_heads != 0)
+         "\" (supported: gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, relu" + (llama ? ", silu)" : ")"));
+  if (!llama && c.hidden_size % c.num_heads != 0)
     fail("hidden size " + std::to_string(c.hidden_size) + " is not divisible by the number of heads " +
          std::to_string(c.num_heads));
 

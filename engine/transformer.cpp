@@ -15,6 +15,7 @@
 #include "kernels/layer_norm.h"
 #include "kernels/linear.h"
 #include "parallel.h"
+#include "rotary.h"
 
 namespace attnscope {
 
@@ -85,6 +86,28 @@ void decoder_layer_forward(float* x, Activations& a, const Layer& layer, float* 
   keep(trace ? &trace->output : nullptr, x, TC);
 }
 
+// One Llama-family layer (Llama, Mistral, Qwen2, Qwen3) over `queries` new positions whose keys and
+// values join the `keys` rows of k, v (KV·dh wide): GPT-2's pre-norm layer with RMSNorm, rotary
+// positions on q and k (after Qwen3's per-head RMSNorm), grouped-query attention and SwiGLU:
+//   x ← x + Attention(RMSNorm(x)); x ← x + SwiGLU(RMSNorm(x)).
+void llama_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, float* k, float* v,
+                         const AttentionMask& mask, int queries, int keys, kernels::Activation act, float eps) {
+  const int C = layer.q.in;
+  const size_t first_new = static_cast<size_t>(keys - queries) * layer.k.out;
+  rms_norm_forward(a.ln.data(), x, layer.ln_attn, queries, C, eps);
+  qkv_projection_forward(a.q.data(), k + first_new, v + first_new, a.ln.data(), layer, queries);
+  if (!layer.q_norm.empty()) {
+    head_rms_norm_forward(a.q.data(), layer.q_norm, queries, layer.heads, layer.head_dim, eps);
+    head_rms_norm_forward(k + first_new, layer.k_norm, queries, layer.kv_heads, layer.head_dim, eps);
+  }
+  rotary_forward(a.q.data(), queries, layer.heads, layer.head_dim, layer.q.out, a.rope_cos, a.rope_sin);
+  rotary_forward(k + first_new, queries, layer.kv_heads, layer.head_dim, layer.k.out, a.rope_cos, a.rope_sin);
+  attention_heads_forward(a.ctx.data(), probs, a.q.data(), k, v, layer, mask, queries, keys);
+  attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, queries);
+  rms_norm_forward(a.ln.data(), a.sum.data(), layer.ln_ffn, queries, C, eps);
+  gated_ffn_forward(x, a.ff.data(), a.gate.data(), a.ln.data(), layer, act, /*residual=*/a.sum.data(), queries);
+}
+
 // logits (rows, V) = hidden (rows, C) · Wᵀ (+ bias) for a vocabulary matrix W (V, C), a block of
 // kRows vocabulary rows at a time: a matrix kept as f16 is widened one block at a time, never whole
 // (which is what f16 saves), and threads take whole blocks (the same arithmetic on any thread).
@@ -133,19 +156,21 @@ Transformer::Transformer(ModelConfig config, ModelWeights weights)
   // Weights normally come from load_weights(), which already checked every shape; this guards the
   // forward pass against hand-built or mismatched ModelWeights (it indexes them without checks).
   const size_t C = config_.hidden_size, F = config_.intermediate_size, V = config_.vocab_size;
-  const bool decoder = config_.is_decoder();
+  const bool decoder = config_.is_decoder(), rotary = config_.family == Family::Llama;
   check_size(weights_.word_emb, V * C, "word embeddings");
-  check_size(weights_.pos_emb, static_cast<size_t>(config_.max_position_embeddings) * C, "position embeddings");
+  check_size(weights_.pos_emb, rotary ? 0 : static_cast<size_t>(config_.max_position_embeddings) * C,
+             "position embeddings");
   check_size(weights_.type_emb, static_cast<size_t>(config_.type_vocab_size) * C, "token type embeddings");
   check_size(weights_.ln_emb_g, decoder ? 0 : C, "embedding LayerNorm weight");
   check_size(weights_.ln_emb_b, decoder ? 0 : C, "embedding LayerNorm bias");
   check_size(weights_.ln_f_g, decoder ? C : 0, "final LayerNorm weight");
-  check_size(weights_.ln_f_b, decoder ? C : 0, "final LayerNorm bias");
+  check_size(weights_.ln_f_b, decoder && !rotary ? C : 0, "final LayerNorm bias");
   if (weights_.lm_head.size()) check_size(weights_.lm_head, V * C, "language-model head");
   if (weights_.layers.size() != static_cast<size_t>(config_.num_layers))
     throw Error("E_WEIGHTS", "weights have " + std::to_string(weights_.layers.size()) +
                                  " layers, config says " + std::to_string(config_.num_layers));
-  for (size_t l = 0; l < weights_.layers.size(); ++l) {
+  for (size_t l = 0; l < weights_.layers.size() && rotary; ++l) check_llama_layer(weights_.layers[l], l);
+  for (size_t l = 0; l < weights_.layers.size() && !rotary; ++l) {
     const LayerWeights& L = weights_.layers[l];
     const std::string p = "layer " + std::to_string(l) + " ";
     for (auto* m : {&L.q_w, &L.k_w, &L.v_w, &L.o_w}) check_size(*m, C * C, p + "attention weight");
@@ -167,10 +192,35 @@ Transformer::Transformer(ModelConfig config, ModelWeights weights)
   // Pack each layer once for the GEMM; packing consumes the loaded vectors.
   layers_.reserve(weights_.layers.size());
   for (LayerWeights& L : weights_.layers)
-    layers_.push_back(pack_layer(std::move(L), static_cast<int>(C), static_cast<int>(F)));
+    layers_.push_back(pack_layer(std::move(L), config_));
   weights_.layers.clear();
   ln_embeddings_ = {std::move(weights_.ln_emb_g), std::move(weights_.ln_emb_b)};
   ln_final_ = {std::move(weights_.ln_f_g), std::move(weights_.ln_f_b)};
+  if (rotary) rope_inv_freq_ = rope_inverse_frequencies(config_.rope, config_.head_dim());
+}
+
+void Transformer::check_llama_layer(const LayerWeights& L, size_t l) const {
+  const ModelConfig& c = config_;
+  const size_t C = c.hidden_size, F = c.intermediate_size, Q = c.q_width(), KV = c.kv_width(), dh = c.head_dim();
+  const std::string p = "layer " + std::to_string(l) + " ";
+  check_size(L.q_w, Q * C, p + "q_proj weight");
+  check_size(L.k_w, KV * C, p + "k_proj weight");
+  check_size(L.v_w, KV * C, p + "v_proj weight");
+  check_size(L.o_w, C * Q, p + "o_proj weight");
+  check_size(L.q_b, c.qkv_bias ? Q : 0, p + "q_proj bias");
+  check_size(L.k_b, c.qkv_bias ? KV : 0, p + "k_proj bias");
+  check_size(L.v_b, c.qkv_bias ? KV : 0, p + "v_proj bias");
+  check_size(L.o_b, c.o_bias ? C : 0, p + "o_proj bias");
+  check_size(L.ln_attn_g, C, p + "input_layernorm weight");
+  check_size(L.ln_out_g, C, p + "post_attention_layernorm weight");
+  check_size(L.q_norm_g, c.qk_norm ? dh : 0, p + "q_norm weight");
+  check_size(L.k_norm_g, c.qk_norm ? dh : 0, p + "k_norm weight");
+  check_size(L.ff_g_w, F * C, p + "gate_proj weight");
+  check_size(L.ff_i_w, F * C, p + "up_proj weight");
+  check_size(L.ff_o_w, C * F, p + "down_proj weight");
+  check_size(L.ff_g_b, c.mlp_bias ? F : 0, p + "gate_proj bias");
+  check_size(L.ff_i_b, c.mlp_bias ? F : 0, p + "up_proj bias");
+  check_size(L.ff_o_b, c.mlp_bias ? C : 0, p + "down_proj bias");
 }
 
 std::vector<std::pair<std::string, const LayerNormParams*>> Transformer::layer_norms() const {
@@ -198,7 +248,10 @@ void Transformer::check_input(const std::vector<int32_t>& ids, const std::vector
   if (ids.empty()) bad_input("no tokens: a forward pass needs at least one token id");
   if (ids.size() > static_cast<size_t>(cfg.max_tokens()))
     bad_input(std::to_string(ids.size()) + " tokens is more than the model's " + std::to_string(cfg.max_tokens()) +
-              " positions (max_position_embeddings = " + std::to_string(cfg.max_position_embeddings) + ")");
+              (cfg.position_limit_key() == "sliding_window"
+                   ? " positions (sliding_window = " + std::to_string(cfg.sliding_window) +
+                         ": the sliding-window mask is not implemented, runs stay inside the window)"
+                   : " positions (max_position_embeddings = " + std::to_string(cfg.max_position_embeddings) + ")"));
   const int T = static_cast<int>(ids.size());
   if (!token_types.empty() && token_types.size() != ids.size())
     bad_input("token_types has " + std::to_string(token_types.size()) + " entries for " +
@@ -237,7 +290,7 @@ void Transformer::prepare(ForwardResult& res, const ForwardOptions& options, int
   res.keys = keys;
   res.hidden = C;
   res.head_dim = cfg.head_dim();
-  const size_t qkv_size = static_cast<size_t>(L) * TC;  // (L, H, T, dh) has L·T·C values
+  const size_t qkv_size = static_cast<size_t>(L) * H * T * cfg.head_dim();  // (L, H, T, dh)
   res.attentions.resize(options.attentions ? static_cast<size_t>(L) * H * T * keys : 0);
   res.hidden_out.resize(TC);
   res.hidden_states.resize(options.hidden_states ? static_cast<size_t>(L + 1) * TC : 0);
@@ -262,6 +315,9 @@ void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int
         bad_input("head_mask value for layer " + std::to_string(i / config_.num_heads) + " head " +
                   std::to_string(i % config_.num_heads) + " is not a finite number");
   }
+  if (options.trace && config_.family == Family::Llama)
+    bad_input("trace is not available for " + config_.model_type +
+              " (its RMSNorm, rotary and SwiGLU steps are not in the trace's layout); run without trace");
   const int T = static_cast<int>(ids.size()), C = config_.hidden_size;
   prepare(res, options, T, T);
 
@@ -290,9 +346,9 @@ void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int
   if (!config_.is_decoder())  // encoders normalise the embeddings sum
     layer_norm_forward(x, x, ln_embeddings_, T, C, static_cast<float>(config_.layer_norm_eps));
   if (trace) keep(&trace->output, x, static_cast<size_t>(T) * C);
-  // One (T, C) buffer of keys and values, reused by every layer.
-  a.k.resize(static_cast<size_t>(T) * C);
-  a.v.resize(static_cast<size_t>(T) * C);
+  // One (T, KV·dh) buffer of keys and values, reused by every layer.
+  a.k.resize(static_cast<size_t>(T) * config_.kv_width());
+  a.v.resize(static_cast<size_t>(T) * config_.kv_width());
   run_layers(x, T, 0, KvView{a.k.data(), a.v.data(), 0}, key_bias.empty() ? nullptr : key_bias.data(), options,
              res, a);
 }
@@ -303,20 +359,20 @@ void Transformer::extend(const std::vector<int32_t>& ids, KvCache& cache, Forwar
     bad_input("only decoders run incrementally: " + cfg.model_type + " sees every token at once");
   if (ids.empty()) bad_input("no tokens: a step needs at least one token id");
   const int T = static_cast<int>(ids.size()), first = cache.length, keys = first + T;
-  if (keys > cfg.max_position_embeddings)
+  if (keys > cfg.max_tokens())
     bad_input(std::to_string(first) + " positions so far plus " + std::to_string(T) +
-              " new ones is more than the model's " + std::to_string(cfg.max_position_embeddings) +
-              " positions (n_positions)");
+              " new ones is more than the model's " + std::to_string(cfg.max_tokens()) + " positions (" +
+              cfg.position_limit_key() + ")");
   check_input(ids, {}, {});
-  const int L = cfg.num_layers, C = cfg.hidden_size;
+  const int L = cfg.num_layers, C = cfg.hidden_size, KV = cfg.kv_width();
 
   if (keys > cache.capacity) {  // grow: each layer's rows move to the new layer stride
-    const int capacity = std::max(keys, std::min(cfg.max_position_embeddings, 2 * cache.capacity));
+    const int capacity = std::max(keys, std::min(cfg.max_tokens(), 2 * cache.capacity));
     for (std::vector<float>* buffer : {&cache.k, &cache.v}) {
-      std::vector<float> grown(static_cast<size_t>(L) * capacity * C);
+      std::vector<float> grown(static_cast<size_t>(L) * capacity * KV);
       for (int l = 0; l < L && cache.length > 0; ++l)
-        std::copy_n(buffer->data() + static_cast<size_t>(l) * cache.capacity * C, static_cast<size_t>(first) * C,
-                    grown.data() + static_cast<size_t>(l) * capacity * C);
+        std::copy_n(buffer->data() + static_cast<size_t>(l) * cache.capacity * KV, static_cast<size_t>(first) * KV,
+                    grown.data() + static_cast<size_t>(l) * capacity * KV);
       buffer->swap(grown);
     }
     cache.capacity = capacity;
@@ -327,7 +383,7 @@ void Transformer::extend(const std::vector<int32_t>& ids, KvCache& cache, Forwar
   float* x = res.hidden_out.data();
   const std::vector<int32_t> positions = position_ids(config_, ids, first);
   embeddings_forward(x, weights_, ids.data(), positions.data(), nullptr, T, C);
-  const size_t layer_stride = static_cast<size_t>(cache.capacity) * C;
+  const size_t layer_stride = static_cast<size_t>(cache.capacity) * KV;
   run_layers(x, T, first, KvView{cache.k.data(), cache.v.data(), layer_stride}, nullptr, options, res, a);
   cache.length = keys;
 }
@@ -342,9 +398,13 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
   const float eps = static_cast<float>(cfg.layer_norm_eps);
   const bool decoder = cfg.is_decoder();
 
-  for (auto* buffer : {&a.q, &a.ctx, &a.sum}) buffer->resize(TC);
+  const bool rotary = cfg.family == Family::Llama;
+  for (auto* buffer : {&a.q, &a.ctx}) buffer->resize(static_cast<size_t>(T) * cfg.q_width());
+  a.sum.resize(TC);
   a.ln.resize(decoder ? TC : 0);
   a.ff.resize(static_cast<size_t>(T) * F);
+  a.gate.resize(rotary ? static_cast<size_t>(T) * F : 0);
+  if (rotary) rope_angles(a.rope_cos, a.rope_sin, rope_inv_freq_, first_position, T);
   a.probs.resize(options.attentions ? 0 : layer_probs);
   a.head_out.resize(options.value_norms ? TC : 0);
   if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin());
@@ -357,14 +417,19 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
     float* k = kv.k + l * kv.layer_stride;
     float* v = kv.v + l * kv.layer_stride;
     LayerTrace* trace = options.trace ? &res.trace.layers[l] : nullptr;
-    if (decoder)
+    if (rotary)
+      llama_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, act, eps);
+    else if (decoder)
       decoder_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, H, act, eps, trace);
     else
       encoder_layer_forward(x, a, layers_[l], probs, mask, T, H, act, eps, trace);
     record_attention(l, T, k, v, options, res, a);
     if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(l + 1) * TC);
   }
-  if (decoder) {
+  if (rotary) {
+    rms_norm_forward(x, x, ln_final_, T, C, eps);
+    if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(L) * TC);
+  } else if (decoder) {
     layer_norm_forward(x, x, ln_final_, T, C, eps);
     if (options.trace) keep(&res.trace.final_norm, x, TC);
     // Hugging Face's last hidden_states entry is after ln_f.
@@ -374,21 +439,21 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
 
 void Transformer::record_attention(int l, int T, const float* k, const float* v, const ForwardOptions& options,
                                    ForwardResult& res, Activations& a) const {
-  const int H = config_.num_heads, C = config_.hidden_size, dh = config_.head_dim();
-  if (options.qkv) {  // (T, C) head columns → (T, dh) block at [l][h]
+  const int H = config_.num_heads, dh = config_.head_dim(), Q = config_.q_width(), KV = config_.kv_width();
+  if (options.qkv) {  // (T, H·dh) head columns → (T, dh) block at [l][h]; k, v: query head h's key/value head
     for (int h = 0; h < H; ++h) {
       const size_t lh = static_cast<size_t>(l) * H + h, col = static_cast<size_t>(h) * dh;
+      const size_t kv_col = static_cast<size_t>(config_.kv_head_of(h)) * dh;
       for (int t = 0; t < T; ++t) {
-        const size_t src = static_cast<size_t>(t) * C + col, dst = (lh * T + t) * dh;
-        std::copy_n(a.q.data() + src, dh, res.q.data() + dst);
-        std::copy_n(k + src, dh, res.k.data() + dst);
-        std::copy_n(v + src, dh, res.v.data() + dst);
+        const size_t dst = (lh * T + t) * dh;
+        std::copy_n(a.q.data() + static_cast<size_t>(t) * Q + col, dh, res.q.data() + dst);
+        std::copy_n(k + static_cast<size_t>(t) * KV + kv_col, dh, res.k.data() + dst);
+        std::copy_n(v + static_cast<size_t>(t) * KV + kv_col, dh, res.v.data() + dst);
       }
     }
   }
   if (options.value_norms)
-    value_norms_forward(res.value_norms.data() + static_cast<size_t>(l) * H * T, a.head_out.data(), v, layers_[l],
-                        T, H);
+    value_norms_forward(res.value_norms.data() + static_cast<size_t>(l) * H * T, a.head_out.data(), v, layers_[l], T);
 }
 
 std::vector<float> Transformer::lm_logits(const float* hidden, int rows) const {

@@ -1,5 +1,6 @@
 // A transformer checkpoint ready to run: the encoders (BERT, DistilBERT, MiniLM: post-LN,
-// bidirectional) and the decoders (GPT-2: pre-LN, causal), composed from the same blocks
+// bidirectional) and the decoders (GPT-2: pre-LN, causal; the Llama family: pre-RMSNorm, rotary,
+// grouped-query attention, SwiGLU), composed from the same blocks
 // (blocks.h). Every run keeps every attention probability matrix (the point of AttnScope) and, on
 // request, the per-layer hidden states, the per-head Q, K, V (the formula walk-through) and the
 // per-head value-vector norms ‖f(x_j)‖ (Kobayashi et al. 2020). Decoders also run incrementally
@@ -68,16 +69,19 @@ struct ForwardResult {
   // (L+1, T, C): the embeddings output, then each layer's output; for decoders the last one is
   // after the final LayerNorm (Hugging Face's hidden_states).
   std::vector<float> hidden_states;
-  std::vector<float> q, k, v;        // (L, H, T, dh): per-head projections, q NOT pre-scaled
+  // (L, H, T, dh): per-head projections, q NOT pre-scaled. The Llama family: q and k after the
+  // rotation (and Qwen3's norms), as the scores use them; k, v of each query head's key/value head.
+  std::vector<float> q, k, v;
   std::vector<float> value_norms;    // (L, H, T): ‖(x_j W_V,h + b_V,h) W_O,h‖ per key token j
   ForwardTrace trace;                // with ForwardOptions::trace; otherwise its vectors are empty
 };
 
-// The keys and values of every position a decoder has run so far, per layer.
+// The keys and values of every position a decoder has run so far, per layer: one K and one V per
+// key/value head (grouped-query attention stores KV heads, not one per query head).
 struct KvCache {
   int length = 0;            // positions held
   int capacity = 0;          // positions the buffers have room for
-  std::vector<float> k, v;   // (L, capacity, C)
+  std::vector<float> k, v;   // (L, capacity, KV·dh); GPT-2: KV·dh = C
 };
 
 class Transformer {
@@ -140,11 +144,14 @@ class Transformer {
   // value-vector norms.
   void record_attention(int layer, int T, const float* k, const float* v, const ForwardOptions& options,
                         ForwardResult& out, Activations& a) const;
+  // The Llama family's layer shapes (q/k/v/o widths, optional biases and q/k norms), by name.
+  void check_llama_layer(const LayerWeights& layer, size_t index) const;
 
   ModelConfig config_;
   ModelWeights weights_;  // embeddings and heads; the layers moved into layers_
   std::vector<Layer> layers_;
   LayerNormParams ln_embeddings_, ln_final_;  // moved out of weights_ (empty where the family has none)
+  std::vector<double> rope_inv_freq_;         // the Llama family's rotary frequencies (dh / 2)
 };
 
 }  // namespace attnscope

@@ -1,10 +1,11 @@
-// load_weights(): the only place that knows Hugging Face tensor names. One table per family maps
-// checkpoint names to ModelWeights fields; every tensor is shape-checked as it is read, and a
+// load_weights(): reads a checkpoint's tensors by the family's row of the name table
+// (weight_names.h) into ModelWeights fields; every tensor is shape-checked as it is read, and a
 // missing or misshapen tensor is an E_WEIGHTS error naming it.
 #include "weights.h"
 
 #include "error.h"
 #include "kernels/packed_linear_wasmsimd.h"
+#include "weight_names.h"
 
 namespace attnscope {
 
@@ -94,121 +95,136 @@ struct Reader {
   }
 };
 
-std::string detect_prefix(const TensorSource& st, const std::string& prefix, const std::string& probe) {
-  return st.has(prefix + probe) ? prefix : "";
+std::string detect_prefix(const TensorSource& st, const FamilyNames& names) {
+  return st.has(names.prefix + names.probe) ? names.prefix : "";
 }
 
-// BERT-shaped checkpoints: BertModel / BertForMaskedLM, and RobertaModel / RobertaForMaskedLM
-// (the same layers under "roberta.", a different masked-LM head).
-ModelWeights load_bert(const ModelConfig& c, TensorSource& st, WeightPrecision precision) {
-  const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
-  const std::string model_prefix = c.family == Family::Roberta ? "roberta." : "bert.";
-  const Reader r{st, detect_prefix(st, model_prefix, "embeddings.word_embeddings.weight"), precision};
-  ModelWeights w;
-  w.word_emb = r.matrix("embeddings.word_embeddings.weight", {V, C});
-  w.pos_emb = r.get("embeddings.position_embeddings.weight", {c.max_position_embeddings, C});
-  w.type_emb = r.get("embeddings.token_type_embeddings.weight", {c.type_vocab_size, C});
-  r.layer_norm("embeddings.LayerNorm", C, w.ln_emb_g, w.ln_emb_b);
+// The "<layers><l>." prefix of layer l's parts.
+std::string layer_base(const FamilyNames& names, int l) { return names.layers + std::to_string(l) + "."; }
 
-  w.layers.resize(c.num_layers);
-  for (int l = 0; l < c.num_layers; ++l) {
-    const std::string p = "encoder.layer." + std::to_string(l) + ".";
-    LayerWeights& L = w.layers[l];
-    r.linear(p + "attention.self.query", C, C, L.q_w, L.q_b);
-    r.linear(p + "attention.self.key", C, C, L.k_w, L.k_b);
-    r.linear(p + "attention.self.value", C, C, L.v_w, L.v_b);
-    r.linear(p + "attention.output.dense", C, C, L.o_w, L.o_b);
-    r.layer_norm(p + "attention.output.LayerNorm", C, L.ln_attn_g, L.ln_attn_b);
-    r.linear(p + "intermediate.dense", F, C, L.ff_i_w, L.ff_i_b);
-    r.linear(p + "output.dense", C, F, L.ff_o_w, L.ff_o_b);
-    r.layer_norm(p + "output.LayerNorm", C, L.ln_out_g, L.ln_out_b);
-  }
-  // pooler.* and cls.seq_relationship.* (next-sentence head) are not part of the encoder: ignored.
-
-  // BertForMaskedLM's head is stored without the "bert." prefix.
+// The masked-LM head a BERT-shaped or DistilBERT checkpoint carries (the first of the family's
+// heads that is stored), read without the model prefix. Tied (the default): the decoder is
+// word_emb itself, not a copy (94 MB for bert-base).
+void load_mlm_head(const ModelConfig& c, const FamilyNames& names, TensorSource& st, WeightPrecision precision,
+                   ModelWeights& w) {
+  const int64_t C = c.hidden_size, V = c.vocab_size;
   const Reader head{st, "", precision};
-  if (head.has("lm_head.dense.weight")) {  // RobertaLMHead: dense → gelu → layer_norm → decoder
+  for (const MlmHeadNames& n : names.mlm_heads) {
+    if (!head.has(n.dense + ".weight")) continue;
     w.has_mlm_head = true;
-    head.linear_f32("lm_head.dense", C, C, w.mlm.dense_w, w.mlm.dense_b);
-    head.layer_norm("lm_head.layer_norm", C, w.mlm.ln_g, w.mlm.ln_b);
-    if (!c.tie_word_embeddings) w.mlm.decoder_w = head.get("lm_head.decoder.weight", {V, C});
-    w.mlm.bias = head.has("lm_head.bias") ? head.get("lm_head.bias", {V}) : head.get("lm_head.decoder.bias", {V});
-  } else if (head.has("cls.predictions.transform.dense.weight")) {
-    w.has_mlm_head = true;
-    head.linear_f32("cls.predictions.transform.dense", C, C, w.mlm.dense_w, w.mlm.dense_b);
-    head.layer_norm("cls.predictions.transform.LayerNorm", C, w.mlm.ln_g, w.mlm.ln_b);
-    // Tied (the default): the decoder is word_emb itself, not a copy (94 MB for bert-base).
-    if (!c.tie_word_embeddings) w.mlm.decoder_w = head.get("cls.predictions.decoder.weight", {V, C});
-    w.mlm.bias = head.has("cls.predictions.bias") ? head.get("cls.predictions.bias", {V})
-                                                  : head.get("cls.predictions.decoder.bias", {V});
+    head.linear_f32(n.dense, C, C, w.mlm.dense_w, w.mlm.dense_b);
+    head.layer_norm(n.norm, C, w.mlm.ln_g, w.mlm.ln_b);
+    if (!c.tie_word_embeddings) w.mlm.decoder_w = head.get(n.decoder, {V, C});
+    w.mlm.bias = n.decoder_bias.empty() || head.has(n.bias) ? head.get(n.bias, {V}) : head.get(n.decoder_bias, {V});
+    return;
   }
-  return w;
 }
 
-ModelWeights load_distilbert(const ModelConfig& c, TensorSource& st, WeightPrecision precision) {
-  const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
-  const Reader r{st, detect_prefix(st, "distilbert.", "embeddings.word_embeddings.weight"), precision};
-  ModelWeights w;
-  w.word_emb = r.matrix("embeddings.word_embeddings.weight", {V, C});
-  w.pos_emb = r.get("embeddings.position_embeddings.weight", {c.max_position_embeddings, C});
-  r.layer_norm("embeddings.LayerNorm", C, w.ln_emb_g, w.ln_emb_b);
+// A decoder's untied language-model head, stored without the prefix; nothing when tied (the head
+// is the word embeddings).
+void load_lm_head(const ModelConfig& c, const FamilyNames& names, TensorSource& st, WeightPrecision precision,
+                  ModelWeights& w) {
+  if (c.tie_word_embeddings) return;
+  const Reader head{st, "", precision};
+  if (!head.has(names.lm_head))
+    throw Error("E_WEIGHTS", "config.json sets \"tie_word_embeddings\": false but the checkpoint has no \"" +
+                                 names.lm_head + "\"");
+  w.lm_head = head.matrix(names.lm_head, {c.vocab_size, c.hidden_size});
+}
 
+// BERT-shaped checkpoints (BertModel / BertForMaskedLM, RobertaModel / RobertaForMaskedLM) and
+// DistilBERT: post-LN layers of nn.Linear, learned positions, a normalised embeddings sum.
+ModelWeights load_encoder(const ModelConfig& c, TensorSource& st, WeightPrecision precision) {
+  const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
+  const FamilyNames& names = family_names(c.family);
+  const Reader r{st, detect_prefix(st, names), precision};
+  ModelWeights w;
+  w.word_emb = r.matrix(names.word_emb, {V, C});
+  w.pos_emb = r.get(names.pos_emb, {c.max_position_embeddings, C});
+  if (!names.type_emb.empty()) w.type_emb = r.get(names.type_emb, {c.type_vocab_size, C});
+  r.layer_norm(names.ln_emb, C, w.ln_emb_g, w.ln_emb_b);
+
+  const LayerNames& n = names.layer;
   w.layers.resize(c.num_layers);
   for (int l = 0; l < c.num_layers; ++l) {
-    const std::string p = "transformer.layer." + std::to_string(l) + ".";
+    const std::string p = layer_base(names, l);
     LayerWeights& L = w.layers[l];
-    r.linear(p + "attention.q_lin", C, C, L.q_w, L.q_b);
-    r.linear(p + "attention.k_lin", C, C, L.k_w, L.k_b);
-    r.linear(p + "attention.v_lin", C, C, L.v_w, L.v_b);
-    r.linear(p + "attention.out_lin", C, C, L.o_w, L.o_b);
-    r.layer_norm(p + "sa_layer_norm", C, L.ln_attn_g, L.ln_attn_b);
-    r.linear(p + "ffn.lin1", F, C, L.ff_i_w, L.ff_i_b);
-    r.linear(p + "ffn.lin2", C, F, L.ff_o_w, L.ff_o_b);
-    r.layer_norm(p + "output_layer_norm", C, L.ln_out_g, L.ln_out_b);
+    r.linear(p + n.q, C, C, L.q_w, L.q_b);
+    r.linear(p + n.k, C, C, L.k_w, L.k_b);
+    r.linear(p + n.v, C, C, L.v_w, L.v_b);
+    r.linear(p + n.o, C, C, L.o_w, L.o_b);
+    r.layer_norm(p + n.ln_attn, C, L.ln_attn_g, L.ln_attn_b);
+    r.linear(p + n.ff_in, F, C, L.ff_i_w, L.ff_i_b);
+    r.linear(p + n.ff_out, C, F, L.ff_o_w, L.ff_o_b);
+    r.layer_norm(p + n.ln_ffn, C, L.ln_out_g, L.ln_out_b);
   }
-
-  // DistilBertForMaskedLM: vocab_transform → activation → vocab_layer_norm → vocab_projector,
-  // stored at the top level (no prefix); the projector weight is tied to the word embeddings.
-  const Reader head{st, "", precision};
-  if (head.has("vocab_transform.weight")) {
-    w.has_mlm_head = true;
-    head.linear_f32("vocab_transform", C, C, w.mlm.dense_w, w.mlm.dense_b);
-    head.layer_norm("vocab_layer_norm", C, w.mlm.ln_g, w.mlm.ln_b);
-    if (!c.tie_word_embeddings) w.mlm.decoder_w = head.get("vocab_projector.weight", {V, C});
-    w.mlm.bias = head.get("vocab_projector.bias", {V});
-  }
+  load_mlm_head(c, names, st, precision, w);
   return w;
 }
 
 // GPT2LMHeadModel / GPT2Model: pre-LN blocks h.N (ln_1 → attn → ln_2 → mlp) and a final ln_f.
 ModelWeights load_gpt2(const ModelConfig& c, TensorSource& st, WeightPrecision precision) {
   const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
-  const Reader r{st, detect_prefix(st, "transformer.", "wte.weight"), precision};
+  const FamilyNames& names = family_names(c.family);
+  const Reader r{st, detect_prefix(st, names), precision};
   ModelWeights w;
-  w.word_emb = r.matrix("wte.weight", {V, C});
-  w.pos_emb = r.get("wpe.weight", {c.max_position_embeddings, C});
+  w.word_emb = r.matrix(names.word_emb, {V, C});
+  w.pos_emb = r.get(names.pos_emb, {c.max_position_embeddings, C});
 
+  const LayerNames& n = names.layer;
   w.layers.resize(c.num_layers);
   for (int l = 0; l < c.num_layers; ++l) {
-    const std::string p = "h." + std::to_string(l) + ".";
+    const std::string p = layer_base(names, l);
     LayerWeights& L = w.layers[l];
-    r.layer_norm(p + "ln_1", C, L.ln_attn_g, L.ln_attn_b);
-    r.conv1d(p + "attn.c_attn", C, 3 * C, {{&L.q_w, &L.q_b}, {&L.k_w, &L.k_b}, {&L.v_w, &L.v_b}});
-    r.conv1d(p + "attn.c_proj", C, C, {{&L.o_w, &L.o_b}});
-    r.layer_norm(p + "ln_2", C, L.ln_out_g, L.ln_out_b);
-    r.conv1d(p + "mlp.c_fc", C, F, {{&L.ff_i_w, &L.ff_i_b}});
-    r.conv1d(p + "mlp.c_proj", F, C, {{&L.ff_o_w, &L.ff_o_b}});
+    r.layer_norm(p + n.ln_attn, C, L.ln_attn_g, L.ln_attn_b);
+    r.conv1d(p + n.q, C, 3 * C, {{&L.q_w, &L.q_b}, {&L.k_w, &L.k_b}, {&L.v_w, &L.v_b}});  // q = k = v: c_attn
+    r.conv1d(p + n.o, C, C, {{&L.o_w, &L.o_b}});
+    r.layer_norm(p + n.ln_ffn, C, L.ln_out_g, L.ln_out_b);
+    r.conv1d(p + n.ff_in, C, F, {{&L.ff_i_w, &L.ff_i_b}});
+    r.conv1d(p + n.ff_out, F, C, {{&L.ff_o_w, &L.ff_o_b}});
   }
-  r.layer_norm("ln_f", C, w.ln_f_g, w.ln_f_b);
+  r.layer_norm(names.final_norm, C, w.ln_f_g, w.ln_f_b);
+  load_lm_head(c, names, st, precision, w);
+  return w;
+}
 
-  // lm_head is stored without the prefix. Tied (the default): the head is wte itself.
-  if (!c.tie_word_embeddings) {
-    const Reader head{st, "", precision};
-    if (!head.has("lm_head.weight"))
-      throw Error("E_WEIGHTS", "config.json sets \"tie_word_embeddings\": false but the checkpoint has no "
-                               "\"lm_head.weight\"");
-    w.lm_head = head.matrix("lm_head.weight", {V, C});
+// LlamaForCausalLM / MistralForCausalLM / Qwen2ForCausalLM / Qwen3ForCausalLM (or their bare
+// *Model saves): RMSNorms (weight only), q/k/v/o projections of their own widths, a SwiGLU MLP.
+ModelWeights load_llama(const ModelConfig& c, TensorSource& st, WeightPrecision precision) {
+  const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
+  const int64_t Q = c.q_width(), KV = c.kv_width(), dh = c.head_dim();
+  const FamilyNames& names = family_names(c.family);
+  const Reader r{st, detect_prefix(st, names), precision};
+  // A linear layer whose bias the config says is there (or not: then none is read).
+  auto linear = [&](const std::string& base, int64_t out, int64_t in, bool bias, WeightMatrix& m,
+                    std::vector<float>& b) {
+    m = r.matrix(base + ".weight", {out, in});
+    if (bias) b = r.get(base + ".bias", {out});
+  };
+  ModelWeights w;
+  w.word_emb = r.matrix(names.word_emb, {V, C});
+
+  const LayerNames& n = names.layer;
+  w.layers.resize(c.num_layers);
+  for (int l = 0; l < c.num_layers; ++l) {
+    const std::string p = layer_base(names, l);
+    LayerWeights& L = w.layers[l];
+    L.ln_attn_g = r.get(p + n.ln_attn + ".weight", {C});
+    linear(p + n.q, Q, C, c.qkv_bias, L.q_w, L.q_b);
+    linear(p + n.k, KV, C, c.qkv_bias, L.k_w, L.k_b);
+    linear(p + n.v, KV, C, c.qkv_bias, L.v_w, L.v_b);
+    linear(p + n.o, C, Q, c.o_bias, L.o_w, L.o_b);
+    if (c.qk_norm) {
+      L.q_norm_g = r.get(p + n.q_norm + ".weight", {dh});
+      L.k_norm_g = r.get(p + n.k_norm + ".weight", {dh});
+    }
+    L.ln_out_g = r.get(p + n.ln_ffn + ".weight", {C});
+    linear(p + n.ff_gate, F, C, c.mlp_bias, L.ff_g_w, L.ff_g_b);
+    linear(p + n.ff_in, F, C, c.mlp_bias, L.ff_i_w, L.ff_i_b);
+    linear(p + n.ff_out, C, F, c.mlp_bias, L.ff_o_w, L.ff_o_b);
   }
+  w.ln_f_g = r.get(names.final_norm + ".weight", {C});
+  load_lm_head(c, names, st, precision, w);
   return w;
 }
 
@@ -231,36 +247,50 @@ class FileTensors : public TensorSource {
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 }  // namespace
 
 bool weight_is_used(const ModelConfig& config, const std::string& name) {
-  if (name.find("pooler.") != std::string::npos || name.find("seq_relationship") != std::string::npos ||
-      ends_with(name, "position_ids"))
-    return false;
-  // GPT-2's causal-mask buffers (older saves): constants, not weights.
-  if (ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias")) return false;
-  const bool decoder_weight = name == "cls.predictions.decoder.weight" || name == "vocab_projector.weight" ||
-                              name == "lm_head.weight" || name == "lm_head.decoder.weight";
-  return !(decoder_weight && config.tie_word_embeddings);
+  for (Family f : {Family::Bert, Family::Roberta, Family::DistilBert, Family::Gpt2, Family::Llama}) {
+    const FamilyNames& names = family_names(f);
+    const std::string local = starts_with(name, names.prefix) ? name.substr(names.prefix.size()) : name;
+    for (const std::string& root : names.ignored_roots)
+      if (starts_with(local, root)) return false;
+    for (const std::string& suffix : names.ignored_suffixes)
+      if (ends_with(local, suffix)) return false;
+    // A stored head is ignored when tied, whichever family's name it carries.
+    bool head = name == names.lm_head;
+    for (const MlmHeadNames& mlm : names.mlm_heads) head = head || name == mlm.decoder;
+    if (head && config.tie_word_embeddings) return false;
+  }
+  return true;
 }
 
-bool weight_is_matrix(const std::string& name, size_t rank) {
+bool weight_is_matrix(const ModelConfig& config, const std::string& name, size_t rank) {
   if (rank != 2) return false;
-  const bool gpt2_block = name.rfind("h.", 0) == 0 || name.find(".h.") != std::string::npos;
-  return ends_with(name, "word_embeddings.weight") || ends_with(name, "wte.weight") ||
-         name == "lm_head.weight" ||
-         ((name.find(".layer.") != std::string::npos || gpt2_block) && ends_with(name, ".weight"));
+  const FamilyNames& names = family_names(config.family);
+  if (!names.lm_head.empty() && name == names.lm_head) return true;
+  const std::string local = starts_with(name, names.prefix) ? name.substr(names.prefix.size()) : name;
+  if (local == names.word_emb) return true;
+  if (!starts_with(local, names.layers)) return false;
+  const size_t dot = local.find('.', names.layers.size());  // after the layer number
+  if (dot == std::string::npos) return false;
+  const std::string part = local.substr(dot + 1);
+  for (const std::string& base : names.layer.linears())
+    if (part == base + ".weight") return true;
+  return false;
 }
 
 ModelWeights load_weights(const ModelConfig& config, TensorSource& tensors, WeightPrecision precision) {
   switch (config.family) {
-    case Family::DistilBert: return load_distilbert(config, tensors, precision);
     case Family::Gpt2: return load_gpt2(config, tensors, precision);
+    case Family::Llama: return load_llama(config, tensors, precision);
     case Family::Bert:
-    case Family::Roberta: break;
+    case Family::Roberta:
+    case Family::DistilBert: break;
   }
-  return load_bert(config, tensors, precision);
+  return load_encoder(config, tensors, precision);
 }
 
 ModelWeights load_weights(const ModelConfig& config, const SafeTensors& tensors, WeightPrecision precision) {

@@ -30,6 +30,8 @@ struct WeightMatrix {
 // One block. The two LayerNorms sit after their sublayer's residual add in an encoder (post-LN:
 // BERT's attention.output.LayerNorm / output.LayerNorm) and before the sublayer in a decoder
 // (pre-LN: GPT-2's ln_1 / ln_2).
+// The Llama family: RMSNorms (γ only, β empty); q_w (H·dh, C), k_w and v_w (KV·dh, C), o_w (C, H·dh);
+// biases empty where the checkpoint has none; the SwiGLU's gate in ff_g_w (F, C) beside ff_i_w (up).
 struct LayerWeights {
   WeightMatrix q_w, k_w, v_w, o_w;                  // (C, C); o_w: attention output projection
   std::vector<float> q_b, k_b, v_b, o_b;            // (C)
@@ -37,6 +39,9 @@ struct LayerWeights {
   WeightMatrix ff_i_w, ff_o_w;                      // (F, C), (C, F)
   std::vector<float> ff_i_b, ff_o_b;                // (F), (C)
   std::vector<float> ln_out_g, ln_out_b;            // the feed-forward sublayer's LayerNorm (C)
+  WeightMatrix ff_g_w;                              // Llama: gate_proj (F, C)
+  std::vector<float> ff_g_b;                        // Llama with mlp_bias: (F)
+  std::vector<float> q_norm_g, k_norm_g;            // Qwen3: per-head RMSNorm γ (dh)
 };
 
 // Masked-LM head: transform (dense C×C + activation + LayerNorm) then a decoder tied to the word
@@ -55,7 +60,7 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;
   bool has_mlm_head = false;
   MlmHeadWeights mlm;
-  std::vector<float> ln_f_g, ln_f_b;  // decoders: the final LayerNorm (GPT-2's ln_f)
+  std::vector<float> ln_f_g, ln_f_b;  // decoders: the final LayerNorm (GPT-2's ln_f; Llama's RMSNorm: γ only)
   // Decoders: the language-model head (V, C), no bias. Empty when tied (the default): the head
   // is word_emb itself.
   WeightMatrix lm_head;
@@ -74,19 +79,21 @@ class TensorSource {
 };
 
 // Whether the model reads this tensor at all. Lets a streaming loader skip the bytes of what
-// load_weights() ignores: pooler.*, the next-sentence head, position_ids buffers, and a stored
-// decoder weight when it is tied to the word embeddings.
+// load_weights() ignores: pooler.*, the next-sentence head, position_ids / mask / inv_freq
+// buffers, and a stored decoder weight when it is tied to the word embeddings. Answered from the
+// same name table (weight_names.h) load_weights() reads by.
 bool weight_is_used(const ModelConfig& config, const std::string& name);
 // Whether load_weights() keeps this tensor as a WeightMatrix (in the load's WeightPrecision):
-// a layer's linear weight or the word embeddings. Lets a streaming loader convert it to its final
-// precision as the bytes arrive.
-bool weight_is_matrix(const std::string& name, size_t rank);
+// a layer's linear weight, the word embeddings or a decoder's untied head, by config's family's
+// names. Lets a streaming loader convert it to its final precision as the bytes arrive.
+bool weight_is_matrix(const ModelConfig& config, const std::string& name, size_t rank);
 
 // BERT: names with or without a "bert." prefix, LayerNorm.weight/bias or old LayerNorm.gamma/beta;
 // pooler.* and cls.seq_relationship.* ignored. DistilBERT: "distilbert." prefix optional.
 // GPT-2: "transformer." prefix optional (GPT2LMHeadModel vs GPT2Model saves); the attn.bias /
 // attn.masked_bias mask buffers of older files are ignored; lm_head.weight is read only when
-// tie_word_embeddings is false.
+// tie_word_embeddings is false. Llama family: "model." prefix optional, biases read where the
+// config says the family has them, lm_head.weight only when untied.
 // Throws Error("E_WEIGHTS", "...<tensor name>...") for a missing tensor or wrong shape.
 ModelWeights load_weights(const ModelConfig& config, TensorSource& tensors,
                           WeightPrecision precision = WeightPrecision::F32);

@@ -8,7 +8,9 @@ import { AttnScopeError } from './errors.js';
 import { bertvizJson } from './bertviz.js';
 import { nestedJson } from './json-arrays.js';
 
-/** {"ids","token_type_ids","tokens","offsets","num_truncated","attentions":[L][H][T][T],"hidden":[T][C],
+/** {"ids","token_type_ids","tokens","offsets","num_truncated","attentions":[L][H][T][T],"kv_heads"?:[H]
+ *   (grouped-query attention: the key/value head each query head reads; left out when every query
+ *   head has its own), "hidden":[T][C],
  *   "mask_predictions"? (encoders), "next"? and "next_by_position"? (decoders)} */
 export async function writeJsonResult(out, result) {
   const [L, H, T] = result.shape;
@@ -19,6 +21,7 @@ export async function writeJsonResult(out, result) {
       `"num_truncated":${result.numTruncated ?? 0},`);
     await write('"attentions":');
     await writeNested(write, result.attentions, [L, H, T, T]);
+    if (result.kvHeads?.some((kv, h) => kv !== h)) await write(`,"kv_heads":${JSON.stringify(result.kvHeads)}`);
     await write(',"hidden":');
     await writeNested(write, result.hidden, [T, C]);
     if (result.maskPredictions) await write(`,"mask_predictions":${JSON.stringify(result.maskPredictions)}`);

@@ -146,7 +146,7 @@ async function generate(values) {
     const r = await generation.result;
     announceTruncation(r.numTruncated, r.promptLength, 'the prompt');
     if (r.stopReason === 'max-positions') {
-      process.stderr.write(`attnscope: stopped after ${r.steps.length} new tokens at the model's ${model.config.maxPositionEmbeddings} positions\n`);
+      process.stderr.write(`attnscope: stopped after ${r.steps.length} new tokens at the model's ${model.config.maxTokens} positions\n`);
     }
     const json = `${JSON.stringify({
       ids: [...r.ids], tokens: r.tokens, prompt_length: r.promptLength, num_truncated: r.numTruncated,

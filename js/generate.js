@@ -56,12 +56,12 @@ export class Generation {
    * @param {object} session what the model provides: prompt {ids, tokens, numTruncated},
    *   extend(ids) → {keys, attentions: Float32Array (L·H·T·keys copy), hidden: Float32Array (last row)},
    *   logits(hiddenRow) → Float32Array, token(id) → vocabulary string, tokenText(id) → readable form,
- *   decode(ids) → text, eosId, maxPositions, shape {layers, heads},
+ *   decode(ids) → text, eosId, maxPositions, shape {layers, heads, kvHeads (each query head's key/value head)},
    *   finish() (called once at the end, whatever happened)
    * @param {object} options from generateOptions(), plus signal
    */
   constructor(session, options) {
-    this.prompt = null;  // {ids, tokens, numTruncated, attentions, shape} once the prompt has run
+    this.prompt = null;  // {ids, tokens, numTruncated, attentions, shape, kvHeads} once the prompt has run
     this.result = this.#run(session, options);
     this.result.catch(() => {});  // rejections surface through the iterator or `result`
   }
@@ -95,8 +95,8 @@ export class Generation {
       if (stopped()) throw abortedError();
       const prompt = session.prompt;
       const first = session.extend(prompt.ids);
-      const { layers, heads } = session.shape;
-      this.prompt = { ...prompt, attentions: first.attentions, shape: [layers, heads, prompt.ids.length, prompt.ids.length] };
+      const { layers, heads, kvHeads } = session.shape;
+      this.prompt = { ...prompt, attentions: first.attentions, shape: [layers, heads, prompt.ids.length, prompt.ids.length], kvHeads };
       const random = seededRandom(o.seed);
       const ids = Array.from(prompt.ids);
       const tokens = [...prompt.tokens];

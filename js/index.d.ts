@@ -82,7 +82,7 @@ export interface LoadOptions {
 }
 
 export interface ModelConfig {
-  family: 'bert' | 'distilbert' | 'roberta' | 'gpt2';
+  family: 'bert' | 'distilbert' | 'roberta' | 'gpt2' | 'llama';
   /** Tokens a run can take (RoBERTa: max_position_embeddings − pad_token_id − 1). */
   maxTokens: number;
   modelType: string;
@@ -91,13 +91,17 @@ export interface ModelConfig {
   numLayers: number;
   numHeads: number;
   headDim: number;
+  /** Key/value heads (grouped-query attention: fewer than numHeads; otherwise numHeads). */
+  numKeyValueHeads: number;
+  /** numHeads entries: the key/value head each query head reads (h / (numHeads / numKeyValueHeads)). */
+  kvHeads: number[];
   intermediateSize: number;
   maxPositionEmbeddings: number;
   typeVocabSize: number;
   layerNormEps: number;
   hiddenAct: string;
   padTokenId: number;
-  /** A decoder (GPT-2 family): causal attention, next-token predictions, generate(). */
+  /** A decoder (GPT-2 or Llama family): causal attention, next-token predictions, generate(). */
   isDecoder: boolean;
   /** -1 when config.json has none. */
   bosTokenId: number;
@@ -259,8 +263,11 @@ export interface ForwardTrace {
 export interface RunResultData extends Encoding {
   /** [layers, heads, tokens, tokens] */
   shape: [number, number, number, number];
-  /** L·H·T·T; row i of a head = query token i, sums to 1. */
+  /** L·H·T·T (H query heads); row i of a head = query token i, sums to 1. */
   attentions: Float32Array;
+  /** H entries: the key/value head query head h reads (grouped-query attention shares one among
+   *  several query heads; q/k/v give each query head its key/value head's k and v). */
+  kvHeads: number[];
   /** Last layer output, T·C. */
   hidden: Float32Array;
   hiddenStates?: Float32Array;
@@ -290,6 +297,7 @@ export class RunResult implements RunResultData {
   numTruncated: number;
   shape: [number, number, number, number];
   attentions: Float32Array;
+  kvHeads: number[];
   hidden: Float32Array;
   hiddenStates?: Float32Array;
   q?: Float32Array;

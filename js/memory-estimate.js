@@ -37,6 +37,13 @@ export function parameterCounts(config) {
   const T = config.typeVocabSize ?? 0;
   const layerMatrices = 4 * C * C + 2 * C * F;   // Q, K, V (GPT-2: one fused c_attn), O, FFN in and out
   const layerOther = 4 * C + F + C + 4 * C;       // their biases, two LayerNorms
+  if (config.family === 'llama') {  // q, o (H·dh wide), k, v (KV·dh), gate, up, down; RMSNorms
+    const Q = config.numHeads * config.headDim, KV = config.numKeyValueHeads * config.headDim;
+    // Optional vectors counted as if present (an upper bound: most checkpoints have none): every
+    // projection's bias, Qwen3's q/k norms.
+    const optional = Q + 2 * KV + C + 2 * F + C + 2 * config.headDim;
+    return { matrices: V * C + L * (2 * C * Q + 2 * C * KV + 3 * C * F), other: L * (2 * C + optional) + C };
+  }
   if (config.family === 'gpt2') {
     return { matrices: V * C + L * layerMatrices, other: P * C + L * layerOther + 2 * C };  // + ln_f
   }
@@ -52,8 +59,13 @@ export function weightBytes(config, precision) {
   return matrices * (precision === 'f16' ? 2 : 4) + other * 4;
 }
 
+/** The longest run the estimate budgets for: a model's positions, up to this many (Llama-family
+ *  models have 8192 and more; a 30-layer, 9-head run keeps 4.5 GB of attention maps at 2048 tokens,
+ *  so loading is judged on what a run can use, and a longer run fails on its own). */
+export const RUN_ESTIMATE_MAX_TOKENS = 1024;
+
 /**
- * Bytes one run at the model's longest input (config.maxTokens) keeps in wasm memory: the
+ * Bytes one run at the model's longest input (config.maxTokens, at most RUN_ESTIMATE_MAX_TOKENS) keeps in wasm memory: the
  * attention maps, per-head q/k/v and every layer's hidden state (what the page asks for), the
  * feed-forward and residual activations, the logits of every position (a decoder's nextAll, or
  * an encoder's text of [MASK]s) and a decoder's KV cache. A traced run (the block view) needs
@@ -61,13 +73,14 @@ export function weightBytes(config, precision) {
  */
 export function runBytes(config) {
   const { hiddenSize: C, numLayers: L, numHeads: H, intermediateSize: F, vocabSize: V } = config;
-  const T = config.maxTokens ?? config.maxPositionEmbeddings;
+  const T = Math.min(config.maxTokens ?? config.maxPositionEmbeddings, RUN_ESTIMATE_MAX_TOKENS);
+  const kvWidth = (config.numKeyValueHeads ?? H) * (config.headDim ?? C / H);  // one K/V per key/value head
   const floats = L * H * T * T           // attentions
     + 3 * L * T * C                     // q, k, v
     + (L + 1) * T * C                   // hidden states
     + T * F + 4 * T * C                 // one layer's activations
     + T * V                             // logits
-    + (config.isDecoder ? 2 * L * T * C : 0);   // KV cache
+    + (config.isDecoder ? 2 * L * T * kvWidth : 0);   // KV cache
   return floats * 4;
 }
 
@@ -100,7 +113,7 @@ export function checkFitsWasm32(config, precision, inUse = 0) {
   const need = estimateMemory(config, precision);
   const room = Math.max(0, WASM32_MAX_BYTES - HEADROOM_BYTES - inUse);
   if (need.total <= room) return need;
-  const tokens = config.maxTokens ?? config.maxPositionEmbeddings;
+  const tokens = Math.min(config.maxTokens ?? config.maxPositionEmbeddings, RUN_ESTIMATE_MAX_TOKENS);
   const f16 = estimateMemory(config, 'f16');
   const remedy = precision === 'f32' && f16.total <= room
     ? `use weightPrecision 'f16' (about ${gigabytes(f16.total)} in all)`

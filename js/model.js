@@ -172,6 +172,7 @@ export class Model {
       specialTokensMask: encoding.specialTokensMask,
       numTruncated: encoding.numTruncated,
       shape: [raw.layers, raw.heads, raw.tokens, raw.tokens],
+      kvHeads: [...this.config.kvHeads],
       ...arrays,
       ...(raw.trace ? { trace: { ...copyTrace(raw.trace), layerNorms: this.#layerNorms() } } : {}),
       ...(flags.headMask ? { headMask: flags.headMask } : {}),
@@ -225,7 +226,7 @@ export class Model {
     const native = this.#alive();
     checkOptionNames(options, GENERATE_OPTIONS, 'generate');
     if (!this.config.isDecoder) {
-      throw new AttnScopeError('E_INPUT', `generate() needs a decoder (GPT-2 family); ${this.config.modelType} is an encoder`);
+      throw new AttnScopeError('E_INPUT', `generate() needs a decoder (GPT-2 or Llama family); ${this.config.modelType} is an encoder`);
     }
     if (this.#generation) throw new AttnScopeError('E_INPUT', 'a generation is already running on this model: cancel it or wait for its result');
     const o = generateOptions(options);
@@ -251,7 +252,7 @@ export class Model {
       prompt: { ids: encoding.ids, tokens: encoding.tokens, numTruncated: encoding.numTruncated },
       maxPositions,
       eosId: this.config.eosTokenId,
-      shape: { layers, heads },
+      shape: { layers, heads, kvHeads: [...this.config.kvHeads] },
       extend: (ids) => {
         const raw = callWasm(() => this.#alive().extend(Int32Array.from(ids)));
         return {

@@ -13,6 +13,7 @@ const float kSqrt2OverPi = static_cast<float>(std::sqrt(2.0 / 3.1415926535897932
 constexpr float kTanhCubic = 0.044715f;
 
 float gelu_erf(float x) { return 0.5f * x * (1.0f + std::erf(x * kInvSqrt2)); }
+float silu(float x) { return x / (1.0f + std::exp(-x)); }
 float gelu_tanh(float x) {
   return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + kTanhCubic * x * x * x)));
 }
@@ -24,6 +25,7 @@ void activation_f32_naive(float* x, size_t n, Activation act) {
       case Activation::GeluErf: x[i] = gelu_erf(x[i]); break;
       case Activation::GeluTanh: x[i] = gelu_tanh(x[i]); break;
       case Activation::Relu: x[i] = x[i] > 0.0f ? x[i] : 0.0f; break;
+      case Activation::Silu: x[i] = silu(x[i]); break;
     }
   }
 }
@@ -42,7 +44,15 @@ void activation_f32_eigen(float* x, size_t n, Activation act) {
     case Activation::Relu:
       a = a.max(0.0f);
       break;
+    case Activation::Silu:
+      a = a / (1.0f + (-a).exp());
+      break;
   }
+}
+
+void multiply_f32(float* up, const float* activated_gate, size_t n) {
+  Eigen::Map<Eigen::ArrayXf>(up, static_cast<Eigen::Index>(n)) *=
+      Eigen::Map<const Eigen::ArrayXf>(activated_gate, static_cast<Eigen::Index>(n));
 }
 
 }  // namespace attnscope::kernels

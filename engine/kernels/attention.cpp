@@ -13,7 +13,7 @@ namespace attnscope::kernels {
 
 void attention_head_f32_naive(float* probs, float* context, const float* q, const float* k,
                               const float* v, const float* key_bias, const AttentionShape& s) {
-  const int dh = s.head_dim, stride = s.stride, Tk = s.keys;
+  const int dh = s.head_dim, stride = s.stride, kv_stride = s.key_stride(), Tk = s.keys;
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   for (int i = 0; i < s.queries; ++i) {
     float* p = probs + static_cast<size_t>(i) * Tk;
@@ -21,7 +21,7 @@ void attention_head_f32_naive(float* probs, float* context, const float* q, cons
     // pass 1: scaled scores q_i · k_j plus the key mask
     for (int j = 0; j < visible; ++j) {
       float dot = 0.0f;
-      for (int d = 0; d < dh; ++d) dot += q[static_cast<size_t>(i) * stride + d] * k[static_cast<size_t>(j) * stride + d];
+      for (int d = 0; d < dh; ++d) dot += q[static_cast<size_t>(i) * stride + d] * k[static_cast<size_t>(j) * kv_stride + d];
       p[j] = dot * scale + (key_bias ? key_bias[j] : 0.0f);
     }
     // pass 2: normalise over the visible keys; the causally hidden ones get exactly 0
@@ -30,7 +30,7 @@ void attention_head_f32_naive(float* probs, float* context, const float* q, cons
     // pass 3: context_i = Σ_j p_ij v_j
     for (int d = 0; d < dh; ++d) {
       float acc = 0.0f;
-      for (int j = 0; j < visible; ++j) acc += p[j] * v[static_cast<size_t>(j) * stride + d];
+      for (int j = 0; j < visible; ++j) acc += p[j] * v[static_cast<size_t>(j) * kv_stride + d];
       context[static_cast<size_t>(i) * stride + d] = acc;
     }
   }
@@ -42,8 +42,8 @@ void attention_head_f32_eigen(float* probs, float* context, const float* q, cons
   using Strided = Eigen::OuterStride<>;
   const int Tq = s.queries, Tk = s.keys, dh = s.head_dim;
   Eigen::Map<const RowMatrix, 0, Strided> Q(q, Tq, dh, Strided(s.stride));
-  Eigen::Map<const RowMatrix, 0, Strided> K(k, Tk, dh, Strided(s.stride));
-  Eigen::Map<const RowMatrix, 0, Strided> V(v, Tk, dh, Strided(s.stride));
+  Eigen::Map<const RowMatrix, 0, Strided> K(k, Tk, dh, Strided(s.key_stride()));
+  Eigen::Map<const RowMatrix, 0, Strided> V(v, Tk, dh, Strided(s.key_stride()));
   Eigen::Map<RowMatrix, 0, Strided> ctx(context, Tq, dh, Strided(s.stride));
   Eigen::Map<RowMatrix> P(probs, Tq, Tk);
 

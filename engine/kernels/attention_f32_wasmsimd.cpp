@@ -72,14 +72,14 @@ void softmax_row_f32_wasmsimd(float* row, int n) {
 void attention_head_f32_wasmsimd(float* probs, float* context, const float* q, const float* k,
                                  const float* v, const float* key_bias, const AttentionShape& s) {
   const int Tq = s.queries, Tk = s.keys, dh = s.head_dim;
-  const size_t stride = static_cast<size_t>(s.stride);
+  const size_t stride = static_cast<size_t>(s.stride), kv_stride = static_cast<size_t>(s.key_stride());
   // Per-head scratch, kept between calls: packed Kᵀ (dh × Tk) and V (Tk × dh).
   thread_local std::vector<float> k_packed, v_packed;  // per thread: heads run in parallel
   const size_t panels_t = (Tk + kGemmNR - 1) / kGemmNR, panels_d = (dh + kGemmNR - 1) / kGemmNR;
   k_packed.resize(panels_t * dh * kGemmNR);
   v_packed.resize(panels_d * Tk * kGemmNR);
-  pack_b_from_weight_f32_wasmsimd(k_packed.data(), k, Tk, dh, stride);  // B = Kᵀ: (dh, Tk)
-  pack_b_f32_wasmsimd(v_packed.data(), v, Tk, dh, stride);              // B = V: (Tk, dh)
+  pack_b_from_weight_f32_wasmsimd(k_packed.data(), k, Tk, dh, kv_stride);  // B = Kᵀ: (dh, Tk)
+  pack_b_f32_wasmsimd(v_packed.data(), v, Tk, dh, kv_stride);              // B = V: (Tk, dh)
 
   GemmEpilogue scores;
   scores.scale = 1.0f / std::sqrt(static_cast<float>(dh));

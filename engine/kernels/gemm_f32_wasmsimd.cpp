@@ -53,6 +53,8 @@ inline v128_t activate(v128_t x, Activation act) {
     case Activation::GeluErf: return simd::gelu_erf_f32x4(x);
     case Activation::GeluTanh: return simd::gelu_tanh_f32x4(x);
     case Activation::Relu: return simd::relu_f32x4(x);
+    case Activation::Silu:  // x / (1 + e^−x); e^−x = inf for x < −88 gives −0, as in float
+      return wasm_f32x4_div(x, wasm_f32x4_add(wasm_f32x4_splat(1.0f), simd::exp_f32x4(wasm_f32x4_neg(x))));
   }
   return x;
 }
