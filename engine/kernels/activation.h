@@ -1,7 +1,7 @@
-// The feed-forward activations configs name (hidden_act; GPT-2's activation_function): exact GELU (x·Φ(x) with erf, HF "gelu"), the tanh
-// approximation (HF "gelu_new" / "gelu_pytorch_tanh" / "gelu_fast"), ReLU, and SiLU (x·σ(x), HF
-// "silu" / "swish": the Llama family's gate).
-// Applied in place over a flat array; reference and fast versions.
+// The feed-forward activations configs name (hidden_act; GPT-2's activation_function): exact
+// GELU (x·Φ(x) with erf, HF "gelu"), the tanh approximation (HF "gelu_new" /
+// "gelu_pytorch_tanh" / "gelu_fast"), ReLU, and SiLU (x·σ(x), HF "silu" / "swish": the Llama
+// family's gate). Applied in place over a flat array; reference and fast versions.
 #pragma once
 #include <cstddef>
 
