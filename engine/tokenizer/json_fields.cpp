@@ -99,6 +99,24 @@ int64_t get_int(const json& v, const std::string& where, int64_t lo, int64_t hi)
   return n;
 }
 
+json parse_config(std::string_view text) {
+  if (text.empty()) return json::object();
+  json config = parse_json(text, "tokenizer_config.json");
+  if (!config.is_object()) fail("tokenizer_config.json must be a JSON object");
+  return config;
+}
+
+bool class_is(std::string name, std::initializer_list<const char*> classes) {
+  const std::string fast = "Fast";
+  if (name.size() > fast.size() && name.compare(name.size() - fast.size(), fast.size(), fast) == 0) {
+    name.resize(name.size() - fast.size());
+  }
+  for (const char* known : classes) {
+    if (name == known) return true;
+  }
+  return false;
+}
+
 std::string special_token_name(const json& config, const char* key, const std::string& fallback) {
   auto it = config.find(key);
   if (it == config.end() || it->is_null()) return fallback;
@@ -157,6 +175,40 @@ std::pair<std::string, int32_t> parse_token_pair(const json& post, const char* k
   const json v = post.value(key, json());
   if (!v.is_array() || v.size() != 2 || !v[0].is_string()) fail(std::string("post_processor.") + key + " must be [token, id]");
   return {v[0].get<std::string>(), static_cast<int32_t>(get_int(v[1], std::string("post_processor.") + key, 0, kMaxVocab))};
+}
+
+namespace {
+
+void flatten(const json& section, const char* list_key, const char* where, int depth, std::vector<json>& out) {
+  if (section.is_null()) return;
+  if (!section.is_object() || get_string(section, "type", "", where) != "Sequence") {
+    out.push_back(section);
+    return;
+  }
+  if (depth > 8) fail(std::string(where) + " Sequence nested too deeply");
+  auto list = section.find(list_key);
+  if (list == section.end() || !list->is_array()) fail(std::string(where) + " Sequence needs a \"" + list_key + "\" array");
+  for (const json& member : *list) flatten(member, list_key, where, depth + 1, out);
+}
+
+}  // namespace
+
+std::vector<json> sequence_members(const json& section, const char* list_key, const char* where) {
+  std::vector<json> out;
+  flatten(section, list_key, where, 0, out);
+  return out;
+}
+
+Regex parse_pattern(const json& pattern, const std::string& where) {
+  if (pattern.is_object() && pattern.size() == 1) {
+    if (pattern.contains("Regex")) return Regex::compile(get_string(pattern, "Regex", "", where));
+    if (pattern.contains("String")) {
+      std::u32string text;
+      for (const SpannedChar& c : decode_utf8(get_string(pattern, "String", "", where))) text += c.cp;
+      return Regex::literal(text);
+    }
+  }
+  fail(where + " must be {\"String\": ...} or {\"Regex\": ...}");
 }
 
 std::string type_name(const json& component, const char* where) {

@@ -3,6 +3,7 @@
 #include "tokenizer/normalizer.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "tokenizer/unicode_tables.h"
 
@@ -31,8 +32,6 @@ bool is_cjk_ideograph(char32_t cp) {
          (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
 }
 
-namespace {
-
 // Canonical ordering (the last step of NFD): stable sort of each run of non-starters by combining
 // class. Must run before the Mn marks are dropped: an Mn mark of class 0 ends a run.
 void order_non_starters(std::vector<SpannedChar>& text, size_t from) {
@@ -50,7 +49,29 @@ void order_non_starters(std::vector<SpannedChar>& text, size_t from) {
   }
 }
 
-}  // namespace
+std::vector<SpannedChar> compose(const std::vector<SpannedChar>& text) {
+  std::vector<SpannedChar> out;
+  out.reserve(text.size());
+  size_t starter = SIZE_MAX;
+  for (const SpannedChar& c : text) {
+    const uint8_t cc = canonical_combining_class(c.cp);
+    if (starter != SIZE_MAX) {
+      const uint8_t last = canonical_combining_class(out.back().cp);
+      const bool blocked = out.size() - 1 != starter && (last == 0 || last >= cc);
+      if (!blocked) {
+        if (const char32_t composite = primary_composite(out[starter].cp, c.cp)) {
+          out[starter].cp = composite;
+          out[starter].start = std::min(out[starter].start, c.start);
+          out[starter].end = std::max(out[starter].end, c.end);
+          continue;
+        }
+      }
+    }
+    if (cc == 0) starter = out.size();
+    out.push_back(c);
+  }
+  return out;
+}
 
 // One pass per character doing the four steps in tokenizers' order (clean → pad CJK → NFD →
 // lowercase); canonical ordering and dropping the Mn marks follow in two passes over the output.

@@ -22,6 +22,14 @@ std::vector<SpannedChar> normalize_bert(const std::vector<SpannedChar>& text,
 std::vector<SpannedChar> normalize_bert(const SpannedChar* begin, const SpannedChar* end,
                                         const NormalizerOptions& options);
 
+// Canonical ordering of text[from..] (NFD's last step): each run of non-starters stably sorted by
+// combining class.
+void order_non_starters(std::vector<SpannedChar>& text, size_t from);
+
+// Canonical composition of decomposed, canonically ordered text (NFC's second half): each
+// character joins the last starter when nothing between blocks it; the composite takes both spans.
+std::vector<SpannedChar> compose(const std::vector<SpannedChar>& text);
+
 // The character classes BertNormalizer uses (exposed for the pre-tokenizer and the tests).
 bool is_bert_control(char32_t cp);     // Cc/Cf/Cn/Co/Cs except \t \n \r
 bool is_bert_whitespace(char32_t cp);  // \t \n \r or White_Space
