@@ -9,10 +9,13 @@
 
 namespace attnscope::tok {
 
+// Rust tokenizers' is_control is unicode_categories' is_other, whose tables list assigned
+// characters only: an unassigned code point (Cn) is kept, and becomes [UNK] (measured against
+// the Rust library in tests/js/tokenizer-rust-parity.test.js).
 bool is_bert_control(char32_t cp) {
   if (cp == '\t' || cp == '\n' || cp == '\r') return false;
   switch (general_category(cp)) {
-    case Category::Cc: case Category::Cf: case Category::Cn: case Category::Co: case Category::Cs:
+    case Category::Cc: case Category::Cf: case Category::Co: case Category::Cs:
       return true;
     default:
       return false;
@@ -49,9 +52,15 @@ void order_non_starters(std::vector<SpannedChar>& text, size_t from) {
   }
 }
 
+// Spans follow tokenizers' alignment bookkeeping: every output character takes the span of the
+// next input position, and a composite skips the positions of the characters it absorbed (as
+// its change of -n says). So after "c U+0323 U+0301" → "ć U+0323" the mark reports the third
+// position, as the Rust library does.
 std::vector<SpannedChar> compose(const std::vector<SpannedChar>& text) {
   std::vector<SpannedChar> out;
+  std::vector<size_t> absorbed;  // per output character: input characters composed into it
   out.reserve(text.size());
+  absorbed.reserve(text.size());
   size_t starter = SIZE_MAX;
   for (const SpannedChar& c : text) {
     const uint8_t cc = canonical_combining_class(c.cp);
@@ -61,14 +70,20 @@ std::vector<SpannedChar> compose(const std::vector<SpannedChar>& text) {
       if (!blocked) {
         if (const char32_t composite = primary_composite(out[starter].cp, c.cp)) {
           out[starter].cp = composite;
-          out[starter].start = std::min(out[starter].start, c.start);
-          out[starter].end = std::max(out[starter].end, c.end);
+          ++absorbed[starter];
           continue;
         }
       }
     }
     if (cc == 0) starter = out.size();
     out.push_back(c);
+    absorbed.push_back(0);
+  }
+  size_t position = 0;
+  for (size_t k = 0; k < out.size(); ++k) {
+    out[k].start = text[position].start;
+    out[k].end = text[position].end;
+    position += 1 + absorbed[k];
   }
   return out;
 }

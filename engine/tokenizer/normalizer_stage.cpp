@@ -81,9 +81,16 @@ std::vector<SpannedChar> expand(const std::vector<SpannedChar>& text, Map map) {
   return out;
 }
 
+// NFD. Canonical reordering moves code points but not spans: tokenizers' alignments stay with the
+// positions, so a reordered mark reports where it now stands (measured against the Rust library).
 std::vector<SpannedChar> decompose(const std::vector<SpannedChar>& text) {
   std::vector<SpannedChar> out = expand(text, canonical_decomposition);
+  std::vector<SpannedChar> positions = out;
   order_non_starters(out, 0);
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].start = positions[i].start;
+    out[i].end = positions[i].end;
+  }
   return out;
 }
 
