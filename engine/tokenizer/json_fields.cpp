@@ -60,8 +60,18 @@ std::vector<TemplatePiece> parse_template(const json& post, const char* key, boo
 [[noreturn]] void fail(const std::string& message) { throw Error("E_TOKENIZER", message); }
 
 json parse_json(std::string_view text, const char* file) {
+  // Copying or printing a JSON value recurses once per level: a file nested deeper than any real
+  // tokenizer file is refused while parsing, before it can exhaust the stack.
+  constexpr int kMaxDepth = 64;
+  struct TooDeep {};
+  const json::parser_callback_t limit = [](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxDepth) throw TooDeep{};
+    return true;
+  };
   try {
-    return json::parse(text.begin(), text.end());
+    return json::parse(text.begin(), text.end(), limit);
+  } catch (const TooDeep&) {
+    fail(std::string(file) + " nests deeper than " + std::to_string(kMaxDepth) + " levels");
   } catch (const json::exception& e) {
     fail(std::string(file) + " is not valid JSON: " + e.what());
   }
@@ -211,9 +221,21 @@ Regex parse_pattern(const json& pattern, const std::string& where) {
   fail(where + " must be {\"String\": ...} or {\"Regex\": ...}");
 }
 
+void check_dense_ids(size_t table_size, size_t tokens, const std::string& where) {
+  if (table_size > 2 * tokens + 1'000'000) {
+    fail(where + " has ids up to " + std::to_string(table_size - 1) + " for only " + std::to_string(tokens) +
+         " tokens: refusing so sparse a vocabulary");
+  }
+}
+
 std::string type_name(const json& component, const char* where) {
   const std::string type = component.is_object() ? get_string(component, "type", "", where) : "";
-  return type.empty() ? component.dump() : type;
+  if (!type.empty()) return type.size() > 80 ? type.substr(0, 80) + "..." : type;
+  // Without a type, say what it is without printing a whole (possibly huge) value.
+  if (component.is_object()) return "an object without \"type\"";
+  if (component.is_array()) return "an array";
+  const std::string text = component.dump();
+  return text.size() > 80 ? text.substr(0, 80) + "..." : text;
 }
 
 }  // namespace attnscope::tok::json_fields

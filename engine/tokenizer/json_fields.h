@@ -55,7 +55,11 @@ std::vector<json> sequence_members(const json& section, const char* list_key, co
 // A {"String": ...} or {"Regex": ...} pattern, as Split and Replace write it.
 Regex parse_pattern(const json& pattern, const std::string& where);
 
-// The "type" of a component, or its JSON text when it has none (for error messages).
+// Ids index a table of every id up to the largest: refuses a table far larger than the number of
+// tokens in it (a stray huge id would otherwise allocate gigabytes).
+void check_dense_ids(size_t table_size, size_t tokens, const std::string& where);
+
+// The "type" of a component, or a short description when it has none (for error messages).
 std::string type_name(const json& component, const char* where);
 
 }  // namespace attnscope::tok::json_fields

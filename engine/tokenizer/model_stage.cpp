@@ -13,12 +13,14 @@ using namespace json_fields;
 namespace {
 
 std::vector<std::string> tokens_by_id(const VocabMap& vocab) {
-  std::vector<std::string> out;
+  int32_t max_id = -1;
   for (const auto& [token, id] : vocab) {
     if (id < 0 || id > kMaxVocab) fail("token '" + token + "' has an invalid id");
-    if (static_cast<size_t>(id) >= out.size()) out.resize(static_cast<size_t>(id) + 1);
-    out[static_cast<size_t>(id)] = token;
+    max_id = std::max(max_id, id);
   }
+  check_dense_ids(static_cast<size_t>(max_id) + 1, vocab.size(), "model.vocab");
+  std::vector<std::string> out(static_cast<size_t>(max_id) + 1);
+  for (const auto& [token, id] : vocab) out[static_cast<size_t>(id)] = token;
   return out;
 }
 
@@ -54,7 +56,7 @@ std::vector<BpeMerge> parse_merges_json(const json& merges) {
 BpeOptions parse_bpe_options(const json& model) {
   if (auto it = model.find("dropout"); it != model.end() && !it->is_null()) {
     if (!it->is_number() || it->get<double>() != 0.0) {
-      fail("model.dropout " + it->dump() + " is not supported: BPE dropout is random; it must be null");
+      fail("model.dropout " + type_name(*it, "model.dropout") + " is not supported: BPE dropout is random; it must be null");
     }
   }
   for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {

@@ -13,10 +13,10 @@ namespace {
 
 [[noreturn]] void fail(const std::string& message) { throw Error("E_TOKENIZER", message); }
 
-constexpr size_t kMaxPatternChars = 20000;
+constexpr size_t kMaxPatternChars = 2000;   // real pre-tokenizer patterns are a few hundred
 constexpr int kMaxNesting = 100;
 constexpr int kMaxRepeat = 100000;
-constexpr size_t kMaxDepth = 5000;  // nested group repetitions while matching
+constexpr size_t kMaxDepth = 2000;  // nested calls while matching: bounds the stack
 
 // One test inside a character class (or a single literal character).
 struct ClassItem {
@@ -436,10 +436,12 @@ namespace {
 class Matcher {
  public:
   Matcher(const RegexProgram& program, const char32_t* text, size_t n)
-      : nodes_(program.nodes), text_(text), n_(n), budget_(20'000'000 + 2000 * static_cast<uint64_t>(n)) {}
+      : nodes_(program.nodes), text_(text), n_(n), budget_(1'000'000 + 2000 * static_cast<uint64_t>(n)) {}
 
   bool match(int id, size_t pos, Cont k) {
     count_step();
+    if (++depth_ > kMaxDepth) fail("a Split/Replace regex nests deeper than " + std::to_string(kMaxDepth) + " calls on this input");
+    struct DepthGuard { size_t& d; ~DepthGuard() { --d; } } guard{depth_};
     const Node& node = nodes_[static_cast<size_t>(id)];
     switch (node.kind) {
       case NodeKind::Empty: return k(pos);
@@ -503,8 +505,6 @@ class Matcher {
 
   // A repeated group: one iteration at a time; an iteration that matched nothing ends the loop.
   bool repeat(const Node& node, int count, size_t pos, Cont k) {
-    if (++depth_ > kMaxDepth) fail("a Split/Replace regex repeats a group more than " + std::to_string(kMaxDepth) + " times on this input");
-    struct DepthGuard { size_t& d; ~DepthGuard() { --d; } } guard{depth_};
     const bool can_more = node.max < 0 || count < node.max;
     const auto again = [&](size_t p) { return p != pos && repeat(node, count + 1, p, k); };
     if (node.greedy) {

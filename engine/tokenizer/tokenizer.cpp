@@ -45,12 +45,26 @@ Tokenizer Tokenizer::from_files(const TokenizerFiles& f) {
 void Tokenizer::finish_setup() {
   vocab_ = model_.tokens();
   // Added tokens may carry ids past the model's vocabulary: id_to_token must know them too.
+  size_t table = vocab_.size();
   for (const AddedToken& a : added_) {
     if (a.id < 0 || a.id > json_fields::kMaxVocab) {
       throw Error("E_TOKENIZER", "added token '" + a.content + "' has an invalid id " + std::to_string(a.id));
     }
-    if (static_cast<size_t>(a.id) >= vocab_.size()) vocab_.resize(static_cast<size_t>(a.id) + 1);
-    vocab_[static_cast<size_t>(a.id)] = a.content;
+    table = std::max(table, static_cast<size_t>(a.id) + 1);
+  }
+  json_fields::check_dense_ids(table, vocab_.size() + added_.size(), "added_tokens");
+  vocab_.resize(table);
+  for (const AddedToken& a : added_) vocab_[static_cast<size_t>(a.id)] = a.content;
+  // The template's special tokens become ids the model will look up: they must exist.
+  for (const auto* pieces : {&post_processor_.single, &post_processor_.pair}) {
+    for (const TemplatePiece& piece : *pieces) {
+      for (const auto& [token, id] : piece.special) {
+        if (static_cast<size_t>(id) >= vocab_.size()) {
+          throw Error("E_TOKENIZER", "post_processor special token '" + token + "' has id " + std::to_string(id) +
+                                         ", outside the vocabulary of " + std::to_string(vocab_.size()));
+        }
+      }
+    }
   }
   // Each token goes in one matcher; normalized ones are matched in their normalized form, as
   // tokenizers' AddedVocabulary does. An empty content never matches.
