@@ -190,7 +190,7 @@ class Parser {
     return atom_node;
   }
 
-  // {m}, {m,}, {m,n}; false (nothing consumed) when the braces are not a quantifier.
+  // {m}, {m,}, {m,n}, {,n}; false (nothing consumed) when the braces are not a quantifier.
   bool bounds(int& min, int& max) {
     size_t j = i_ + 1;
     auto number = [&](int& out) {
@@ -204,11 +204,18 @@ class Parser {
       out = static_cast<int>(v);
       return j > from;
     };
-    if (!number(min)) return false;
+    // Ruby syntax (Oniguruma's default): {m}, {m,}, {m,n} and {,n} (0 to n).
+    const bool has_min = number(min);
+    if (!has_min) min = 0;
     max = min;
     if (j < p_.size() && p_[j] == ',') {
       ++j;
-      if (!number(max)) max = -1;
+      if (!number(max)) {
+        if (!has_min) return false;  // "{,}" is literal text
+        max = -1;
+      }
+    } else if (!has_min) {
+      return false;
     }
     if (j >= p_.size() || p_[j] != '}') return false;
     if (max >= 0 && max < min) fail(where() + "repetition {m,n} with n < m");

@@ -4,7 +4,7 @@
 // that matches wins, greedy quantifiers backtrack. Supported: literals and escapes (\r \n \t \f \v
 // \xHH \x{H..} \uHHHH, escaped punctuation), `.`, classes [...] with ranges and negation,
 // \s \S \d \D \w \W, \p{..}/\P{..} general categories (L, Lu, N, Nd, P, ...), groups ( ) (?: ),
-// (?i: ) and (?i), alternation, ? * + {m} {m,} {m,n} (and lazy forms), lookahead (?= ) (?! ),
+// (?i: ) and (?i), alternation, ? * + {m} {m,} {m,n} {,n} (and lazy forms), lookahead (?= ) (?! ),
 // ^ $ \A \z. Anything else (lookbehind, backreferences, \b, scripts like \p{Han}) is an
 // E_TOKENIZER error naming it. Matching is bounded: an input that would make a pattern
 // backtrack without end is an E_TOKENIZER error, never a hang.
