@@ -42,7 +42,7 @@ Step parse_step(const json& section) {
     step.prepend = get_string(section, "prepend_scheme", legacy_prefix ? "always" : "never", "decoder Metaspace") != "never";
   } else if (type == "Replace") {
     step.kind = Step::Kind::Replace;
-    const json pattern = section.value("pattern", json());
+    const json& pattern = member(section, "pattern");
     if (!pattern.is_object() || !pattern.contains("String")) fail("decoder Replace supports only a {\"String\": ...} pattern");
     step.pattern = get_string(pattern, "String", "", "decoder Replace pattern");
     if (step.pattern.empty()) fail("decoder Replace pattern must not be empty");

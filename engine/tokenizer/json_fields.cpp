@@ -109,6 +109,13 @@ int64_t get_int(const json& v, const std::string& where, int64_t lo, int64_t hi)
   return n;
 }
 
+const json& member(const json& obj, const char* key) {
+  static const json null_value;
+  if (!obj.is_object()) return null_value;
+  auto it = obj.find(key);
+  return it == obj.end() ? null_value : *it;
+}
+
 json parse_config(std::string_view text) {
   if (text.empty()) return json::object();
   json config = parse_json(text, "tokenizer_config.json");

@@ -28,6 +28,10 @@ std::optional<bool> get_optional_bool(const json& obj, const char* key, const st
 std::string get_string(const json& obj, const char* key, const std::string& fallback, const std::string& where);
 int64_t get_int(const json& v, const std::string& where, int64_t lo, int64_t hi);
 
+// obj[key] without copying it (tokenizer.json's model section is megabytes): a null when absent
+// or when obj is not an object.
+const json& member(const json& obj, const char* key);
+
 // tokenizer_config.json as an object ({} when the folder has none).
 json parse_config(std::string_view text);
 // Whether tokenizer_config.json's tokenizer_class names one of these classes, with or without

@@ -134,8 +134,8 @@ Model Model::from_json(const json& model) {
   if (!model.is_object()) fail("tokenizer.json has no model");
   const std::string type = get_string(model, "type", model.contains("merges") ? "BPE" : "WordPiece", "model");
   if (type == "BPE") {
-    return bpe(parse_vocab_object(model.value("vocab", json()), "model.vocab"),
-               parse_merges_json(model.value("merges", json())), parse_bpe_options(model));
+    return bpe(parse_vocab_object(member(model, "vocab"), "model.vocab"),
+               parse_merges_json(member(model, "merges")), parse_bpe_options(model));
   }
   if (type != "WordPiece") fail("model '" + type + "' is not supported: AttnScope reproduces WordPiece and BPE");
   WordPieceConfig config;
@@ -144,7 +144,7 @@ Model Model::from_json(const json& model) {
   if (auto it = model.find("max_input_chars_per_word"); it != model.end() && !it->is_null()) {
     config.max_input_chars_per_word = static_cast<int>(get_int(*it, "model.max_input_chars_per_word", 0, 1 << 30));
   }
-  VocabMap vocab = parse_vocab_object(model.value("vocab", json()), "model.vocab");
+  VocabMap vocab = parse_vocab_object(member(model, "vocab"), "model.vocab");
   std::vector<std::string> by_id = tokens_by_id(vocab);
   return wordpiece(std::move(vocab), std::move(by_id), std::move(config));
 }

@@ -31,7 +31,7 @@ NormalizerStep parse_step(const json& section) {
     step.text = code_points(get_string(section, "prepend", "", "normalizer Prepend"));
   } else if (type == "Replace") {
     step.kind = NormalizerStep::Kind::Replace;
-    step.pattern = parse_pattern(section.value("pattern", json()), "normalizer Replace pattern");
+    step.pattern = parse_pattern(member(section, "pattern"), "normalizer Replace pattern");
     step.text = code_points(get_string(section, "content", "", "normalizer Replace"));
   } else if (type == "NFC") {
     step.kind = NormalizerStep::Kind::Nfc;

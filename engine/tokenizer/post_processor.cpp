@@ -55,7 +55,7 @@ PostProcessor PostProcessor::from_json(const json& section) {
   if (section.is_null()) return p;
   bool has_template = false;
   if (type_name(section, "post_processor") == "Sequence") {
-    const json list = section.value("processors", json());
+    const json& list = member(section, "processors");
     if (!list.is_array()) fail("post_processor.processors must be an array");
     for (const json& member : list) {
       if (type_name(member, "post_processor") == "Sequence") fail("nested post_processor Sequence is not supported");

@@ -38,7 +38,7 @@ Step parse_step(const json& section) {
     step.use_regex = get_bool(section, "use_regex", true, "pre_tokenizer");
   } else if (type == "Split") {
     step.kind = Step::Kind::Split;
-    step.pattern = parse_pattern(section.value("pattern", json()), "pre_tokenizer Split pattern");
+    step.pattern = parse_pattern(member(section, "pattern"), "pre_tokenizer Split pattern");
     step.behavior = parse_behavior(get_string(section, "behavior", "", "pre_tokenizer Split"));
     step.invert = get_bool(section, "invert", false, "pre_tokenizer Split");
   } else if (type == "Metaspace") {

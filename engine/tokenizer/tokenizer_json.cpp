@@ -11,11 +11,11 @@ Tokenizer Tokenizer::from_tokenizer_json(std::string_view tokenizer_json, std::s
   const json doc = parse_json(tokenizer_json, "tokenizer.json");
   if (!doc.is_object()) fail("tokenizer.json must be a JSON object");
   Tokenizer t;
-  t.normalizer_ = Normalizer::from_json(doc.value("normalizer", json()));
-  t.pre_tokenizer_ = PreTokenizer::from_json(doc.value("pre_tokenizer", json()));
-  t.model_ = Model::from_json(doc.value("model", json()));
-  t.post_processor_ = PostProcessor::from_json(doc.value("post_processor", json()));
-  t.decoder_ = Decoder::from_json(doc.value("decoder", json()));
+  t.normalizer_ = Normalizer::from_json(member(doc, "normalizer"));
+  t.pre_tokenizer_ = PreTokenizer::from_json(member(doc, "pre_tokenizer"));
+  t.model_ = Model::from_json(member(doc, "model"));
+  t.post_processor_ = PostProcessor::from_json(member(doc, "post_processor"));
+  t.decoder_ = Decoder::from_json(member(doc, "decoder"));
   parse_added_tokens(doc, t.added_);
   const json config = parse_config(tokenizer_config_json);
   t.special_ = SpecialTokens{special_token_name(config, "cls_token", ""), special_token_name(config, "sep_token", ""),
