@@ -8,6 +8,7 @@
 #include "tokenizer/byte_level.h"
 #include "tokenizer/json_fields.h"
 #include "tokenizer/pre_tokenizer.h"
+#include "tokenizer/unicode_tables.h"
 
 namespace attnscope::tok {
 
@@ -53,9 +54,12 @@ Step parse_step(const json& section) {
     else if (scheme == "never") step.prepend = Step::Prepend::Never;
     else fail("pre_tokenizer Metaspace prepend_scheme '" + scheme + "' is not always, first or never");
     step.split = get_bool(section, "split", true, "pre_tokenizer Metaspace");
+  } else if (type == "Digits") {
+    step.kind = Step::Kind::Digits;
+    step.individual_digits = get_bool(section, "individual_digits", false, "pre_tokenizer Digits");
   } else {
     fail("pre_tokenizer '" + type + "' is not supported: AttnScope reproduces BertPreTokenizer, ByteLevel, Split, "
-         "Metaspace and Sequences of them");
+         "Metaspace, Digits and Sequences of them");
   }
   return step;
 }
@@ -172,6 +176,24 @@ void metaspace(const Step& step, Word w, std::vector<Word>& out) {
   split_by_matches(w, matches, Step::Behavior::MergedWithNext, false, out);
 }
 
+// Rust's char::is_numeric: the N* categories.
+bool is_numeric(char32_t cp) {
+  if (cp < 128) return cp >= '0' && cp <= '9';
+  const Category c = general_category(cp);
+  return c == Category::Nd || c == Category::Nl || c == Category::No;
+}
+
+// tokenizers' Digits: numeric characters isolated one by one, or as runs (Contiguous).
+void digits(const Step& step, const Word& w, std::vector<Word>& out) {
+  std::vector<std::pair<size_t, size_t>> matches;
+  for (size_t i = 0; i < w.chars.size(); ++i) {
+    if (!is_numeric(w.chars[i].cp)) continue;
+    if (!step.individual_digits && !matches.empty() && matches.back().second == i) matches.back().second = i + 1;
+    else matches.emplace_back(i, i + 1);
+  }
+  split_by_matches(w, matches, Step::Behavior::Isolated, false, out);
+}
+
 void run_step(const Step& step, Word w, std::vector<Word>& out) {
   switch (step.kind) {
     case Step::Kind::Bert:
@@ -179,6 +201,7 @@ void run_step(const Step& step, Word w, std::vector<Word>& out) {
       return;
     case Step::Kind::ByteLevel: byte_level(step, std::move(w), out); return;
     case Step::Kind::Metaspace: metaspace(step, std::move(w), out); return;
+    case Step::Kind::Digits: digits(step, w, out); return;
     case Step::Kind::Split: {
       std::u32string cps;
       cps.reserve(w.chars.size());

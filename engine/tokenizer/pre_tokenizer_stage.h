@@ -2,7 +2,7 @@
 // steps that cut normalized text into words for the model, run in order over every word so far —
 // BertPreTokenizer (pre_tokenizer.h), ByteLevel (GPT-2's split and the byte → character mapping,
 // byte_level.h), Split (a regex with tokenizers' delimiter behaviours, regex.h), Metaspace
-// ('▁' for spaces, SentencePiece style), or a Sequence of them. A type or option not reproduced
+// ('▁' for spaces, SentencePiece style), Digits (SmolLM's), or a Sequence of them. A type or option not reproduced
 // here is an E_TOKENIZER error naming it. It does not look words up; the model does.
 #pragma once
 #include <string>
@@ -23,7 +23,7 @@ struct Word {
 };
 
 struct PreTokenizerStep {
-  enum class Kind { Bert, ByteLevel, Split, Metaspace };
+  enum class Kind { Bert, ByteLevel, Split, Metaspace, Digits };
   // tokenizers' SplitDelimiterBehavior: what happens to the pattern's matches.
   enum class Behavior { Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous };
   enum class Prepend { Always, First, Never };  // Metaspace's prepend_scheme
@@ -36,6 +36,7 @@ struct PreTokenizerStep {
   char32_t replacement = 0x2581;  // Metaspace '▁'
   Prepend prepend = Prepend::Always;
   bool split = true;              // Metaspace: cut before each replacement character
+  bool individual_digits = false; // Digits: every digit alone (else runs of digits)
 };
 
 class PreTokenizer {

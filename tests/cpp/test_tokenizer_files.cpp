@@ -75,7 +75,7 @@ TEST_CASE("files: what cannot be reproduced exactly is rejected naming it", "[to
   expect_error([] { bert_files("", json_with(R"({"type":"NFKC"})", kBertPre, "WordPiece", kTemplate), ""); }, "NFKC");
   expect_error([] { bert_files("", json_with(R"({"type":"Sequence","normalizers":[{"type":"Precompiled"}]})", kBertPre, "WordPiece", kTemplate), ""); }, "Precompiled");
   expect_error([] { bert_files("", json_with(kBertNorm, R"({"type":"Whitespace"})", "WordPiece", kTemplate), ""); }, "Whitespace");
-  expect_error([] { bert_files("", json_with(kBertNorm, R"({"type":"Digits"})", "WordPiece", kTemplate), ""); }, "pre_tokenizer 'Digits'");
+  expect_error([] { bert_files("", json_with(kBertNorm, R"({"type":"Punctuation"})", "WordPiece", kTemplate), ""); }, "pre_tokenizer 'Punctuation'");
   expect_error([] { bert_files("", json_with(kBertNorm, kBertPre, "Unigram", kTemplate), ""); }, "Unigram");
   expect_error([] { bert_files("", json_with(kBertNorm, kBertPre, "WordPiece", R"({"type":"RobertaProcessing"})"), ""); }, "RobertaProcessing");
   expect_error([] { bert_files("", json_with(kBertNorm, kBertPre, "WordPiece", R"({"type":"TemplateProcessing"})"), ""); }, "post_processor.single");

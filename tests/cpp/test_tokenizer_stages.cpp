@@ -126,6 +126,14 @@ TEST_CASE("Split pre-tokenizer: every delimiter behaviour", "[tokenizer][pre_tok
   expect_error([] { PreTokenizer::from_json({{"type", "Split"}, {"pattern", "x"}}); }, "Split pattern");
 }
 
+TEST_CASE("Digits pre-tokenizer: digits alone or in runs (SmolLM)", "[tokenizer][pre_tokenizer]") {
+  // Rust's char::is_numeric: Arabic-Indic digits and ½ (No) count.
+  const std::string text = "a12 b\xD9\xA3\xD9\xA4\xC2\xBD";
+  CHECK(words({{"type", "Digits"}, {"individual_digits", true}}, text) ==
+        V{"a", "1", "2", " b", "\xD9\xA3", "\xD9\xA4", "\xC2\xBD"});
+  CHECK(words({{"type", "Digits"}, {"individual_digits", false}}, text) == V{"a", "12", " b", "\xD9\xA3\xD9\xA4\xC2\xBD"});
+}
+
 TEST_CASE("Metaspace pre-tokenizer: spaces as '\u2581', prepended, split before each", "[tokenizer][pre_tokenizer]") {
   const std::string m = "\xE2\x96\x81";
   const nlohmann::json always = {{"type", "Metaspace"}, {"replacement", m}, {"prepend_scheme", "always"}, {"split", true}};

