@@ -71,7 +71,7 @@ Cont cont(const F& f) {
 class Matcher {
  public:
   Matcher(const RegexProgram& program, const char32_t* text, size_t n)
-      : nodes_(program.nodes), text_(text), n_(n), budget_(1'000'000 + 2000 * static_cast<uint64_t>(n)) {}
+      : nodes_(program.nodes), text_(text), n_(n), budget_(100'000 + 1000 * static_cast<uint64_t>(n)) {}
 
   bool match(int id, size_t pos, Cont k) {
     count_step();
