@@ -393,6 +393,9 @@ class TokenizerOnly {
   }
   int vocab_size() const { return static_cast<int>(tokenizer_.vocab_size()); }
   bool byte_level() const { return tokenizer_.is_byte_level(); }
+  std::string decode(const val& ids) const {
+    return guarded([&] { return tokenizer_.decode(int32_vector_from_js(ids)); });
+  }
 
  private:
   tok::Tokenizer tokenizer_;
@@ -487,7 +490,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .constructor(&create_tokenizer, allow_raw_pointers())
       .function("encode", &TokenizerOnly::encode)
       .function("vocabSize", &TokenizerOnly::vocab_size)
-      .function("byteLevel", &TokenizerOnly::byte_level);
+      .function("byteLevel", &TokenizerOnly::byte_level)
+      .function("decode", &TokenizerOnly::decode);
   function("buildInfo", &build_info);
   // The loader reports how many pthread workers it pre-started (plus the calling thread).
   function("setMaxThreads", &attnscope::set_max_threads);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "config.h"
-#include "tokenizer/bert_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 namespace attnscope::bindings {
 

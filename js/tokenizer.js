@@ -51,6 +51,15 @@ class TokenizerOnly {
     return callWasm(() => this.#native.encode(wellFormed(text), textPair == null ? null : wellFormed(textPair), maxLength));
   }
 
+  /** The text of token ids, as Hugging Face's tokenizer.decode (special tokens kept). */
+  decode(ids) {
+    if (!this.#native) throw new AttnScopeError('E_DISPOSED', 'this tokenizer was disposed');
+    if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw new AttnScopeError('E_INPUT', 'ids must be an array of integers');
+    const bad = Array.prototype.findIndex.call(ids, (v) => !Number.isInteger(Number(v)) || Math.abs(Number(v)) > 2 ** 31 - 1);
+    if (bad >= 0) throw new AttnScopeError('E_INPUT', `ids[${bad}] = ${ids[bad]} is not a 32-bit integer`);
+    return callWasm(() => this.#native.decode(Int32Array.from(ids, Number)));
+  }
+
   dispose() {
     this.#native?.delete();
     this.#native = null;

@@ -1,4 +1,4 @@
-// BPE merges over one pre-token, in the order of tokenizers' Word::merge_all: a min-heap of
+// BPE merges over one word, in the order of tokenizers' Word::merge_all: a min-heap of
 // (rank, position) candidates; a popped candidate whose symbols changed since it was pushed is
 // stale and skipped.
 #include "tokenizer/bpe.h"
@@ -6,7 +6,7 @@
 #include <queue>
 
 #include "error.h"
-#include "tokenizer/byte_level.h"
+#include "tokenizer/utf8_text.h"
 
 namespace attnscope::tok {
 namespace {
@@ -19,7 +19,7 @@ struct Symbol {
   int32_t id;
   int32_t prev;  // index of the previous live symbol, -1 at the start
   int32_t next;  // index of the next live symbol, -1 at the end
-  uint32_t begin, end;  // bytes of the pre-token; begin == end once merged into its left neighbour
+  uint32_t begin, end;  // characters of the word; begin == end once merged into its left neighbour
 };
 
 struct Candidate {
@@ -34,10 +34,19 @@ struct Candidate {
 
 BpeModel::BpeModel(const VocabMap& vocab, const std::vector<BpeMerge>& merges, BpeOptions options)
     : vocab_(vocab), options_(std::move(options)) {
-  const auto& mapped = byte_to_unicode();
+  for (const auto& [token, id] : vocab_) {
+    const std::vector<SpannedChar> chars = decode_utf8(token);
+    if (chars.size() == 1) {
+      std::string back;
+      append_utf8(back, chars[0].cp);
+      if (back == token) char_ids_[chars[0].cp] = id;  // not an invalid byte read as U+FFFD
+    }
+  }
+  static const char* hex = "0123456789ABCDEF";
   for (int b = 0; b < 256; ++b) {
-    auto it = vocab_.find(mapped[b]);
-    byte_ids_[b] = it == vocab_.end() ? -1 : it->second;
+    const std::string name = std::string("<0x") + hex[b >> 4] + hex[b & 15] + ">";
+    auto it = vocab_.find(name);
+    byte_fallback_ids_[b] = it == vocab_.end() ? -1 : it->second;
   }
   if (!options_.unk_token.empty()) {
     auto it = vocab_.find(options_.unk_token);
@@ -63,11 +72,14 @@ BpeModel::BpeModel(const VocabMap& vocab, const std::vector<BpeMerge>& merges, B
   }
 }
 
-BpeModel::BpeModel(const BpeModel& o)
-    : vocab_(o.vocab_), options_(o.options_), unk_id_(o.unk_id_), byte_ids_(o.byte_ids_), ranks_(o.ranks_) {}
+void BpeModel::copy_tables(const BpeModel& o) {
+  vocab_ = o.vocab_; options_ = o.options_; unk_id_ = o.unk_id_; char_ids_ = o.char_ids_;
+  byte_fallback_ids_ = o.byte_fallback_ids_; ranks_ = o.ranks_;
+}
+BpeModel::BpeModel(const BpeModel& o) { copy_tables(o); }
 BpeModel& BpeModel::operator=(const BpeModel& o) {
   if (this != &o) {
-    vocab_ = o.vocab_; options_ = o.options_; unk_id_ = o.unk_id_; byte_ids_ = o.byte_ids_; ranks_ = o.ranks_;
+    copy_tables(o);
     std::lock_guard<std::mutex> lock(cache_mutex_);
     cache_.clear();
   }
@@ -75,59 +87,84 @@ BpeModel& BpeModel::operator=(const BpeModel& o) {
 }
 BpeModel::BpeModel(BpeModel&& o) noexcept
     : vocab_(std::move(o.vocab_)), options_(std::move(o.options_)), unk_id_(o.unk_id_),
-      byte_ids_(o.byte_ids_), ranks_(std::move(o.ranks_)) {}
+      char_ids_(std::move(o.char_ids_)), byte_fallback_ids_(o.byte_fallback_ids_), ranks_(std::move(o.ranks_)) {}
 BpeModel& BpeModel::operator=(BpeModel&& o) noexcept {
   vocab_ = std::move(o.vocab_); options_ = std::move(o.options_); unk_id_ = o.unk_id_;
-  byte_ids_ = o.byte_ids_; ranks_ = std::move(o.ranks_);
+  char_ids_ = std::move(o.char_ids_); byte_fallback_ids_ = o.byte_fallback_ids_; ranks_ = std::move(o.ranks_);
   std::lock_guard<std::mutex> lock(cache_mutex_);
   cache_.clear();
   return *this;
 }
 
-std::vector<BpePiece> BpeModel::tokenize(std::string_view bytes) const {
-  if (bytes.empty()) return {};
+std::vector<BpePiece> BpeModel::tokenize(std::string_view word) const {
+  if (word.empty()) return {};
   if (options_.ignore_merges) {
-    std::string mapped;
-    for (char c : bytes) mapped += byte_to_unicode()[static_cast<uint8_t>(c)];
-    auto it = vocab_.find(mapped);
-    if (it != vocab_.end()) return {BpePiece{it->second, 0, static_cast<uint32_t>(bytes.size())}};
+    auto it = vocab_.find(std::string(word));
+    if (it != vocab_.end()) {
+      return {BpePiece{it->second, 0, static_cast<uint32_t>(decode_utf8(word).size())}};
+    }
   }
-  const bool cacheable = bytes.size() <= kMaxCachedBytes;
+  const bool cacheable = word.size() <= kMaxCachedBytes;
   if (cacheable) {
     std::lock_guard<std::mutex> lock(cache_mutex_);
-    auto it = cache_.find(std::string(bytes));
+    auto it = cache_.find(std::string(word));
     if (it != cache_.end()) return it->second;
   }
-  std::vector<BpePiece> pieces = merge_word(bytes);
+  std::u32string chars;
+  for (const SpannedChar& c : decode_utf8(word)) chars += c.cp;
+  std::vector<BpePiece> pieces = merge_word(chars);
   if (cacheable) {
     std::lock_guard<std::mutex> lock(cache_mutex_);
-    if (cache_.size() < kCacheCapacity) cache_.emplace(std::string(bytes), pieces);
+    if (cache_.size() < kCacheCapacity) cache_.emplace(std::string(word), pieces);
   }
   return pieces;
 }
 
-std::vector<BpePiece> BpeModel::merge_word(std::string_view bytes) const {
-  // One symbol per byte; bytes missing from the vocabulary become unk (fused if asked) or, with
-  // no unk token, vanish — the merges then see their neighbours as adjacent, as in tokenizers.
+std::vector<BpePiece> BpeModel::merge_word(const std::u32string& chars) const {
+  // One symbol per character, as tokenizers' BPE::merge_word. A missing character becomes its
+  // <0xNN> byte tokens (byte_fallback, when all exist), else unk (fused if asked) or, with no unk
+  // token, vanishes — the merges then see its neighbours as adjacent. Like tokenizers, a pending
+  // unk is only flushed by a known character, so it follows any byte tokens emitted meanwhile.
   std::vector<Symbol> symbols;
-  symbols.reserve(bytes.size());
+  symbols.reserve(chars.size());
   auto add = [&](int32_t id, uint32_t begin, uint32_t end) {
     const auto n = static_cast<int32_t>(symbols.size());
     if (n > 0) symbols.back().next = n;
     symbols.push_back(Symbol{id, n - 1, -1, begin, end});
   };
-  bool last_was_unk = false;
-  for (uint32_t i = 0; i < bytes.size(); ++i) {
-    const int32_t id = byte_ids_[static_cast<uint8_t>(bytes[i])];
-    if (id >= 0) {
-      add(id, i, i + 1);
-      last_was_unk = false;
-    } else if (unk_id_ >= 0) {
-      if (options_.fuse_unk && last_was_unk) symbols.back().end = i + 1;
-      else add(unk_id_, i, i + 1);
-      last_was_unk = true;
+  bool have_unk = false;
+  uint32_t unk_begin = 0, unk_end = 0;
+  std::string bytes;
+  for (uint32_t i = 0; i < chars.size(); ++i) {
+    auto known = char_ids_.find(chars[i]);
+    if (known != char_ids_.end()) {
+      if (have_unk) add(unk_id_, unk_begin, unk_end);
+      have_unk = false;
+      add(known->second, i, i + 1);
+      continue;
+    }
+    if (options_.byte_fallback) {
+      bytes.clear();
+      append_utf8(bytes, chars[i]);
+      bool all = true;
+      for (char b : bytes) all &= byte_fallback_ids_[static_cast<uint8_t>(b)] >= 0;
+      if (all) {
+        // Each byte token spans the whole character (offsets cannot split a code point).
+        for (char b : bytes) add(byte_fallback_ids_[static_cast<uint8_t>(b)], i, i + 1);
+        continue;
+      }
+    }
+    if (unk_id_ < 0) continue;
+    if (have_unk && options_.fuse_unk) {
+      unk_end = i + 1;
+    } else {
+      if (have_unk) add(unk_id_, unk_begin, unk_end);
+      have_unk = true;
+      unk_begin = i;
+      unk_end = i + 1;
     }
   }
+  if (have_unk) add(unk_id_, unk_begin, unk_end);
 
   std::priority_queue<Candidate> queue;
   auto push = [&](int32_t pos) {

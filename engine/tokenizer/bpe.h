@@ -1,8 +1,10 @@
-// The BPE model of byte-level tokenizers (GPT-2, RoBERTa): a pre-token's bytes start as one
-// symbol each (the vocabulary id of the byte's mapped character), then the lowest-ranked merge
-// among adjacent symbols is applied, leftmost first on ties, until none applies — the order of
-// tokenizers' Word::merge_all. Results are cached per pre-token. It does not split text; that is
-// byte_level.h's job.
+// The BPE model of tokenizers' models/bpe: a word's characters start as one symbol each (the
+// vocabulary id of the character; with byte_fallback, a character missing from the vocabulary
+// becomes its UTF-8 bytes as <0xNN> tokens; otherwise unk, fused if asked, or nothing), then the
+// lowest-ranked merge among adjacent symbols is applied, leftmost first on ties, until none
+// applies — the order of tokenizers' Word::merge_all. Byte-level tokenizers (GPT-2, Llama 3) reach
+// it with characters the ByteLevel pre-tokenizer already mapped from bytes ('Ġ' for a space), so
+// the model itself knows nothing of bytes. Results are cached per word. It does not split text.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -17,19 +19,20 @@
 
 namespace attnscope::tok {
 
-// One merge rule "a b" → "ab" with its priority (line number in merges.txt, lower first).
+// One merge rule "a b" → "ab"; its priority is its index in the list (lower first).
 struct BpeMerge {
   std::string left;
   std::string right;
 };
 
 struct BpeOptions {
-  bool ignore_merges = false;  // a pre-token that is itself in the vocabulary is emitted whole
+  bool ignore_merges = false;  // a word that is itself in the vocabulary is emitted whole
   std::string unk_token;       // empty: characters missing from the vocabulary are dropped, as HF does
   bool fuse_unk = false;       // consecutive unknown characters become one unk token
+  bool byte_fallback = false;  // a missing character becomes its bytes' <0xNN> tokens
 };
 
-// A piece of a pre-token: vocabulary id and [begin, end) byte range within the pre-token.
+// A piece of a word: vocabulary id and [begin, end) range of the word's characters.
 struct BpePiece {
   int32_t id;
   uint32_t begin;
@@ -39,31 +42,33 @@ struct BpePiece {
 class BpeModel {
  public:
   BpeModel() = default;
-  // vocab maps mapped-character strings ("Ġthe") to ids. Throws Error("E_TOKENIZER") if a merge
-  // names a token (or a merged result) that is not in the vocabulary, as tokenizers does.
+  // Throws Error("E_TOKENIZER") if a merge names a token (or a merged result) that is not in the
+  // vocabulary, or unk_token is not in it, as tokenizers does.
   BpeModel(const VocabMap& vocab, const std::vector<BpeMerge>& merges, BpeOptions options);
   BpeModel(const BpeModel& other);
   BpeModel& operator=(const BpeModel& other);
   BpeModel(BpeModel&&) noexcept;
   BpeModel& operator=(BpeModel&&) noexcept;
 
-  // Pieces of one pre-token given as raw bytes (before the byte → character mapping).
-  std::vector<BpePiece> tokenize(std::string_view bytes) const;
+  // Pieces of one word given as UTF-8; ranges count code points.
+  std::vector<BpePiece> tokenize(std::string_view word) const;
 
   const VocabMap& vocab() const { return vocab_; }
   size_t merge_count() const { return ranks_.size(); }
 
  private:
-  std::vector<BpePiece> merge_word(std::string_view bytes) const;
+  std::vector<BpePiece> merge_word(const std::u32string& chars) const;
+  void copy_tables(const BpeModel& o);
 
   VocabMap vocab_;
   BpeOptions options_;
   int32_t unk_id_ = -1;
-  std::array<int32_t, 256> byte_ids_{};  // id of each byte's mapped character, -1 when absent
+  std::unordered_map<char32_t, int32_t> char_ids_;  // vocabulary entries of one code point
+  std::array<int32_t, 256> byte_fallback_ids_{};    // id of "<0xNN>", -1 when absent
   // (left id << 32 | right id) → (rank, merged id).
   std::unordered_map<uint64_t, std::pair<uint32_t, int32_t>> ranks_;
 
-  // Pre-tokens repeat (" the", ","), so their pieces are kept; bounded like tokenizers' cache.
+  // Words repeat (" the", ","), so their pieces are kept; bounded like tokenizers' cache.
   static constexpr size_t kCacheCapacity = 10000;
   static constexpr size_t kMaxCachedBytes = 256;
   mutable std::mutex cache_mutex_;

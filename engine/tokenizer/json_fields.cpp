@@ -60,8 +60,18 @@ std::vector<TemplatePiece> parse_template(const json& post, const char* key, boo
 [[noreturn]] void fail(const std::string& message) { throw Error("E_TOKENIZER", message); }
 
 json parse_json(std::string_view text, const char* file) {
+  // Copying or printing a JSON value recurses once per level: a file nested deeper than any real
+  // tokenizer file is refused while parsing, before it can exhaust the stack.
+  constexpr int kMaxDepth = 64;
+  struct TooDeep {};
+  const json::parser_callback_t limit = [](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxDepth) throw TooDeep{};
+    return true;
+  };
   try {
-    return json::parse(text.begin(), text.end());
+    return json::parse(text.begin(), text.end(), limit);
+  } catch (const TooDeep&) {
+    fail(std::string(file) + " nests deeper than " + std::to_string(kMaxDepth) + " levels");
   } catch (const json::exception& e) {
     fail(std::string(file) + " is not valid JSON: " + e.what());
   }
@@ -97,6 +107,31 @@ int64_t get_int(const json& v, const std::string& where, int64_t lo, int64_t hi)
   const int64_t n = v.get<int64_t>();
   if (n < lo || n > hi) fail(where + " is out of range (" + std::to_string(n) + ")");
   return n;
+}
+
+const json& member(const json& obj, const char* key) {
+  static const json null_value;
+  if (!obj.is_object()) return null_value;
+  auto it = obj.find(key);
+  return it == obj.end() ? null_value : *it;
+}
+
+json parse_config(std::string_view text) {
+  if (text.empty()) return json::object();
+  json config = parse_json(text, "tokenizer_config.json");
+  if (!config.is_object()) fail("tokenizer_config.json must be a JSON object");
+  return config;
+}
+
+bool class_is(std::string name, std::initializer_list<const char*> classes) {
+  const std::string fast = "Fast";
+  if (name.size() > fast.size() && name.compare(name.size() - fast.size(), fast.size(), fast) == 0) {
+    name.resize(name.size() - fast.size());
+  }
+  for (const char* known : classes) {
+    if (name == known) return true;
+  }
+  return false;
 }
 
 std::string special_token_name(const json& config, const char* key, const std::string& fallback) {
@@ -159,9 +194,55 @@ std::pair<std::string, int32_t> parse_token_pair(const json& post, const char* k
   return {v[0].get<std::string>(), static_cast<int32_t>(get_int(v[1], std::string("post_processor.") + key, 0, kMaxVocab))};
 }
 
+namespace {
+
+void flatten(const json& section, const char* list_key, const char* where, int depth, std::vector<json>& out) {
+  if (section.is_null()) return;
+  if (!section.is_object() || get_string(section, "type", "", where) != "Sequence") {
+    out.push_back(section);
+    return;
+  }
+  if (depth > 8) fail(std::string(where) + " Sequence nested too deeply");
+  auto list = section.find(list_key);
+  if (list == section.end() || !list->is_array()) fail(std::string(where) + " Sequence needs a \"" + list_key + "\" array");
+  for (const json& member : *list) flatten(member, list_key, where, depth + 1, out);
+}
+
+}  // namespace
+
+std::vector<json> sequence_members(const json& section, const char* list_key, const char* where) {
+  std::vector<json> out;
+  flatten(section, list_key, where, 0, out);
+  return out;
+}
+
+Regex parse_pattern(const json& pattern, const std::string& where) {
+  if (pattern.is_object() && pattern.size() == 1) {
+    if (pattern.contains("Regex")) return Regex::compile(get_string(pattern, "Regex", "", where));
+    if (pattern.contains("String")) {
+      std::u32string text;
+      for (const SpannedChar& c : decode_utf8(get_string(pattern, "String", "", where))) text += c.cp;
+      return Regex::literal(text);
+    }
+  }
+  fail(where + " must be {\"String\": ...} or {\"Regex\": ...}");
+}
+
+void check_dense_ids(size_t table_size, size_t tokens, const std::string& where) {
+  if (table_size > 2 * tokens + 1'000'000) {
+    fail(where + " has ids up to " + std::to_string(table_size - 1) + " for only " + std::to_string(tokens) +
+         " tokens: refusing so sparse a vocabulary");
+  }
+}
+
 std::string type_name(const json& component, const char* where) {
   const std::string type = component.is_object() ? get_string(component, "type", "", where) : "";
-  return type.empty() ? component.dump() : type;
+  if (!type.empty()) return type.size() > 80 ? type.substr(0, 80) + "..." : type;
+  // Without a type, say what it is without printing a whole (possibly huge) value.
+  if (component.is_object()) return "an object without \"type\"";
+  if (component.is_array()) return "an array";
+  const std::string text = component.dump();
+  return text.size() > 80 ? text.substr(0, 80) + "..." : text;
 }
 
 }  // namespace attnscope::tok::json_fields

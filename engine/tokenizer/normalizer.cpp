@@ -3,15 +3,19 @@
 #include "tokenizer/normalizer.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "tokenizer/unicode_tables.h"
 
 namespace attnscope::tok {
 
+// Rust tokenizers' is_control is unicode_categories' is_other, whose tables list assigned
+// characters only: an unassigned code point (Cn) is kept, and becomes [UNK] (measured against
+// the Rust library in tests/js/tokenizer-rust-parity.test.js).
 bool is_bert_control(char32_t cp) {
   if (cp == '\t' || cp == '\n' || cp == '\r') return false;
   switch (general_category(cp)) {
-    case Category::Cc: case Category::Cf: case Category::Cn: case Category::Co: case Category::Cs:
+    case Category::Cc: case Category::Cf: case Category::Co: case Category::Cs:
       return true;
     default:
       return false;
@@ -31,8 +35,6 @@ bool is_cjk_ideograph(char32_t cp) {
          (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
 }
 
-namespace {
-
 // Canonical ordering (the last step of NFD): stable sort of each run of non-starters by combining
 // class. Must run before the Mn marks are dropped: an Mn mark of class 0 ends a run.
 void order_non_starters(std::vector<SpannedChar>& text, size_t from) {
@@ -50,7 +52,41 @@ void order_non_starters(std::vector<SpannedChar>& text, size_t from) {
   }
 }
 
-}  // namespace
+// Spans follow tokenizers' alignment bookkeeping: every output character takes the span of the
+// next input position, and a composite skips the positions of the characters it absorbed (as
+// its change of -n says). So after "c U+0323 U+0301" → "ć U+0323" the mark reports the third
+// position, as the Rust library does.
+std::vector<SpannedChar> compose(const std::vector<SpannedChar>& text) {
+  std::vector<SpannedChar> out;
+  std::vector<size_t> absorbed;  // per output character: input characters composed into it
+  out.reserve(text.size());
+  absorbed.reserve(text.size());
+  size_t starter = SIZE_MAX;
+  for (const SpannedChar& c : text) {
+    const uint8_t cc = canonical_combining_class(c.cp);
+    if (starter != SIZE_MAX) {
+      const uint8_t last = canonical_combining_class(out.back().cp);
+      const bool blocked = out.size() - 1 != starter && (last == 0 || last >= cc);
+      if (!blocked) {
+        if (const char32_t composite = primary_composite(out[starter].cp, c.cp)) {
+          out[starter].cp = composite;
+          ++absorbed[starter];
+          continue;
+        }
+      }
+    }
+    if (cc == 0) starter = out.size();
+    out.push_back(c);
+    absorbed.push_back(0);
+  }
+  size_t position = 0;
+  for (size_t k = 0; k < out.size(); ++k) {
+    out[k].start = text[position].start;
+    out[k].end = text[position].end;
+    position += 1 + absorbed[k];
+  }
+  return out;
+}
 
 // One pass per character doing the four steps in tokenizers' order (clean → pad CJK → NFD →
 // lowercase); canonical ordering and dropping the Mn marks follow in two passes over the output.

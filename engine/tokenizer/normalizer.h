@@ -22,8 +22,17 @@ std::vector<SpannedChar> normalize_bert(const std::vector<SpannedChar>& text,
 std::vector<SpannedChar> normalize_bert(const SpannedChar* begin, const SpannedChar* end,
                                         const NormalizerOptions& options);
 
+// Canonical ordering of text[from..] (NFD's last step): each run of non-starters stably sorted by
+// combining class.
+void order_non_starters(std::vector<SpannedChar>& text, size_t from);
+
+// Canonical composition of decomposed, canonically ordered text (NFC's second half): each
+// character joins the last starter when nothing between blocks it. Spans are realigned as
+// tokenizers does (see normalizer.cpp).
+std::vector<SpannedChar> compose(const std::vector<SpannedChar>& text);
+
 // The character classes BertNormalizer uses (exposed for the pre-tokenizer and the tests).
-bool is_bert_control(char32_t cp);     // Cc/Cf/Cn/Co/Cs except \t \n \r
+bool is_bert_control(char32_t cp);     // Cc/Cf/Co/Cs except \t \n \r (unassigned kept)
 bool is_bert_whitespace(char32_t cp);  // \t \n \r or White_Space
 bool is_cjk_ideograph(char32_t cp);    // the CJK Unified/Compatibility blocks BERT pads
 

@@ -5,8 +5,67 @@
 
 #include "error.h"
 #include "tokenizer/encoding.h"
+#include "tokenizer/json_fields.h"
 
 namespace attnscope::tok {
+
+using namespace json_fields;
+
+namespace {
+
+void parse_member(const json& post, PostProcessor& p, bool& has_template) {
+  const std::string type = type_name(post, "post_processor");
+  auto pair = [&](const char* key) {
+    const json v = post.value(key, json());
+    if (!v.is_array() || v.size() != 2 || !v[0].is_string()) fail("post_processor " + type + "." + key + " must be [token, id]");
+    return parse_token_pair(post, key);
+  };
+  if (type != "ByteLevel") {
+    if (has_template) fail("post_processor Sequence with two templates is not supported");
+    has_template = true;
+  }
+  if (type == "ByteLevel") {
+    p.trim_offsets = get_bool(post, "trim_offsets", true, "post_processor");
+    p.trim_add_prefix_space = get_bool(post, "add_prefix_space", true, "post_processor");
+  } else if (type == "RobertaProcessing" || type == "BertProcessing") {
+    const auto [cls, cls_id] = pair("cls");
+    const auto [sep, sep_id] = pair("sep");
+    const bool roberta = type == "RobertaProcessing";
+    const PostProcessor fixed = roberta ? PostProcessor::roberta(cls, cls_id, sep, sep_id)
+                                        : PostProcessor::bert(cls, cls_id, sep, sep_id);
+    p.single = fixed.single;
+    p.pair = fixed.pair;
+    if (roberta) {  // RobertaProcessing trims offsets as ByteLevel does
+      p.trim_offsets = get_bool(post, "trim_offsets", true, "post_processor");
+      p.trim_add_prefix_space = get_bool(post, "add_prefix_space", true, "post_processor");
+    }
+  } else if (type == "TemplateProcessing") {
+    p.single = parse_template(post, "single", false);
+    p.pair = parse_template(post, "pair", true);
+  } else {
+    fail("post_processor '" + type + "' is not supported: AttnScope reproduces TemplateProcessing, BertProcessing, "
+         "RobertaProcessing, ByteLevel and a Sequence of them");
+  }
+}
+
+}  // namespace
+
+PostProcessor PostProcessor::from_json(const json& section) {
+  PostProcessor p;
+  if (section.is_null()) return p;
+  bool has_template = false;
+  if (type_name(section, "post_processor") == "Sequence") {
+    const json& list = member(section, "processors");
+    if (!list.is_array()) fail("post_processor.processors must be an array");
+    for (const json& member : list) {
+      if (type_name(member, "post_processor") == "Sequence") fail("nested post_processor Sequence is not supported");
+      parse_member(member, p, has_template);
+    }
+    return p;
+  }
+  parse_member(section, p, has_template);
+  return p;
+}
 
 PostProcessor PostProcessor::bert(const std::string& cls, int32_t cls_id, const std::string& sep,
                                   int32_t sep_id) {
@@ -26,12 +85,7 @@ PostProcessor PostProcessor::roberta(const std::string& cls, int32_t cls_id, con
   return p;
 }
 
-PostProcessor PostProcessor::none() {
-  PostProcessor p;
-  p.single = {TemplatePiece{0, {}, 0}};
-  p.pair = {TemplatePiece{0, {}, 0}, TemplatePiece{1, {}, 1}};
-  return p;
-}
+PostProcessor PostProcessor::none() { return PostProcessor{}; }
 
 int PostProcessor::added_tokens(bool is_pair) const {
   int n = 0;

@@ -1,11 +1,15 @@
-// Stage 4 of the BERT tokenizer: truncation and Hugging Face's TemplateProcessing. Truncates the
-// sequences to max_length (tokenizers' "longest_first", counting the template's special tokens)
-// and wraps them as the template says — for BERT `[CLS] A [SEP]` and `[CLS] A [SEP] B [SEP]`
-// with type ids 0/1. BertProcessing and RobertaProcessing are templates too, converted when loading.
+// The post-processor stage, read from tokenizer.json's "post_processor" section: truncation and
+// Hugging Face's TemplateProcessing. Truncates the sequences to max_length (tokenizers'
+// "longest_first", counting the template's special tokens) and wraps them as the template says —
+// for BERT `[CLS] A [SEP]` and `[CLS] A [SEP] B [SEP]` with type ids 0/1. BertProcessing and
+// RobertaProcessing are templates too, converted when loading; ByteLevel (and RobertaProcessing)
+// also ask for byte-level offset trimming (byte_level.h), which the tokenizer applies per sequence.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "tokenizer/token.h"
 
@@ -20,8 +24,14 @@ struct TemplatePiece {
 };
 
 struct PostProcessor {
-  std::vector<TemplatePiece> single;
-  std::vector<TemplatePiece> pair;
+  std::vector<TemplatePiece> single{TemplatePiece{0, {}, 0}};  // default: no special tokens
+  std::vector<TemplatePiece> pair{TemplatePiece{0, {}, 0}, TemplatePiece{1, {}, 1}};
+  bool trim_offsets = false;           // ByteLevel/RobertaProcessing trim_offsets
+  bool trim_add_prefix_space = false;  // their add_prefix_space (which leading space is not trimmed)
+
+  // The "post_processor" section: TemplateProcessing, BertProcessing, RobertaProcessing,
+  // ByteLevel, or a Sequence of ByteLevel and at most one of the others; null means none.
+  static PostProcessor from_json(const nlohmann::json& section);
 
   // [CLS] A [SEP] (B [SEP]) with type ids 0/1.
   static PostProcessor bert(const std::string& cls, int32_t cls_id, const std::string& sep,

@@ -1,95 +1,189 @@
-// Tokenizer: which implementation a folder's files call for, and forwarding to it.
+// Tokenizer: the one loop over the stages (tokenizers' encode_single_sequence), lookups, decode,
+// and the setup every builder ends with. The builders are in tokenizer_json.cpp (tokenizer.json)
+// and legacy_files.cpp (vocab.txt, vocab.json + merges.txt).
 #include "tokenizer/tokenizer.h"
 
-#include "tokenizer/byte_level.h"
-#include "tokenizer/utf8_text.h"
+#include <algorithm>
 
 #include "error.h"
+#include "tokenizer/byte_level.h"
 #include "tokenizer/json_fields.h"
+#include "tokenizer/utf8_text.h"
 
 namespace attnscope::tok {
 namespace {
 
-// tokenizer.json's model type, "" when it cannot tell (the WordPiece loader then reports why).
-std::string model_type(std::string_view tokenizer_json) {
-  const nlohmann::json doc = json_fields::parse_json(tokenizer_json, "tokenizer.json");
-  if (!doc.is_object()) return "";
-  const auto model = doc.find("model");
-  if (model == doc.end() || !model->is_object()) return "";
-  const auto type = model->find("type");
-  if (type != model->end() && type->is_string()) return type->get<std::string>();
-  return model->contains("merges") ? "BPE" : "";  // old files omit the type
+std::u32string code_points(const std::vector<SpannedChar>& chars) {
+  std::u32string out;
+  for (const SpannedChar& c : chars) out += c.cp;
+  return out;
+}
+
+// The token's text is the matched text itself, as in tokenizers: the content for a raw match,
+// its normalized form for a normalized one, plus any whitespace lstrip/rstrip absorbed. Its label
+// is the token's content.
+Token added_token(const std::vector<SpannedChar>& chars, const TextSegment& seg, const AddedToken& token) {
+  std::string text;
+  int32_t start = chars[seg.begin].start, end = chars[seg.begin].end;
+  for (size_t i = seg.begin; i < seg.end; ++i) {
+    append_utf8(text, chars[i].cp);
+    start = std::min(start, chars[i].start);
+    end = std::max(end, chars[i].end);
+  }
+  return Token{std::move(text), token.id, start, end, token.content};
 }
 
 }  // namespace
 
 Tokenizer Tokenizer::from_files(const TokenizerFiles& f) {
-  const bool bpe = !f.tokenizer_json.empty() ? model_type(f.tokenizer_json) == "BPE"
-                                             : f.vocab_txt.empty() && !f.vocab_json.empty();
-  if (bpe) {
-    return Tokenizer(BpeTokenizer::from_files(f.vocab_json, f.merges_txt, f.tokenizer_json, f.tokenizer_config_json));
-  }
-  if (f.tokenizer_json.empty() && f.vocab_txt.empty()) {
-    throw Error("E_TOKENIZER", "no tokenizer files: need tokenizer.json, vocab.txt, or vocab.json + merges.txt");
-  }
-  return Tokenizer(BertTokenizer::from_files(f.vocab_txt, f.tokenizer_json, f.tokenizer_config_json));
+  if (!f.tokenizer_json.empty()) return from_tokenizer_json(f.tokenizer_json, f.tokenizer_config_json);
+  if (!f.vocab_txt.empty()) return from_vocab_txt_files(f.vocab_txt, f.tokenizer_config_json);
+  if (!f.vocab_json.empty()) return from_vocab_json(f.vocab_json, f.merges_txt, f.tokenizer_config_json);
+  throw Error("E_TOKENIZER", "no tokenizer files: need tokenizer.json, vocab.txt, or vocab.json + merges.txt");
 }
 
-Encoding Tokenizer::encode(std::string_view text, const std::optional<std::string_view>& pair,
-                           int max_length) const {
-  return std::visit([&](const auto& t) { return t.encode(text, pair, max_length); }, impl_);
-}
-
-int32_t Tokenizer::token_to_id(std::string_view token) const {
-  return std::visit([&](const auto& t) { return t.token_to_id(token); }, impl_);
-}
-
-const std::string& Tokenizer::id_to_token(int32_t id) const {
-  return std::visit([&](const auto& t) -> const std::string& { return t.id_to_token(id); }, impl_);
-}
-
-std::string Tokenizer::token_text(int32_t id) const {
-  if (const auto* bpe = std::get_if<BpeTokenizer>(&impl_)) return bpe->token_text(id);
-  return id_to_token(id);
-}
-
-std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
-  std::string out;
-  if (is_byte_level()) {
-    std::string bytes, piece;
-    for (int32_t id : ids) {
-      const std::string& token = id_to_token(id);
-      // Added tokens (<|endoftext|>, <s>) are plain text, not byte-mapped characters.
-      if (unicode_to_bytes(token, piece)) bytes += piece;
-      else bytes += token;
+void Tokenizer::finish_setup() {
+  vocab_ = model_.tokens();
+  // Added tokens may carry ids past the model's vocabulary: id_to_token must know them too.
+  size_t table = vocab_.size();
+  for (const AddedToken& a : added_) {
+    if (a.id < 0 || a.id > json_fields::kMaxVocab) {
+      throw Error("E_TOKENIZER", "added token '" + a.content + "' has an invalid id " + std::to_string(a.id));
     }
-    for (const SpannedChar& c : decode_utf8(bytes)) append_utf8(out, c.cp);
-    return out;
+    table = std::max(table, static_cast<size_t>(a.id) + 1);
   }
-  const std::string prefix = std::get<BertTokenizer>(impl_).settings().continuing_subword_prefix;
-  for (int32_t id : ids) {
-    const std::string& token = id_to_token(id);
-    if (!prefix.empty() && token.compare(0, prefix.size(), prefix) == 0) {
-      out += token.substr(prefix.size());
+  json_fields::check_dense_ids(table, vocab_.size() + added_.size(), "added_tokens");
+  vocab_.resize(table);
+  for (const AddedToken& a : added_) vocab_[static_cast<size_t>(a.id)] = a.content;
+  // The template's special tokens become ids the model will look up: they must exist.
+  for (const auto* pieces : {&post_processor_.single, &post_processor_.pair}) {
+    for (const TemplatePiece& piece : *pieces) {
+      for (const auto& [token, id] : piece.special) {
+        if (static_cast<size_t>(id) >= vocab_.size()) {
+          throw Error("E_TOKENIZER", "post_processor special token '" + token + "' has id " + std::to_string(id) +
+                                         ", outside the vocabulary of " + std::to_string(vocab_.size()));
+        }
+      }
+    }
+  }
+  // Each token goes in one matcher; normalized ones are matched in their normalized form, as
+  // tokenizers' AddedVocabulary does. An empty content never matches.
+  std::vector<std::u32string> raw(added_.size()), normalized(added_.size());
+  for (size_t i = 0; i < added_.size(); ++i) {
+    const std::vector<SpannedChar> content = decode_utf8(added_[i].content);
+    if (added_[i].normalized) {
+      normalized[i] = code_points(normalizer_.apply(content.data(), content.data() + content.size()));
     } else {
-      if (!out.empty()) out += ' ';
-      out += token;
+      raw[i] = code_points(content);
     }
+  }
+  raw_matcher_.build(added_, raw);
+  normalized_matcher_.build(added_, normalized);
+
+  // Roles the files did not name: the model's unk, the template's first and last special
+  // tokens, then the added special tokens named by convention (so a RoBERTa-style folder with
+  // tokenizer.json alone still has its <mask>), then BERT's names for a WordPiece model.
+  SpecialTokens& s = special_;
+  if (s.unk.empty()) s.unk = model_.unk_token();
+  if (!post_processor_.single.empty()) {
+    const TemplatePiece& first = post_processor_.single.front();
+    const TemplatePiece& last = post_processor_.single.back();
+    if (s.cls.empty() && first.sequence < 0 && !first.special.empty()) s.cls = first.special.front().first;
+    if (s.sep.empty() && &last != &first && last.sequence < 0 && !last.special.empty()) s.sep = last.special.front().first;
+  }
+  for (const auto& [role, name] : {std::pair{&s.mask, "<mask>"}, std::pair{&s.pad, "<pad>"}, std::pair{&s.unk, "<unk>"}}) {
+    if (!role->empty()) continue;
+    for (const AddedToken& a : added_)
+      if (a.special && a.content == name) *role = name;
+  }
+  if (model_.is_wordpiece()) {
+    if (s.pad.empty()) s.pad = "[PAD]";
+    if (s.mask.empty()) s.mask = "[MASK]";
+  }
+}
+
+std::vector<Token> Tokenizer::tokenize_sequence(std::string_view text) const {
+  const std::vector<SpannedChar> chars = decode_utf8(text);
+  std::vector<Token> out;
+  out.reserve(chars.size() / 3 + 4);
+  std::vector<bool> prefixed;  // token i begins with a space the pre-tokenizer prepended
+  for (const TextSegment& seg : raw_matcher_.split(chars, 0, chars.size())) {
+    if (seg.token >= 0) {
+      out.push_back(added_token(chars, seg, added_[static_cast<size_t>(seg.token)]));
+      continue;
+    }
+    const std::vector<SpannedChar> norm = normalizer_.apply(chars.data() + seg.begin, chars.data() + seg.end);
+    for (const TextSegment& sub : normalized_matcher_.split(norm, 0, norm.size())) {
+      if (sub.token >= 0) {
+        out.push_back(added_token(norm, sub, added_[static_cast<size_t>(sub.token)]));
+        continue;
+      }
+      for (const Word& word : pre_tokenizer_.split(norm.data() + sub.begin, norm.data() + sub.end)) {
+        const size_t first_new = out.size();
+        model_.tokenize(word, out);
+        if (!model_.is_wordpiece()) {
+          for (size_t i = first_new; i < out.size(); ++i) out[i].readable = readable(out[i].text);
+        }
+        prefixed.resize(out.size(), false);
+        if (word.prefixed && first_new < out.size()) prefixed[first_new] = true;
+      }
+    }
+  }
+  prefixed.resize(out.size(), false);
+  if (post_processor_.trim_offsets) {
+    trim_byte_level_offsets(out, prefixed, post_processor_.trim_add_prefix_space, chars);
   }
   return out;
 }
 
-size_t Tokenizer::vocab_size() const {
-  return std::visit([](const auto& t) { return t.vocab_size(); }, impl_);
+Encoding Tokenizer::encode(std::string_view text, const std::optional<std::string_view>& pair,
+                           int max_length) const {
+  std::vector<Token> a = tokenize_sequence(text);
+  std::optional<std::vector<Token>> b;
+  if (pair) b = tokenize_sequence(*pair);
+  Encoding out;
+  post_processor_.apply(std::move(a), std::move(b), max_length, out);
+  return out;
 }
 
-SpecialTokens Tokenizer::special_tokens() const {
-  if (const auto* bpe = std::get_if<BpeTokenizer>(&impl_)) {
-    const BpeSettings& s = bpe->settings();
-    return {s.cls_token, s.sep_token, s.pad_token, s.mask_token, s.unk_token};
+int32_t Tokenizer::token_to_id(std::string_view token) const {
+  for (const AddedToken& a : added_) {
+    if (a.content == token) return a.id;
   }
-  const TokenizerSettings& s = std::get<BertTokenizer>(impl_).settings();
-  return {s.cls_token, s.sep_token, s.pad_token, s.mask_token, s.unk_token};
+  return model_.token_to_id(token);
+}
+
+const std::string& Tokenizer::id_to_token(int32_t id) const {
+  if (id < 0 || static_cast<size_t>(id) >= vocab_.size()) {
+    throw Error("E_INPUT", "token id " + std::to_string(id) + " is outside the vocabulary of " +
+                               std::to_string(vocab_.size()));
+  }
+  return vocab_[static_cast<size_t>(id)];
+}
+
+std::string Tokenizer::readable(const std::string& token) const {
+  std::string bytes;
+  if (pre_tokenizer_.byte_level()) return unicode_to_bytes(token, bytes) ? readable_bytes(bytes) : token;
+  if (model_.is_wordpiece()) return token;
+  // SentencePiece-style vocabularies write a space as '▁' (U+2581): show it as '␣' like byte-level.
+  std::string out = token;
+  for (size_t at = out.find("\u2581"); at != std::string::npos; at = out.find("\u2581", at + 3)) out.replace(at, 3, "\u2423");
+  return out;
+}
+
+std::string Tokenizer::token_text(int32_t id) const {
+  const std::string& token = id_to_token(id);
+  for (const AddedToken& a : added_) {
+    if (a.id == id) return token;
+  }
+  return readable(token);
+}
+
+std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
+  std::vector<std::string> tokens;
+  tokens.reserve(ids.size());
+  for (int32_t id : ids) tokens.push_back(id_to_token(id));
+  return decoder_.decode(std::move(tokens));
 }
 
 }  // namespace attnscope::tok

@@ -1,16 +1,26 @@
-// The one tokenizer the rest of AttnScope uses: WordPiece (BERT family) or byte-level BPE
-// (GPT-2, RoBERTa) behind the same interface, picked from the files a model folder ships.
+// The one tokenizer the rest of AttnScope uses: Hugging Face's pipeline of stages, run by one loop
+// as tokenizers' src/tokenizer/mod.rs runs it — added tokens split out → normalizer →
+// pre-tokenizer → model → post-processor (truncation, template, offset trimming) — with a decoder
+// for the way back. Each stage is its own small type read from its own tokenizer.json section
+// (normalizer_stage.h, pre_tokenizer_stage.h, model_stage.h, post_processor.h, decoder_stage.h);
+// the older vocab.txt and vocab.json + merges.txt files build the same stages (legacy_files.cpp).
+// Ids and tokens are identical to Hugging Face's; offsets are UTF-16 code-unit spans of the input
+// (JavaScript string indices). Invalid UTF-8 is replaced by U+FFFD per maximal invalid subpart —
+// the string JavaScript's TextDecoder builds.
 #pragma once
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
-#include "tokenizer/bert_tokenizer.h"
-#include "tokenizer/bpe_tokenizer.h"
+#include "tokenizer/added_tokens.h"
+#include "tokenizer/decoder_stage.h"
 #include "tokenizer/encoding.h"
+#include "tokenizer/model_stage.h"
+#include "tokenizer/normalizer_stage.h"
+#include "tokenizer/post_processor.h"
+#include "tokenizer/pre_tokenizer_stage.h"
 
 namespace attnscope::tok {
 
@@ -19,8 +29,8 @@ struct TokenizerFiles {
   std::string_view vocab_txt;              // WordPiece
   std::string_view vocab_json;             // BPE, with merges_txt
   std::string_view merges_txt;
-  std::string_view tokenizer_json;         // either kind; wins over the others
-  std::string_view tokenizer_config_json;  // settings and special tokens for the older files
+  std::string_view tokenizer_json;         // any kind; wins over the others
+  std::string_view tokenizer_config_json;  // settings and special tokens
 };
 
 // Names of the special tokens ("" when the tokenizer has none of that role).
@@ -28,31 +38,65 @@ struct SpecialTokens {
   std::string cls, sep, pad, mask, unk;
 };
 
+// What tokenizer_config.json (or BertTokenizer's defaults) says for a bare vocab.txt.
+struct BertSettings {
+  bool clean_text = true;
+  bool handle_chinese_chars = true;
+  std::optional<bool> strip_accents;  // unset: follows lowercase (HF semantics)
+  bool lowercase = true;
+  std::string unk_token = "[UNK]", cls_token = "[CLS]", sep_token = "[SEP]";
+  std::string pad_token = "[PAD]", mask_token = "[MASK]";
+  std::string continuing_subword_prefix = "##";
+  int max_input_chars_per_word = 100;
+};
+
 class Tokenizer {
  public:
-  // tokenizer.json decides by its model.type; otherwise vocab.json + merges.txt mean BPE and
-  // vocab.txt WordPiece. Throws Error("E_TOKENIZER") when no usable set is given.
+  // tokenizer.json when given; otherwise vocab.txt (WordPiece) or vocab.json + merges.txt
+  // (byte-level BPE), with tokenizer_config.json. Throws Error("E_TOKENIZER") naming anything it
+  // would not reproduce exactly, or when no usable set is given.
   static Tokenizer from_files(const TokenizerFiles& files);
+  // vocab.txt (one token per line, id = line number) with BertTokenizer's stages and settings.
+  static Tokenizer from_vocab_txt(std::string_view vocab_txt, const BertSettings& settings);
 
+  // max_length 0 = no truncation; otherwise HF "longest_first" truncation, counted in
+  // Encoding::num_truncated.
   Encoding encode(std::string_view text, const std::optional<std::string_view>& pair = std::nullopt,
                   int max_length = 0) const;
   int32_t token_to_id(std::string_view token) const;  // -1 when absent
   const std::string& id_to_token(int32_t id) const;    // throws Error("E_INPUT") out of range
-  // Readable form of a vocabulary entry for labels: byte-level entries decoded ("Ġthe" → "␣the");
-  // WordPiece entries as they are.
+  // Readable form of a vocabulary entry for labels: byte-level entries decoded ("Ġthe" → "␣the"),
+  // SentencePiece's '▁' shown as '␣'; WordPiece entries and added tokens as they are.
   std::string token_text(int32_t id) const;
-  // The text of a sequence of ids, as Hugging Face's decode (special tokens kept): byte-level
-  // tokens' bytes joined and read as UTF-8 (a sequence cut inside a character gives U+FFFD, like
-  // errors="replace"); WordPiece tokens joined with spaces, "##" pieces glued to the one before.
-  // Throws Error("E_INPUT") for an id outside the vocabulary.
+  // The text of a sequence of ids, as Hugging Face's decode with special tokens kept: the
+  // decoder stage over their tokens. Throws Error("E_INPUT") for an id outside the vocabulary.
   std::string decode(const std::vector<int32_t>& ids) const;
-  size_t vocab_size() const;
-  SpecialTokens special_tokens() const;
-  bool is_byte_level() const { return std::holds_alternative<BpeTokenizer>(impl_); }
+  size_t vocab_size() const { return vocab_.size(); }
+  SpecialTokens special_tokens() const { return special_; }
+  bool is_byte_level() const { return pre_tokenizer_.byte_level(); }
 
  private:
-  explicit Tokenizer(std::variant<BertTokenizer, BpeTokenizer> impl) : impl_(std::move(impl)) {}
-  std::variant<BertTokenizer, BpeTokenizer> impl_;
+  Tokenizer() = default;
+  static Tokenizer from_tokenizer_json(std::string_view tokenizer_json, std::string_view tokenizer_config_json);
+  static Tokenizer from_vocab_txt_files(std::string_view vocab_txt, std::string_view tokenizer_config_json);
+  static Tokenizer from_vocab_json(std::string_view vocab_json, std::string_view merges_txt,
+                                   std::string_view tokenizer_config_json);
+  // Lays the added tokens over the model's vocabulary, builds their matchers and names the
+  // special tokens' roles the files left unnamed; every builder ends here.
+  void finish_setup();
+  std::vector<Token> tokenize_sequence(std::string_view text) const;
+  std::string readable(const std::string& token) const;
+
+  std::vector<AddedToken> added_;
+  AddedTokenMatcher raw_matcher_;         // added tokens with normalized = false
+  AddedTokenMatcher normalized_matcher_;  // added tokens with normalized = true
+  Normalizer normalizer_;
+  PreTokenizer pre_tokenizer_;
+  Model model_;
+  PostProcessor post_processor_;
+  Decoder decoder_;
+  std::vector<std::string> vocab_;  // id → token: the model's vocabulary with the added tokens
+  SpecialTokens special_;
 };
 
 }  // namespace attnscope::tok

@@ -1,6 +1,6 @@
-// The Unicode properties the BERT tokenizer consults, looked up in tables generated from the
-// Unicode Character Database by tools/unicode/gen_unicode_tables.mjs (no ICU). Only what
-// BertNormalizer and BertPreTokenizer need; not a general Unicode library.
+// The Unicode properties the tokenizer stages consult, looked up in tables generated from the
+// Unicode Character Database by tools/unicode/gen_unicode_tables.mjs (no ICU). Only what the
+// normalizers and pre-tokenizers need; not a general Unicode library.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +24,9 @@ int canonical_decomposition(char32_t cp, char32_t out[kMaxDecomposition]);
 // Writes cp's lowercase (Rust char::to_lowercase: simple mapping + unconditional SpecialCasing,
 // so U+0130 → U+0069 U+0307) and returns its length.
 int to_lowercase(char32_t cp, char32_t out[kMaxLowercase]);
+// The primary composite of a starter and the character after it (NFC), 0 when there is none.
+// Hangul syllables compose algorithmically.
+char32_t primary_composite(char32_t first, char32_t second);
 bool is_white_space(char32_t cp);  // the White_Space property (Rust char::is_whitespace)
 const char* unicode_version();     // of the tables, e.g. "15.0.0"
 
@@ -45,6 +48,8 @@ extern const uint32_t kLowercaseSimple[][2];
 extern const size_t kLowercaseSimpleCount;
 extern const uint32_t kLowercaseMulti[][5];
 extern const size_t kLowercaseMultiCount;
+extern const uint32_t kCompositions[][3];
+extern const size_t kCompositionsCount;
 extern const uint32_t kWhiteSpace[][2];
 extern const size_t kWhiteSpaceCount;
 }  // namespace unicode_data

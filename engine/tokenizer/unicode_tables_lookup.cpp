@@ -2,6 +2,7 @@
 // sorted maps, plus the algorithmic Hangul syllable decomposition (Unicode §3.12).
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "tokenizer/unicode_tables.h"
 
@@ -86,6 +87,23 @@ int to_lowercase(char32_t cp, char32_t out[kMaxLowercase]) {
                                     [](const uint32_t* e, uint32_t c) { return e[0] < c; });
   out[0] = (it != end && (*it)[0] == cp) ? static_cast<char32_t>((*it)[1]) : cp;
   return 1;
+}
+
+char32_t primary_composite(char32_t first, char32_t second) {
+  if (first >= kJamoL && first < kJamoL + 19 && second >= kJamoV && second < kJamoV + kJamoVCount) {
+    return kHangulBase + ((first - kJamoL) * kJamoVCount + (second - kJamoV)) * kJamoTCount;
+  }
+  if (first >= kHangulBase && first < kHangulBase + kHangulCount && (first - kHangulBase) % kJamoTCount == 0 &&
+      second > kJamoT && second < kJamoT + kJamoTCount) {
+    return first + (second - kJamoT);
+  }
+  using unicode_data::kCompositions;
+  const auto* end = kCompositions + unicode_data::kCompositionsCount;
+  const auto* it = std::lower_bound(kCompositions, end, std::pair<uint32_t, uint32_t>{first, second},
+                                    [](const uint32_t* e, const std::pair<uint32_t, uint32_t>& key) {
+                                      return e[0] != key.first ? e[0] < key.first : e[1] < key.second;
+                                    });
+  return it != end && (*it)[0] == first && (*it)[1] == second ? static_cast<char32_t>((*it)[2]) : 0;
 }
 
 bool is_white_space(char32_t cp) {

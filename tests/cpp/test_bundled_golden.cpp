@@ -9,7 +9,7 @@
 #include "transformer.h"
 #include "safetensors.h"
 #include "test_engine_support.h"
-#include "tokenizer/bert_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 #include "weights.h"
 
 using namespace attnscope;
@@ -34,8 +34,9 @@ TEST_CASE("bundled model: tokens and forward pass match the PyTorch reference", 
   INFO("weights in memory as " << (precision == WeightPrecision::F16 ? "f16" : "f32"));
   const Transformer encoder(config, load_weights(config, tensors, precision));
   REQUIRE(encoder.has_lm_head());
-  const auto tokenizer = tok::BertTokenizer::from_files(
-      test::read_text(model_dir + "/vocab.txt"), "", test::read_text(model_dir + "/tokenizer_config.json"));
+  const std::string vocab = test::read_text(model_dir + "/vocab.txt");
+  const std::string tokenizer_config = test::read_text(model_dir + "/tokenizer_config.json");
+  const auto tokenizer = tok::Tokenizer::from_files({vocab, "", "", "", tokenizer_config});
 
   const auto& cases = inputs["cases"];
   // One case per expected-output file in the fixture folder: a missing case list must not pass.

@@ -3,15 +3,19 @@
 // single_word / lstrip / rstrip rules.
 #include <catch2/catch.hpp>
 
-#include "tokenizer/bert_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 using namespace attnscope::tok;
 
 namespace {
+
+Tokenizer bert_files(std::string_view vocab_txt, std::string_view tokenizer_json, std::string_view config) {
+  return Tokenizer::from_files({vocab_txt, "", "", tokenizer_json, config});
+}
 const char* kVocab =
     "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\nof\nriver\n.\n[\n]\nmask\na\nb\n##b\nhello\n<\n>\nx\n";
 
-std::vector<std::string> tokens_of(const BertTokenizer& t, const std::string& text) {
+std::vector<std::string> tokens_of(const Tokenizer& t, const std::string& text) {
   auto e = t.encode(text);
   return std::vector<std::string>(e.tokens.begin() + 1, e.tokens.end() - 1);  // without [CLS]/[SEP]
 }
@@ -39,7 +43,7 @@ std::string tokenizer_json(const std::string& added) {
 }  // namespace
 
 TEST_CASE("added tokens: MASK in the text is kept whole with its id", "[tokenizer][added_tokens]") {
-  const auto t = BertTokenizer::from_vocab(kVocab, TokenizerSettings{});
+  const auto t = Tokenizer::from_vocab_txt(kVocab, BertSettings{});
   const auto e = t.encode("The [MASK] of the river.");
   CHECK(e.tokens == std::vector<std::string>{"[CLS]", "the", "[MASK]", "of", "the", "river", ".", "[SEP]"});
   CHECK(e.ids[2] == 4);
@@ -50,7 +54,7 @@ TEST_CASE("added tokens: MASK in the text is kept whole with its id", "[tokenize
 }
 
 TEST_CASE("added tokens: matching is on the raw text so case matters", "[tokenizer][added_tokens]") {
-  const auto t = BertTokenizer::from_vocab(kVocab, TokenizerSettings{});
+  const auto t = Tokenizer::from_vocab_txt(kVocab, BertSettings{});
   CHECK(tokens_of(t, "[mask]") == V{"[", "mask", "]"});
   CHECK(tokens_of(t, "[Mask]") == V{"[", "mask", "]"});  // lowercased by the normalizer afterwards
   CHECK(tokens_of(t, "[ MASK ]") == V{"[", "mask", "]"});
@@ -58,7 +62,7 @@ TEST_CASE("added tokens: matching is on the raw text so case matters", "[tokeniz
 }
 
 TEST_CASE("added tokens: leftmost-longest wins", "[tokenizer][added_tokens]") {
-  const auto t = BertTokenizer::from_files("", tokenizer_json(
+  const auto t = bert_files("", tokenizer_json(
       R"({"id":19,"content":"<x>","special":true,"normalized":false},
          {"id":20,"content":"<x>>","special":true,"normalized":false},
          {"id":21,"content":"x>","special":true,"normalized":false})"), "");
@@ -71,7 +75,7 @@ TEST_CASE("added tokens: leftmost-longest wins", "[tokenizer][added_tokens]") {
 }
 
 TEST_CASE("added tokens: normalized tokens match the normalized text", "[tokenizer][added_tokens]") {
-  const auto t = BertTokenizer::from_files("", tokenizer_json(
+  const auto t = bert_files("", tokenizer_json(
       R"({"id":19,"content":"HeLLo","special":false,"normalized":true})"), "");
   // The token text is the matched normalized text, as in tokenizers ("say" is not in the vocab).
   CHECK(tokens_of(t, "say HELLO") == V{"[UNK]", "hello"});
@@ -82,12 +86,12 @@ TEST_CASE("added tokens: normalized tokens match the normalized text", "[tokeniz
 }
 
 TEST_CASE("added tokens: single_word lstrip and rstrip", "[tokenizer][added_tokens]") {
-  const auto single = BertTokenizer::from_files("", tokenizer_json(
+  const auto single = bert_files("", tokenizer_json(
       R"({"id":19,"content":"<x>","special":true,"normalized":false,"single_word":true})"), "");
   CHECK(tokens_of(single, "a <x> b") == V{"a", "<x>", "b"});
   CHECK(tokens_of(single, "a<x> b") == V{"a", "<", "x", ">", "b"});  // touches a word: left in the text
   CHECK(tokens_of(single, "<x>b") == V{"<", "x", ">", "b"});
-  const auto strip = BertTokenizer::from_files("", tokenizer_json(
+  const auto strip = bert_files("", tokenizer_json(
       R"({"id":19,"content":"<x>","special":true,"normalized":false,"lstrip":true,"rstrip":true})"), "");
   const auto e = strip.encode("a  <x>  b");
   REQUIRE(e.tokens.size() == 5);

@@ -1,4 +1,4 @@
-// The BertTokenizer facade end to end: the stages in order, pairs, offsets into the original
+// The BERT pipeline (vocab.txt stages) end to end: the stages in order, pairs, offsets into the original
 // UTF-16 string (expanded characters, Hangul, astral), invalid UTF-8, and a 100 000-character
 // input that must stay fast (no quadratic stage).
 #include <catch2/catch.hpp>
@@ -8,7 +8,7 @@
 #include <iostream>
 
 #include "error.h"
-#include "tokenizer/bert_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 using namespace attnscope::tok;
 
@@ -18,8 +18,8 @@ const char* kVocab =
     "\xE1\x84\x92\n##\xE1\x85\xA1\n##\xE1\x86\xAB\n\xED\x95\x9C\n\xE4\xB8\xAD\n\xE6\x96\x87\n"
     "i\n##\xCC\x87\nistanbul\n\xF0\xA0\x80\x80\na\n##a\nb\n##b\nword\n";
 
-TokenizerSettings cased() {
-  TokenizerSettings s;
+BertSettings cased() {
+  BertSettings s;
   s.lowercase = false;
   return s;
 }
@@ -28,7 +28,7 @@ using Span = std::pair<int32_t, int32_t>;
 }  // namespace
 
 TEST_CASE("bert: uncased end to end", "[tokenizer][bert]") {
-  const auto t = BertTokenizer::from_vocab(kVocab, TokenizerSettings{});
+  const auto t = Tokenizer::from_vocab_txt(kVocab, BertSettings{});
   const auto e = t.encode("Caf\xC3\xA9, don't!");
   CHECK(e.tokens == V{"[CLS]", "cafe", ",", "don", "'", "t", "!", "[SEP]"});
   CHECK(e.ids == std::vector<int32_t>{2, 6, 10, 15, 13, 14, 12, 3});
@@ -38,13 +38,13 @@ TEST_CASE("bert: uncased end to end", "[tokenizer][bert]") {
 }
 
 TEST_CASE("bert: cased keeps accents and case", "[tokenizer][bert]") {
-  const auto t = BertTokenizer::from_vocab(kVocab, cased());
+  const auto t = Tokenizer::from_vocab_txt(kVocab, cased());
   CHECK(t.encode("caf\xC3\xA9").tokens == V{"[CLS]", "caf", "##\xC3\xA9", "[SEP]"});
   CHECK(t.encode("Cafe").tokens == V{"[CLS]", "[UNK]", "[SEP]"});
 }
 
 TEST_CASE("bert: offsets of expanded characters map to their source character", "[tokenizer][bert]") {
-  const auto t = BertTokenizer::from_vocab(kVocab, TokenizerSettings{});
+  const auto t = Tokenizer::from_vocab_txt(kVocab, BertSettings{});
   // 한 → ᄒ ##ᅡ ##ᆫ, all three spanning the one syllable.
   const auto k = t.encode("a \xED\x95\x9C");
   REQUIRE(k.tokens == V{"[CLS]", "a", "\xE1\x84\x92", "##\xE1\x85\xA1", "##\xE1\x86\xAB", "[SEP]"});
@@ -54,9 +54,9 @@ TEST_CASE("bert: offsets of expanded characters map to their source character", 
   CHECK(s.tokens == V{"[CLS]", "istanbul", "[SEP]"});
   CHECK(s.offsets[1] == Span{0, 8});
   // Lowercase without stripping: İ → i + U+0307, two pieces with İ's span.
-  TokenizerSettings keep;
+  BertSettings keep;
   keep.strip_accents = false;
-  const auto ki = BertTokenizer::from_vocab(kVocab, keep).encode("\xC4\xB0");
+  const auto ki = Tokenizer::from_vocab_txt(kVocab, keep).encode("\xC4\xB0");
   CHECK(ki.tokens == V{"[CLS]", "i", "##\xCC\x87", "[SEP]"});
   CHECK(ki.offsets[1] == Span{0, 1});
   CHECK(ki.offsets[2] == Span{0, 1});
@@ -69,7 +69,7 @@ TEST_CASE("bert: offsets of expanded characters map to their source character", 
 }
 
 TEST_CASE("bert: pairs get type ids and per-sequence offsets", "[tokenizer][bert]") {
-  const auto t = BertTokenizer::from_vocab(kVocab, TokenizerSettings{});
+  const auto t = Tokenizer::from_vocab_txt(kVocab, BertSettings{});
   const auto e = t.encode("the cafe", std::string_view("a word"));
   CHECK(e.tokens == V{"[CLS]", "the", "cafe", "[SEP]", "a", "word", "[SEP]"});
   CHECK(e.type_ids == std::vector<int32_t>{0, 0, 0, 0, 1, 1, 1});
@@ -81,7 +81,7 @@ TEST_CASE("bert: pairs get type ids and per-sequence offsets", "[tokenizer][bert
 }
 
 TEST_CASE("bert: truncation through the facade", "[tokenizer][bert]") {
-  const auto t = BertTokenizer::from_vocab(kVocab, TokenizerSettings{});
+  const auto t = Tokenizer::from_vocab_txt(kVocab, BertSettings{});
   const auto e = t.encode("a a a a a a", std::string_view("b b b"), 7);
   CHECK(e.tokens == V{"[CLS]", "a", "a", "[SEP]", "b", "b", "[SEP]"});
   CHECK(e.num_truncated == 5);
@@ -90,7 +90,7 @@ TEST_CASE("bert: truncation through the facade", "[tokenizer][bert]") {
 }
 
 TEST_CASE("bert: invalid UTF-8 is replaced dropped and offsets stay in range", "[tokenizer][bert]") {
-  const auto t = BertTokenizer::from_vocab(kVocab, TokenizerSettings{});
+  const auto t = Tokenizer::from_vocab_txt(kVocab, BertSettings{});
   const auto e = t.encode("a\xFF" "b \xC3 the\xED\xA0\x80");
   CHECK(e.tokens == V{"[CLS]", "a", "##b", "the", "[SEP]"});  // U+FFFD dropped by clean_text
   // UTF-16 length of the decoded string: a FFFD b ' ' FFFD ' ' t h e FFFD FFFD FFFD = 12.
@@ -101,7 +101,7 @@ TEST_CASE("bert: invalid UTF-8 is replaced dropped and offsets stay in range", "
 }
 
 TEST_CASE("bert: vocab.txt parsing and lookups", "[tokenizer][bert]") {
-  const auto t = BertTokenizer::from_vocab("[UNK]\r\n[CLS]\r\n[SEP]\r\nx\r\n\r\nx\n", TokenizerSettings{});
+  const auto t = Tokenizer::from_vocab_txt("[UNK]\r\n[CLS]\r\n[SEP]\r\nx\r\n\r\nx\n", BertSettings{});
   CHECK(t.vocab_size() == 6);
   CHECK(t.token_to_id("x") == 5);        // a repeated token keeps its last line
   CHECK(t.id_to_token(3) == "x");
@@ -112,7 +112,7 @@ TEST_CASE("bert: vocab.txt parsing and lookups", "[tokenizer][bert]") {
 }
 
 TEST_CASE("bert: 100 000 characters tokenize in well under a second", "[tokenizer][bert][perf]") {
-  const auto t = BertTokenizer::from_vocab(kVocab, TokenizerSettings{});
+  const auto t = Tokenizer::from_vocab_txt(kVocab, BertSettings{});
   std::string mixed;
   const std::string unit = "Caf\xC3\xA9 \xED\x95\x9C the, ";  // 12 characters: accents, Hangul, punctuation
   for (int i = 0; i < 8334; ++i) mixed += unit;                   // 100 008 characters

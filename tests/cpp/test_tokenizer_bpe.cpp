@@ -11,7 +11,6 @@
 #include "error.h"
 #include "test_engine_support.h"
 #include "tokenizer/bpe.h"
-#include "tokenizer/bpe_tokenizer.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/tokenizer.h"
 
@@ -24,6 +23,11 @@ using Span = std::pair<int32_t, int32_t>;
 
 void expect_error(const std::function<void()>& fn, const std::string& needle) {
   attnscope::test::expect_error(fn, "E_TOKENIZER", needle);
+}
+
+Tokenizer bpe_files(std::string_view vocab_json, std::string_view merges, std::string_view tokenizer_json,
+                    std::string_view config) {
+  return Tokenizer::from_files({"", vocab_json, merges, tokenizer_json, config});
 }
 
 VocabMap vocab_of(const V& tokens) {
@@ -111,7 +115,7 @@ TEST_CASE("BPE: bytes missing from the vocabulary, unk, ignore_merges", "[tokeni
 }
 
 TEST_CASE("byte-level tokenizer: RoBERTa template, <mask> lstrip, offsets", "[tokenizer][bpe]") {
-  const auto t = BpeTokenizer::from_files("", "", roberta_json(), "");
+  const auto t = bpe_files("", "", roberta_json(), "");
   const Encoding e = t.encode("Hi <mask>!");
   // No merge joins "H i" without a leading space; <mask> absorbed the space before it.
   CHECK(e.tokens == V{"<s>", "H", "i", " <mask>", "!", "</s>"});
@@ -135,7 +139,7 @@ TEST_CASE("byte-level tokenizer: RoBERTa template, <mask> lstrip, offsets", "[to
 }
 
 TEST_CASE("byte-level tokenizer: a token inside a character spans the whole character", "[tokenizer][bpe]") {
-  const auto t = BpeTokenizer::from_files("", "", roberta_json(), "");
+  const auto t = bpe_files("", "", roberta_json(), "");
   // U+1F600 is F0 9F 98 80; no merges join them, so four tokens, each spanning the character.
   const Encoding e = t.encode("a\xF0\x9F\x98\x80");
   REQUIRE(e.tokens.size() == 7);
@@ -149,7 +153,7 @@ TEST_CASE("byte-level tokenizer: a token inside a character spans the whole char
 }
 
 TEST_CASE("byte-level tokenizer: add_prefix_space spans keep the word", "[tokenizer][bpe]") {
-  const auto t = BpeTokenizer::from_files("", "", roberta_json("", true), "");
+  const auto t = bpe_files("", "", roberta_json("", true), "");
   const Encoding e = t.encode("Hi");
   CHECK(e.tokens == V{"<s>", G + "Hi", "</s>"});
   CHECK(e.offsets[1] == Span{0, 2});
@@ -162,44 +166,43 @@ TEST_CASE("byte-level tokenizer: add_prefix_space spans keep the word", "[tokeni
 
 TEST_CASE("BPE loaders reject what they would not reproduce", "[tokenizer][bpe]") {
   auto with_model = [](const std::string& extra) { return roberta_json(extra); };
-  expect_error([&] { BpeTokenizer::from_files("", "", with_model(R"("dropout":0.1,)"), ""); }, "dropout");
-  expect_error([&] { BpeTokenizer::from_files("", "", with_model(R"("continuing_subword_prefix":"##",)"), ""); }, "continuing_subword_prefix");
-  expect_error([&] { BpeTokenizer::from_files("", "", with_model(R"("end_of_word_suffix":"</w>",)"), ""); }, "end_of_word_suffix");
-  expect_error([&] { BpeTokenizer::from_files("", "", with_model(R"("byte_fallback":true,)"), ""); }, "byte_fallback");
+  expect_error([&] { bpe_files("", "", with_model(R"("dropout":0.1,)"), ""); }, "dropout");
+  expect_error([&] { bpe_files("", "", with_model(R"("continuing_subword_prefix":"##",)"), ""); }, "continuing_subword_prefix");
+  expect_error([&] { bpe_files("", "", with_model(R"("end_of_word_suffix":"</w>",)"), ""); }, "end_of_word_suffix");
   std::string nfkc = roberta_json();
   nfkc.replace(nfkc.find("\"normalizer\":null"), 17, R"("normalizer":{"type":"NFKC"})");
-  expect_error([&] { BpeTokenizer::from_files("", "", nfkc, ""); }, "NFKC");
+  expect_error([&] { bpe_files("", "", nfkc, ""); }, "NFKC");
   std::string ws = roberta_json();
   ws.replace(ws.find("\"type\":\"ByteLevel\""), 18, R"("type":"Whitespace")");
-  expect_error([&] { BpeTokenizer::from_files("", "", ws, ""); }, "Whitespace");
+  expect_error([&] { bpe_files("", "", ws, ""); }, "Whitespace");
   std::string bert_post = roberta_json();
-  bert_post.replace(bert_post.find("RobertaProcessing"), 17, "BertProcessing");
-  expect_error([&] { BpeTokenizer::from_files("", "", bert_post, ""); }, "BertProcessing");
+  bert_post.replace(bert_post.find("RobertaProcessing"), 17, "InstructProcessing");
+  expect_error([&] { bpe_files("", "", bert_post, ""); }, "InstructProcessing");
   std::string bad_merge = roberta_json();
   bad_merge.replace(bad_merge.find("\"a b\""), 5, "\"a  b\"");
-  expect_error([&] { BpeTokenizer::from_files("", "", bad_merge, ""); }, "model.merges[2]");
+  expect_error([&] { bpe_files("", "", bad_merge, ""); }, "model.merges[2]");
 
   const std::string vocab = byte_vocab_json({"ab"});
-  expect_error([&] { BpeTokenizer::from_files(vocab, "#version: 0.2\na b\n\nb a\n", "", ""); }, "merges.txt line 3");
-  expect_error([&] { BpeTokenizer::from_files(vocab, "a b\n", "", R"({"tokenizer_class":"BertTokenizer"})"); }, "BertTokenizer");
-  expect_error([&] { BpeTokenizer::from_files(vocab, "a b\n", "", R"({"tokenizer_class":"RobertaTokenizer"})"); }, "<s>");
-  expect_error([&] { BpeTokenizer::from_files(vocab, "", "", ""); }, "merges.txt");
+  expect_error([&] { bpe_files(vocab, "#version: 0.2\na b\n\nb a\n", "", ""); }, "merges.txt line 3");
+  expect_error([&] { bpe_files(vocab, "a b\n", "", R"({"tokenizer_class":"BertTokenizer"})"); }, "BertTokenizer");
+  expect_error([&] { bpe_files(vocab, "a b\n", "", R"({"tokenizer_class":"RobertaTokenizer"})"); }, "<s>");
+  expect_error([&] { bpe_files(vocab, "", "", ""); }, "merges.txt");
 }
 
 TEST_CASE("vocab.json + merges.txt as GPT2Tokenizer and RobertaTokenizer", "[tokenizer][bpe]") {
   const std::string merges = "#version: 0.2\na b\n" + G + " H\n" + G + "H i\n";
-  const auto gpt2 = BpeTokenizer::from_files(byte_vocab_json({"ab", G + "H", G + "Hi", "<|endoftext|>"}), merges, "", "");
+  const auto gpt2 = bpe_files(byte_vocab_json({"ab", G + "H", G + "Hi", "<|endoftext|>"}), merges, "", "");
   const Encoding g = gpt2.encode("ab Hi<|endoftext|>");
   CHECK(g.tokens == V{"ab", G + "Hi", "<|endoftext|>"});  // no template; the special token kept whole
   CHECK(g.offsets == std::vector<Span>{{0, 2}, {2, 5}, {5, 18}});  // GPT-2 does not trim offsets
 
   const std::string roberta_vocab = "{\"<s>\":0,\"<pad>\":1,\"</s>\":2,\"<unk>\":3," +
                                     byte_vocab_json({"ab", G + "H", G + "Hi", "<mask>"}, 4).substr(1);
-  const auto r = BpeTokenizer::from_files(roberta_vocab, merges, "", R"({"tokenizer_class":"RobertaTokenizerFast"})");
+  const auto r = bpe_files(roberta_vocab, merges, "", R"({"tokenizer_class":"RobertaTokenizerFast"})");
   const Encoding e = r.encode("ab <mask>");
   CHECK(e.tokens == V{"<s>", "ab", " <mask>", "</s>"});
   CHECK(e.offsets[2] == Span{3, 9});
-  CHECK(r.settings().mask_token == "<mask>");
+  CHECK(r.special_tokens().mask == "<mask>");
 }
 
 TEST_CASE("Tokenizer facade picks WordPiece or BPE from the files", "[tokenizer][bpe]") {
@@ -247,7 +250,7 @@ TEST_CASE("BPE loaders: any field of the wrong type is E_TOKENIZER, never anothe
       doc[path] = r;
       INFO("path " << path.to_string() << " = " << r.dump());
       try {
-        (void)BpeTokenizer::from_files("", "", doc.dump(), "");
+        (void)bpe_files("", "", doc.dump(), "");
         ++loaded;
       } catch (const attnscope::Error& e) {
         CHECK(e.code() == "E_TOKENIZER");

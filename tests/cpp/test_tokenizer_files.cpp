@@ -6,12 +6,16 @@
 
 #include "error.h"
 #include "test_engine_support.h"
-#include "tokenizer/bert_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 using namespace attnscope::tok;
 
 namespace {
 const char* kVocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncafe\ncaf\n##\xC3\xA9\n[S]\n";
+
+Tokenizer bert_files(std::string_view vocab_txt, std::string_view tokenizer_json, std::string_view config) {
+  return Tokenizer::from_files({vocab_txt, "", "", tokenizer_json, config});
+}
 
 void expect_error(const std::function<void()>& fn, const std::string& needle) {
   attnscope::test::expect_error(fn, "E_TOKENIZER", needle);
@@ -37,15 +41,15 @@ using V = std::vector<std::string>;
 }  // namespace
 
 TEST_CASE("files: tokenizer.json with BertNormalizer/BertPreTokenizer/WordPiece/TemplateProcessing", "[tokenizer][files]") {
-  const auto t = BertTokenizer::from_files("", json_with(kBertNorm, kBertPre, "WordPiece", kTemplate), "");
-  CHECK_FALSE(t.settings().lowercase);
+  const auto t = bert_files("", json_with(kBertNorm, kBertPre, "WordPiece", kTemplate), "");
+  CHECK(t.encode("The").tokens == V{"[CLS]", "[UNK]", "[SEP]"});  // cased: "The" is not "the"
   CHECK(t.encode("caf\xC3\xA9 [MASK]").tokens == V{"[CLS]", "caf", "##\xC3\xA9", "[MASK]", "[SEP]"});
   const auto p = t.encode("the", std::string_view("cafe"));
   CHECK(p.type_ids == std::vector<int32_t>{0, 0, 0, 1, 1});
 }
 
 TEST_CASE("files: BertProcessing is the same template", "[tokenizer][files]") {
-  const auto t = BertTokenizer::from_files(
+  const auto t = bert_files(
       "", json_with(kBertNorm, kBertPre, "WordPiece", R"({"type":"BertProcessing","sep":["[SEP]",3],"cls":["[CLS]",2]})"), "");
   const auto p = t.encode("the", std::string_view("cafe"));
   CHECK(p.tokens == V{"[CLS]", "the", "[SEP]", "cafe", "[SEP]"});
@@ -53,47 +57,47 @@ TEST_CASE("files: BertProcessing is the same template", "[tokenizer][files]") {
 }
 
 TEST_CASE("files: vocab.txt + tokenizer_config.json settings", "[tokenizer][files]") {
-  const auto uncased = BertTokenizer::from_files(kVocab, "", R"({"do_lower_case":true})");
+  const auto uncased = bert_files(kVocab, "", R"({"do_lower_case":true})");
   CHECK(uncased.encode("CAF\xC3\x89").tokens == V{"[CLS]", "cafe", "[SEP]"});
-  const auto cased = BertTokenizer::from_files(kVocab, "", R"({"do_lower_case":false,"tokenizer_class":"BertTokenizerFast"})");
+  const auto cased = bert_files(kVocab, "", R"({"do_lower_case":false,"tokenizer_class":"BertTokenizerFast"})");
   CHECK(cased.encode("caf\xC3\xA9").tokens == V{"[CLS]", "caf", "##\xC3\xA9", "[SEP]"});
-  const auto strip = BertTokenizer::from_files(kVocab, "", R"({"do_lower_case":false,"strip_accents":true})");
+  const auto strip = bert_files(kVocab, "", R"({"do_lower_case":false,"strip_accents":true})");
   CHECK(strip.encode("caf\xC3\xA9").tokens == V{"[CLS]", "cafe", "[SEP]"});
   // Special tokens as serialized AddedToken objects, and additional special tokens.
-  const auto extra = BertTokenizer::from_files(
+  const auto extra = bert_files(
       kVocab, "", R"({"mask_token":{"content":"[MASK]","lstrip":false},"additional_special_tokens":["[S]"]})");
   CHECK(extra.encode("the[S]the").tokens == V{"[CLS]", "the", "[S]", "the", "[SEP]"});
-  const auto defaults = BertTokenizer::from_files(kVocab, "", "");  // no config: BertTokenizer defaults
-  CHECK(defaults.settings().lowercase);
+  const auto defaults = bert_files(kVocab, "", "");  // no config: BertTokenizer defaults
+  CHECK(defaults.encode("THE").tokens == V{"[CLS]", "the", "[SEP]"});  // lowercased
 }
 
 TEST_CASE("files: what cannot be reproduced exactly is rejected naming it", "[tokenizer][files]") {
-  expect_error([] { BertTokenizer::from_files("", json_with(R"({"type":"NFKC"})", kBertPre, "WordPiece", kTemplate), ""); }, "NFKC");
-  expect_error([] { BertTokenizer::from_files("", json_with(R"({"type":"Sequence","normalizers":[]})", kBertPre, "WordPiece", kTemplate), ""); }, "Sequence");
-  expect_error([] { BertTokenizer::from_files("", json_with(kBertNorm, R"({"type":"ByteLevel"})", "WordPiece", kTemplate), ""); }, "ByteLevel");
-  expect_error([] { BertTokenizer::from_files("", json_with(kBertNorm, "null", "WordPiece", kTemplate), ""); }, "pre_tokenizer");
-  expect_error([] { BertTokenizer::from_files("", json_with(kBertNorm, kBertPre, "BPE", kTemplate), ""); }, "BPE");
-  expect_error([] { BertTokenizer::from_files("", json_with(kBertNorm, kBertPre, "WordPiece", R"({"type":"RobertaProcessing"})"), ""); }, "RobertaProcessing");
-  expect_error([] { BertTokenizer::from_files("", json_with(kBertNorm, kBertPre, "WordPiece", "null"), ""); }, "post_processor");
-  expect_error([] { BertTokenizer::from_files("", "{not json", ""); }, "tokenizer.json is not valid JSON");
-  expect_error([] { BertTokenizer::from_files("", "[1,2]", ""); }, "JSON object");
-  expect_error([] { BertTokenizer::from_files("", "", ""); }, "neither tokenizer.json nor vocab.txt");
-  expect_error([] { BertTokenizer::from_files(kVocab, "", R"({"tokenizer_class":"RobertaTokenizer"})"); }, "RobertaTokenizer");
-  expect_error([] { BertTokenizer::from_files(kVocab, "", R"({"do_lower_case":"yes"})"); }, "do_lower_case");
-  expect_error([] { BertTokenizer::from_files(kVocab, "", R"({"additional_special_tokens":["[NOPE]"]})"); }, "[NOPE]");
-  expect_error([] { BertTokenizer::from_vocab("a\nb\n", TokenizerSettings{}); }, "[CLS]");
-  expect_error([] { BertTokenizer::from_vocab("[CLS]\n[SEP]\n", TokenizerSettings{}); }, "unk_token");
-  expect_error([] { BertTokenizer::from_vocab("", TokenizerSettings{}); }, "empty");
+  expect_error([] { bert_files("", json_with(R"({"type":"NFKC"})", kBertPre, "WordPiece", kTemplate), ""); }, "NFKC");
+  expect_error([] { bert_files("", json_with(R"({"type":"Sequence","normalizers":[{"type":"Precompiled"}]})", kBertPre, "WordPiece", kTemplate), ""); }, "Precompiled");
+  expect_error([] { bert_files("", json_with(kBertNorm, R"({"type":"Whitespace"})", "WordPiece", kTemplate), ""); }, "Whitespace");
+  expect_error([] { bert_files("", json_with(kBertNorm, R"({"type":"Punctuation"})", "WordPiece", kTemplate), ""); }, "pre_tokenizer 'Punctuation'");
+  expect_error([] { bert_files("", json_with(kBertNorm, kBertPre, "Unigram", kTemplate), ""); }, "Unigram");
+  expect_error([] { bert_files("", json_with(kBertNorm, kBertPre, "WordPiece", R"({"type":"RobertaProcessing"})"), ""); }, "RobertaProcessing");
+  expect_error([] { bert_files("", json_with(kBertNorm, kBertPre, "WordPiece", R"({"type":"TemplateProcessing"})"), ""); }, "post_processor.single");
+  expect_error([] { bert_files("", "{not json", ""); }, "tokenizer.json is not valid JSON");
+  expect_error([] { bert_files("", "[1,2]", ""); }, "JSON object");
+  expect_error([] { bert_files("", "", ""); }, "no tokenizer files");
+  expect_error([] { bert_files(kVocab, "", R"({"tokenizer_class":"RobertaTokenizer"})"); }, "RobertaTokenizer");
+  expect_error([] { bert_files(kVocab, "", R"({"do_lower_case":"yes"})"); }, "do_lower_case");
+  expect_error([] { bert_files(kVocab, "", R"({"additional_special_tokens":["[NOPE]"]})"); }, "[NOPE]");
+  expect_error([] { Tokenizer::from_vocab_txt("a\nb\n", BertSettings{}); }, "[CLS]");
+  expect_error([] { Tokenizer::from_vocab_txt("[CLS]\n[SEP]\n", BertSettings{}); }, "unk_token");
+  expect_error([] { Tokenizer::from_vocab_txt("", BertSettings{}); }, "empty");
   std::string bad_id = json_with(kBertNorm, kBertPre, "WordPiece", kTemplate);
   bad_id.replace(bad_id.find("\"the\":5"), 7, "\"the\":-5");
-  expect_error([&] { BertTokenizer::from_files("", bad_id, ""); }, "model.vocab['the']");
+  expect_error([&] { bert_files("", bad_id, ""); }, "model.vocab['the']");
   std::string bad_template = kTemplate;
   bad_template.replace(bad_template.find("\"ids\":[2]"), 9, "\"ids\":[]");
-  expect_error([&] { BertTokenizer::from_files("", json_with(kBertNorm, kBertPre, "WordPiece", bad_template), ""); }, "[CLS]");
+  expect_error([&] { bert_files("", json_with(kBertNorm, kBertPre, "WordPiece", bad_template), ""); }, "[CLS]");
 }
 
 TEST_CASE("files: a null normalizer means no normalization", "[tokenizer][files]") {
-  const auto t = BertTokenizer::from_files("", json_with("null", kBertPre, "WordPiece", kTemplate), "");
+  const auto t = bert_files("", json_with("null", kBertPre, "WordPiece", kTemplate), "");
   CHECK(t.encode("caf\xC3\xA9").tokens == V{"[CLS]", "caf", "##\xC3\xA9", "[SEP]"});
   CHECK(t.encode("Cafe").tokens == V{"[CLS]", "[UNK]", "[SEP]"});
 }

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "error.h"
-#include "tokenizer/bert_tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 using namespace attnscope::tok;
 

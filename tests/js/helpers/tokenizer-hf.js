@@ -71,12 +71,6 @@ export const ORACLE_ADAPTERS = [
     applies: (s) => s.lowercase,
     rewrite: (t) => t.replace(/\u03A3/g, '\u03C3'),
   },
-  {
-    // Rust's is_control counts unassigned code points (Cn) as control and drops them.
-    name: 'drop unassigned code points',
-    applies: () => true,
-    rewrite: (t) => t.replace(/\p{Cn}/gu, ''),
-  },
 ];
 
 export function makeOracle(vocabTxt, settings) {

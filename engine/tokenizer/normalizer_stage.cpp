@@ -1,0 +1,147 @@
+// The normalizer stage: its steps read from tokenizer.json and run in order.
+#include "tokenizer/normalizer_stage.h"
+
+#include "tokenizer/json_fields.h"
+#include "tokenizer/unicode_tables.h"
+
+namespace attnscope::tok {
+
+using namespace json_fields;
+
+namespace {
+
+std::u32string code_points(const std::string& utf8) {
+  std::u32string out;
+  for (const SpannedChar& c : decode_utf8(utf8)) out += c.cp;
+  return out;
+}
+
+NormalizerStep parse_step(const json& section) {
+  const std::string type = type_name(section, "normalizer");
+  NormalizerStep step;
+  if (type == "BertNormalizer") {
+    step.kind = NormalizerStep::Kind::Bert;
+    const bool lowercase = get_bool(section, "lowercase", true, "normalizer");
+    step.bert = NormalizerOptions{get_bool(section, "clean_text", true, "normalizer"),
+                                  get_bool(section, "handle_chinese_chars", true, "normalizer"),
+                                  get_optional_bool(section, "strip_accents", "normalizer").value_or(lowercase),
+                                  lowercase};
+  } else if (type == "Prepend") {
+    step.kind = NormalizerStep::Kind::Prepend;
+    step.text = code_points(get_string(section, "prepend", "", "normalizer Prepend"));
+  } else if (type == "Replace") {
+    step.kind = NormalizerStep::Kind::Replace;
+    step.pattern = parse_pattern(member(section, "pattern"), "normalizer Replace pattern");
+    step.text = code_points(get_string(section, "content", "", "normalizer Replace"));
+  } else if (type == "NFC") {
+    step.kind = NormalizerStep::Kind::Nfc;
+  } else if (type == "NFD") {
+    step.kind = NormalizerStep::Kind::Nfd;
+  } else if (type == "Lowercase") {
+    step.kind = NormalizerStep::Kind::Lowercase;
+  } else if (type == "Strip") {
+    step.kind = NormalizerStep::Kind::Strip;
+    step.left = get_bool(section, "strip_left", true, "normalizer Strip");
+    step.right = get_bool(section, "strip_right", true, "normalizer Strip");
+  } else {
+    fail("normalizer '" + type + "' is not supported: AttnScope reproduces BertNormalizer, Prepend, Replace, NFC, "
+         "NFD, Lowercase, Strip and Sequences of them");
+  }
+  return step;
+}
+
+std::vector<SpannedChar> replace(const std::vector<SpannedChar>& text, const NormalizerStep& step) {
+  std::u32string cps;
+  cps.reserve(text.size());
+  for (const SpannedChar& c : text) cps += c.cp;
+  std::vector<SpannedChar> out;
+  out.reserve(text.size());
+  size_t done = 0;
+  for (const auto& [begin, end] : step.pattern.find_all(cps.data(), cps.size())) {
+    out.insert(out.end(), text.begin() + static_cast<std::ptrdiff_t>(done), text.begin() + static_cast<std::ptrdiff_t>(begin));
+    // The replacement covers the span of everything it replaced.
+    const SpannedChar span{0, text[begin].start, text[end - 1].end};
+    for (char32_t cp : step.text) out.push_back({cp, span.start, span.end});
+    done = end;
+  }
+  out.insert(out.end(), text.begin() + static_cast<std::ptrdiff_t>(done), text.end());
+  return out;
+}
+
+// Each character replaced by what `map` writes for it (up to 4 code points), keeping its span.
+template <class Map>
+std::vector<SpannedChar> expand(const std::vector<SpannedChar>& text, Map map) {
+  std::vector<SpannedChar> out;
+  out.reserve(text.size());
+  char32_t parts[kMaxDecomposition > kMaxLowercase ? kMaxDecomposition : kMaxLowercase];
+  for (const SpannedChar& c : text) {
+    const int n = map(c.cp, parts);
+    for (int k = 0; k < n; ++k) out.push_back({parts[k], c.start, c.end});
+  }
+  return out;
+}
+
+// NFD. Canonical reordering moves code points but not spans: tokenizers' alignments stay with the
+// positions, so a reordered mark reports where it now stands (measured against the Rust library).
+std::vector<SpannedChar> decompose(const std::vector<SpannedChar>& text) {
+  std::vector<SpannedChar> out = expand(text, canonical_decomposition);
+  std::vector<SpannedChar> positions = out;
+  order_non_starters(out, 0);
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].start = positions[i].start;
+    out[i].end = positions[i].end;
+  }
+  return out;
+}
+
+std::vector<SpannedChar> apply_step(const NormalizerStep& step, std::vector<SpannedChar> text) {
+  switch (step.kind) {
+    case NormalizerStep::Kind::Bert: return normalize_bert(text, step.bert);
+    case NormalizerStep::Kind::Prepend:
+      if (!text.empty()) {  // tokenizers prepends to non-empty text only
+        std::vector<SpannedChar> out;
+        out.reserve(text.size() + step.text.size());
+        for (char32_t cp : step.text) out.push_back({cp, text.front().start, text.front().end});
+        out.insert(out.end(), text.begin(), text.end());
+        return out;
+      }
+      return text;
+    case NormalizerStep::Kind::Replace: return replace(text, step);
+    case NormalizerStep::Kind::Nfd: return decompose(text);
+    case NormalizerStep::Kind::Nfc: return compose(decompose(text));
+    case NormalizerStep::Kind::Lowercase: return expand(text, to_lowercase);
+    case NormalizerStep::Kind::Strip: {
+      size_t b = 0, e = text.size();
+      while (step.left && b < e && is_white_space(text[b].cp)) ++b;
+      while (step.right && e > b && is_white_space(text[e - 1].cp)) --e;
+      return std::vector<SpannedChar>(text.begin() + static_cast<std::ptrdiff_t>(b), text.begin() + static_cast<std::ptrdiff_t>(e));
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+Normalizer Normalizer::bert(const NormalizerOptions& options) {
+  Normalizer n;
+  NormalizerStep step;
+  step.bert = options;
+  n.steps_.push_back(std::move(step));
+  return n;
+}
+
+Normalizer Normalizer::from_json(const json& section) {
+  Normalizer n;
+  for (const json& member : sequence_members(section, "normalizers", "normalizer")) n.steps_.push_back(parse_step(member));
+  return n;
+}
+
+std::vector<SpannedChar> Normalizer::apply(const SpannedChar* begin, const SpannedChar* end) const {
+  // BertNormalizer alone (the common case) reads the input in place.
+  if (steps_.size() == 1 && steps_[0].kind == NormalizerStep::Kind::Bert) return normalize_bert(begin, end, steps_[0].bert);
+  std::vector<SpannedChar> text(begin, end);
+  for (const NormalizerStep& step : steps_) text = apply_step(step, std::move(text));
+  return text;
+}
+
+}  // namespace attnscope::tok

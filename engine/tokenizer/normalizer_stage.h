@@ -1,0 +1,41 @@
+// The normalizer stage of the pipeline, read from tokenizer.json's "normalizer" section: a list
+// of steps run in order over spanned characters — BertNormalizer (normalizer.h), Prepend,
+// Replace, NFC, NFD, Lowercase, Strip, or a Sequence of them. Every output character keeps the span of
+// the input character it came from (a prepended string takes the first character's span, as
+// tokenizers' NormalizedString::prepend aligns it). A type or option not reproduced here is an
+// E_TOKENIZER error naming it. It does not split text; the pre-tokenizer does.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tokenizer/normalizer.h"
+#include "tokenizer/regex.h"
+#include "tokenizer/utf8_text.h"
+
+namespace attnscope::tok {
+
+struct NormalizerStep {
+  enum class Kind { Bert, Prepend, Replace, Nfc, Nfd, Lowercase, Strip };
+  Kind kind = Kind::Bert;
+  NormalizerOptions bert;   // Bert
+  std::u32string text;      // Prepend: what to put in front; Replace: the replacement
+  Regex pattern;            // Replace: what to replace (a String pattern is compiled as a literal)
+  bool left = false, right = false;  // Strip: which ends lose their whitespace
+};
+
+class Normalizer {
+ public:
+  Normalizer() = default;  // no steps: the text as it is
+  static Normalizer bert(const NormalizerOptions& options);
+  // The "normalizer" section; null means no normalizer.
+  static Normalizer from_json(const nlohmann::json& section);
+
+  std::vector<SpannedChar> apply(const SpannedChar* begin, const SpannedChar* end) const;
+
+ private:
+  std::vector<NormalizerStep> steps_;
+};
+
+}  // namespace attnscope::tok
