@@ -2,12 +2,15 @@
 // copies of the state and of the numbers each view draws, never references to live objects.
 import { isCausal, isMaskedCell } from './causal-mask.js';
 
-export function installTestHook(app) {
+/** @param viewJobs () → the view jobs started lately (run-controller.js viewJobs) */
+export function installTestHook(app, { viewJobs }) {
   const copy = (a) => (a ? Array.from(a) : null);
   const hook = {
     get state() { return JSON.parse(JSON.stringify(app.state)); },
     get status() { return document.body.dataset.status; },
     get runsDone() { return app.runsDone; },
+    /** The views' worker jobs (corpus, map, ablation, run), oldest first: { kind, state }. */
+    get viewJobs() { return viewJobs(); },
     get info() { return app.info ? JSON.parse(JSON.stringify(app.info)) : null; },
     get shape() { return app.result ? [...app.result.shape] : null; },
     get tokens() { return app.result ? [...app.result.tokens] : null; },

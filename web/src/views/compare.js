@@ -1,8 +1,9 @@
 // Encoder vs decoder: the typed sentence through the bundled BERT (bidirectional: every token sees
 // every token) and the bundled GPT-2-style decoder (causal: a token sees only itself and what came
 // before), side by side at the same layer and head, each heatmap with its mask, and a short
-// explanation of the difference. The two runs come from app.compareRuns(text) (two workers of
-// their own, see compare-runner.js), not from the model picked for the other views.
+// explanation of the difference. The two runs come from app.jobs.compare(text) (the bundled
+// models, opened for this view, see run-controller.js), not from the model picked for the other
+// views.
 import { Heatmap } from '../heatmap.js';
 import { renderLegend } from '../legend.js';
 import { sequential } from '../colormap.js';
@@ -59,7 +60,7 @@ export function createCompare(host, app) {
     requested = text;
     status.textContent = t('compareLoading');
     status.hidden = false;
-    app.compareRuns(text).then((runs) => {
+    app.jobs.compare(text).then((runs) => {
       if (requested === text) draw(runs);
     });
   }
@@ -69,6 +70,7 @@ export function createCompare(host, app) {
     const failures = [];
     for (const p of Object.values(panels)) {
       const run = runs[p.side];
+      if (run?.error?.code === 'E_ABORTED') continue;   // the view or the model changed: asked again
       if (!run || run.error) {
         p.panel.dataset.ready = '';
         failures.push(t('compareFailed', { name: run?.model ?? p.side, message: run?.error?.message ?? '?', code: run?.error?.code ?? 'E_INTERNAL' }));
