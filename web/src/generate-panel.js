@@ -1,6 +1,8 @@
 // The Generate panel (decoders): writes N tokens in the model's worker (temperature, top-k, seed),
 // streaming. Each step's token joins the chips and its attention row joins every heatmap as it
-// arrives (GenerationResult); Stop aborts between two steps. When the generation ends (or is
+// arrives (GenerationResult); Stop aborts between two steps and drops the steps the worker had
+// already sent but the page had not shown yet (so it stops at once, not after the queue of paced
+// steps), saying so while the tokens shown run in full. When the generation ends (or is
 // stopped) the whole sequence runs once more from scratch, so the formula, aggregates and
 // next-token views get q, k, v and predictions for every token, and the test hook can compare
 // each streamed row (computed over the KV cache) with the full run's. The settings live in the
@@ -78,10 +80,11 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
   let statusFor = null; // () → the status text, re-made when the language changes
   let promptRun = null;  // { text, client, result }: the prompt's own run, the start of every generation
 
-  function setStatus(make) {
+  // `line`: also on the status line (not once the page has moved on to another text).
+  function setStatus(make, { line = true } = {}) {
     statusFor = make;
     status.textContent = make ? make() : '';
-    if (statusLine && make) statusLine.textContent = status.textContent;
+    if (statusLine && make && line) statusLine.textContent = status.textContent;
   }
 
   async function start() {
@@ -137,7 +140,8 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
       out = await client.generate(Array.from(base.ids), {
         maxNewTokens: n, temperature: app.state.genTemperature, topK: app.state.genTopK, seed: app.state.genSeed,
         stopAtEos: true, candidates: 5, signal: controller.signal,
-        onToken: (step) => { shown = shown.then(() => { show(step); return sleep(PACE_MS); }); },
+        // After Stop, steps still queued here are dropped without their pause.
+        onToken: (step) => { shown = shown.then(() => (run.stopped ? undefined : (show(step), sleep(PACE_MS)))); },
       });
     } catch (e) {
       failure = e;
@@ -156,11 +160,10 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
         gen.stopReason = aborted ? 'aborted' : 'error';
         gen.ids = [...ids];
         if (!aborted) gen.error = { code: failure?.code ?? 'E_INTERNAL', message: failure?.message ?? String(failure) };
-        if (stillCurrent()) {
-          await finish(client, ids, base, stillCurrent).catch(() => {});
-          setStatus(aborted ? () => app.t('genStopped', { n: gen.steps.length })
-            : () => app.t('genFailed', { reason: errorReason(app.t, gen.error), detail: errorDetail(gen.error) }));
-        }
+        const current = stillCurrent();
+        if (current) await finish(client, ids, base, stillCurrent).catch(() => {});
+        setStatus(aborted ? () => app.t('genStopped', { n: gen.steps.length })
+          : () => app.t('genFailed', { reason: errorReason(app.t, gen.error), detail: errorDetail(gen.error) }), { line: current });
       }
     } finally {
       gen.done = true;
@@ -190,9 +193,12 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
   }
 
   function stop() {
-    if (!running) return;
+    if (!running || running.stopped) return;
     running.stopped = true;
     running.controller.abort();
+    const shownSteps = app.generation.steps.length;
+    setStatus(() => app.t('genStopping', { n: shownSteps }));
+    render();
   }
 
   startBtn.addEventListener('click', start);
@@ -212,7 +218,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     startBtn.textContent = t('genStart');
     stopBtn.textContent = t('genStop');
     startBtn.disabled = Boolean(running) || !app.original;
-    stopBtn.disabled = !running;
+    stopBtn.disabled = !running || running.stopped;
     hint.textContent = t('genHint');
     if (statusFor) status.textContent = statusFor();
   }

@@ -67,6 +67,18 @@ export function createCompare(host, app) {
 
   function draw(runs) {
     const { t, state } = app;
+    // One layer and head for both (the bundled decoder is deeper than the bundled BERT): the
+    // pickers offer the layers and heads both models have, and the state follows, so the URL
+    // says what is shown.
+    const shapes = Object.values(runs).filter((run) => run.result).map((run) => run.result.shape);
+    if (shapes.length) {
+      const layers = Math.min(...shapes.map((s) => s[0])), heads = Math.min(...shapes.map((s) => s[1]));
+      if (state.layer >= layers || state.head >= heads) {
+        app.set({ layer: Math.min(state.layer, layers - 1), head: Math.min(state.head, heads - 1) });
+        return;   // the host redraws
+      }
+      bar.replaceChildren(layerHeadPickers(app, { layers, heads }));
+    }
     const failures = [];
     for (const p of Object.values(panels)) {
       const run = runs[p.side];
@@ -78,8 +90,7 @@ export function createCompare(host, app) {
       }
       const r = run.result;
       const [L, H, T] = r.shape;
-      // Each model at the chosen layer and head, clamped to its own size.
-      const layer = Math.min(state.layer, L - 1), head = Math.min(state.head, H - 1);
+      const { layer, head } = state;
       const matrix = r.attention(layer, head);
       const causal = run.info.kind === 'decoder';
       p.labels = r.tokenTexts ?? r.tokens;
