@@ -326,16 +326,23 @@ test('Stop in a long generation says so at once and stops within a step, not aft
   assert.equal((await hook(() => window.__attnscope.shape))[2], gen.ids.length);
 });
 
-test('?view=compare offers only the layers both models have and shows both at that one layer, as the URL says', async () => {
+// A page of its own at `query` (a compare view), once both panels are drawn: the page and what
+// each panel shows (the test hook's compare()).
+async function openCompare(query) {
   const other = await guardedPage(browser, server.origin);
-  // The decoder has more layers than the bundled BERT: layer 7 is the decoder's last.
-  await other.page.goto(`${server.origin}/?model=bundled-causal&view=compare&layer=7&head=1`);
+  await other.page.goto(`${server.origin}/${query}`);
   await other.page.waitForFunction(() => {
     const panels = [...document.querySelectorAll('.compare-panel')];
     return panels.length === 2 && panels.every((p) => p.dataset.ready === '1');
   }, null, { timeout: 30000 });
   const enc = await other.page.evaluate(() => window.__attnscope.compare('encoder'));
   const dec = await other.page.evaluate(() => window.__attnscope.compare('decoder'));
+  return { other, enc, dec };
+}
+
+test('?view=compare offers only the layers both models have and shows both at that one layer, as the URL says', async () => {
+  // The decoder has more layers than the bundled BERT: layer 7 is the decoder's last.
+  const { other, enc, dec } = await openCompare('?model=bundled-causal&view=compare&layer=7&head=1');
   const layers = await other.page.evaluate(() => [...document.querySelectorAll('.view-compare .layer-picker option')].map((o) => Number(o.value)));
   const encoderLayers = Number(/(\d+) layers/.exec(await other.page.locator('.compare-panel[data-side="encoder"] .hint').first().textContent())[1]);
   assert.equal(Math.max(...layers), encoderLayers - 1, 'the picker offers a layer one of the models does not have');
@@ -349,14 +356,7 @@ test('?view=compare offers only the layers both models have and shows both at th
 });
 
 test('?view=compare: BERT bidirectional beside the causal decoder, same layer and head, EN and KO text', async () => {
-  const other = await guardedPage(browser, server.origin);
-  await other.page.goto(`${server.origin}/?view=compare&layer=1&head=2&text=${encodeURIComponent('The river bank was quiet')}`);
-  await other.page.waitForFunction(() => {
-    const panels = [...document.querySelectorAll('.compare-panel')];
-    return panels.length === 2 && panels.every((p) => p.dataset.ready === '1');
-  }, null, { timeout: 30000 });
-  const enc = await other.page.evaluate(() => window.__attnscope.compare('encoder'));
-  const dec = await other.page.evaluate(() => window.__attnscope.compare('decoder'));
+  const { other, enc, dec } = await openCompare(`?view=compare&layer=1&head=2&text=${encodeURIComponent('The river bank was quiet')}`);
   assert.deepEqual([enc.layer, enc.head, dec.layer, dec.head], [1, 2, 1, 2]);
   assert.equal(enc.causal, false);
   assert.equal(dec.causal, true);
