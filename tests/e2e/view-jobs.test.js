@@ -2,7 +2,8 @@
 // the head table's corpus job, the query/key map's corpus job and a head-ablation job, started in
 // the page's worker, end as aborted (the worker client's task loop stops after the slice in
 // progress) once another view is shown or another model is picked. Seen through the test hook's
-// viewJobs (each job's kind and how it ended) and the views' own "cancelled" status; in Chromium
+// viewJobs (each job's kind and how it ended) and the views' own "cancelled" status. And a finished
+// corpus belongs to its model: the head table of the next model has no columns of it. In Chromium
 // with the bundled models.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,4 +72,16 @@ test('leaving the query/key map aborts the corpus job it started', () => onPage(
   await page.click('[role=tab][data-view="head"]');
   await jobEnded(page, 'corpus');
   assert.deepEqual(await lastJob(page, 'corpus'), { kind: 'corpus', state: 'aborted' });
+}));
+
+test('the head table drops the sample\'s columns of the model it replaces', () => onPage('?view=heads', async (page) => {
+  await page.click('.heads-corpus');
+  await page.waitForFunction(() => window.__attnscope.heads?.rows[0]?.corpus_entropy !== undefined, null, { timeout: 60000 });
+  // The bundled decoder has more heads than the bundled BERT: the old columns cannot fit it.
+  await page.locator('#model-select').selectOption('bundled-causal');
+  await page.waitForFunction(() => window.__attnscope.info?.kind === 'decoder' && window.__attnscope.status === 'ready');
+  const [L, H] = await page.evaluate(() => window.__attnscope.shape);
+  await page.waitForFunction((n) => window.__attnscope.heads.rows.length === n, L * H);
+  assert.equal((await page.evaluate(() => window.__attnscope.heads)).rows.some((r) => 'corpus_entropy' in r), false);
+  assert.equal(await page.locator('.heads-table .corpus-col').count(), 0);
 }));

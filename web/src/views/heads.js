@@ -31,6 +31,7 @@ export function createHeadsTable(host, app) {
   let sort = { key: 'layer', dir: 1 };
   let corpus = null;      // { rows: headStatistics over the sample } once computed
   let effects = null;     // ablationEffects result
+  let computedFor = null; // the model (app.jobs.model) corpus and effects belong to
   let job = null;         // AbortController of the computation in progress
   const exposed = { rows: [], corpusMs: null, ablationMs: null };
 
@@ -55,6 +56,7 @@ export function createHeadsTable(host, app) {
       status.textContent = app.t(kind === 'corpus' ? 'headsCorpusProgress' : 'headsAblationProgress', { done, total });
     };
     try {
+      computedFor = app.jobs.model;
       if (kind === 'corpus') {
         corpus = (await app.jobs.corpus({ signal: job.signal, onProgress })).summary.headStats;
         exposed.corpusMs = performance.now() - started;
@@ -91,6 +93,11 @@ export function createHeadsTable(host, app) {
     ablateBtn.textContent = t('headsAblateBtn', { n: ABLATION_SENTENCES });
     cancelBtn.textContent = t('cancel');
     corpusBtn.disabled = ablateBtn.disabled = Boolean(job);
+    // Another model: the sample's columns were the old one's (and may not even have its shape).
+    if (computedFor !== app.jobs?.model) {
+      corpus = effects = null;
+      computedFor = app.jobs?.model;
+    }
     const done = app.jobs?.cachedCorpus();
     if (!corpus && done) corpus = done.summary.headStats;
     note.textContent = t('headsHint') + (effects ? ' ' + t('headsBaseline', { v: effects.baseline.toFixed(3) }) : '');
