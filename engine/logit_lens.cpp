@@ -13,7 +13,19 @@ std::vector<float> logit_lens_logits(const Transformer& model, const float* hidd
   const ModelConfig& cfg = model.config();
   if (!model.has_lm_head())
     throw Error("E_WEIGHTS", "the logit lens needs the model's output head; this checkpoint has no masked-LM head");
-  if (!cfg.is_decoder() || last) return model.lm_logits(hidden, T);
+  if (last) {
+    // One row at a time, as the model's own prediction is computed (js/model.js: the last position,
+    // or each [MASK] row): the GEMM's summation order depends on the row count, and this row must
+    // be the prediction bit for bit.
+    const int C = cfg.hidden_size, V = cfg.vocab_size;
+    std::vector<float> logits(static_cast<size_t>(T) * V);
+    for (int t = 0; t < T; ++t) {
+      const std::vector<float> row = model.lm_logits(hidden + static_cast<size_t>(t) * C, 1);
+      std::copy(row.begin(), row.end(), logits.begin() + static_cast<size_t>(t) * V);
+    }
+    return logits;
+  }
+  if (!cfg.is_decoder()) return model.lm_logits(hidden, T);
   // A decoder's intermediate residual stream: the final LayerNorm first, as the model's last layer gets.
   const int C = cfg.hidden_size;
   std::vector<float> normed(static_cast<size_t>(T) * C);
