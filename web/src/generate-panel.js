@@ -1,4 +1,4 @@
-// The Generate panel (decoders): writes N tokens in the model's worker (temperature, top-k, seed),
+// The Generate panel (decoders): writes N tokens in the model's worker (temperature, top-k, top-p, seed),
 // streaming. Each step's token joins the chips and its attention row joins every heatmap as it
 // arrives (GenerationResult); Stop aborts between two steps and drops the steps the worker had
 // already sent but the page had not shown yet (so it stops at once, not after the queue of paced
@@ -16,6 +16,7 @@ const FIELDS = [
   ['genTokens', 'genTokens', { min: 1, max: 200, step: 1 }, (v) => intIn(v, 1, 200)],
   ['genTemperature', 'genTemperature', { min: 0, max: 10, step: 0.1 }, (v) => (v >= 0 && v <= 10 ? Math.round(v * 1000) / 1000 : null)],
   ['genTopK', 'genTopK', { min: 0, max: 100000, step: 1 }, (v) => intIn(v, 0, 100000)],
+  ['genTopP', 'genTopP', { min: 0.01, max: 1, step: 0.05 }, (v) => (v > 0 && v <= 1 ? Math.round(v * 1000) / 1000 : null)],
   ['genSeed', 'genSeed', { min: 0, max: 999999, step: 1 }, (v) => intIn(v, 0, 999999)],
 ];
 
@@ -138,7 +139,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     let out = null, failure = null;
     try {
       out = await client.generate(Array.from(base.ids), {
-        maxNewTokens: n, temperature: app.state.genTemperature, topK: app.state.genTopK, seed: app.state.genSeed,
+        maxNewTokens: n, temperature: app.state.genTemperature, topK: app.state.genTopK, topP: app.state.genTopP, seed: app.state.genSeed,
         stopAtEos: true, candidates: 5, signal: controller.signal,
         // After Stop, steps still queued here are dropped without their pause.
         onToken: (step) => { shown = shown.then(() => (run.stopped ? undefined : (show(step), sleep(PACE_MS)))); },
@@ -189,7 +190,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
 
   function settings() {
     const s = app.state;
-    return { maxNewTokens: s.genTokens, temperature: s.genTemperature, topK: s.genTopK, seed: s.genSeed };
+    return { maxNewTokens: s.genTokens, temperature: s.genTemperature, topK: s.genTopK, topP: s.genTopP, seed: s.genSeed };
   }
 
   function stop() {

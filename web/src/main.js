@@ -20,6 +20,8 @@ import { createBlock } from './views/block.js';
 import { createPositions } from './views/positions.js';
 import { createHeadsTable } from './views/heads.js';
 import { createQkMap } from './views/qk-map.js';
+import { createLayers } from './views/layers.js';
+import { createContributions } from './views/contributions.js';
 import { createAblationRunner } from './ablation.js';
 import { createNextTokenPanel } from './views/next-token.js';
 import { createGeneratePanel } from './generate-panel.js';
@@ -34,6 +36,7 @@ const VIEW_FACTORIES = {
   grid: createModelGrid, head: createHeadDetail, lines: createHeadLines,
   formula: createFormula, aggregates: createAggregates, diff: createDiff, compare: createCompare,
   block: createBlock, positions: createPositions, heads: createHeadsTable, map: createQkMap,
+  layers: createLayers, contributions: createContributions,
 };
 let linkModel = null;       // a link's model that failed to load, kept in the URL (see start())
 let busyTimer = 0;
@@ -67,7 +70,7 @@ function onSet(patch, before) {
     picker.showInfo();
     relocalizeMessages(app.t);
   }
-  // Opening the block view needs a traced run of the text on screen.
+  // Opening the block, Layers or Contributions view needs a run of the text on screen with more outputs.
   if (patch.view !== undefined && runs.needsTrace()) runs.run();
   if (patch.headsOff !== undefined) ablation.rerun();
   renderAll();

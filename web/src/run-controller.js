@@ -16,6 +16,11 @@ import { showView } from './view-model.js';
 /** Views that read result.trace (every intermediate of every block): only their runs ask for it
  *  (the trace costs L·T·(7C + F) floats). */
 export const TRACE_VIEWS = new Set(['block']);
+/** Views that read result.logitLens / result.attribution (issue 35): only their runs ask for them
+ *  (each is one more pass of the model). LENS_TOP_K tokens per lens cell. */
+export const LENS_VIEWS = new Set(['layers']);
+export const ATTRIBUTION_VIEWS = new Set(['contributions']);
+export const LENS_TOP_K = 5;
 
 /** The encoder-vs-decoder view's two models, whatever model the other views show. */
 export const COMPARED = [
@@ -31,6 +36,8 @@ const SLOW_RUN_DEBOUNCE_MS = 250;
 const JOB_LOG = 32;   // the view jobs remembered for the test hook
 
 const isAbort = (e) => e?.code === 'E_ABORTED' || e?.name === 'AbortError';
+/** The model has an output head to read layers with (decoders always; encoders with an MLM head). */
+export const hasHead = (app) => isCausal(app) || Boolean(app.info?.hasMlmHead);
 
 /**
  * @param app the view model (view-model.js); its `jobs` is set here
@@ -72,16 +79,27 @@ export function createRunController(app, { views, predictions = true, on = {} })
   const uses = (source, weightPrecision) => Boolean(model) && model.source === source && model.weightPrecision === weightPrecision;
 
   function options() {
-    const trace = TRACE_VIEWS.has(app.state.view);
-    const base = { qkv: true, valueNorms: true, topK: 0, trace };
+    const { view } = app.state;
+    const trace = TRACE_VIEWS.has(view);
+    const base = {
+      qkv: true, valueNorms: true, topK: 0, trace,
+      ...(LENS_VIEWS.has(view) && hasHead(app) ? { logitLens: LENS_TOP_K } : {}),
+      ...(ATTRIBUTION_VIEWS.has(view) && isCausal(app) ? { attribution: true } : {}),
+    };
     if (!predictions) return base;
     // Decoders: the top-5 next tokens after every position (the next-token panel).
     if (isCausal(app)) return { ...base, topK: 5, nextAll: true };
     return { ...base, topK: app.info?.hasMlmHead ? 5 : 0 };
   }
 
-  /** The view shown needs a traced run of the text on screen it does not have yet. */
-  const needsTrace = () => TRACE_VIEWS.has(app.state.view) && Boolean(app.original) && !app.original.trace;
+  /** The view shown needs a run of the text on screen with outputs it does not have yet (a trace,
+   *  the logit lens, the attribution). */
+  const needsTrace = () => {
+    const r = app.original, { view } = app.state;
+    if (!r) return false;
+    return (TRACE_VIEWS.has(view) && !r.trace) || (LENS_VIEWS.has(view) && hasHead(app) && !r.logitLens) ||
+      (ATTRIBUTION_VIEWS.has(view) && isCausal(app) && !r.attribution);
+  };
 
   function schedule() {
     clearTimeout(timer);
@@ -173,6 +191,7 @@ export function createRunController(app, { views, predictions = true, on = {} })
   app.jobs = {
     get model() { return model?.client ?? null; },
     run: (text, opts = {}) => viewJob('run', (client, signal) => client.run(text, { ...opts, signal }), opts.signal),
+    runIds: (ids, opts = {}) => viewJob('runIds', (client, signal) => client.runIds(ids, { ...opts, signal }), opts.signal),
     corpus: ({ signal, onProgress } = {}) => viewJob('corpus', (client, s) => corpusSummary(client, { signal: s, onProgress }), signal),
     corpusMap: (layer, head, { signal, onProgress } = {}) =>
       viewJob('map', (client, s) => corpusMap(client, layer, head, { signal: s, onProgress }), signal),

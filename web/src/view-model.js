@@ -20,6 +20,7 @@
 //                          view shown or the model changes; `signal` adds the view's own Cancel
 //     .model                 the model in use, as a key for caches (changes with the model)
 //     .run(text, options)    an extra run (the positions view's sentences)
+//     .runIds(ids, options)  an extra run of token ids (the sampling preview's whole distribution)
 //     .corpus({signal, onProgress}), .cachedCorpus()      the corpus sample's summary (corpus.js)
 //     .corpusMap(l, h, {signal, onProgress}), .cachedCorpusMap(l, h)   one head's query/key map
 //     .ablation({signal, onProgress})                     each head's effect on the sample
