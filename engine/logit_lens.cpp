@@ -14,15 +14,14 @@ std::vector<float> logit_lens_logits(const Transformer& model, const float* hidd
   if (!model.has_lm_head())
     throw Error("E_WEIGHTS", "the logit lens needs the model's output head; this checkpoint has no masked-LM head");
   if (last) {
-    // One row at a time, as the model's own prediction is computed (js/model.js: the last position,
-    // or each [MASK] row): the GEMM's summation order depends on the row count, and this row must
-    // be the prediction bit for bit.
+    // As the model's own predictions are computed (js/model.js): every row in one batch (a decoder's
+    // next-token prediction at every position), and the last row once more on its own (`next`, the
+    // prediction after the text), because the GEMM's summation order depends on the row count and
+    // these rows must be those predictions bit for bit.
     const int C = cfg.hidden_size, V = cfg.vocab_size;
-    std::vector<float> logits(static_cast<size_t>(T) * V);
-    for (int t = 0; t < T; ++t) {
-      const std::vector<float> row = model.lm_logits(hidden + static_cast<size_t>(t) * C, 1);
-      std::copy(row.begin(), row.end(), logits.begin() + static_cast<size_t>(t) * V);
-    }
+    std::vector<float> logits = model.lm_logits(hidden, T);
+    const std::vector<float> row = model.lm_logits(hidden + static_cast<size_t>(T - 1) * C, 1);
+    std::copy(row.begin(), row.end(), logits.begin() + static_cast<size_t>(T - 1) * V);
     return logits;
   }
   if (!cfg.is_decoder()) return model.lm_logits(hidden, T);

@@ -33,7 +33,7 @@ struct LogitLens {
 
 // The lens logits (T, V) of one row of hidden states (T, C) as ForwardResult::hidden_states holds
 // them: `last` says it is the last layer's (decoders: already after the final LayerNorm), whose rows
-// go through the head one at a time, as lm_logits(row, 1) computes the model's own prediction.
+// are computed as the model's own predictions are: all T in one batch, the last one alone.
 std::vector<float> logit_lens_logits(const Transformer& model, const float* hidden, int T, bool last);
 
 // The lens of a run: `result` must hold hidden_states (ForwardOptions::hidden_states) of `ids`.

@@ -247,7 +247,11 @@ export class Model {
     const vocabulary = this.#vocabulary();
     const texts = this.#tokenTexts();
     const named = (entries) => entries.map(({ id, prob }) => ({ id, token: vocabulary(id) ?? '[?]', text: texts(id) ?? '[?]', prob }));
-    const row = (position) => logits.subarray((position - first) * vocab, (position - first + 1) * vocab);
+    // The prediction after the text is always its row run alone: the GEMM's summation order depends
+    // on the row count, and `next` (and the logit lens's last row) must not change with nextAll.
+    const last = nextAll && T > 1 ? callWasm(() => native.lmLogits(hidden.subarray((T - 1) * hiddenSize), 1)) : null;
+    const row = (position) => (last && position === T - 1 ? last
+      : logits.subarray((position - first) * vocab, (position - first + 1) * vocab));
     const out = { next: named(topKSoftmax(row(T - 1), Math.min(topK, vocab))) };
     if (nextAll) {
       out.nextByPosition = [];
