@@ -56,6 +56,9 @@ export function installTestHook(app, { viewJobs }) {
     get ids() { return copy(app.result?.ids); },
     get tokenTexts() { return app.result?.tokenTexts ? [...app.result.tokenTexts] : null; },
     get nextByPosition() { return app.result?.nextByPosition ? JSON.parse(JSON.stringify(app.result.nextByPosition)) : null; },
+    /** The Layers and Contributions views' data (the typed text's run; issue 35). */
+    get logitLens() { return app.original?.logitLens ? JSON.parse(JSON.stringify(app.original.logitLens)) : null; },
+    get attribution() { return app.original?.attribution ? JSON.parse(JSON.stringify(app.original.attribution)) : null; },
     compare(side) {
       const e = app.views.compare?.view.exposed[side];
       return e ? { ...e, matrix: Array.from(e.matrix) } : null;
