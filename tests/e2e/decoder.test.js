@@ -192,7 +192,7 @@ test('next-token panel: the selected position shows its top guesses and the toke
   const entry = entries.find((e) => e.position === 2);
   assert.ok(entry.actual, 'position 2 has a following token');
   assert.equal(entry.actual.text, texts[3]);
-  assert.equal(await page.locator('#next-token li').count(), entry.top.length);
+  assert.equal(await page.locator('#next-token .next-list li').count(), entry.top.length);
   assert.equal(await page.locator('#next-token .next-actual').getAttribute('data-rank'), String(entry.actual.rank));
   assert.match(await page.locator('#next-token .next-actual').textContent(), new RegExp(`no\\. ${entry.actual.rank + 1}\\b`));
   await page.click('#chips .chip[data-pos="2"]');   // unselect
