@@ -169,3 +169,22 @@ test('samplingPreview keeps exactly the tokens sampleToken draws, with its proba
     for (const row of preview.rows) assert.ok(Math.abs((counts.get(row.id) ?? 0) / n - row.final) < 0.015, JSON.stringify({ settings, row }));
   }
 });
+
+test('KV cache strip: one key and one value row per layer for every position the cache holds', async () => {
+  const g = await open(`model=bundled-causal&gn=6&gt=0&text=${encodeURIComponent('The river')}`);
+  try {
+    await g.page.click('#gen-start');
+    await g.page.waitForFunction(() => window.__attnscope.generation?.done && !document.body.dataset.generating, null, { timeout: 30000 });
+    const gen = await hook(g.page, 'generation');
+    const keys = Number(await g.page.locator('.kv-cache').getAttribute('data-keys'));
+    // Each step runs its new token over the cache at once (its attention row), adding its key and value.
+    assert.equal(keys, gen.promptLength + gen.steps.length);
+    const { numLayers: L, hiddenSize: C } = (await hook(g.page, 'info')).config;
+    const box = await g.page.locator('.kv-canvas').boundingBox();
+    assert.equal(Math.round(box.width), keys * 5);
+    assert.match(await g.page.locator('.kv-note').textContent(), new RegExp(`${(2 * L * keys * C * 4 / 1024).toFixed(1)} KB`));
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
+  }
+});

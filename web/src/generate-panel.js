@@ -10,6 +10,7 @@
 import { isCausal } from './causal-mask.js';
 import { errorDetail, errorReason } from './error-text.js';
 import { GenerationResult } from './generation-result.js';
+import { createKvCacheStrip } from './kv-cache.js';
 
 const FIELDS = [
   // state key, label key, input attributes, parse
@@ -76,6 +77,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
   const hint = document.createElement('p');
   hint.className = 'hint';
   host.append(title, controls, status, hint);
+  const kvCache = createKvCacheStrip(host, app);   // one key and one value row per new token, per layer
 
   let running = null;   // { controller, prompt, stopped } while a generation is in progress
   let statusFor = null; // () → the status text, re-made when the language changes
@@ -123,6 +125,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
       if (run.stopped || !stillCurrent()) return;
       gen.steps.push({ index: step.index, position: step.position, id: step.id, text: step.text, prob: step.prob,
         keys: step.keys, attention: Array.from(step.attention) });
+      kvCache.render();
       ids.push(step.id);
       // Each step copies every head (L·H·T² floats): past MAX_STREAMED_FLOATS (a 12×12-head
       // model at ~470 tokens) the rows are not streamed into the views, only the final full run.
@@ -222,6 +225,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     stopBtn.disabled = !running || running.stopped;
     hint.textContent = t('genHint');
     if (statusFor) status.textContent = statusFor();
+    kvCache.render();
   }
 
   return { render, start, stop, get running() { return Boolean(running); } };

@@ -21,6 +21,7 @@ export const LENS_STRINGS = {
     lensFinal: 'The last layer’s choice {token}: rank {rank} here, p = {prob}',
     lensNext: 'The token that actually follows, {token}: rank {rank} here, p = {prob}',
     lensPickCell: 'Click a cell to see its top tokens.',
+    lensLegend: 'Shade: the top token’s probability, 0 (white) to 1 (dark). Outlined: already the last layer’s choice at that position.',
     lensAria: 'Logit lens: layers by positions',
     contribName: 'Direct logit attribution',
     contribFormula: 'logit(token) = Σ_parts ((p − mean p) / σ ⊙ γ) · W_U[token] + β · W_U[token]; a head’s part p = Σ_j P[t,j] · v_j W_O,h',
@@ -42,6 +43,8 @@ export const LENS_STRINGS = {
     samplingFormula: 'p_i ∝ exp(z_i / T), then keep the k best, then the smallest prefix whose mass reaches p; renormalise',
     samplingNeedsRun: 'Reading the whole distribution…',
     genTopP: 'Top-p',
+    kvTitle: 'KV cache: {keys} positions × {layers} layers (a key row and a value row each)',
+    kvNote: 'Each new token adds one key and one value row of {C} numbers to every layer, so a step costs one position’s work: {size} held (f32). Grey: the prompt; blue: generated; outlined: the newest.',
     contribTarget: 'After #{position} {at}: {token}, logit {logit}',
   },
   ko: {
@@ -61,6 +64,7 @@ export const LENS_STRINGS = {
     lensFinal: '마지막 층의 선택 {token}: 여기서 {rank}위, p = {prob}',
     lensNext: '실제로 다음에 오는 토큰 {token}: 여기서 {rank}위, p = {prob}',
     lensPickCell: '칸을 누르면 상위 토큰을 봅니다.',
+    lensLegend: '색: 1위 토큰의 확률, 0(흰색)부터 1(진한색)까지. 테두리: 그 위치에서 이미 마지막 층의 선택과 같은 토큰.',
     lensAria: '로짓 렌즈: 층 × 위치',
     contribName: '직접 로짓 기여',
     contribFormula: 'logit(token) = Σ_부분 ((p − mean p) / σ ⊙ γ) · W_U[token] + β · W_U[token]; 헤드의 부분 p = Σ_j P[t,j] · v_j W_O,h',
@@ -82,6 +86,8 @@ export const LENS_STRINGS = {
     samplingFormula: 'p_i ∝ exp(z_i / T), 상위 k개를 남기고, 누적 확률이 p에 이르는 가장 짧은 앞부분을 남긴 뒤 다시 정규화',
     samplingNeedsRun: '전체 분포를 읽는 중…',
     genTopP: 'Top-p',
+    kvTitle: 'KV 캐시: 위치 {keys}개 × {layers}개 층 (각각 키 행 하나와 값 행 하나)',
+    kvNote: '새 토큰마다 모든 층에 숫자 {C}개짜리 키 행과 값 행이 하나씩 더해지므로, 한 단계는 위치 하나만큼만 계산합니다: {size} 사용(f32). 회색: 프롬프트, 파란색: 생성된 토큰, 테두리: 가장 최근 토큰.',
     contribTarget: '#{position} {at} 다음: {token}, 로짓 {logit}',
   },
 };

@@ -79,7 +79,7 @@ export function createLayers(host, app) {
       }
     }
     scroller.append(table);
-    main.append(scroller);
+    main.append(scroller, para(t('lensLegend'), 'lens-legend'));
 
     const detail = document.createElement('div');
     detail.className = 'lens-detail';
