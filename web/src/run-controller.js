@@ -95,10 +95,13 @@ export function createRunController(app, { views, predictions = true, on = {} })
   /** The view shown needs a run of the text on screen with outputs it does not have yet (a trace,
    *  the logit lens, the attribution). */
   const needsTrace = () => {
-    const r = app.original, { view } = app.state;
-    if (!r) return false;
-    return (TRACE_VIEWS.has(view) && !r.trace) || (LENS_VIEWS.has(view) && hasHead(app) && !r.logitLens) ||
-      (ATTRIBUTION_VIEWS.has(view) && isCausal(app) && !r.attribution);
+    const { view } = app.state;
+    if (!app.original) return false;
+    // The typed text's run, and the heads-off run on screen (the ablation reruns after the typed
+    // text's; a token edit is never dropped for this: those views then show the typed text's run).
+    const runs = app.edit?.kind === 'heads' ? [app.original, app.edited] : [app.original];
+    return runs.some((r) => (TRACE_VIEWS.has(view) && !r.trace) ||
+      (LENS_VIEWS.has(view) && hasHead(app) && !r.logitLens) || (ATTRIBUTION_VIEWS.has(view) && isCausal(app) && !r.attribution));
   };
 
   function schedule() {

@@ -24,23 +24,25 @@ export function createContributions(host, app) {
     main.replaceChildren();
     explain.replaceChildren(heading(t('contribName')), para(t('contribFormula'), 'formula-text'));
     if (!isCausal(app)) { main.append(para(t('contribEncoder'), 'note')); return; }
-    const a = app.original?.attribution;
+    // The run on screen when it has the attribution (heads switched off, an edit), else the typed text's.
+    const shown = app.result?.attribution ? app.result : app.original;
+    const a = shown?.attribution;
     if (!a) { main.append(para(t('contribNeedsRun'), 'note')); return; }
     explain.append(para(t('contribIntro', { token: a.text ?? a.token, logit: fmt(a.logit), sum: fmt(a.sum) })));
 
     const ranked = a.parts.filter((p) => p.kind === 'head' || p.kind === 'mlp')
       .sort((x, y) => Math.abs(y.value) - Math.abs(x.value));
-    const shown = ranked.slice(0, SHOWN);
-    const vmax = Math.max(1e-9, ...shown.map((p) => Math.abs(p.value)));
-    const texts = app.original.tokenTexts ?? app.original.tokens;
+    const top = ranked.slice(0, SHOWN);
+    const vmax = Math.max(1e-9, ...top.map((p) => Math.abs(p.value)));
+    const texts = shown.tokenTexts ?? shown.tokens;
     const target = document.createElement('h4');
     target.className = 'contrib-target';
     target.textContent = t('contribTarget', { position: a.position, at: texts[a.position], token: a.text ?? a.token, logit: fmt(a.logit) });
-    main.append(target, para(t('contribTop', { n: shown.length, total: ranked.length }), 'contrib-lead'));
+    main.append(target, para(t('contribTop', { n: top.length, total: ranked.length }), 'contrib-lead'));
     const list = document.createElement('ol');
     list.className = 'contrib-list';
     list.setAttribute('aria-label', t('contribAria'));
-    for (const p of shown) {
+    for (const p of top) {
       const li = document.createElement('li');
       li.dataset.kind = p.kind;
       li.dataset.layer = String(p.layer);

@@ -23,7 +23,8 @@ export function createLayers(host, app) {
 
   function render() {
     const { t, state } = app;
-    const r = app.original;
+    // The run on screen when it has the lens (heads switched off, an edit), else the typed text's.
+    const r = app.result?.logitLens ? app.result : app.original;
     const decoder = isCausal(app);
     main.replaceChildren();
     explain.replaceChildren(heading(t('lensName')), para(decoder ? t('lensFormulaDecoder') : t('lensFormulaEncoder'), 'formula-text'),
