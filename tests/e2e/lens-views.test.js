@@ -5,6 +5,7 @@
 // and tests/cpp/test_logit_lens.cpp; here: the page draws what the engine returned.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 
 import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
 import { sampleToken, seededRandom } from '../../js/sampling.js';
@@ -203,4 +204,16 @@ test('Contributions with a head switched off (off=7:3 in the link): that head ad
   } finally {
     await g.context.close();
   }
+});
+
+test('the lens budget never cuts the bundled models, and cuts gpt2-small at about a hundred tokens', async () => {
+  const { lensMaxTokens } = await import('../../web/src/run-controller.js');
+  for (const dir of ['model', 'model-causal']) {
+    const config = JSON.parse(readFileSync(new URL(`../../${dir}/config.json`, import.meta.url), 'utf8'));
+    const L = config.num_hidden_layers ?? config.n_layer, V = config.vocab_size, C = config.hidden_size ?? config.n_embd;
+    const positions = config.max_position_embeddings ?? config.n_positions;
+    assert.ok(lensMaxTokens({ config: { numLayers: L, vocabSize: V, hiddenSize: C } }) >= positions, dir);
+  }
+  const gpt2 = lensMaxTokens({ config: { numLayers: 12, vocabSize: 50257, hiddenSize: 768 } });
+  assert.ok(gpt2 >= 50 && gpt2 <= 200, String(gpt2));
 });

@@ -21,6 +21,15 @@ export const TRACE_VIEWS = new Set(['block']);
 export const LENS_VIEWS = new Set(['layers']);
 export const ATTRIBUTION_VIEWS = new Set(['contributions']);
 export const LENS_TOP_K = 5;
+/** The lens reads (L+1)·T rows through a V×C head: beyond this many multiply-adds (gpt2-small at
+ *  ~100 tokens: seconds in wasm) the Layers view says so instead of asking for it. */
+export const LENS_BUDGET = 5e10;
+/** The most tokens the lens is computed for on this model (Infinity before a model is loaded). */
+export function lensMaxTokens(info) {
+  const c = info?.config;
+  if (!c) return Infinity;
+  return Math.floor(LENS_BUDGET / ((c.numLayers + 1) * c.vocabSize * c.hiddenSize));
+}
 
 /** The encoder-vs-decoder view's two models, whatever model the other views show. */
 export const COMPARED = [
@@ -76,6 +85,10 @@ export function createRunController(app, { views, predictions = true, on = {} })
     return opened.info;
   }
 
+  // The lens for a run of about the last one's length stays within LENS_BUDGET (the text about to
+  // run is not tokenized yet: the last run's length stands for it).
+  const lensFits = (r) => !r || r.shape[2] <= lensMaxTokens(app.info);
+
   const uses = (source, weightPrecision) => Boolean(model) && model.source === source && model.weightPrecision === weightPrecision;
 
   function options() {
@@ -83,7 +96,7 @@ export function createRunController(app, { views, predictions = true, on = {} })
     const trace = TRACE_VIEWS.has(view);
     const base = {
       qkv: true, valueNorms: true, topK: 0, trace,
-      ...(LENS_VIEWS.has(view) && hasHead(app) ? { logitLens: LENS_TOP_K } : {}),
+      ...(LENS_VIEWS.has(view) && hasHead(app) && lensFits(app.original) ? { logitLens: LENS_TOP_K } : {}),
       ...(ATTRIBUTION_VIEWS.has(view) && isCausal(app) ? { attribution: true } : {}),
     };
     if (!predictions) return base;
@@ -101,7 +114,7 @@ export function createRunController(app, { views, predictions = true, on = {} })
     // text's; a token edit is never dropped for this: those views then show the typed text's run).
     const runs = app.edit?.kind === 'heads' ? [app.original, app.edited] : [app.original];
     return runs.some((r) => (TRACE_VIEWS.has(view) && !r.trace) ||
-      (LENS_VIEWS.has(view) && hasHead(app) && !r.logitLens) || (ATTRIBUTION_VIEWS.has(view) && isCausal(app) && !r.attribution));
+      (LENS_VIEWS.has(view) && hasHead(app) && !r.logitLens && lensFits(r)) || (ATTRIBUTION_VIEWS.has(view) && isCausal(app) && !r.attribution));
   };
 
   function schedule() {

@@ -6,7 +6,7 @@
 import { visiblePositions } from '../attention-math.js';
 import { isCausal } from '../causal-mask.js';
 import { cssColour, sequential } from '../colormap.js';
-import { hasHead, LENS_TOP_K } from '../run-controller.js';
+import { hasHead, LENS_TOP_K, lensMaxTokens } from '../run-controller.js';
 import { tokenName } from '../pickers.js';
 
 const fmtProb = (p) => (p >= 0.001 ? p.toFixed(3) : p.toExponential(1));
@@ -31,7 +31,11 @@ export function createLayers(host, app) {
       para(`${t('lensIntro', { k: LENS_TOP_K })} ${decoder ? t('lensIntroDecoder') : t('lensIntroEncoder')}`));
     if (!hasHead(app)) { main.append(para(t('lensNoHead'), 'note')); return; }
     const lens = r?.logitLens;
-    if (!lens) { main.append(para(t('lensNeedsRun'), 'note')); return; }
+    if (!lens) {
+      const max = lensMaxTokens(app.info);
+      main.append(para(r && r.shape[2] > max ? t('lensTooLong', { tokens: r.shape[2], max }) : t('lensNeedsRun'), 'note'));
+      return;
+    }
     const texts = r.tokenTexts ?? r.tokens;
     const positions = visiblePositions(r, state.hideSpecial);
     const rows = lens.length;
