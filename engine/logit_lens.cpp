@@ -14,14 +14,16 @@ std::vector<float> logit_lens_logits(const Transformer& model, const float* hidd
   if (!model.has_lm_head())
     throw Error("E_WEIGHTS", "the logit lens needs the model's output head; this checkpoint has no masked-LM head");
   if (last) {
-    // As the model's own predictions are computed (js/model.js): every row in one batch (a decoder's
-    // next-token prediction at every position), and the last row once more on its own (`next`, the
-    // prediction after the text), because the GEMM's summation order depends on the row count and
-    // these rows must be those predictions bit for bit.
+    // As the model's own predictions are computed (js/model.js), because the GEMM's summation order
+    // depends on the row count and these rows must be those predictions bit for bit: a decoder's
+    // next-token predictions at every position in one batch and the last row (`next`, after the
+    // text) once more alone; an encoder's [MASK] predictions one row at a time.
     const int C = cfg.hidden_size, V = cfg.vocab_size;
-    std::vector<float> logits = model.lm_logits(hidden, T);
-    const std::vector<float> row = model.lm_logits(hidden + static_cast<size_t>(T - 1) * C, 1);
-    std::copy(row.begin(), row.end(), logits.begin() + static_cast<size_t>(T - 1) * V);
+    std::vector<float> logits = cfg.is_decoder() ? model.lm_logits(hidden, T) : std::vector<float>(static_cast<size_t>(T) * V);
+    for (int t = cfg.is_decoder() ? T - 1 : 0; t < T; ++t) {
+      const std::vector<float> row = model.lm_logits(hidden + static_cast<size_t>(t) * C, 1);
+      std::copy(row.begin(), row.end(), logits.begin() + static_cast<size_t>(t) * V);
+    }
     return logits;
   }
   if (!cfg.is_decoder()) return model.lm_logits(hidden, T);

@@ -33,7 +33,8 @@ struct LogitLens {
 
 // The lens logits (T, V) of one row of hidden states (T, C) as ForwardResult::hidden_states holds
 // them: `last` says it is the last layer's (decoders: already after the final LayerNorm), whose rows
-// are computed as the model's own predictions are: all T in one batch, the last one alone.
+// are computed as the model's own predictions are (decoders: all T in one batch, the last one alone;
+// encoders: one row at a time).
 std::vector<float> logit_lens_logits(const Transformer& model, const float* hidden, int T, bool last);
 
 // The lens of a run: `result` must hold hidden_states (ForwardOptions::hidden_states) of `ids`.

@@ -337,10 +337,11 @@ export class Model {
     const positions = [];
     ids.forEach((id, position) => { if (id === this.#specialIds.mask) positions.push(position); });
     if (positions.length === 0) return null;
-    const rows = new Float32Array(positions.length * hiddenSize);
-    positions.forEach((p, r) => rows.set(hidden.subarray(p * hiddenSize, (p + 1) * hiddenSize), r * hiddenSize));
-    const logits = callWasm(() => native.lmLogits(rows, positions.length));
-    const vocab = logits.length / positions.length;
+    // One row at a time: the GEMM's summation order depends on the row count, and a [MASK]'s
+    // prediction (and the logit lens's last row there) must not change with how many there are.
+    const vocab = this.config.vocabSize;
+    const logits = new Float32Array(positions.length * vocab);
+    positions.forEach((p, r) => logits.set(callWasm(() => native.lmLogits(hidden.subarray(p * hiddenSize, (p + 1) * hiddenSize), 1)), r * vocab));
     const k = Math.min(topK, vocab);
     const texts = this.#tokenTexts();
     return positions.map((position, r) => {

@@ -78,11 +78,14 @@ TEST_CASE("logit lens matches the float64 PyTorch reference", "[engine][lens]") 
             CHECK(e.next_rank == 0);
           }
         }
-      // The last layer is the model's own prediction, computed as the API computes it (all rows
-      // in one batch, the last row alone): the same logits, bit for bit.
+      // The last layer is the model's own prediction, computed as the API computes it (decoders:
+      // all rows in one batch, the last row alone; encoders: each [MASK] row alone): the same
+      // logits, bit for bit.
       std::vector<float> own = model.lm_logits(r.hidden_out.data(), T);
-      const std::vector<float> alone = model.lm_logits(r.hidden_out.data() + static_cast<size_t>(T - 1) * r.hidden, 1);
-      std::copy(alone.begin(), alone.end(), own.begin() + static_cast<size_t>(T - 1) * V);
+      for (int t = model.config().is_decoder() ? T - 1 : 0; t < T; ++t) {
+        const std::vector<float> alone = model.lm_logits(r.hidden_out.data() + static_cast<size_t>(t) * r.hidden, 1);
+        std::copy(alone.begin(), alone.end(), own.begin() + static_cast<size_t>(t) * V);
+      }
       const std::vector<float> last =
           logit_lens_logits(model, r.hidden_states.data() + static_cast<size_t>(L) * T * r.hidden, T, true);
       CHECK(own == last);

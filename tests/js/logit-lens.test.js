@@ -79,11 +79,22 @@ describe('logit lens and attribution', () => {
               lensTop.forEach((x, i) => { lastWorst = Math.max(lastWorst, Math.abs(x.prob - own[i].prob) / own[i].prob); });
             }
             assert.deepEqual(r.logitLens[L][T - 1].top.slice(0, 3).map((x) => x.id), r.next.map((x) => x.id));
+          } else if (T > 3) {
+            // [MASK] (id 4 in the test vocabulary) at two positions: the lens's last row there is the
+            // mask prediction.
+            const ids = c.ids.map((id, i) => (i === 1 || i === 3 ? 4 : id));
+            const m = await model.runIds(ids, { tokenTypes: c.token_types, attentionMask: c.attention_mask, logitLens: 3, topK: 3 });
+            assert.ok(m.maskPredictions.length >= 2);
+            for (const p of m.maskPredictions) {
+              const lensTop = m.logitLens[L][p.position].top;
+              assert.deepEqual(lensTop.map((x) => x.id), p.top.map((x) => x.id));
+              lensTop.forEach((x, i) => { lastWorst = Math.max(lastWorst, Math.abs(x.prob - p.top[i].prob) / p.top[i].prob); });
+            }
           }
         }
         assert.ok(worst <= 1e-4, `lens probabilities differ from the reference by ${worst}`);
         assert.ok(lastWorst <= 1e-12, `the last layer differs from the model's own predictions by ${lastWorst} (relative)`);
-        console.log(`# ${name}: max |lens prob - reference| = ${worst.toExponential(2)}; last layer vs next/nextByPosition: ${lastWorst.toExponential(2)} relative`);
+        console.log(`# ${name}: max |lens prob - reference| = ${worst.toExponential(2)}; last layer vs the model's own predictions: ${lastWorst.toExponential(2)} relative`);
       } finally {
         model.dispose();
       }
