@@ -194,8 +194,9 @@ test('KV cache strip: one key and one value row per layer for every position the
 test('Contributions with a head switched off (off=7:3 in the link): that head adds nothing', async () => {
   const g = await open(`model=bundled-causal&view=contributions&off=7:3&text=${encodeURIComponent(TEXT)}`);
   try {
-    await g.page.waitForFunction(() => window.__attnscope.edit?.kind === 'heads' && document.body.dataset.status === 'ready' &&
-      document.querySelectorAll('.contrib-list li').length > 0);
+    // The heads-off run is shown as an edit; the views draw on the next frame.
+    await g.page.waitForFunction(() => window.__attnscope.edit?.kind === 'heads' &&
+      document.querySelector('.contrib-main')?.dataset.run === 'edited' && document.querySelectorAll('.contrib-list li').length > 0);
     const heads = await g.page.$$eval('.contrib-list li[data-kind="head"]', (lis) => lis.map((li) => `${li.dataset.layer}:${li.dataset.head}`));
     assert.ok(!heads.includes('7:3'), 'the switched-off head is still ranked');
     const original = await hook(g.page, 'attribution');   // the typed text's run, every head on

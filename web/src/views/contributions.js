@@ -27,6 +27,7 @@ export function createContributions(host, app) {
     // The run on screen when it has the attribution (heads switched off, an edit), else the typed text's.
     const shown = app.result?.attribution ? app.result : app.original;
     const a = shown?.attribution;
+    main.dataset.run = shown === app.original ? 'typed' : 'edited';   // which run is drawn (tests read it)
     if (!a) { main.append(para(t('contribNeedsRun'), 'note')); return; }
     explain.append(para(t('contribIntro', { token: a.text ?? a.token, logit: fmt(a.logit), sum: fmt(a.sum) })));
 

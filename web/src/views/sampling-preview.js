@@ -7,6 +7,7 @@
 import { isCausal } from '../causal-mask.js';
 
 const SHOWN = 10;
+const DELAY_MS = 200;
 
 /** {kept, keptMass, rows: [{id, text, tempered, final}]} for entries sorted most likely first. */
 export function samplingPreview(entries, { temperature, topK, topP }) {
@@ -40,17 +41,27 @@ export function createSamplingPreview(host, app) {
   host.append(box);
   let full = null;      // { result, entries } the whole distribution of the run on screen
   let asked = null;     // the run it was asked for
+  let job = null;       // its AbortController: a newer run on screen stops the older request
+  let timer = 0;
 
+  // The whole distribution is one more run of the ids (topK = V): asked for once typing pauses
+  // (DELAY_MS), and an older request still queued is cancelled, so typing never queues runs.
   function distribution(r) {
     if (full?.result === r) return full.entries;
     if (asked === r || !app.jobs?.runIds) return null;
     asked = r;
-    const V = app.info.config.vocabSize;
-    app.jobs.runIds(Array.from(r.ids), { topK: V }).then((whole) => {
-      if (app.result !== r) return;
-      full = { result: r, entries: whole.next };
-      render();
-    }, () => { if (asked === r) asked = null; });
+    job?.abort();
+    clearTimeout(timer);
+    const controller = new AbortController();
+    job = controller;
+    timer = setTimeout(() => {
+      const V = app.info.config.vocabSize;
+      app.jobs.runIds(Array.from(r.ids), { topK: V, signal: controller.signal }).then((whole) => {
+        if (app.result !== r) return;
+        full = { result: r, entries: whole.next };
+        render();
+      }, () => { if (asked === r) asked = null; });
+    }, DELAY_MS);
     return null;
   }
 
