@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis.h"
 #include "config.h"
 #include "convert.h"
 #include "transformer.h"
@@ -235,6 +236,14 @@ class Model {
       ThreadScope threads(threads_);
       return to_float32_array(transformer_.lm_logits(hidden.data(), rows));
     });
+  }
+
+  // The logit lens and direct logit attribution of ids (bindings/analysis.h), each its own run.
+  val logit_lens(const val& ids, const val& types, const val& mask, const val& head_mask, int top_k) const {
+    return guarded([&] { ThreadScope threads(threads_); return logit_lens_js(transformer_, ids, types, mask, head_mask, top_k); });
+  }
+  val attribution(const val& ids, const val& mask, const val& head_mask, int position, int token_id) const {
+    return guarded([&] { ThreadScope threads(threads_); return attribution_js(transformer_, ids, mask, head_mask, position, token_id); });
   }
 
   // Every LayerNorm's γ and β, {name: {gamma, beta}} (names as Transformer::layer_norms), as
@@ -470,6 +479,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("encode", &Model::encode)
       .function("forward", &Model::forward)
       .function("lmLogits", &Model::lm_logits)
+      .function("logitLens", &Model::logit_lens)
+      .function("attribution", &Model::attribution)
       .function("resetSequence", &Model::reset_sequence)
       .function("sequenceLength", &Model::sequence_length)
       .function("extend", &Model::extend)

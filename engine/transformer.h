@@ -126,6 +126,12 @@ class Transformer {
   const ModelConfig& config() const { return config_; }
   bool has_lm_head() const { return config_.is_decoder() || weights_.has_mlm_head; }
 
+  // Read-only views for the readers of a run (logit_lens.h, attribution.h): layer l as the forward
+  // pass uses it, the decoders' final LayerNorm and unembedding (lm_head, or the tied word embeddings).
+  const Layer& layer(int l) const { return layers_[l]; }
+  const LayerNormParams& final_norm() const { return ln_final_; }
+  const WeightMatrix& unembedding() const { return weights_.lm_head.size() ? weights_.lm_head : weights_.word_emb; }
+
  private:
   // Where a pass reads and writes each layer's keys and values: layer l's are at
   // k + l · layer_stride (layer_stride 0: one buffer reused by every layer).

@@ -11,7 +11,7 @@ import { nestedJson } from './json-arrays.js';
 /** {"ids","token_type_ids","tokens","offsets","num_truncated","attentions":[L][H][T][T],"kv_heads"?:[H]
  *   (grouped-query attention: the key/value head each query head reads; left out when every query
  *   head has its own), "hidden":[T][C],
- *   "mask_predictions"? (encoders), "next"? and "next_by_position"? (decoders)} */
+ *   "mask_predictions"? (encoders), "next"? and "next_by_position"? (decoders), "logit_lens"?, "attribution"?} */
 export async function writeJsonResult(out, result) {
   const [L, H, T] = result.shape;
   const C = result.hidden.length / T;
@@ -27,6 +27,8 @@ export async function writeJsonResult(out, result) {
     if (result.maskPredictions) await write(`,"mask_predictions":${JSON.stringify(result.maskPredictions)}`);
     if (result.next) await write(`,"next":${JSON.stringify(result.next)}`);
     if (result.nextByPosition) await write(`,"next_by_position":${JSON.stringify(result.nextByPosition)}`);
+    if (result.logitLens) await write(`,"logit_lens":${JSON.stringify(logitLensJson(result.logitLens))}`);
+    if (result.attribution) await write(`,"attribution":${JSON.stringify(attributionJson(result.attribution))}`);
     if (result.trace) await writeTrace(write, result.trace, T);
     await write('}\n');
   });
@@ -148,4 +150,20 @@ function npyStrings(strings) {
   const data = new Uint32Array(strings.length * width);
   codePoints.forEach((cps, i) => data.set(cps, i * width));
   return npy(`<U${width}`, [strings.length], data);
+}
+
+/** The logit lens in the CLI's snake_case: [L+1][T] of {top: [{id, token, prob}], final_rank,
+ *  final_prob} and, for decoders, next_rank / next_prob (null at the last position). */
+export function logitLensJson(lens) {
+  return lens.map((row) => row.map((e) => ({
+    top: e.top.map(({ id, token, prob }) => ({ id, token, prob })),
+    final_rank: e.finalRank,
+    final_prob: e.finalProb,
+    ...('nextRank' in e ? { next_rank: e.nextRank, next_prob: e.nextProb } : {}),
+  })));
+}
+
+/** Direct logit attribution in the CLI's snake_case. */
+export function attributionJson(a) {
+  return { position: a.position, token_id: a.tokenId, token: a.token, logit: a.logit, parts: a.parts, sum: a.sum };
 }

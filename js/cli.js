@@ -20,6 +20,12 @@ commands:
             (--trace: every intermediate of every block, see README "The block, step by step")
             [--head-mask 0:1,2:3]  switches off those layer:head pairs (Hugging Face head_mask 0)
             (decoders: "next" holds the top-k after the last token; --next-all adds every position)
+            [--logit-lens [K]]  "logit_lens": the model's own head on the embeddings and every layer's
+            output, [L+1][T] of {top (K, default 5), final_rank, final_prob}; decoders also next_rank,
+            next_prob (the token that actually follows; null at the last position)
+            [--attribution [TOKEN_ID]]  decoders: "attribution", the logit of TOKEN_ID (default: the
+            top-1 next token) after the last position split into embeddings, heads, attention biases,
+            MLPs and the final norm's bias
   generate  --model M (--text "..." | --ids 464,3290) [--max-new-tokens N] [--temperature T]
             [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
             (decoders; --temperature 0 is greedy; defaults: ${GENERATE_DEFAULTS.maxNewTokens} tokens, and as Hugging Face:
@@ -49,7 +55,8 @@ const OPTIONS = {
     ...COMMON, ids: { type: 'string' }, 'token-types': { type: 'string' }, text: { type: 'string' },
     'text-pair': { type: 'string' }, out: { type: 'string' }, format: { type: 'string', default: 'json' },
     'top-k': { type: 'string' }, 'max-length': { type: 'string' }, 'next-all': { type: 'boolean' },
-    trace: { type: 'boolean' }, 'head-mask': { type: 'string' },
+    trace: { type: 'boolean' }, 'head-mask': { type: 'string' }, 'logit-lens': { type: 'string' },
+    attribution: { type: 'string' },
   },
   generate: {
     ...COMMON, ids: { type: 'string' }, text: { type: 'string' }, out: { type: 'string' },
@@ -82,7 +89,8 @@ async function main(argv) {
   if (!(command in OPTIONS)) throw new UsageError(`unknown command "${command}"`);
   let values;
   try {
-    ({ values } = parseArgs({ args: rest, options: OPTIONS[command], strict: true, allowPositionals: false }));
+    const args = withOptionalValues(rest, { '--logit-lens': '5', '--attribution': 'top' });
+    ({ values } = parseArgs({ args, options: OPTIONS[command], strict: true, allowPositionals: false }));
   } catch (error) {
     throw new UsageError(error.message);
   }
@@ -92,6 +100,17 @@ async function main(argv) {
   }
   const commands = { run, generate, tokenize, bench, info };
   return commands[command](values);
+}
+
+// Flags whose value is optional (--logit-lens [K], --attribution [TOKEN_ID]): parseArgs has no such
+// type, so a flag given without a value (last, or followed by another --flag) gets its default.
+function withOptionalValues(args, defaults) {
+  const out = [];
+  args.forEach((arg, i) => {
+    out.push(arg);
+    if (arg in defaults && (i + 1 === args.length || args[i + 1].startsWith('--'))) out.push(defaults[arg]);
+  });
+  return out;
 }
 
 async function run(values) {
@@ -107,7 +126,11 @@ async function run(values) {
     maxLength: optionalInteger(values['max-length'], '--max-length', 0),
     ...(values['next-all'] ? { nextAll: true } : {}),
     ...(values.trace ? { trace: true } : {}),
+    ...(values['logit-lens'] !== undefined ? { logitLens: optionalInteger(values['logit-lens'], '--logit-lens', 1) } : {}),
+    ...(values.attribution !== undefined
+      ? { attribution: values.attribution === 'top' ? true : { tokenId: optionalInteger(values.attribution, '--attribution', 0) } } : {}),
   };
+  if ((options.logitLens || options.attribution) && format !== 'json') throw new UsageError('--logit-lens and --attribution write into the JSON: use them with --format json');
   const model = await loadModel(values.model, loadOptions(values));
   try {
     if (values['head-mask'] !== undefined) options.headMask = headMaskFrom(values['head-mask'], model.config);

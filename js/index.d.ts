@@ -174,6 +174,13 @@ export interface OutputOptions {
   originalIds?: ArrayLike<number>;
   /** Also return `trace`: every intermediate of every block (README, "The block, step by step"). */
   trace?: boolean;
+  /** Also return `logitLens`, with this many tokens per cell: the model's own head applied to the
+   *  embeddings and to every layer's output (decoders: final LayerNorm, then the LM head; encoders:
+   *  the masked-LM head). Its own run of the same input. E_WEIGHTS for an encoder without an MLM head. */
+  logitLens?: number;
+  /** Decoders: also return `attribution`, the logit of `tokenId` (default: the top-1 token) at
+   *  `position` (default: the last) split into direct contributions. Its own run of the same input. */
+  attribution?: true | { tokenId?: number; position?: number };
   /** Hugging Face's head_mask, [L][H] arrays or L·H values: each head's attention is multiplied by
    *  its value before it weights the values (0 switches the head off). The result's attentions
    *  stay the heads' own; result.headMask says which were changed. */
@@ -221,6 +228,44 @@ export interface NextTokenPrediction {
   /** The token that actually follows, its probability and rank (0 = the model's first choice);
    *  null at the last position. */
   actual: (TokenProbability & { rank: number }) | null;
+}
+
+/** One cell of the logit lens: what the residual stream after one layer predicts at one position. */
+export interface LogitLensEntry {
+  /** Most likely first; prob is the softmax over the whole vocabulary. */
+  top: { id: number; token: string; text: string; prob: number }[];
+  /** Where the last layer's top-1 token at this position stands here (1 = first). */
+  finalRank: number;
+  finalProb: number;
+  /** Decoders: the rank (1 = first) and probability of the token that actually follows; null at
+   *  the last position. Absent for encoders. */
+  nextRank?: number | null;
+  nextProb?: number | null;
+}
+
+/** One part of a direct logit attribution. */
+export interface AttributionPart {
+  kind: 'embeddings' | 'head' | 'attention_bias' | 'mlp' | 'final_norm_bias';
+  /** The layer (head, attention_bias, mlp), else null. */
+  layer: number | null;
+  /** The head (kind 'head'), else null. */
+  head: number | null;
+  /** What the part adds to the logit: ((p − mean p) / σ ⊙ γ) · W_U[token], σ that position's
+   *  final-norm scale; the final norm's bias contributes β · W_U[token]. */
+  value: number;
+}
+
+export interface Attribution {
+  position: number;
+  tokenId: number;
+  token: string;
+  text: string;
+  /** The model's own logit for tokenId at position. */
+  logit: number;
+  /** embeddings; per layer its heads, attention_bias, mlp; final_norm_bias. */
+  parts: AttributionPart[];
+  /** Σ parts (equals logit up to float rounding). */
+  sum: number;
 }
 
 /** Each T·C (ffnPreActivation and ffnIntermediate T·F), row-major. Steps a family does not have are absent. */
@@ -284,6 +329,10 @@ export interface RunResultData extends Encoding {
   trace?: ForwardTrace;
   /** With the headMask option: the L·H values used. */
   headMask?: Float32Array;
+  /** With the logitLens option: [L+1][T], row 0 the embeddings. */
+  logitLens?: LogitLensEntry[][];
+  /** With the attribution option (decoders). */
+  attribution?: Attribution;
 }
 
 export class RunResult implements RunResultData {
@@ -309,6 +358,8 @@ export class RunResult implements RunResultData {
   nextByPosition?: NextTokenPrediction[];
   trace?: ForwardTrace;
   headMask?: Float32Array;
+  logitLens?: LogitLensEntry[][];
+  attribution?: Attribution;
   /** Set (to the reason) once a later run took this result's memory via options.reuse. */
   readonly released?: string;
   /** One head's T×T matrix (a view into `attentions`). */

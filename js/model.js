@@ -177,6 +177,8 @@ export class Model {
       ...(raw.trace ? { trace: { ...copyTrace(raw.trace), layerNorms: this.#layerNorms() } } : {}),
       ...(flags.headMask ? { headMask: flags.headMask } : {}),
     });
+    if (options.logitLens) result.logitLens = this.#logitLens(encoding, attentionMask, flags.headMask, options.logitLens);
+    if (options.attribution) result.attribution = this.#attribution(encoding, attentionMask, flags.headMask, options.attribution);
     if (this.config.isDecoder) {
       Object.assign(result, this.#nextTokens(encoding.ids, arrays.hidden, raw.hiddenSize, options));
     } else {
@@ -184,6 +186,54 @@ export class Model {
       if (predictions) result.maskPredictions = predictions;
     }
     return result;
+  }
+
+  // The logit lens (engine/logit_lens.h), its own run of the same input: [L+1][T] of {top: [{id,
+  // token, text, prob}], finalRank, finalProb} (decoders also nextRank, nextProb: the token that
+  // actually follows; null at the last position). Row 0 is the embeddings.
+  #logitLens(encoding, attentionMask, headMask, topK) {
+    const native = this.#native;
+    const raw = callWasm(() => native.logitLens(encoding.ids, encoding.typeIds, attentionMask, headMask, topK));
+    const named = this.#namedToken();
+    const { layers, tokens, topK: k } = raw;
+    const decoder = this.config.isDecoder;
+    const rows = [];
+    for (let l = 0; l <= layers; l++) {
+      const row = [];
+      for (let t = 0; t < tokens; t++) {
+        const i = l * tokens + t;
+        const top = [];
+        for (let r = 0; r < k; r++) top.push({ ...named(raw.topIds[i * k + r]), prob: raw.topProbs[i * k + r] });
+        const entry = { top, finalRank: raw.finalRanks[i], finalProb: raw.finalProbs[i] };
+        if (decoder) {
+          const next = raw.nextRanks[i] > 0;
+          entry.nextRank = next ? raw.nextRanks[i] : null;
+          entry.nextProb = next ? raw.nextProbs[i] : null;
+        }
+        row.push(entry);
+      }
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  // Direct logit attribution (engine/attribution.h), its own run of the same input.
+  #attribution(encoding, attentionMask, headMask, request) {
+    const native = this.#native;
+    const { position = -1, tokenId = -1 } = request === true ? {} : request;
+    const raw = callWasm(() => native.attribution(encoding.ids, attentionMask, headMask, position, tokenId));
+    const parts = raw.kinds.map((kind, i) => ({
+      kind, layer: raw.layers[i] < 0 ? null : raw.layers[i], head: raw.heads[i] < 0 ? null : raw.heads[i], value: raw.values[i],
+    }));
+    const { token, text } = this.#namedToken()(raw.tokenId);
+    return { position: raw.position, tokenId: raw.tokenId, token, text, logit: raw.logit, parts, sum: raw.sum };
+  }
+
+  // id → {id, token, text}, from the vocabulary copies.
+  #namedToken() {
+    const vocabulary = this.#vocabulary();
+    const texts = this.#tokenTexts();
+    return (id) => ({ id, token: vocabulary(id) ?? '[?]', text: texts(id) ?? '[?]' });
   }
 
   // Decoders: the top-k next tokens after the last position (`next`) and, with nextAll, after
@@ -198,7 +248,11 @@ export class Model {
     const vocabulary = this.#vocabulary();
     const texts = this.#tokenTexts();
     const named = (entries) => entries.map(({ id, prob }) => ({ id, token: vocabulary(id) ?? '[?]', text: texts(id) ?? '[?]', prob }));
-    const row = (position) => logits.subarray((position - first) * vocab, (position - first + 1) * vocab);
+    // The prediction after the text is always its row run alone: the GEMM's summation order depends
+    // on the row count, and `next` (and the logit lens's last row) must not change with nextAll.
+    const last = nextAll && T > 1 ? callWasm(() => native.lmLogits(hidden.subarray((T - 1) * hiddenSize), 1)) : null;
+    const row = (position) => (last && position === T - 1 ? last
+      : logits.subarray((position - first) * vocab, (position - first + 1) * vocab));
     const out = { next: named(topKSoftmax(row(T - 1), Math.min(topK, vocab))) };
     if (nextAll) {
       out.nextByPosition = [];
@@ -284,10 +338,11 @@ export class Model {
     const positions = [];
     ids.forEach((id, position) => { if (id === this.#specialIds.mask) positions.push(position); });
     if (positions.length === 0) return null;
-    const rows = new Float32Array(positions.length * hiddenSize);
-    positions.forEach((p, r) => rows.set(hidden.subarray(p * hiddenSize, (p + 1) * hiddenSize), r * hiddenSize));
-    const logits = callWasm(() => native.lmLogits(rows, positions.length));
-    const vocab = logits.length / positions.length;
+    // One row at a time: the GEMM's summation order depends on the row count, and a [MASK]'s
+    // prediction (and the logit lens's last row there) must not change with how many there are.
+    const vocab = this.config.vocabSize;
+    const logits = new Float32Array(positions.length * vocab);
+    positions.forEach((p, r) => logits.set(callWasm(() => native.lmLogits(hidden.subarray(p * hiddenSize, (p + 1) * hiddenSize), 1)), r * vocab));
     const k = Math.min(topK, vocab);
     const texts = this.#tokenTexts();
     return positions.map((position, r) => {
@@ -363,6 +418,16 @@ function checkOptions(options, allowed, call) {
   }
   if (topK !== undefined && (!Number.isInteger(topK) || topK < 0)) {
     throw new AttnScopeError('E_INPUT', `topK must be a non-negative integer, got ${topK}`);
+  }
+  const { logitLens, attribution } = options;
+  if (logitLens !== undefined && logitLens !== false && (!Number.isInteger(logitLens) || logitLens < 1)) {
+    throw new AttnScopeError('E_INPUT', `logitLens must be a positive integer (tokens per cell), got ${logitLens}`);
+  }
+  if (attribution !== undefined && attribution !== false && attribution !== true) {
+    const ok = attribution !== null && typeof attribution === 'object' &&
+      Object.keys(attribution).every((key) => ['tokenId', 'position'].includes(key)) &&
+      [attribution.tokenId, attribution.position].every((v) => v === undefined || (Number.isInteger(v) && v >= 0));
+    if (!ok) throw new AttnScopeError('E_INPUT', 'attribution must be true or {tokenId?, position?} with non-negative integers');
   }
 }
 

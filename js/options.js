@@ -6,7 +6,8 @@ import { AttnScopeError } from './errors.js';
 
 export const LOAD_OPTIONS = Object.freeze(['onProgress', 'signal', 'hubUrl', 'revision', 'cache', 'weightPrecision', 'threads']);
 export const TOKENIZE_OPTIONS = Object.freeze(['textPair', 'maxLength']);
-const OUTPUT_OPTIONS = ['hiddenStates', 'qkv', 'valueNorms', 'trace', 'headMask', 'topK', 'nextAll', 'originalIds', 'reuse'];
+const OUTPUT_OPTIONS = ['hiddenStates', 'qkv', 'valueNorms', 'trace', 'headMask', 'topK', 'nextAll', 'originalIds', 'reuse',
+  'logitLens', 'attribution'];
 export const RUN_OPTIONS = Object.freeze([...TOKENIZE_OPTIONS, ...OUTPUT_OPTIONS]);
 export const RUN_IDS_OPTIONS = Object.freeze(['tokenTypes', 'attentionMask', ...OUTPUT_OPTIONS]);
 

@@ -128,6 +128,8 @@ export function createWorkerClient() {
       }
     } catch (error) {
       if (!start && !failure) worker.postMessage({ type: 'taskEnd', target: id });  // free the worker's state
+      // Aborted, then the worker stopped before the slice in progress came back: still an abort.
+      if (signal?.aborted && error?.code === 'E_DISPOSED') throw abortedError(signal.reason);
       throw error;
     }
   }

@@ -192,7 +192,7 @@ test('next-token panel: the selected position shows its top guesses and the toke
   const entry = entries.find((e) => e.position === 2);
   assert.ok(entry.actual, 'position 2 has a following token');
   assert.equal(entry.actual.text, texts[3]);
-  assert.equal(await page.locator('#next-token li').count(), entry.top.length);
+  assert.equal(await page.locator('#next-token .next-list li').count(), entry.top.length);
   assert.equal(await page.locator('#next-token .next-actual').getAttribute('data-rank'), String(entry.actual.rank));
   assert.match(await page.locator('#next-token .next-actual').textContent(), new RegExp(`no\\. ${entry.actual.rank + 1}\\b`));
   await page.click('#chips .chip[data-pos="2"]');   // unselect
@@ -287,15 +287,76 @@ test('Stop ends a generation between two steps', async () => {
   assert.equal((await hook(() => window.__attnscope.shape))[2], (await hook(() => window.__attnscope.generation)).ids.length);
 });
 
-test('?view=compare: BERT bidirectional beside the causal decoder, same layer and head, EN and KO text', async () => {
+test('Stop in a long generation says so at once and stops within a step, not after the paced steps', async () => {
+  // The worker writes 150 tokens long before the page has shown them one per pace; Stop must drop
+  // the rest at once. Compared within this run: Stop → done against the pace of the steps shown.
+  await page.fill('#gen-tokens', '150');
+  await page.locator('#gen-tokens').dispatchEvent('change');
+  await page.fill('#gen-temperature', '0');
+  await page.locator('#gen-temperature').dispatchEvent('change');
+  const probe = page.evaluate(() => new Promise((resolve) => {
+    const panel = document.getElementById('generate-panel');
+    const times = [];
+    const onStep = (e) => {
+      times.push(performance.now());
+      if (e.detail.index < 5) return;
+      panel.removeEventListener('generation-step', onStep);
+      const stoppedAt = performance.now();
+      document.getElementById('gen-stop').click();
+      const said = { status: document.getElementById('gen-status').textContent, line: document.getElementById('run-status').textContent,
+        disabled: document.getElementById('gen-stop').disabled, shown: window.__attnscope.generation.steps.length };
+      const wait = () => (window.__attnscope.generation.done ? resolve({ said, times, stoppedAt, doneAt: performance.now() }) : setTimeout(wait, 5));
+      wait();
+    };
+    panel.addEventListener('generation-step', onStep);
+  }));
+  await page.click('#gen-start');
+  const { said, times, stoppedAt, doneAt } = await probe;
+  assert.match(said.status, /^Stopping after 6 token/);
+  assert.equal(said.line, said.status, 'the status line under the chips says it too');
+  assert.equal(said.disabled, true, 'Stop stays enabled after Stop');
+  const pace = (times.at(-1) - times[0]) / (times.length - 1);
+  const unshown = 150 - said.shown;
+  assert.ok(doneAt - stoppedAt < (unshown * pace) / 4,
+    `Stop took ${(doneAt - stoppedAt).toFixed(0)} ms; the ${unshown} steps not shown take ${(unshown * pace).toFixed(0)} ms at the page's pace`);
+  const gen = await hook(() => window.__attnscope.generation);
+  assert.equal(gen.stopReason, 'aborted');
+  assert.equal(gen.steps.length, said.shown, 'no step shown after Stop');
+  assert.match(await page.locator('#gen-status').textContent(), /^Stopped after 6 token/);
+  assert.equal((await hook(() => window.__attnscope.shape))[2], gen.ids.length);
+});
+
+// A page of its own at `query` (a compare view), once both panels are drawn: the page and what
+// each panel shows (the test hook's compare()).
+async function openCompare(query) {
   const other = await guardedPage(browser, server.origin);
-  await other.page.goto(`${server.origin}/?view=compare&layer=1&head=2&text=${encodeURIComponent('The river bank was quiet')}`);
+  await other.page.goto(`${server.origin}/${query}`);
   await other.page.waitForFunction(() => {
     const panels = [...document.querySelectorAll('.compare-panel')];
     return panels.length === 2 && panels.every((p) => p.dataset.ready === '1');
   }, null, { timeout: 30000 });
   const enc = await other.page.evaluate(() => window.__attnscope.compare('encoder'));
   const dec = await other.page.evaluate(() => window.__attnscope.compare('decoder'));
+  return { other, enc, dec };
+}
+
+test('?view=compare offers only the layers both models have and shows both at that one layer, as the URL says', async () => {
+  // The decoder has more layers than the bundled BERT: layer 7 is the decoder's last.
+  const { other, enc, dec } = await openCompare('?model=bundled-causal&view=compare&layer=7&head=1');
+  const layers = await other.page.evaluate(() => [...document.querySelectorAll('.view-compare .layer-picker option')].map((o) => Number(o.value)));
+  const encoderLayers = Number(/(\d+) layers/.exec(await other.page.locator('.compare-panel[data-side="encoder"] .hint').first().textContent())[1]);
+  assert.equal(Math.max(...layers), encoderLayers - 1, 'the picker offers a layer one of the models does not have');
+  assert.deepEqual([enc.layer, enc.head], [dec.layer, dec.head]);
+  assert.deepEqual([enc.layer, enc.head], [encoderLayers - 1, 1]);
+  const url = new URL(other.page.url()).searchParams;
+  assert.equal(url.get('layer'), String(enc.layer), 'the URL keeps a layer that is not shown');
+  assert.equal(await other.page.evaluate(() => window.__attnscope.state.layer), enc.layer);
+  assert.deepEqual(other.problems, []);
+  await other.context.close();
+});
+
+test('?view=compare: BERT bidirectional beside the causal decoder, same layer and head, EN and KO text', async () => {
+  const { other, enc, dec } = await openCompare(`?view=compare&layer=1&head=2&text=${encodeURIComponent('The river bank was quiet')}`);
   assert.deepEqual([enc.layer, enc.head, dec.layer, dec.head], [1, 2, 1, 2]);
   assert.equal(enc.causal, false);
   assert.equal(dec.causal, true);

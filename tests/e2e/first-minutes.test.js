@@ -95,6 +95,41 @@ test('arrowing through the model list downloads nothing; Load does', async () =>
   }
 });
 
+test('after a hub model fails to download, the picker names the model still in use', async () => {
+  const g = await openPage('', { down: true });
+  try {
+    const { CURATED } = await import('../../web/src/model-picker.js');
+    const inUse = await g.page.evaluate(() => window.__attnscope.state.model);
+    await g.page.locator('#model-select').selectOption(CURATED[0]);
+    await g.page.locator('#hub-load').click();
+    await g.page.locator('#model-error').waitFor({ state: 'visible' });
+    assert.match(await g.page.locator('#model-error').textContent(), new RegExp(CURATED[0]));
+    assert.equal(await g.page.evaluate(() => window.__attnscope.state.model), inUse);
+    assert.equal(await g.page.locator('#model-select').inputValue(), inUse, 'the picker shows the model that failed');
+    // The model in use still runs.
+    const runs = await g.page.evaluate(() => window.__attnscope.runsDone);
+    await g.page.locator('#text-a').fill('a big red tree');
+    await waitForRuns(g.page, runs + 1);
+    assert.deepEqual(g.problems.filter((p) => !/status of 503/.test(p)), []);
+  } finally {
+    await g.context.close();
+  }
+});
+
+test('a link\'s layer, head and query beyond the model are clamped, and the URL says what is shown', async () => {
+  const g = await openPage('?view=head&layer=99&head=99&q=999');
+  try {
+    const [L, H, T] = await g.page.evaluate(() => window.__attnscope.shape);
+    const url = new URL(g.page.url()).searchParams;
+    assert.deepEqual([url.get('layer'), url.get('head'), url.get('q')], [String(L - 1), String(H - 1), String(T - 1)]);
+    const s = await g.page.evaluate(() => window.__attnscope.state);
+    assert.deepEqual([s.layer, s.head, s.query], [L - 1, H - 1, T - 1]);
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
+  }
+});
+
 test('a slow run dims the view and says it is running', async () => {
   // Big enough that a 480-token run outlasts the 150 ms before dimming and its 0.2 s fade on a fast
   // CPU (6 layers of 384 finished first on an AMD EPYC): ~1 s of work at ~40 GFLOP/s, one thread.
@@ -175,9 +210,17 @@ test('the first screen shows the attention, at 1280×800 and 390×844; the deepe
 test('an empty input clears the last run from the screen; typing brings it back', async () => {
   const g = await openPage();
   try {
+    // A text longer than the model takes: its truncation warning is on screen.
+    await g.page.locator('#text-a').fill('word '.repeat(2000));
+    await g.page.waitForFunction(() => window.__attnscope.numTruncated > 0 && !document.getElementById('truncation').hidden);
     await g.page.locator('#text-a').fill('');
     await g.page.locator('#input-error').waitFor({ state: 'visible' });
     assert.ok(await g.page.locator('#chips').isHidden(), 'the old chips stay');
+    assert.equal(await g.page.locator('#chips .chip').count(), 0, 'the old chips are still there');
+    assert.equal(await g.page.locator('#mirror mark').count() + (await g.page.locator('#mirror').textContent()).length, 0, 'the old text copy stays');
+    assert.ok(await g.page.locator('#truncation').isHidden(), 'the old run\'s truncation warning stays');
+    assert.equal(await g.page.locator('#run-status').textContent(), '', 'the old run\'s status stays');
+    assert.equal(await g.page.evaluate(() => window.__attnscope.tokens), null, 'a run is still on screen');
     assert.ok(await g.page.locator('.view-grid').isHidden(), 'the old view stays');
     const runs = await g.page.evaluate(() => window.__attnscope.runsDone);
     await g.page.locator('#text-a').fill('a new sentence');

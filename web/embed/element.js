@@ -1,12 +1,15 @@
 // <attn-scope>: the AttnScope viewer as a custom element for blogs and docs. Attributes (and the
 // matching properties) choose the text, model, view, layer and head; everything renders inside
 // a shadow root styled by one adopted stylesheet, so the host page's CSS cannot reach in and
-// ours cannot leak out. Elements showing the same model share one worker (model-clients.js).
+// ours cannot leak out. Elements showing the same model share one worker (web/src/model-registry.js).
 // The views are the explorer page's own (web/src/views), given the same view model
-// (web/src/view-model.js); this file only maps attributes to state and draws the frame.
+// (web/src/view-model.js) and run by the page's run controller (web/src/run-controller.js); this
+// file only maps attributes to state and draws the frame.
 import { translate } from '../src/i18n.js';
 import { clampToResult, defaultState, MAX_TEXT_CHARS, WEIGHT_PRECISIONS } from '../src/state.js';
-import { createViewModel, showView } from '../src/view-model.js';
+import { createViewModel } from '../src/view-model.js';
+import { createRunController } from '../src/run-controller.js';
+import { stats } from '../src/model-registry.js';
 import { createModelGrid } from '../src/views/model-grid.js';
 import { createHeadDetail } from '../src/views/head-detail.js';
 import { createHeadLines } from '../src/views/head-lines.js';
@@ -15,7 +18,7 @@ import { createAggregates } from '../src/views/aggregates.js';
 import { createBlock } from '../src/views/block.js';
 import { createPositions } from '../src/views/positions.js';
 import { AttnScopeError } from '../../js/errors.js';
-import { parseModelId, preview, runModel, stats } from './model-clients.js';
+import { parseModelId, preview } from './model-id.js';
 import { elementStyleSheet } from './styles.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from './export.js';
 import { bertvizJson } from '../../js/bertviz.js';
@@ -43,7 +46,16 @@ export class AttnScopeElement extends HTMLElement {
   #dom = null;
   #state = { ...defaultState(), view: DEFAULT_VIEW };
   #app = createViewModel({ state: this.#state, onSet: () => this.#changed() });
-  #runSeq = 0;
+  // <attn-scope> shows no predictions; its status line and events follow the runs.
+  #runs = createRunController(this.#app, { views: VIEW_FACTORIES, predictions: false, on: {
+    start: () => this.#setStatus(this.result ? 'running' : 'loading', this.#t(this.result ? 'running' : 'loading')),
+    shown: () => this.#shown(),
+    empty: () => {
+      this.#fail(new AttnScopeError('E_INPUT', 'the text attribute is empty'));
+      this.#queueRender();   // nothing of the last run stays on screen
+    },
+    failed: (error) => this.#fail(error),
+  } });
   #runQueued = false;
   #renderQueued = false;
   #reflecting = false;
@@ -51,9 +63,6 @@ export class AttnScopeElement extends HTMLElement {
 
   constructor() {
     super();
-    // The positions view's extra runs (its two sentences, a long run for the position table).
-    this.#app.runExtra = (text, options) => runModel(parseModelId(this.#state.model), text, options, this.#state.weightPrecision)
-      .then((r) => r.result);
     const shadow = this.attachShadow({ mode: 'open' });
     shadow.adoptedStyleSheets = [elementStyleSheet()];
   }
@@ -100,7 +109,7 @@ export class AttnScopeElement extends HTMLElement {
   attributeChangedCallback(name, before, after) {
     if (!this.#dom || this.#reflecting || before === after) return;
     this.#readAttributes();
-    if (name === 'text' || name === 'text-pair' || name === 'model' || name === 'weight-precision' || this.#needsTrace()) this.#queueRun();
+    if (name === 'text' || name === 'text-pair' || name === 'model' || name === 'weight-precision' || this.#runs.needsTrace()) this.#queueRun();
     else this.#queueRender();
   }
 
@@ -240,13 +249,8 @@ export class AttnScopeElement extends HTMLElement {
   }
 
   // A view changed the state (a picker, a click): mirror it on the attributes and redraw.
-  // The block view reads every intermediate of the run (trace), asked for only when it is shown.
-  #needsTrace() {
-    return this.#state.view === 'block' && this.result !== null && !this.result?.trace;
-  }
-
   #changed() {
-    if (this.#needsTrace()) this.#queueRun();
+    if (this.#runs.needsTrace()) this.#queueRun();
     this.#reflect();
     this.#queueRender();
     this.dispatchEvent(new CustomEvent('attnscope-change', { detail: this.#summary(), bubbles: true }));
@@ -281,28 +285,26 @@ export class AttnScopeElement extends HTMLElement {
     });
   }
 
+  // The model named by the attributes (loaded first when it is not the one in use), then the text.
   async #run() {
-    const seq = ++this.#runSeq;
     const s = this.#state;
     try {
-      if (!s.text.trim()) throw new AttnScopeError('E_INPUT', 'the text attribute is empty');
       const modelId = parseModelId(s.model);
-      this.#setStatus(this.result ? 'running' : 'loading', this.#t(this.result ? 'running' : 'loading'));
-      const { info, result } = await runModel(modelId, s.text, {
-        ...(s.pairOn ? { textPair: s.pair } : {}),
-        qkv: true, valueNorms: true, topK: 0, trace: s.view === 'block',
-      }, s.weightPrecision);
-      if (seq !== this.#runSeq) return;
-      this.#app.info = info;
-      this.#app.showRun(result);
-      this.#reflect();
-      this.#setStatus('ready', '');
-      this.#renderNow();
-      this.dispatchEvent(new CustomEvent('attnscope-ready', { detail: this.#summary(), bubbles: true }));
+      if (s.text.trim() && !this.#runs.uses(modelId, s.weightPrecision)) {
+        this.#setStatus('loading', this.#t('loading'));
+        await this.#runs.loadModel(modelId, { weightPrecision: s.weightPrecision });
+      }
+      await this.#runs.run();
     } catch (error) {
-      if (seq !== this.#runSeq) return;
-      this.#fail(error);
+      if (error?.code !== 'E_ABORTED') this.#fail(error);
     }
+  }
+
+  #shown() {
+    this.#reflect();
+    this.#setStatus('ready', '');
+    this.#renderNow();
+    this.dispatchEvent(new CustomEvent('attnscope-ready', { detail: this.#summary(), bubbles: true }));
   }
 
   #fail(error) {
@@ -357,11 +359,12 @@ export class AttnScopeElement extends HTMLElement {
     dom.actionButtons.link.hidden = !this.pageUrl;
     dom.brand.textContent = t('brand');
     const r = this.result;
+    dom.host.hidden = !r;
     if (!r) return;
     if (this.dataset.status === 'ready') {
       this.#status(t('ran', { tokens: r.shape[2], layers: r.shape[0], heads: r.shape[1] }));
     }
-    showView(dom.host, this.#app, VIEW_FACTORIES);
+    this.#runs.show(dom.host);
   }
 }
 

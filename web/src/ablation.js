@@ -127,8 +127,8 @@ export function createAblationToggle(app) {
     on: false,
     render() {
       const { t, state } = app;
-      // Only the page runs ablations (app.client); <attn-scope> shares the grid without them.
-      element.hidden = !app.client;
+      // Only the page runs ablations (app.ablates); <attn-scope> shares the grid without them.
+      element.hidden = !app.ablates;
       text.textContent = t('gridAblate');
       box.checked = toggle.on;
       label.title = t('gridAblateHint');

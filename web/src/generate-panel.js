@@ -1,6 +1,8 @@
-// The Generate panel (decoders): writes N tokens in the model's worker (temperature, top-k, seed),
+// The Generate panel (decoders): writes N tokens in the model's worker (temperature, top-k, top-p, seed),
 // streaming. Each step's token joins the chips and its attention row joins every heatmap as it
-// arrives (GenerationResult); Stop aborts between two steps. When the generation ends (or is
+// arrives (GenerationResult); Stop aborts between two steps and drops the steps the worker had
+// already sent but the page had not shown yet (so it stops at once, not after the queue of paced
+// steps), saying so while the tokens shown run in full. When the generation ends (or is
 // stopped) the whole sequence runs once more from scratch, so the formula, aggregates and
 // next-token views get q, k, v and predictions for every token, and the test hook can compare
 // each streamed row (computed over the KV cache) with the full run's. The settings live in the
@@ -8,12 +10,14 @@
 import { isCausal } from './causal-mask.js';
 import { errorDetail, errorReason } from './error-text.js';
 import { GenerationResult } from './generation-result.js';
+import { createKvCacheStrip } from './kv-cache.js';
 
 const FIELDS = [
   // state key, label key, input attributes, parse
   ['genTokens', 'genTokens', { min: 1, max: 200, step: 1 }, (v) => intIn(v, 1, 200)],
   ['genTemperature', 'genTemperature', { min: 0, max: 10, step: 0.1 }, (v) => (v >= 0 && v <= 10 ? Math.round(v * 1000) / 1000 : null)],
   ['genTopK', 'genTopK', { min: 0, max: 100000, step: 1 }, (v) => intIn(v, 0, 100000)],
+  ['genTopP', 'genTopP', { min: 0.01, max: 1, step: 0.05 }, (v) => (v > 0 && v <= 1 ? Math.round(v * 1000) / 1000 : null)],
   ['genSeed', 'genSeed', { min: 0, max: 999999, step: 1 }, (v) => intIn(v, 0, 999999)],
 ];
 
@@ -73,15 +77,17 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
   const hint = document.createElement('p');
   hint.className = 'hint';
   host.append(title, controls, status, hint);
+  const kvCache = createKvCacheStrip(host, app);   // one key and one value row per new token, per layer
 
   let running = null;   // { controller, prompt, stopped } while a generation is in progress
   let statusFor = null; // () → the status text, re-made when the language changes
   let promptRun = null;  // { text, client, result }: the prompt's own run, the start of every generation
 
-  function setStatus(make) {
+  // `line`: also on the status line (not once the page has moved on to another text).
+  function setStatus(make, { line = true } = {}) {
     statusFor = make;
     status.textContent = make ? make() : '';
-    if (statusLine && make) statusLine.textContent = status.textContent;
+    if (statusLine && make && line) statusLine.textContent = status.textContent;
   }
 
   async function start() {
@@ -119,6 +125,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
       if (run.stopped || !stillCurrent()) return;
       gen.steps.push({ index: step.index, position: step.position, id: step.id, text: step.text, prob: step.prob,
         keys: step.keys, attention: Array.from(step.attention) });
+      kvCache.render();
       ids.push(step.id);
       // Each step copies every head (L·H·T² floats): past MAX_STREAMED_FLOATS (a 12×12-head
       // model at ~470 tokens) the rows are not streamed into the views, only the final full run.
@@ -135,9 +142,10 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     let out = null, failure = null;
     try {
       out = await client.generate(Array.from(base.ids), {
-        maxNewTokens: n, temperature: app.state.genTemperature, topK: app.state.genTopK, seed: app.state.genSeed,
+        maxNewTokens: n, temperature: app.state.genTemperature, topK: app.state.genTopK, topP: app.state.genTopP, seed: app.state.genSeed,
         stopAtEos: true, candidates: 5, signal: controller.signal,
-        onToken: (step) => { shown = shown.then(() => { show(step); return sleep(PACE_MS); }); },
+        // After Stop, steps still queued here are dropped without their pause.
+        onToken: (step) => { shown = shown.then(() => (run.stopped ? undefined : (show(step), sleep(PACE_MS)))); },
       });
     } catch (e) {
       failure = e;
@@ -156,11 +164,10 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
         gen.stopReason = aborted ? 'aborted' : 'error';
         gen.ids = [...ids];
         if (!aborted) gen.error = { code: failure?.code ?? 'E_INTERNAL', message: failure?.message ?? String(failure) };
-        if (stillCurrent()) {
-          await finish(client, ids, base, stillCurrent).catch(() => {});
-          setStatus(aborted ? () => app.t('genStopped', { n: gen.steps.length })
-            : () => app.t('genFailed', { reason: errorReason(app.t, gen.error), detail: errorDetail(gen.error) }));
-        }
+        const current = stillCurrent();
+        if (current) await finish(client, ids, base, stillCurrent).catch(() => {});
+        setStatus(aborted ? () => app.t('genStopped', { n: gen.steps.length })
+          : () => app.t('genFailed', { reason: errorReason(app.t, gen.error), detail: errorDetail(gen.error) }), { line: current });
       }
     } finally {
       gen.done = true;
@@ -186,13 +193,16 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
 
   function settings() {
     const s = app.state;
-    return { maxNewTokens: s.genTokens, temperature: s.genTemperature, topK: s.genTopK, seed: s.genSeed };
+    return { maxNewTokens: s.genTokens, temperature: s.genTemperature, topK: s.genTopK, topP: s.genTopP, seed: s.genSeed };
   }
 
   function stop() {
-    if (!running) return;
+    if (!running || running.stopped) return;
     running.stopped = true;
     running.controller.abort();
+    const shownSteps = app.generation.steps.length;
+    setStatus(() => app.t('genStopping', { n: shownSteps }));
+    render();
   }
 
   startBtn.addEventListener('click', start);
@@ -212,9 +222,10 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     startBtn.textContent = t('genStart');
     stopBtn.textContent = t('genStop');
     startBtn.disabled = Boolean(running) || !app.original;
-    stopBtn.disabled = !running;
+    stopBtn.disabled = !running || running.stopped;
     hint.textContent = t('genHint');
     if (statusFor) status.textContent = statusFor();
+    kvCache.render();
   }
 
   return { render, start, stop, get running() { return Boolean(running); } };

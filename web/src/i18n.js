@@ -7,6 +7,7 @@ import { BLOCK_STRINGS } from './i18n-block.js';
 import { HEADS_STRINGS } from './i18n-heads.js';
 import { MEMORY_STRINGS } from './i18n-memory.js';
 import { ERROR_STRINGS } from './i18n-errors.js';
+import { LENS_STRINGS } from './i18n-lens.js';
 
 const STRINGS = {
   en: {
@@ -289,6 +290,8 @@ for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], DECODER_ST
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], BLOCK_STRINGS[lang]);
 // Probing heads: ablation, the head table, the query/key map (issue 19).
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], HEADS_STRINGS[lang]);
+// Inside the prediction: logit lens, attribution, sampling controls (issue 35).
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LENS_STRINGS[lang]);
 // Big models: the weight precision choice and the memory used (issue 20).
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], MEMORY_STRINGS[lang]);
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], ERROR_STRINGS[lang]);

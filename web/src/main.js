@@ -1,10 +1,11 @@
-// The explorer's controller: owns the one state object (mirrored in the URL), the model client
-// (a Web Worker, swapped only once a new model has loaded), the current run and an optional
-// edited run (tokens masked or dropped), and tells the active view to render. Views only read
-// `app` and call app.set(); they never talk to the worker.
+// The explorer page: one host of the run controller (run-controller.js, which holds the model
+// in use, runs the text and shows the view), with the page's own parts around it — the state
+// mirrored in the URL, the model picker, the text inputs, edits (tokens masked or dropped), head
+// ablation, Generate, the status line. Views only read `app`, call app.set() and app.jobs.
 import { applyStatic } from './i18n.js';
 import { stateFromUrl, stateToUrl, MAX_TEXT_CHARS } from './state.js';
-import { createViewModel, showView } from './view-model.js';
+import { createViewModel } from './view-model.js';
+import { createRunController } from './run-controller.js';
 import { createModelPicker } from './model-picker.js';
 import { createTokensView } from './tokens-view.js';
 import { createModelGrid } from './views/model-grid.js';
@@ -19,20 +20,14 @@ import { createBlock } from './views/block.js';
 import { createPositions } from './views/positions.js';
 import { createHeadsTable } from './views/heads.js';
 import { createQkMap } from './views/qk-map.js';
+import { createLayers } from './views/layers.js';
+import { createContributions } from './views/contributions.js';
 import { createAblationRunner } from './ablation.js';
 import { createNextTokenPanel } from './views/next-token.js';
 import { createGeneratePanel } from './generate-panel.js';
-import { createCompareRunner } from './compare-runner.js';
-import { isCausal } from './causal-mask.js';
 import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
-import { createWorkerClient } from '../../js/worker-client.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 
-// Typing runs the model at once while runs are fast (the worker client's replacePending drops
-// inputs that queued behind a running one, so the newest text always wins); only a model whose
-// last run took longer than FAST_RUN_MS waits for a pause in typing.
-const FAST_RUN_MS = 100;
-const SLOW_RUN_DEBOUNCE_MS = 250;
 const BUSY_AFTER_MS = 150;
 const $ = (id) => document.getElementById(id);
 const state = stateFromUrl(location.search);
@@ -41,22 +36,17 @@ const VIEW_FACTORIES = {
   grid: createModelGrid, head: createHeadDetail, lines: createHeadLines,
   formula: createFormula, aggregates: createAggregates, diff: createDiff, compare: createCompare,
   block: createBlock, positions: createPositions, heads: createHeadsTable, map: createQkMap,
+  layers: createLayers, contributions: createContributions,
 };
-// Views that read result.trace (every intermediate of every block): only their runs ask for it.
-const TRACE_VIEWS = new Set(['block']);
-
-let client = null;          // the worker client of the model in use
 let linkModel = null;       // a link's model that failed to load, kept in the URL (see start())
-let runSeq = 0, runTimer = 0, runController = null, lastRunMs = 0, busyTimer = 0;
+let busyTimer = 0;
 
 const app = createViewModel({ state, onSet });
 app.loadModel = loadModel;   // the model picker's
-// The encoder-vs-decoder view's two bundled models, in workers of their own (started on first use).
-let compareRunner = null;
-app.compareRuns = (text) => (compareRunner ??= createCompareRunner()).run(text);
-// Extra runs of the model in use (the positions view's sentences), through the same worker client.
-// The head table and the query/key map run the corpus sample through the model in use (issue 19).
-app.client = () => client;
+app.ablates = true;
+const runs = createRunController(app, { views: VIEW_FACTORIES, predictions: true, on: {
+  start: onRunStart, shown: onRunShown, empty: onRunEmpty, failed: onRunFailed, settled: () => showBusy(false),
+} });
 // The map opens a corpus sentence as the typed text; its query token is chosen once the sentence
 // has run (the state's query is clamped to the run on screen until then).
 let queryAfterRun = null;
@@ -67,9 +57,8 @@ app.openText = (text, { query, ...patch }) => {
   $('text-b').hidden = true;
   queryAfterRun = query ?? null;
   app.set(patch);
-  scheduleRun();
+  runs.schedule();
 };
-app.runExtra = (text, options) => (client ? client.run(text, options) : Promise.reject(new Error('no model loaded')));
 
 // ---- state -----------------------------------------------------------------------------------
 
@@ -81,8 +70,8 @@ function onSet(patch, before) {
     picker.showInfo();
     relocalizeMessages(app.t);
   }
-  // Opening the block view needs a traced run of the text on screen.
-  if (patch.view !== undefined && TRACE_VIEWS.has(patch.view) && app.original && !app.original.trace) runNow();
+  // Opening the block, Layers or Contributions view needs a run of the text on screen with more outputs.
+  if (patch.view !== undefined && runs.needsTrace()) runs.run();
   if (patch.headsOff !== undefined) ablation.rerun();
   renderAll();
 }
@@ -93,91 +82,61 @@ function writeUrl() {
 
 // ---- model -----------------------------------------------------------------------------------
 
-// Loads into a fresh worker; only a successful load replaces the model in use, so a model that
-// cannot load leaves the page working with the previous one.
+// Only a successful load replaces the model in use, so a model that cannot load leaves the page
+// working with the previous one.
 async function loadModel(source, label, { signal, onProgress } = {}) {
   setStatus('loading');
-  const next = createWorkerClient();
-  let info;
   try {
-    info = await next.load(source, { signal, onProgress, weightPrecision: state.weightPrecision });
+    await runs.loadModel(source, { signal, onProgress, weightPrecision: state.weightPrecision });
   } catch (e) {
-    next.terminate();
-    setStatus(client ? 'ready' : 'error');
+    setStatus(runs.client ? 'ready' : 'error');
     throw e;
   }
-  client?.terminate();
-  client = next;
   if (linkModel && source !== 'bundled') linkModel = null;   // the user chose another model
-  app.info = info;
   state.model = typeof source === 'string' ? source : 'local';
   picker.fillOptions();
   picker.showInfo();
   writeUrl();
-  await runNow();
+  await runs.run();
 }
 
 // ---- runs ------------------------------------------------------------------------------------
 
-function scheduleRun() {
-  clearTimeout(runTimer);
-  if (lastRunMs <= FAST_RUN_MS) runNow();
-  else runTimer = setTimeout(runNow, SLOW_RUN_DEBOUNCE_MS);
-}
-
-function runOptions() {
-  const trace = TRACE_VIEWS.has(state.view);
-  // Decoders: the top-5 next tokens after every position (the next-token panel).
-  if (isCausal(app)) return { qkv: true, valueNorms: true, topK: 5, nextAll: true, trace };
-  return { qkv: true, valueNorms: true, topK: app.info?.hasMlmHead ? 5 : 0, trace };
-}
-
-// A newer run supersedes a pending one: it is aborted and its answer, if any, ignored.
-async function runNow() {
-  clearTimeout(runTimer);
-  if (!client) return;
-  const seq = ++runSeq;
-  runController?.abort();
-  runController = new AbortController();
-  const text = state.text;
-  if (!text.trim()) {
-    clearTimeout(busyTimer);
-    showBusy(false);
-    showInputError((t) => t('emptyText'));
-    document.body.dataset.empty = '';   // the last run's chips and views are not this input's
-    return;
-  }
+// What the page shows around a run of the text (run-controller.js runs it).
+function onRunStart() {
   delete document.body.dataset.empty;
   setStatus('running');
-  const started = performance.now();
   // A run that takes longer than a moment dims what is on screen and says it is running.
   clearTimeout(busyTimer);
   busyTimer = setTimeout(() => showBusy(true), BUSY_AFTER_MS);
-  try {
-    const pair = state.pairOn && state.pair.trim() ? state.pair : undefined;
-    const r = await client.run(text, { textPair: pair, signal: runController.signal, replacePending: true, ...runOptions() });
-    lastRunMs = performance.now() - started;
-    if (seq !== runSeq) return;
-    app.showRun(r);
-    if (queryAfterRun !== null && text === state.text) { app.set({ query: queryAfterRun }); queryAfterRun = null; }
-    ablation.rerun();   // heads switched off: the same text without them, as the diff's edit
-    showInputError(null);
-    $('run-status').textContent = app.t('ranIn', { tokens: r.tokens.length, ms: Math.round(lastRunMs) });
-    setStatus('ready');
-    renderAll();
-  } catch (e) {
-    if (seq !== runSeq || e?.code === 'E_ABORTED' || e?.name === 'AbortError') return;
-    showInputError((t) => t('runFailed', { reason: errorReason(t, e) }), e);
-    setStatus(app.original ? 'ready' : 'error');
-  } finally {
-    if (seq === runSeq) {
-      clearTimeout(busyTimer);
-      showBusy(false);
-    }
-  }
+}
+
+function onRunShown(r, ms) {
+  if (queryAfterRun !== null) { app.set({ query: queryAfterRun }); queryAfterRun = null; }
+  ablation.rerun();   // heads switched off: the same text without them, as the diff's edit
+  showInputError(null);
+  $('run-status').textContent = app.t('ranIn', { tokens: r.tokens.length, ms: Math.round(ms) });
+  setStatus('ready');
+  writeUrl();   // layer, head and query as clamped to this run: the URL says what is shown
+  renderAll();
+}
+
+// An empty input: its error, and nothing of the last run (chips, warnings, status, views).
+function onRunEmpty() {
+  showBusy(false);
+  showInputError((t) => t('emptyText'));
+  document.body.dataset.empty = '';
+  $('run-status').textContent = '';
+  renderAll();
+}
+
+function onRunFailed(e) {
+  showInputError((t) => t('runFailed', { reason: errorReason(t, e) }), e);
+  setStatus(app.original ? 'ready' : 'error');
 }
 
 function showBusy(on) {
+  if (!on) clearTimeout(busyTimer);
   if (on) {
     document.body.dataset.busy = '';
     $('run-status').textContent = app.t('running');
@@ -189,21 +148,21 @@ function showBusy(on) {
 async function applyEdit(kind) {
   const r = app.original;
   const positions = state.selected.filter((p) => p < r.tokens.length);
+  const client = runs.client;
   if (!positions.length || !client) return;
   if (kind === 'drop' && positions.length >= r.tokens.length) return;
   const ids = Array.from(r.ids), types = Array.from(r.typeIds);
-  const seq = runSeq;
   setStatus('running');
   try {
     let edited;
     if (kind === 'mask') {
       const attentionMask = ids.map((_, i) => (positions.includes(i) ? 0 : 1));
-      edited = await client.runIds(ids, { tokenTypes: types, attentionMask, ...runOptions() });
+      edited = await client.runIds(ids, { tokenTypes: types, attentionMask, ...runs.options() });
     } else {
       const keep = ids.map((_, i) => i).filter((i) => !positions.includes(i));
-      edited = await client.runIds(keep.map((i) => ids[i]), { tokenTypes: keep.map((i) => types[i]), ...runOptions() });
+      edited = await client.runIds(keep.map((i) => ids[i]), { tokenTypes: keep.map((i) => types[i]), ...runs.options() });
     }
-    if (seq !== runSeq || app.original !== r) return;   // the text changed meanwhile
+    if (app.original !== r) return;   // the text changed meanwhile
     app.showEdit({ kind, positions }, edited);
     $('edit-status').textContent = app.t(kind === 'mask' ? 'editMasked' : 'editDropped', { n: positions.length });
     setStatus('ready');
@@ -268,7 +227,7 @@ function renderNow() {
   generatePanel.render();
   if (!app.result) return;
   const host = $('view-host');
-  showView(host, app, VIEW_FACTORIES);
+  runs.show(host);
 }
 
 // Text the vocabulary cannot spell (Korean in the English-only bundled model) comes out as
@@ -292,8 +251,8 @@ const picker = createModelPicker({
 }, app);
 const tokens = createTokensView($('chips'), $('mirror'), app);
 const nextToken = createNextTokenPanel($('next-token'), app);
-const ablation = createAblationRunner(app, { getClient: () => client, runOptions, onShown: () => renderAll() });
-const generatePanel = createGeneratePanel($('generate-panel'), app, { getClient: () => client, runOptions, textInput: $('text-a'), statusLine: $('run-status') });
+const ablation = createAblationRunner(app, { getClient: () => runs.client, runOptions: runs.options, onShown: () => renderAll() });
+const generatePanel = createGeneratePanel($('generate-panel'), app, { getClient: () => runs.client, runOptions: runs.options, textInput: $('text-a'), statusLine: $('run-status') });
 
 function wire() {
   const a = $('text-a'), b = $('text-b'), pairOn = $('pair-on');
@@ -306,7 +265,7 @@ function wire() {
     state.text = a.value;
     state.pair = b.value;
     writeUrl();
-    scheduleRun();
+    runs.schedule();
   };
   a.addEventListener('input', onText);
   b.addEventListener('input', onText);
@@ -314,7 +273,7 @@ function wire() {
     state.pairOn = pairOn.checked;
     b.hidden = !pairOn.checked;
     writeUrl();
-    scheduleRun();
+    runs.schedule();
   });
   // The URL always mirrors the state (writeUrl), so the permalink is the address itself.
   $('copy-link').addEventListener('click', async () => {
@@ -372,14 +331,14 @@ async function start() {
   picker.fillOptions();
   picker.syncRows();
   wire();
-  installTestHook(app);
+  installTestHook(app, { viewJobs: runs.viewJobs });
   renderNow();
   const wanted = state.model;
   const label = wanted === 'bundled' ? app.t('modelBundled') : wanted === 'bundled-causal' ? app.t('modelBundledCausal') : wanted;
   const failure = await picker.load(wanted, label);
   // A link's hub model that cannot load: show the bundled one, say so, and keep the link's model
   // in the URL (a reload retries) until the user picks another.
-  if (!client && wanted !== 'bundled') {
+  if (!runs.client && wanted !== 'bundled') {
     linkModel = wanted;
     await picker.load('bundled', app.t('modelBundled'));
     picker.showError((t) => t('linkModelFailed', { name: wanted, reason: errorReason(t, failure) }), failure);

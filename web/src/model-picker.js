@@ -102,8 +102,11 @@ export function createModelPicker(el, app) {
         showError((t) => t('loadFailed', { name: label, reason: errorReason(t, e) }) +
           (e?.code === 'E_TOO_LARGE' && app.state.weightPrecision === 'f32' ? ' ' + t('tooLargeHint') : ''), e);
       }
+      // The list names the model in use again (the one that failed is in the message); a row
+      // the user opened (another hub id, a folder) stays open to try again.
+      offered = null;
       fillOptions();
-      select.value = mode ?? offered ?? app.state.model;
+      select.value = mode ?? app.state.model;
       return e;
     } finally {
       if (controller === mine) { controller = null; progressRow.hidden = true; }

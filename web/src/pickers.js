@@ -19,11 +19,12 @@ export function makeSelect(labelText, options, value, onChange, className = '') 
   return label;
 }
 
-export function layerHeadPickers(app, { head = true } = {}) {
+/** The layer and head <select>s, over the run on screen's layers and heads unless told others. */
+export function layerHeadPickers(app, { head = true, layers, heads } = {}) {
   const { t, state } = app;
   const box = document.createElement('div');
   box.className = 'pickers';
-  const L = app.result.shape[0], H = app.result.shape[1];
+  const L = layers ?? app.result.shape[0], H = heads ?? app.result.shape[1];
   box.append(makeSelect(t('layer'), range(L).map((l) => [l, String(l)]), state.layer,
     (layer) => app.set({ layer }), 'layer-picker'));
   if (head) {

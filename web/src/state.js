@@ -8,7 +8,8 @@ import { WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
 
 export { isHubId };
 
-export const VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'diff', 'compare', 'block', 'positions', 'heads', 'map'];
+export const VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'diff', 'compare', 'block', 'positions', 'heads', 'map',
+  'layers', 'contributions'];
 export const LANGS = ['en', 'ko'];
 // The API's choices, 'auto' first: the page's default (the API's is f32).
 export const WEIGHT_PRECISIONS = ['auto', ...WEIGHT_PRECISION_CHOICES.filter((p) => p !== 'auto')];
@@ -37,7 +38,9 @@ export function defaultState() {
     genTokens: GENERATE_DEFAULTS.maxNewTokens,
     genTemperature: GENERATE_DEFAULTS.temperature,
     genTopK: GENERATE_DEFAULTS.topK,
+    genTopP: GENERATE_DEFAULTS.topP,         // top-p (nucleus) of generation and of the next-token panel's sampling preview
     genSeed: GENERATE_DEFAULTS.seed,
+    lensRow: -1,             // the Layers view's open cell: its row (0 = embeddings, l = after layer l; −1 none) at `query`
     headsOff: [],            // heads switched off ('layer:head'), issue 19's ablation
     weightPrecision: 'auto', // 'auto' (f16 when f32 weights would pass ~300 MB) | 'f32' | 'f16'
     positionsA: DEFAULT_POSITION_PAIR[0],   // the positions view's sentences (typed text: kept in the link)
@@ -88,6 +91,9 @@ export function stateFromUrl(search) {
   if (WEIGHT_PRECISIONS.includes(wp)) s.weightPrecision = wp;
   const gt = p.get('gt');
   if (gt !== null && /^\d{1,2}(\.\d{1,3})?$/.test(gt) && Number(gt) <= 10) s.genTemperature = Number(gt);
+  const gp = p.get('gp');
+  if (gp !== null && /^(0(\.\d{1,3})?|1(\.0{1,3})?)$/.test(gp) && Number(gp) > 0) s.genTopP = Number(gp);
+  s.lensRow = intParam(p, 'lr', 0, 999) ?? s.lensRow;
   return s;
 }
 
@@ -112,6 +118,8 @@ export function stateToUrl(s) {
   if (s.genTemperature !== d.genTemperature) p.set('gt', String(s.genTemperature));
   if (s.genTopK !== d.genTopK) p.set('gk', String(s.genTopK));
   if (s.genSeed !== d.genSeed) p.set('gs', String(s.genSeed));
+  if (s.genTopP !== d.genTopP) p.set('gp', String(s.genTopP));
+  if (s.lensRow !== d.lensRow) p.set('lr', String(s.lensRow));
   if (s.headsOff.length) p.set('off', s.headsOff.join(','));
   if (s.weightPrecision !== d.weightPrecision) p.set('wp', s.weightPrecision);
   const q = p.toString();

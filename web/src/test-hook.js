@@ -2,12 +2,15 @@
 // copies of the state and of the numbers each view draws, never references to live objects.
 import { isCausal, isMaskedCell } from './causal-mask.js';
 
-export function installTestHook(app) {
+/** @param viewJobs () → the view jobs started lately (run-controller.js viewJobs) */
+export function installTestHook(app, { viewJobs }) {
   const copy = (a) => (a ? Array.from(a) : null);
   const hook = {
     get state() { return JSON.parse(JSON.stringify(app.state)); },
     get status() { return document.body.dataset.status; },
     get runsDone() { return app.runsDone; },
+    /** The views' worker jobs (corpus, map, ablation, run), oldest first: { kind, state }. */
+    get viewJobs() { return viewJobs(); },
     get info() { return app.info ? JSON.parse(JSON.stringify(app.info)) : null; },
     get shape() { return app.result ? [...app.result.shape] : null; },
     get tokens() { return app.result ? [...app.result.tokens] : null; },
@@ -53,6 +56,9 @@ export function installTestHook(app) {
     get ids() { return copy(app.result?.ids); },
     get tokenTexts() { return app.result?.tokenTexts ? [...app.result.tokenTexts] : null; },
     get nextByPosition() { return app.result?.nextByPosition ? JSON.parse(JSON.stringify(app.result.nextByPosition)) : null; },
+    /** The Layers and Contributions views' data (the typed text's run; issue 35). */
+    get logitLens() { return app.original?.logitLens ? JSON.parse(JSON.stringify(app.original.logitLens)) : null; },
+    get attribution() { return app.original?.attribution ? JSON.parse(JSON.stringify(app.original.attribution)) : null; },
     compare(side) {
       const e = app.views.compare?.view.exposed[side];
       return e ? { ...e, matrix: Array.from(e.matrix) } : null;

@@ -16,7 +16,10 @@ export function createTokensView(chipsHost, mirrorHost, app) {
     builtFor = key;
     result = app.original;
     chipsHost.replaceChildren();
-    if (!result) return;
+    if (!result) {
+      mirrorHost.replaceChildren();
+      return;
+    }
     const { t, state, edit } = app;
     const preds = new Map((app.result.maskPredictions || app.original.maskPredictions || []).map((p) => [p.position, p.top]));
     const frag = document.createDocumentFragment();

@@ -1,6 +1,7 @@
 // The view contract: the one object every view (web/src/views/*, the token chips) is given, built
 // here for both the explorer page (main.js) and <attn-scope> (web/embed/element.js). A view
-// reads it and calls set(); it never talks to the worker or to the host page:
+// reads it, calls set() and starts worker jobs only through `jobs`; it never holds a worker client
+// and never reaches the host page:
 //   state                  the shared state object (state.js: view, layer, head, query, ...)
 //   info                   the loaded model's info (null before the first load)
 //   original, edited, edit the typed text's RunResult; the run after masking/dropping tokens
@@ -14,9 +15,21 @@
 //   resultPosition(p)      typed-text position → position in the run shown (−1: dropped)
 //   originalPosition(p)    the reverse
 //   toggleSelected(p)      adds/removes a typed-text position to/from the selection
+//   jobs                   the worker, as far as a view may use it (run-controller.js): every
+//                          job below runs on the model in use and is stopped (E_ABORTED) when the
+//                          view shown or the model changes; `signal` adds the view's own Cancel
+//     .model                 the model in use, as a key for caches (changes with the model)
+//     .run(text, options)    an extra run (the positions view's sentences)
+//     .runIds(ids, options)  an extra run of token ids (the sampling preview's whole distribution)
+//     .corpus({signal, onProgress}), .cachedCorpus()      the corpus sample's summary (corpus.js)
+//     .corpusMap(l, h, {signal, onProgress}), .cachedCorpusMap(l, h)   one head's query/key map
+//     .ablation({signal, onProgress})                     each head's effect on the sample
+//     .compare(text)         the text through both bundled models (the encoder-vs-decoder view)
+//   ablates                true where the host runs heads switched off (state.headsOff: the page)
+//   openText(text, patch)  the page only: shows another text (the map's sentences)
 //   views, runsDone        the views built so far; finished runs (for tests)
 // The host gives `onSet(patch, before)` (mirror the state, redraw) and feeds runs in with
-// showRun / showEdit / clearEdit.
+// showRun / clearRun / showEdit / clearEdit (through run-controller.js, which sets jobs).
 import { translate } from './i18n.js';
 import { clampToResult } from './state.js';
 import { alignPositions, restrict, visiblePositions } from './attention-math.js';
@@ -35,6 +48,8 @@ export function createViewModel({ state, onSet }) {
     original: null,
     edited: null,
     edit: null,
+    jobs: null,
+    ablates: false,
     get result() { return app.edited ?? app.original; },
     get views() { return views; },
     get runsDone() { return runsDone; },
@@ -103,6 +118,13 @@ export function createViewModel({ state, onSet }) {
       cache = null;
       runsDone++;
       fitToResult();
+    },
+    /** An empty input: no run on screen (nothing shown may belong to an earlier input). */
+    clearRun() {
+      app.original = null;
+      app.edited = null;
+      app.edit = null;
+      cache = null;
     },
     showEdit(edit, result) {
       app.edited = result;

@@ -1,8 +1,9 @@
 // Encoder vs decoder: the typed sentence through the bundled BERT (bidirectional: every token sees
 // every token) and the bundled GPT-2-style decoder (causal: a token sees only itself and what came
 // before), side by side at the same layer and head, each heatmap with its mask, and a short
-// explanation of the difference. The two runs come from app.compareRuns(text) (two workers of
-// their own, see compare-runner.js), not from the model picked for the other views.
+// explanation of the difference. The two runs come from app.jobs.compare(text) (the bundled
+// models, opened for this view, see run-controller.js), not from the model picked for the other
+// views.
 import { Heatmap } from '../heatmap.js';
 import { renderLegend } from '../legend.js';
 import { sequential } from '../colormap.js';
@@ -59,16 +60,29 @@ export function createCompare(host, app) {
     requested = text;
     status.textContent = t('compareLoading');
     status.hidden = false;
-    app.compareRuns(text).then((runs) => {
+    app.jobs.compare(text).then((runs) => {
       if (requested === text) draw(runs);
     });
   }
 
   function draw(runs) {
     const { t, state } = app;
+    // One layer and head for both (the bundled decoder is deeper than the bundled BERT): the
+    // pickers offer the layers and heads both models have, and the state follows, so the URL
+    // says what is shown.
+    const shapes = Object.values(runs).filter((run) => run.result).map((run) => run.result.shape);
+    if (shapes.length) {
+      const layers = Math.min(...shapes.map((s) => s[0])), heads = Math.min(...shapes.map((s) => s[1]));
+      if (state.layer >= layers || state.head >= heads) {
+        app.set({ layer: Math.min(state.layer, layers - 1), head: Math.min(state.head, heads - 1) });
+        return;   // the host redraws
+      }
+      bar.replaceChildren(layerHeadPickers(app, { layers, heads }));
+    }
     const failures = [];
     for (const p of Object.values(panels)) {
       const run = runs[p.side];
+      if (run?.error?.code === 'E_ABORTED') continue;   // the view or the model changed: asked again
       if (!run || run.error) {
         p.panel.dataset.ready = '';
         failures.push(t('compareFailed', { name: run?.model ?? p.side, message: run?.error?.message ?? '?', code: run?.error?.code ?? 'E_INTERNAL' }));
@@ -76,8 +90,7 @@ export function createCompare(host, app) {
       }
       const r = run.result;
       const [L, H, T] = r.shape;
-      // Each model at the chosen layer and head, clamped to its own size.
-      const layer = Math.min(state.layer, L - 1), head = Math.min(state.head, H - 1);
+      const { layer, head } = state;
       const matrix = r.attention(layer, head);
       const causal = run.info.kind === 'decoder';
       p.labels = r.tokenTexts ?? r.tokens;

@@ -5,8 +5,7 @@
 // the table's numbers come back. Click a column header to sort by it (again to reverse); a row
 // opens its head.
 import { HEAD_STATISTICS, headStatistics } from '../../../js/head-stats.js';
-import { corpusSummary, cachedCorpus } from '../corpus.js';
-import { corpusAblation, ABLATION_SENTENCES } from '../ablation.js';
+import { ABLATION_SENTENCES } from '../ablation.js';
 
 export function createHeadsTable(host, app) {
   const bar = document.createElement('div');
@@ -32,6 +31,7 @@ export function createHeadsTable(host, app) {
   let sort = { key: 'layer', dir: 1 };
   let corpus = null;      // { rows: headStatistics over the sample } once computed
   let effects = null;     // ablationEffects result
+  let computedFor = null; // the model (app.jobs.model) corpus and effects belong to
   let job = null;         // AbortController of the computation in progress
   const exposed = { rows: [], corpusMs: null, ablationMs: null };
 
@@ -43,8 +43,7 @@ export function createHeadsTable(host, app) {
   }
 
   async function compute(kind) {
-    const client = app.client?.();
-    if (!client || job) return;
+    if (!app.jobs?.model || job) return;
     job = new AbortController();
     corpusBtn.disabled = ablateBtn.disabled = true;
     const started = performance.now();
@@ -57,11 +56,12 @@ export function createHeadsTable(host, app) {
       status.textContent = app.t(kind === 'corpus' ? 'headsCorpusProgress' : 'headsAblationProgress', { done, total });
     };
     try {
+      computedFor = app.jobs.model;
       if (kind === 'corpus') {
-        corpus = (await corpusSummary(client, { signal: job.signal, onProgress })).summary.headStats;
+        corpus = (await app.jobs.corpus({ signal: job.signal, onProgress })).summary.headStats;
         exposed.corpusMs = performance.now() - started;
       } else {
-        effects = await corpusAblation(client, { signal: job.signal, onProgress });
+        effects = await app.jobs.ablation({ signal: job.signal, onProgress });
         exposed.ablationMs = performance.now() - started;
       }
       status.textContent = app.t('headsDone', { s: ((performance.now() - started) / 1000).toFixed(1) });
@@ -93,7 +93,13 @@ export function createHeadsTable(host, app) {
     ablateBtn.textContent = t('headsAblateBtn', { n: ABLATION_SENTENCES });
     cancelBtn.textContent = t('cancel');
     corpusBtn.disabled = ablateBtn.disabled = Boolean(job);
-    if (!corpus && cachedCorpus(app.client?.())) corpus = cachedCorpus(app.client()).summary.headStats;
+    // Another model: the sample's columns were the old one's (and may not even have its shape).
+    if (computedFor !== app.jobs?.model) {
+      corpus = effects = null;
+      computedFor = app.jobs?.model;
+    }
+    const done = app.jobs?.cachedCorpus();
+    if (!corpus && done) corpus = done.summary.headStats;
     note.textContent = t('headsHint') + (effects ? ' ' + t('headsBaseline', { v: effects.baseline.toFixed(3) }) : '');
     const current = headStatistics([original]);
     const rows = current.map((s, i) => {

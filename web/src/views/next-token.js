@@ -4,6 +4,7 @@
 // streaming, the entries built from each step's candidates. Hidden for encoders.
 import { isCausal } from '../causal-mask.js';
 import { tokenName } from '../pickers.js';
+import { createSamplingPreview } from './sampling-preview.js';
 
 export function createNextTokenPanel(host, app) {
   const title = document.createElement('h3');
@@ -14,8 +15,10 @@ export function createNextTokenPanel(host, app) {
   const actual = document.createElement('p');
   actual.className = 'next-actual';
   host.append(title, lead, list, actual);
+  const sampling = createSamplingPreview(host, app);   // after the last position, with temperature, top-k, top-p
 
   function render() {
+    sampling.render();
     const r = app.result;
     const entries = r?.nextByPosition;
     host.hidden = !isCausal(app) || !entries;

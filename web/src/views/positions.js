@@ -3,7 +3,7 @@
 // layer and head, and the change of each word pair's weight between them (word-level attention,
 // pairs matched by word, not position); the learned position embeddings' cosine similarities; and, per token, how large
 // the word and the position parts of its input are. All numbers come from extra traced runs of the
-// model on screen (app.runExtra: the same worker client as the page's own runs).
+// model on screen (app.jobs.run: the same worker as the host's own runs).
 import { Heatmap } from '../heatmap.js';
 import { renderLegend } from '../legend.js';
 import { diverging, sequential } from '../colormap.js';
@@ -131,13 +131,13 @@ export function createPositions(host, app) {
     if (cache?.key === key) return cache.promise;
     const long = Array.from({ length: n }, () => 'a').join(' ');
     const promise = Promise.all([
-      app.runExtra(sentence(0), { trace: true }),
-      app.runExtra(sentence(1), { trace: true }),
-      app.runExtra(long, { trace: true, maxLength: n }),
+      app.jobs.run(sentence(0), { trace: true }),
+      app.jobs.run(sentence(1), { trace: true }),
+      app.jobs.run(long, { trace: true, maxLength: n }),
     ]);
     cache = { key, promise };
-    // A page run queued behind these cancels them (the page's runs replace pending ones): forget
-    // the cache so the next render (after that run) asks again.
+    // Leaving the view (or changing the model) cancels them: forget the cache so the next render
+    // asks again.
     promise.catch(() => { if (cache?.promise === promise) cache = null; });
     return promise;
   }

@@ -7,7 +7,6 @@
 // query/key, position or POS class; hover shows the token in its sentence, click opens that
 // sentence in the head view. Under the map, the head's POS summary (js/pos-summary.js sums kept
 // by the worker): the query-class → key-class pairs it attends most.
-import { corpusSummary, cachedCorpus, corpusMap, cachedCorpusMap } from '../corpus.js';
 import { layerHeadPickers, makeSelect } from '../pickers.js';
 import { cssColour, sequential, HEAD_COLOURS } from '../colormap.js';
 
@@ -54,13 +53,12 @@ export function createQkMap(host, app) {
     inWorker: true, qkLayers: null };
 
   async function compute() {
-    const client = app.client?.();
-    if (!client || job) return;
+    if (!app.jobs?.model || job) return;
     job = new AbortController();
     failed = null;
     render();
     try {
-      const { summary } = await corpusSummary(client, {
+      const { summary } = await app.jobs.corpus({
         signal: job.signal,
         onProgress: ({ done, total }) => {
           progress.max = total;
@@ -70,7 +68,7 @@ export function createQkMap(host, app) {
       });
       exposed.runsMs = summary.ms;
     } catch (e) {
-      failed = e?.code === 'E_ABORTED' || e?.name === 'AbortError' ? app.t('headsCancelled')
+      failed = stoppedFor(e, job) ? null : e?.code === 'E_ABORTED' || e?.name === 'AbortError' ? app.t('headsCancelled')
         : app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' });
     } finally {
       job = null;
@@ -80,15 +78,22 @@ export function createQkMap(host, app) {
   startBtn.addEventListener('click', compute);
   cancelBtn.addEventListener('click', () => { job?.abort(); mapJob?.controller.abort(); });
 
+  // A job stopped because the view was left (or the model changed), not by Cancel: it starts again
+  // when the view is shown.
+  function stoppedFor(e, own) {
+    return (e?.code === 'E_ABORTED' || e?.name === 'AbortError') && !own.signal.aborted;
+  }
+
   function render() {
+    if (host.hidden) return;   // left meanwhile: drawn (and restarted) when shown again
     const { t, state } = app;
     bar.replaceChildren(layerHeadPickers(app), makeSelect(t('mapColourBy'),
       COLOUR_BY.map((k) => [COLOUR_BY.indexOf(k), t('mapBy_' + k)]), COLOUR_BY.indexOf(colourBy),
       (i) => { colourBy = COLOUR_BY[i]; render(); }, 'colour-picker'));
     startBtn.textContent = t('mapStart');
     cancelBtn.textContent = t('cancel');
-    const client = app.client?.();
-    const done = cachedCorpus(client);
+    const client = app.jobs?.model;
+    const done = app.jobs?.cachedCorpus();
     startBtn.hidden = Boolean(done) || Boolean(job);
     cancelBtn.hidden = progress.hidden = !job && !mapJob;
     if (!done) {
@@ -102,7 +107,7 @@ export function createQkMap(host, app) {
       return;
     }
     if (map && map.client !== client) map = null;   // another model's
-    const wanted = cachedCorpusMap(client, state.layer, state.head);
+    const wanted = app.jobs.cachedCorpusMap(state.layer, state.head);
     if (wanted) show(wanted);
     else requestMap(client, state.layer, state.head);
     if (!map) {
@@ -123,7 +128,7 @@ export function createQkMap(host, app) {
   function show(next) {
     if (map === next) return;
     map = next;
-    map.client = app.client?.();
+    map.client = app.jobs.model;
     hover = -1;
     tip.hidden = true;
     Object.assign(exposed, { projectionMs: map.projectionMs, mapWallMs: map.wallMs, rerunMs: map.rerunMs, points: map.kinds.length,
@@ -140,7 +145,7 @@ export function createQkMap(host, app) {
     progress.hidden = cancelBtn.hidden = false;
     progress.removeAttribute('value');
     try {
-      await corpusMap(client, layer, head, {
+      await app.jobs.corpusMap(layer, head, {
         signal: mapJob.controller.signal,
         onProgress: ({ done, total }) => {
           progress.max = total;
@@ -149,12 +154,12 @@ export function createQkMap(host, app) {
         },
       });
     } catch (e) {
-      failed = e?.code === 'E_ABORTED' ? app.t('headsCancelled')
+      failed = stoppedFor(e, mapJob.controller) ? null : e?.code === 'E_ABORTED' ? app.t('headsCancelled')
         : app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' });
     } finally {
       mapJob = null;
       // A failed map is not retried by itself: choosing a head again asks again.
-      if (!failed && app.client?.() === client) render();
+      if (!failed && app.jobs.model === client) render();
       else progress.hidden = cancelBtn.hidden = true;
     }
   }
@@ -255,7 +260,7 @@ export function createQkMap(host, app) {
   }
 
   canvas.addEventListener('pointermove', (e) => {
-    const done = cachedCorpus(app.client?.());
+    const done = app.jobs.cachedCorpus();
     if (!done || !map) return;
     const i = nearest(e);
     if (i === hover) return;
@@ -273,7 +278,7 @@ export function createQkMap(host, app) {
   });
   canvas.addEventListener('pointerleave', () => { hover = -1; tip.hidden = true; });
   canvas.addEventListener('click', (e) => {
-    const done = cachedCorpus(app.client?.());
+    const done = app.jobs.cachedCorpus();
     const i = done && map ? nearest(e) : -1;
     if (i < 0) return;
     app.openText(done.sample.sentences[map.runs[i]][0], { view: 'head', query: map.positions[i], selected: [] });

@@ -1,0 +1,122 @@
+// Direct logit attribution (attribution.h) from one traced run: the heads' outputs at the chosen
+// position are rebuilt from the kept probabilities and values through each head's slice of W_O.
+#include "attribution.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "error.h"
+#include "half.h"
+
+namespace attnscope {
+
+const char* attribution_kind_name(AttributionPart::Kind kind) {
+  switch (kind) {
+    case AttributionPart::Kind::Embeddings: return "embeddings";
+    case AttributionPart::Kind::Head: return "head";
+    case AttributionPart::Kind::AttentionBias: return "attention_bias";
+    case AttributionPart::Kind::Mlp: return "mlp";
+    case AttributionPart::Kind::FinalNormBias: return "final_norm_bias";
+  }
+  return "?";
+}
+
+Attribution direct_logit_attribution(const Transformer& model, const std::vector<int32_t>& ids,
+                                     const std::vector<int32_t>& attention_mask, const std::vector<float>& head_mask,
+                                     int position, int32_t token_id) {
+  const ModelConfig& cfg = model.config();
+  if (!cfg.is_decoder())
+    throw Error("E_INPUT", "direct logit attribution needs a pre-norm decoder (GPT-2); " + cfg.model_type +
+                               " normalises after each layer, so its layers' outputs do not add up to the logit");
+  const int T = static_cast<int>(ids.size());
+  if (position < 0) position = T - 1;
+  if (position >= T)
+    throw Error("E_INPUT", "attribution position " + std::to_string(position) + " is past the " + std::to_string(T) +
+                               " tokens");
+  const int L = cfg.num_layers, H = cfg.num_heads, C = cfg.hidden_size, V = cfg.vocab_size, dh = cfg.head_dim();
+  if (token_id >= V)
+    throw Error("E_INPUT", "attribution token id " + std::to_string(token_id) + " is out of vocab range [0, " +
+                               std::to_string(V) + ")");
+
+  ForwardOptions options;
+  options.attentions = true;
+  options.qkv = true;
+  options.trace = true;
+  options.head_mask = head_mask;
+  const ForwardResult r = model.forward(ids, {}, attention_mask, options);
+  const size_t row = static_cast<size_t>(position) * C;
+
+  Attribution out;
+  out.position = position;
+  const std::vector<float> logits = model.lm_logits(r.hidden_out.data() + row, 1);
+  if (token_id < 0) {
+    token_id = 0;
+    for (int32_t v = 1; v < V; ++v)
+      if (logits[v] > logits[token_id]) token_id = v;
+  }
+  out.token_id = token_id;
+  out.logit = logits[token_id];
+
+  // The direction a part is read along: γ ⊙ W_U[token] / σ, applied after centring the part.
+  std::vector<float> unembed(C);
+  const WeightMatrix& wu = model.unembedding();
+  if (wu.is_f16())
+    f16_to_f32(unembed.data(), wu.f16.data() + static_cast<size_t>(token_id) * C, C);
+  else
+    std::copy_n(wu.f32.data() + static_cast<size_t>(token_id) * C, C, unembed.data());
+  const LayerNormParams& ln = model.final_norm();
+  const float* residual = r.trace.layers[L - 1].output.data() + row;  // before the final LayerNorm
+  double mean = 0, var = 0;
+  for (int c = 0; c < C; ++c) mean += residual[c];
+  mean /= C;
+  for (int c = 0; c < C; ++c) var += (residual[c] - mean) * (residual[c] - mean);
+  var /= C;
+  const double sigma = std::sqrt(var + static_cast<double>(static_cast<float>(cfg.layer_norm_eps)));
+  std::vector<double> direction(C);
+  double direction_sum = 0;
+  for (int c = 0; c < C; ++c) {
+    direction[c] = static_cast<double>(ln.gamma[c]) * unembed[c] / sigma;
+    direction_sum += direction[c];
+  }
+  // ((p − mean(p)) / σ ⊙ γ) · W_U[token] = p · direction − mean(p) Σ direction
+  auto read = [&](const double* p) {
+    double dot = 0, sum = 0;
+    for (int c = 0; c < C; ++c) dot += p[c] * direction[c], sum += p[c];
+    return dot - sum / C * direction_sum;
+  };
+  std::vector<double> part(C);
+  auto read_floats = [&](const float* p) {
+    for (int c = 0; c < C; ++c) part[c] = p[c];
+    return read(part.data());
+  };
+  using Kind = AttributionPart::Kind;
+  out.parts.push_back({Kind::Embeddings, -1, -1, read_floats(r.trace.embeddings.output.data() + row)});
+
+  std::vector<float> ctx(dh), head_out(C);
+  const int keys = r.keys;
+  for (int l = 0; l < L; ++l) {
+    const Layer& layer = model.layer(l);
+    for (int h = 0; h < H; ++h) {
+      // ctx_h = m · Σ_j P[t, j] v_{j,h}, then through W_O's h-th slice (no bias).
+      const size_t lh = static_cast<size_t>(l) * H + h;
+      const float* p = r.attentions.data() + (lh * T + position) * keys;
+      const float* v = r.v.data() + lh * T * dh;
+      const double m = head_mask.empty() ? 1.0 : head_mask[lh];
+      std::vector<double> acc(dh, 0.0);
+      for (int j = 0; j < keys; ++j)
+        for (int d = 0; d < dh; ++d) acc[d] += static_cast<double>(p[j]) * v[static_cast<size_t>(j) * dh + d];
+      for (int d = 0; d < dh; ++d) ctx[d] = static_cast<float>(m * acc[d]);
+      kernels::linear_packed_slice_f32(head_out.data(), ctx.data(), dh, layer.o, 1, h * dh, dh);
+      out.parts.push_back({Kind::Head, l, h, read_floats(head_out.data())});
+    }
+    out.parts.push_back({Kind::AttentionBias, l, -1, read_floats(layer.o.bias.data())});
+    out.parts.push_back({Kind::Mlp, l, -1, read_floats(r.trace.layers[l].ffn_output.data() + row)});
+  }
+  double bias = 0;
+  for (int c = 0; c < C; ++c) bias += static_cast<double>(ln.beta[c]) * unembed[c];
+  out.parts.push_back({Kind::FinalNormBias, -1, -1, bias});
+  for (const AttributionPart& p : out.parts) out.sum += p.value;
+  return out;
+}
+
+}  // namespace attnscope

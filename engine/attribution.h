@@ -1,0 +1,44 @@
+// Direct logit attribution for pre-norm decoders (GPT-2): the logit of one token at one position
+// split into what each part of the residual stream wrote there. The final residual is a sum,
+//   x = embeddings + Σ_l (Σ_h head_{l,h} + b_O,l) + Σ_l mlp_l,
+// where head_{l,h}[t] = m_{l,h} Σ_j P_{l,h}[t,j] (v_{j,h} W_O,h) (m: the head mask) and mlp_l
+// includes its output bias. The final LayerNorm is linear once its scale is held at the value it
+// had for this position (TransformerLens' convention): each part p contributes
+//   ((p − mean(p)) / σ ⊙ γ) · W_U[token],  σ = sqrt(var(x) + ε) of the whole residual x,
+// and β · W_U[token] is the final norm's bias; the parts add up to the logit. Computed in double
+// from the run's float32 intermediates.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "transformer.h"
+
+namespace attnscope {
+
+struct AttributionPart {
+  enum class Kind { Embeddings, Head, AttentionBias, Mlp, FinalNormBias };
+  Kind kind;
+  int layer = -1, head = -1;  // -1 where the kind has none
+  double value = 0;
+};
+
+const char* attribution_kind_name(AttributionPart::Kind kind);  // "embeddings", "head", ...
+
+struct Attribution {
+  int position = 0;
+  int32_t token_id = 0;
+  float logit = 0;   // the model's own logit for token_id at position
+  double sum = 0;    // Σ parts
+  // embeddings; per layer its heads in order, attention_bias, mlp; final_norm_bias last
+  std::vector<AttributionPart> parts;
+};
+
+// Runs the decoder over ids (attention mask and head mask as Transformer::forward) and attributes
+// the logit of token_id (−1: the top-1 token there) at `position` (−1: the last). E_INPUT for an
+// encoder, a position or token id out of range.
+Attribution direct_logit_attribution(const Transformer& model, const std::vector<int32_t>& ids,
+                                     const std::vector<int32_t>& attention_mask, const std::vector<float>& head_mask,
+                                     int position = -1, int32_t token_id = -1);
+
+}  // namespace attnscope

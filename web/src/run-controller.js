@@ -1,0 +1,227 @@
+// The run controller: "run this input with these options, newest wins, draw when done", for both
+// hosts of the views — the explorer page (main.js) and <attn-scope> (web/embed/element.js). It
+// holds the model in use (from model-registry.js: a load replaces it only once it has succeeded),
+// decides the run options (which views need a trace, which host shows predictions), runs the
+// state's text, shows the view named by state.view, and gives views the worker jobs of the view
+// contract (app.jobs, see view-model.js), every one of which is stopped when the view shown
+// changes or the model does. The hosts keep only what is theirs: the URL or the attributes, the
+// status line, the picker.
+import { AttnScopeError } from '../../js/errors.js';
+import { isCausal } from './causal-mask.js';
+import { cachedCorpus, cachedCorpusMap, corpusMap, corpusSummary } from './corpus.js';
+import { corpusAblation } from './ablation.js';
+import { openModel, stats } from './model-registry.js';
+import { showView } from './view-model.js';
+
+/** Views that read result.trace (every intermediate of every block): only their runs ask for it
+ *  (the trace costs L·T·(7C + F) floats). */
+export const TRACE_VIEWS = new Set(['block']);
+/** Views that read result.logitLens / result.attribution (issue 35): only their runs ask for them
+ *  (each is one more pass of the model). LENS_TOP_K tokens per lens cell. */
+export const LENS_VIEWS = new Set(['layers']);
+export const ATTRIBUTION_VIEWS = new Set(['contributions']);
+export const LENS_TOP_K = 5;
+/** The lens reads (L+1)·T rows through a V×C head: beyond this many multiply-adds (gpt2-small at
+ *  ~100 tokens: seconds in wasm) the Layers view says so instead of asking for it. */
+export const LENS_BUDGET = 5e10;
+/** The most tokens the lens is computed for on this model (Infinity before a model is loaded). */
+export function lensMaxTokens(info) {
+  const c = info?.config;
+  if (!c) return Infinity;
+  return Math.floor(LENS_BUDGET / ((c.numLayers + 1) * c.vocabSize * c.hiddenSize));
+}
+
+/** The encoder-vs-decoder view's two models, whatever model the other views show. */
+export const COMPARED = [
+  { side: 'encoder', model: 'bundled' },
+  { side: 'decoder', model: 'bundled-causal' },
+];
+
+// Typing runs the model at once while runs are fast (a newer run aborts the one queued before it,
+// so the newest text always wins); only a model whose last run took longer than FAST_RUN_MS waits
+// for a pause in typing.
+const FAST_RUN_MS = 100;
+const SLOW_RUN_DEBOUNCE_MS = 250;
+const JOB_LOG = 32;   // the view jobs remembered for the test hook
+
+const isAbort = (e) => e?.code === 'E_ABORTED' || e?.name === 'AbortError';
+/** The model has an output head to read layers with (decoders always; encoders with an MLM head). */
+export const hasHead = (app) => isCausal(app) || Boolean(app.info?.hasMlmHead);
+
+/**
+ * @param app the view model (view-model.js); its `jobs` is set here
+ * @param views { name: factory(panel, app) } the views this host offers
+ * @param predictions whether runs ask for [MASK] / next-token predictions (the page shows them)
+ * @param on { start(), shown(result, ms), empty(), failed(error), settled() }: the host's status
+ */
+export function createRunController(app, { views, predictions = true, on = {} }) {
+  let model = null;                  // { client, info, release, source, weightPrecision }
+  let loadSeq = 0, runSeq = 0, runAbort = null, lastRunMs = 0, timer = 0;
+  let viewJobs = new AbortController();   // aborted when the view shown or the model changes
+  let shownView = null;
+  let compared = null;               // { models: Map(model → Promise<opened>), text, promise }
+  const jobLog = [];
+
+  /** Loads `source` and makes it the model in use once loaded; a newer load supersedes it. */
+  async function loadModel(source, { weightPrecision = 'auto', signal, onProgress } = {}) {
+    const seq = ++loadSeq;
+    const superseded = () => new AttnScopeError('E_ABORTED', 'cancelled: superseded by a newer load');
+    let opened;
+    try {
+      opened = await openModel(source, { weightPrecision, signal, onProgress });
+    } catch (e) {
+      throw seq === loadSeq ? e : superseded();
+    }
+    if (seq !== loadSeq) {
+      opened.release();
+      throw superseded();
+    }
+    runSeq++;                        // a run of the old model, still pending, is no longer shown
+    runAbort?.abort();
+    stopViewJobs();
+    model?.release();
+    model = { ...opened, source, weightPrecision };
+    app.info = opened.info;
+    return opened.info;
+  }
+
+  // The lens for a run of about the last one's length stays within LENS_BUDGET (the text about to
+  // run is not tokenized yet: the last run's length stands for it).
+  const lensFits = (r) => !r || r.shape[2] <= lensMaxTokens(app.info);
+
+  const uses = (source, weightPrecision) => Boolean(model) && model.source === source && model.weightPrecision === weightPrecision;
+
+  function options() {
+    const { view } = app.state;
+    const trace = TRACE_VIEWS.has(view);
+    const base = {
+      qkv: true, valueNorms: true, topK: 0, trace,
+      ...(LENS_VIEWS.has(view) && hasHead(app) && lensFits(app.original) ? { logitLens: LENS_TOP_K } : {}),
+      ...(ATTRIBUTION_VIEWS.has(view) && isCausal(app) ? { attribution: true } : {}),
+    };
+    if (!predictions) return base;
+    // Decoders: the top-5 next tokens after every position (the next-token panel).
+    if (isCausal(app)) return { ...base, topK: 5, nextAll: true };
+    return { ...base, topK: app.info?.hasMlmHead ? 5 : 0 };
+  }
+
+  /** The view shown needs a run of the text on screen with outputs it does not have yet (a trace,
+   *  the logit lens, the attribution). */
+  const needsTrace = () => {
+    const { view } = app.state;
+    if (!app.original) return false;
+    // The typed text's run, and the heads-off run on screen (the ablation reruns after the typed
+    // text's; a token edit is never dropped for this: those views then show the typed text's run).
+    const runs = app.edit?.kind === 'heads' ? [app.original, app.edited] : [app.original];
+    return runs.some((r) => (TRACE_VIEWS.has(view) && !r.trace) ||
+      (LENS_VIEWS.has(view) && hasHead(app) && !r.logitLens && lensFits(r)) || (ATTRIBUTION_VIEWS.has(view) && isCausal(app) && !r.attribution));
+  };
+
+  function schedule() {
+    clearTimeout(timer);
+    if (lastRunMs <= FAST_RUN_MS) run();
+    else timer = setTimeout(run, SLOW_RUN_DEBOUNCE_MS);
+  }
+
+  /** Runs the state's text (and pair) now; a newer run aborts this one and its answer is dropped. */
+  async function run() {
+    clearTimeout(timer);
+    const seq = ++runSeq;
+    runAbort?.abort();
+    runAbort = new AbortController();
+    const { signal } = runAbort;
+    const { state } = app;
+    if (!state.text.trim()) {
+      app.clearRun();   // nothing on screen may belong to an earlier input
+      on.empty?.();
+      return;
+    }
+    if (!model) return;
+    on.start?.();
+    const started = performance.now();
+    try {
+      const pair = state.pairOn && state.pair.trim() ? state.pair : undefined;
+      const r = await model.client.run(state.text, { textPair: pair, signal, ...options() });
+      lastRunMs = performance.now() - started;
+      if (seq !== runSeq) return;
+      stats.runs++;
+      app.showRun(r);
+      on.shown?.(r, lastRunMs);
+    } catch (e) {
+      if (seq !== runSeq || isAbort(e)) return;
+      on.failed?.(e);
+    } finally {
+      if (seq === runSeq) on.settled?.();
+    }
+  }
+
+  /** Shows the view named by state.view in `host`; leaving a view stops its worker jobs. */
+  function show(host) {
+    if (shownView !== null && shownView !== app.state.view) stopViewJobs();
+    shownView = app.state.view;
+    showView(host, app, views);
+  }
+
+  function stopViewJobs() {
+    viewJobs.abort(new AttnScopeError('E_ABORTED', 'cancelled: the view or the model changed'));
+    viewJobs = new AbortController();
+    for (const opened of compared?.models.values() ?? []) opened.then((o) => o.release(), () => {});
+    compared = null;
+  }
+
+  // A job of the view shown: stopped with it (and by the view's own signal, its Cancel button).
+  function viewJob(kind, start, own) {
+    const signal = own ? AbortSignal.any([viewJobs.signal, own]) : viewJobs.signal;
+    const entry = { kind, state: 'running' };
+    jobLog.push(entry);
+    if (jobLog.length > JOB_LOG) jobLog.shift();
+    const promise = (async () => {
+      if (!model) throw new AttnScopeError('E_INPUT', 'no model loaded');
+      return start(model.client, signal);
+    })();
+    promise.then(() => { entry.state = 'done'; }, (e) => { entry.state = isAbort(e) ? 'aborted' : 'failed'; });
+    return promise;
+  }
+
+  // Both bundled models, opened on first use and let go with the view's other jobs.
+  function compare(text) {
+    compared ??= { models: new Map(), text: null, promise: null };
+    if (compared.text === text) return compared.promise;
+    const { models } = compared;
+    const { signal } = viewJobs;
+    const one = async ({ side, model: source }) => {
+      if (!models.has(source)) {
+        const opening = openModel(source);
+        models.set(source, opening);
+        opening.catch(() => { if (models.get(source) === opening) models.delete(source); });
+      }
+      const { client, info } = await models.get(source);
+      return { side, model: source, info, result: await client.run(text, { topK: 0, signal }) };
+    };
+    const promise = Promise.all(COMPARED.map((c) => one(c).catch((error) => ({ side: c.side, model: c.model, error }))))
+      .then((sides) => Object.fromEntries(sides.map((s) => [s.side, s])));
+    Object.assign(compared, { text, promise });
+    return promise;
+  }
+
+  app.jobs = {
+    get model() { return model?.client ?? null; },
+    run: (text, opts = {}) => viewJob('run', (client, signal) => client.run(text, { ...opts, signal }), opts.signal),
+    runIds: (ids, opts = {}) => viewJob('runIds', (client, signal) => client.runIds(ids, { ...opts, signal }), opts.signal),
+    corpus: ({ signal, onProgress } = {}) => viewJob('corpus', (client, s) => corpusSummary(client, { signal: s, onProgress }), signal),
+    corpusMap: (layer, head, { signal, onProgress } = {}) =>
+      viewJob('map', (client, s) => corpusMap(client, layer, head, { signal: s, onProgress }), signal),
+    ablation: ({ signal, onProgress } = {}) => viewJob('ablation', (client, s) => corpusAblation(client, { signal: s, onProgress }), signal),
+    cachedCorpus: () => cachedCorpus(model?.client),
+    cachedCorpusMap: (layer, head) => cachedCorpusMap(model?.client, layer, head),
+    compare,
+  };
+
+  return {
+    loadModel, uses, options, needsTrace, schedule, run, show, stopViewJobs,
+    /** The worker client of the model in use (the host's own runs: edits, generation), or null. */
+    get client() { return model?.client ?? null; },
+    /** The view jobs started lately, oldest first: { kind, state: running|done|aborted|failed }. */
+    viewJobs: () => jobLog.map((j) => ({ ...j })),
+  };
+}
