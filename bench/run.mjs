@@ -89,7 +89,13 @@ try {
     // With threads, the same engine on one thread joins the alternation (a second, plain module).
     const single = THREADS > 1 ? await loadModel(dir, { weightPrecision, threads: 1 }) : null;
     const afterLoad = await heapStats();
-    const compareModel = compareApi ? await compareApi.loadModel(dir, weightPrecision === 'f32' ? {} : { weightPrecision }) : null;
+    // The other tree on the same threads too (a tree from before the threads option runs on one).
+    const compareModel = compareApi ? await compareApi.loadModel(dir, {
+      ...(weightPrecision === 'f32' ? {} : { weightPrecision }), ...(THREADS > 1 ? { threads: THREADS } : {}),
+    }) : null;
+    if (compareModel && (compareModel.info?.threads ?? 1) !== THREADS) {
+      throw new Error(`${compareRoot}: asked for ${THREADS} threads, its model runs on ${compareModel.info?.threads}`);
+    }
 
     // The bare engine (same weights, same build flags) for the maps-vs-no-maps comparison.
     const cfgText = readFileSync(join(dir, 'config.json'));
