@@ -222,10 +222,15 @@ void quantize_pack_a_q8_wasmsimd(Q8Rows& out, const float* a, size_t lda, int M,
 
 void gemm_q8_wasmsimd(float* c, size_t ldc, const Q8Rows& a, const int8_t* packed_b,
                       const float* w_scale, const int32_t* colsum, int N, const GemmQ8Epilogue& ep) {
+  gemm_q8_wasmsimd(c, ldc, a, packed_b, static_cast<size_t>(a.kpad) * kQ8NR, w_scale, colsum, N, ep);
+}
+
+void gemm_q8_wasmsimd(float* c, size_t ldc, const Q8Rows& a, const int8_t* packed_b,
+                      size_t panel_stride, const float* w_scale, const int32_t* colsum, int N,
+                      const GemmQ8Epilogue& ep) {
   const int M = a.M;
   if (M <= 0 || N <= 0) return;
   const int groups_total = a.kpad / kG;
-  const size_t panel_stride = static_cast<size_t>(a.kpad) * kQ8NR;
   const size_t tile_bytes = static_cast<size_t>(kMR) * groups_total * 4;
   constexpr int kc_groups = kKC / kG;
   alignas(16) float tile[kMR * kQ8NR];   // partial-width C tile

@@ -64,6 +64,13 @@ struct GemmQ8Epilogue {
 // inputs. K must be a's K (padded the same).
 void gemm_q8_wasmsimd(float* c, size_t ldc, const Q8Rows& a, const int8_t* packed_b,
                       const float* w_scale, const int32_t* colsum, int N, const GemmQ8Epilogue& ep);
+// The same over a K slice of a B packed with more rows: packed_b = the slice's first group (start
+// + k_begin · 8 bytes, k_begin a multiple of 4), panel_stride = (padded K B was packed with) · 8,
+// colsum over the slice's k only; a holds the slice's columns of A (used for one head's
+// contribution through W_O).
+void gemm_q8_wasmsimd(float* c, size_t ldc, const Q8Rows& a, const int8_t* packed_b,
+                      size_t panel_stride, const float* w_scale, const int32_t* colsum, int N,
+                      const GemmQ8Epilogue& ep);
 
 }  // namespace attnscope::kernels
 #endif  // __wasm_simd128__

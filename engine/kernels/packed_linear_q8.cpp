@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <utility>
 
 #include "half.h"
@@ -139,6 +140,39 @@ void linear_packed_q8(float* out, const float* inp, const PackedLinearQ8& w, int
     gemm_q8_reference(out + n0, w.out, inp, w.in, w.panels() + static_cast<size_t>(n0) * w.in,
                       w.scale.data() + n0, bias ? bias + n0 : nullptr, T, n, w.in, 255, ep, w.out);
   });
+#endif
+}
+
+void linear_packed_slice_q8(float* out, const float* inp, size_t ld_inp, const PackedLinearQ8& w,
+                            int T, int k_begin, int k_count) {
+  if (k_begin % 4 != 0 || k_begin < 0 || k_count < 0 || k_begin + k_count > w.in) std::abort();
+#ifdef __wasm_simd128__
+  Q8Rows a;
+  quantize_pack_a_q8_wasmsimd(a, inp, ld_inp, T, k_count);
+  // Column sums over the slice, read from the panels: group g of panel p holds column j's kG
+  // consecutive k at p · stride + g · 8 · kG + j · kG.
+  const size_t panel_stride = static_cast<size_t>(q8_padded_k(w.in)) * kQ8NR;
+  std::vector<int32_t> colsum(w.out, 0);
+  for (int n = 0; n < w.out; ++n) {
+    const int8_t* panel = w.panels() + (n / kQ8NR) * panel_stride;
+    const int j = n % kQ8NR;
+    int32_t s = 0;
+    for (int k = k_begin; k < k_begin + k_count; ++k) s += panel[(k / kQ8KGroup) * kQ8NR * kQ8KGroup + j * kQ8KGroup + k % kQ8KGroup];
+    colsum[n] = s;
+  }
+  gemm_q8_wasmsimd(out, w.out, a, w.panels() + static_cast<size_t>(k_begin) * kQ8NR, panel_stride,
+                   w.scale.data(), colsum.data(), w.out, GemmQ8Epilogue{});
+#else
+  std::vector<uint8_t> qa(k_count);
+  for (int t = 0; t < T; ++t) {
+    const RowQuant p = quantize_row_u8(qa.data(), inp + t * ld_inp, k_count, 255);
+    for (int n = 0; n < w.out; ++n) {
+      const int8_t* wn = w.panels() + static_cast<size_t>(n) * w.in + k_begin;
+      int64_t acc = 0;
+      for (int k = 0; k < k_count; ++k) acc += (static_cast<int32_t>(qa[k]) - p.zero) * wn[k];
+      out[static_cast<size_t>(t) * w.out + n] = static_cast<float>(acc) * (p.scale * w.scale[n]) + 0.0f;
+    }
+  }
 #endif
 }
 

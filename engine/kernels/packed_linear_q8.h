@@ -8,8 +8,9 @@
 // Integration (after the Llama merge): where the loader calls pack_linear(weight, bias, in, out)
 // for a 2-D linear weight, a q8 model calls pack_linear_q8 with the same arguments (f32, or f16
 // bits: either is quantized row by row without another full-size copy), and the forward pass
-// calls linear_packed_q8 wherever it calls linear_packed_f32 for that layer. memory_bytes() is
-// what memoryBytes should count for it.
+// calls linear_packed_q8 wherever it calls linear_packed_f32 for that layer, and
+// linear_packed_slice_q8 for linear_packed_slice_f32 (value-vector norms through W_O).
+// memory_bytes() is what memoryBytes should count for it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +43,13 @@ PackedLinearQ8 pack_linear_q8(std::vector<uint16_t>&& weight_f16, std::vector<fl
 // `inp` or the residual.
 void linear_packed_q8(float* out, const float* inp, const PackedLinearQ8& w, int T,
                       const LinearEpilogue& epilogue = {});
+
+// out (T, w.out) = inp (T, k_count; row stride ld_inp) · W[:, k_begin : k_begin + k_count]ᵀ, no
+// bias (one head's contribution through the output projection, as linear_packed_slice_f32): the
+// slice of each input row quantized on its own, the weight's per-channel scales as they are.
+// k_begin must be a multiple of 4 (a head's first column: head_dim · h).
+void linear_packed_slice_q8(float* out, const float* inp, size_t ld_inp, const PackedLinearQ8& w,
+                            int T, int k_begin, int k_count);
 
 // The activation range this build quantizes to: 255 (plain SIMD128, native), 127 (relaxed SIMD).
 int q8_activation_max();

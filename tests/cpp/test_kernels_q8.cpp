@@ -198,3 +198,29 @@ TEST_CASE("q8: error against the f32 layer on a bert-base FFN shape stays near 1
   REQUIRE(relative < 0.02);
   REQUIRE(relative > 0.001);  // it is quantized (not silently the f32 path)
 }
+
+TEST_CASE("q8: one head's slice x · W[:, k0:k0+n]ᵀ equals a float64 sum over the dequantized values", "[kernels][q8]") {
+  const int T = 7, in = 96, out = 11, k0 = 32, kn = 32, ldx = 96;
+  const auto x = uniform(static_cast<size_t>(T) * ldx, 41, 2.0f);
+  const auto w = normal(static_cast<size_t>(out) * in, 42, 0.1f);
+  PackedLinearQ8 lin = pack_linear_q8(std::vector<float>(w), std::vector<float>(out, 0.0f), in, out);
+  std::vector<float> got(static_cast<size_t>(T) * out, std::numeric_limits<float>::quiet_NaN());
+  linear_packed_slice_q8(got.data(), x.data() + k0, ldx, lin, T, k0, kn);
+  std::vector<int8_t> qw(w.size());
+  std::vector<float> sw(out);
+  quantize_weight_q8(qw.data(), sw.data(), w.data(), out, in, in);
+  std::vector<uint8_t> qa(kn);
+  for (int t = 0; t < T; ++t) {
+    const RowQuant p = quantize_row_u8(qa.data(), x.data() + t * ldx + k0, kn, 255);
+    for (int n = 0; n < out; ++n) {
+      double s = 0, g = 0;
+      for (int k = 0; k < kn; ++k) {
+        const double term = (static_cast<double>(p.scale) * (qa[k] - p.zero)) * (static_cast<double>(sw[n]) * qw[n * in + k0 + k]);
+        s += term;
+        g += std::fabs(term);
+      }
+      INFO("t=" << t << " n=" << n);
+      REQUIRE(std::fabs(got[t * out + n] - s) <= 4e-7 * std::fabs(s) + 1e-30);
+    }
+  }
+}

@@ -99,4 +99,12 @@ EMSCRIPTEN_KEEPALIVE void h_linear_q8(float* out, const float* x, const void* w,
   linear_packed_q8(out, x, p, T, ep);
 }
 
+// One head through W_O: out (T, outc) = x (T, k_count; ldx) · W[:, k_begin : k_begin + k_count]ᵀ.
+EMSCRIPTEN_KEEPALIVE void h_linear_slice_q8(float* out, const float* x, int ldx, const float* w, int T,
+                                            int in, int outc, int k_begin, int k_count) {
+  PackedLinearQ8 p = pack_linear_q8(std::vector<float>(w, w + static_cast<size_t>(outc) * in),
+                                    std::vector<float>(outc, 0.0f), in, outc);
+  linear_packed_slice_q8(out, x, ldx, p, T, k_begin, k_count);
+}
+
 }  // extern "C"

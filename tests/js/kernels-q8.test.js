@@ -332,6 +332,20 @@ describe('PackedLinearQ8 (quantized once at load from f32 or f16, applied with t
     }
   });
 
+  it('linear_packed_slice_q8 = the model on x · W[:, k0:k0+n]ᵀ (one head through W_O), slice rows quantized alone', () => {
+    for (const [t, inC, outC, k0, kn] of [[9, 48, 20, 16, 16], [5, 64, 9, 0, 64], [130, 768, 17, 704, 64], [3, 40, 8, 12, 7], [1, 2100, 24, 64, 2036]]) {
+      const r = rng(t + inC + outC + k0 + kn), ldx = inC;
+      const x = randomArray(t * ldx, r, 3), w = normalArray(outC * inC, r, 0.1);
+      const xs = x.subarray(k0);  // the head's columns start at k0 in each row
+      const [out] = call(M._h_linear_slice_q8, [nanArray(t * outC), xs.slice(), ldx, w, t, inC, outC, k0, kn], [0]);
+      const { q, scale } = quantizeWeight(w, outC, inC);
+      const qSlice = new Int8Array(outC * kn);
+      for (let o = 0; o < outC; o++) for (let kk = 0; kk < kn; kk++) qSlice[o * kn + kk] = q[o * inC + k0 + kk];
+      const model = gemmModel({ a: xs, lda: ldx, qw: qSlice, wscale: scale, M: t, N: outC, K: kn, qmax: QMAX });
+      checkExact(`slice T=${t} in=${inC} out=${outC} k0=${k0} n=${kn}`, out, outC, model.pre, t, outC);
+    }
+  });
+
   // How far a q8 layer is from the f32 one, on bert-base's shapes with bert-like data: the
   // attention / FFN-in matrices read LayerNorm outputs (two-sided, a few large dimensions), the
   // FFN-out matrix reads GELU outputs (one-sided). Relative Frobenius error of the output.
