@@ -91,14 +91,17 @@ void gemm_q8_mrx8_wasmsimd(int groups, const uint8_t* ap, const int8_t* w, float
     }
   }
   const uint8_t* const a_end = ap + static_cast<size_t>(groups) * MR * 4;
+#ifdef ATTNSCOPE_RELAXED_SIMD
+  const v128_t ones = wasm_i16x8_splat(1);  // pairs of i16 lanes summed into i32 (pmaddwd)
+#endif
 #pragma clang loop unroll(disable)
   while (ap != a_end) {
 #ifdef ATTNSCOPE_RELAXED_SIMD
     const v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 16);  // columns 0-3, 4-7 × 4 k
     for (int r = 0; r < MR; ++r) {
       const v128_t x = wasm_v128_load32_splat(ap + 4 * r);
-      acc0[r] = wasm_i32x4_add(acc0[r], wasm_i32x4_extadd_pairwise_i16x8(relaxed_dot_i16(w0, x)));
-      acc1[r] = wasm_i32x4_add(acc1[r], wasm_i32x4_extadd_pairwise_i16x8(relaxed_dot_i16(w1, x)));
+      acc0[r] = wasm_i32x4_add(acc0[r], wasm_i32x4_dot_i16x8(relaxed_dot_i16(w0, x), ones));
+      acc1[r] = wasm_i32x4_add(acc1[r], wasm_i32x4_dot_i16x8(relaxed_dot_i16(w1, x), ones));
     }
     w += 32;
 #else

@@ -64,10 +64,15 @@ RowQuant quantize_row_u8(uint8_t* q, const float* x, int K, int qmax) {
   const RowQuant p = row_quant_params(lo, hi, qmax);
   k = 0;
 #ifdef __wasm_simd128__
-  const v128_t inv = wasm_f32x4_splat(p.inv), zero = wasm_i32x4_splat(p.zero);
+  // round_half_even(x · inv) + zero without f32x4.nearest and i32x4.trunc_sat (which V8 lowers to
+  // long fix-up sequences on x64): adding 1.5 · 2^23 rounds |v| < 2^22 to an integer in the low
+  // mantissa bits, ties to even as every f32 addition; the bits minus those of 1.5 · 2^23 are the
+  // integer. |x · inv| ≤ qmax (+ rounding) here, far inside; NaN rows are not supported.
+  const v128_t inv = wasm_f32x4_splat(p.inv), magic = wasm_f32x4_splat(12582912.0f);
+  const v128_t offset = wasm_i32x4_splat(0x4B400000 - p.zero);  // the magic's bits, less the zero point
   const v128_t top = wasm_i8x16_splat(static_cast<int8_t>(qmax));
   auto four = [&](const float* at) {
-    return wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(at), inv))), zero);
+    return wasm_i32x4_sub(wasm_f32x4_add(wasm_f32x4_mul(wasm_v128_load(at), inv), magic), offset);
   };
   for (; k + 16 <= K; k += 16) {
     // i32 → i16 → u8 with signed / unsigned saturation: the clamp to [0, 255] for free.

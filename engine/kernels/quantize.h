@@ -31,7 +31,8 @@ struct RowQuant {
 // is exact), scale = (hi − lo) / qmax, zero = round(−lo / scale). A row of zeros gets scale 1.
 RowQuant row_quant_params(float lo, float hi, int qmax);
 
-// q[k] = clamp(round_half_even(x[k] · inv) + zero, 0, qmax) for one row of K values.
+// q[k] = clamp(round_half_even(x[k] · inv) + zero, 0, qmax) for one row of K values. Rows holding
+// NaN or ±inf get unspecified bytes (the SIMD and scalar loops may differ there), not NaN outputs.
 RowQuant quantize_row_u8(uint8_t* q, const float* x, int K, int qmax);
 void dequantize_row_u8(float* x, const uint8_t* q, int K, const RowQuant& p);
 
