@@ -1,10 +1,11 @@
-// `node bench/gemm-q8.mjs [--browser] [--runs 7] [--reps 5]`: the int8 GEMM (issue 37) against the
-// f32 one on bert-base's linear shapes at 128 tokens, one thread (the bench modules are single-
-// threaded builds), in the plain SIMD128 build and the relaxed-SIMD build, on the same random
-// weights (bench/wasm/gemm_bench.cpp, gemm_q8_bench.cpp). q8 is timed with the activations
-// quantized inside each call (what a forward pass pays) and without (the kernel alone). The four
-// variants alternate; medians. Node runs the relaxed module behind --experimental-wasm-relaxed-simd
-// (the script re-runs itself with it); --browser runs the same in Chromium (playwright-core).
+// `node bench/gemm-q8.mjs [--browser] [--runs 7] [--reps 5] [--tokens 128]`: the int8 GEMM
+// (issue 37) against the f32 one on bert-base's linear shapes at 128 tokens (--tokens 1: one
+// generation step over the KV cache), one thread (the bench modules are single-threaded builds),
+// in the plain SIMD128 build and the relaxed-SIMD build, on the same random weights
+// (bench/wasm/gemm_bench.cpp, gemm_q8_bench.cpp). q8 is timed with the activations quantized
+// inside each call (what a forward pass pays) and without (the kernel alone). The variants
+// alternate; medians. Node runs the relaxed module behind --experimental-wasm-relaxed-simd (the
+// script re-runs itself with it); --browser runs the same in Chromium (playwright-core).
 // Build first: bash scripts/build.sh wasm (or the attnscope_bench target in build/wasm and
 // build/wasm-relaxed, then scripts/relaxed-simd-opcodes.mjs on the relaxed one).
 import { spawnSync } from 'node:child_process';
@@ -18,10 +19,14 @@ import { cpuMs } from './clock.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
-  options: { browser: { type: 'boolean', default: false }, runs: { type: 'string', default: '7' }, reps: { type: 'string', default: '5' } },
+  options: {
+    browser: { type: 'boolean', default: false }, runs: { type: 'string', default: '7' }, reps: { type: 'string', default: '5' },
+    tokens: { type: 'string', default: '128' },  // M; 1 is a generation step over the KV cache
+  },
 });
-const RUNS = Number(args.runs), REPS = Number(args.reps);
-const SHAPES = [[128, 768, 768], [128, 3072, 768], [128, 768, 3072]];  // M, N, K
+const RUNS = Number(args.runs), REPS = Number(args.reps), TOKENS = Number(args.tokens);
+if (!(TOKENS >= 1)) throw new Error('--tokens must be ≥ 1');
+const SHAPES = [[TOKENS, 768, 768], [TOKENS, 3072, 768], [TOKENS, 768, 3072]];  // M, N, K
 
 // Runs where `load(name)` gives a bench module ('plain' or 'relaxed'); returns per shape the
 // medians in ms per GEMM by `clock` (Node: this process's CPU time, robust on a shared machine
