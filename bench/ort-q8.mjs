@@ -39,7 +39,26 @@ ort.env.wasm.numThreads = THREADS;
 ort.env.wasm.simd = true;
 ort.env.logLevel = 'error';
 
+// AttnScope first: its threaded module must start its workers before onnxruntime-web's threaded
+// wasm is set up in this process (the other order fails in Node with ERR_WORKER_PATH: the glue
+// then takes itself for a web page and hands Worker a file:// URL string).
 const m = randomBert(args.shape, 1);
+const work = mkdtempSync(join(tmpdir(), 'attnscope-ort-q8-'));
+const models = {};
+try {
+  if (args.root) {
+    const { loadModel } = await import(pathToFileURL(join(resolve(args.root), 'js/index.js')));
+    writeHfFolder(join(work, 'model'), m);
+    for (const weightPrecision of args.attnscope.split(',')) {
+      const model = await loadModel(join(work, 'model'), { weightPrecision, threads: THREADS });
+      models[weightPrecision] = model;
+      if (model.info.threads !== THREADS) throw new Error(`AttnScope asked for ${THREADS} threads runs on ${model.info.threads}`);
+    }
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
 const options = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
 const sessions = {
   f32: await ort.InferenceSession.create(bertOnnx(m, T), options),
@@ -59,31 +78,19 @@ for (let i = 0; i < a.length; i++) { num += (a[i] - b[i]) ** 2; den += a[i] ** 2
 const relative = Math.sqrt(num / den), cosine = dot / Math.sqrt(den * nb);
 if (!(relative < 0.1)) throw new Error(`q8 graph differs from the f32 graph by ${relative} (relative)`);
 
-// The runners, alternated: ORT's two graphs, and AttnScope's models if --root is given.
+// The runners, alternated: ORT's two graphs, and AttnScope's models if --root is given, each
+// checked against ORT f32 first.
 const runners = Object.fromEntries(Object.entries(sessions).map(([k, sess]) => [`ORT ${k}`, () => sess.run(feeds)]));
-const work = mkdtempSync(join(tmpdir(), 'attnscope-ort-q8-'));
-const models = [];
-try {
-  if (args.root) {
-    const { loadModel } = await import(pathToFileURL(join(resolve(args.root), 'js/index.js')));
-    writeHfFolder(join(work, 'model'), m);
-    for (const weightPrecision of args.attnscope.split(',')) {
-      const model = await loadModel(join(work, 'model'), { weightPrecision, threads: THREADS });
-      models.push(model);
-      if (model.info.threads !== THREADS) throw new Error(`AttnScope asked for ${THREADS} threads runs on ${model.info.threads}`);
-      let last = null;
-      const run = async () => (last = await model.runIds(ids, { reuse: last }));
-      const h = (await run()).hidden;
-      let n2 = 0;
-      for (let i = 0; i < a.length; i++) n2 += (h[i] - a[i]) ** 2;
-      const rel = Math.sqrt(n2 / den);
-      console.error(`AttnScope ${weightPrecision}: last hidden state vs ORT f32, relative ${(100 * rel).toFixed(3)}%`);
-      if (!(rel < 0.1)) throw new Error(`AttnScope ${weightPrecision} differs from ORT f32 by ${rel}`);
-      runners[`AttnScope ${weightPrecision}`] = run;
-    }
-  }
-} finally {
-  rmSync(work, { recursive: true, force: true });
+for (const [weightPrecision, model] of Object.entries(models)) {
+  let last = null;
+  const run = async () => (last = await model.runIds(ids, { reuse: last }));
+  const h = (await run()).hidden;
+  let n2 = 0;
+  for (let i = 0; i < a.length; i++) n2 += (h[i] - a[i]) ** 2;
+  const rel = Math.sqrt(n2 / den);
+  console.error(`AttnScope ${weightPrecision}: last hidden state vs ORT f32, relative ${(100 * rel).toFixed(3)}%`);
+  if (!(rel < 0.1)) throw new Error(`AttnScope ${weightPrecision} differs from ORT f32 by ${rel}`);
+  runners[`AttnScope ${weightPrecision}`] = run;
 }
 for (let i = 0; i < WARMUP; i++) for (const run of Object.values(runners)) await run();
 const times = Object.fromEntries(Object.keys(runners).map((k) => [k, []]));
@@ -102,4 +109,4 @@ for (const clock of ['wall', 'cpu']) {
   console.log(`  ${clock.padEnd(4)}: ${cells.join(', ')}; ${ratios.join(', ')}`);
 }
 for (const s of Object.values(sessions)) await s.release();
-for (const model of models) model.dispose();
+for (const model of Object.values(models)) model.dispose();
