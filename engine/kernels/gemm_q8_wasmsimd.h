@@ -5,7 +5,8 @@
 // residual. Only built for wasm32 with -msimd128.
 //
 //   plain build:   i32x4.dot_i16x8_s on operands widened to 16 bits; A in [0, 255].
-//   relaxed build: i16x8.relaxed_dot_i8x16_i7x16_s (+ i32x4.extadd_pairwise_i16x8_s) on the bytes;
+//   relaxed build: i16x8.relaxed_dot_i8x16_i7x16_s on the bytes, its i16 pairs summed into i32 by
+//                  i32x4.dot_i16x8_s with ones (measured faster in V8 11.3 than extadd_pairwise);
 //                  A in [0, 127] so the 7-bit operand's top bit is clear (the instruction is then
 //                  deterministic: x86 reads that operand unsigned, Arm signed, and both agree).
 //                  Pairs of products stay below 2·127·127 < 2^15: no i16 saturation.
