@@ -95,8 +95,9 @@ try {
     const info = await call(index, 'init', {
       threads, ortModule: '/ort/ort.wasm.min.mjs', ortWasmPaths: '/ort/', modelUrl: `${origin}/bench-data/model/`,
     });
-    if (info.modelThreads !== null && info.modelThreads !== threads) {
-      log(`warning: AttnScope asked for ${threads} thread(s) runs on ${info.modelThreads} (model.threads)`);
+    // Like with like: both engines on `threads` (ORT's is set in the worker), or no figures at all.
+    if (info.modelThreads !== threads) {
+      throw new Error(`AttnScope asked for ${threads} thread(s) runs on ${info.modelThreads} (model.threads)`);
     }
     workers.push({ index, threads, info });
   }

@@ -1,14 +1,14 @@
 // `node bench/gpt2.mjs`: GPT-2 in AttnScope's WebAssembly engine, two measurements on random
 // GPT-2-shaped weights (bench/random-model.mjs), each a ratio of runs alternating in one process:
 //  1. prefill: model.runIds(ids) (every attention map returned) against onnxruntime-web (wasm
-//     backend, one thread, SIMD) running the same weights as an ONNX graph (bench/gpt2-onnx.mjs),
+//     backend, SIMD, on the same number of threads as AttnScope: --threads, default 1) running the same weights as an ONNX graph (bench/gpt2-onnx.mjs),
 //     once returning the attention maps too (like for like) and once only the last hidden state;
 //  2. generation at a long context: one step of model.generate() (temperature 0, over the KV
 //     cache: the previous position's logits, the pick, one token through every layer) against what
 //     an implementation without a cache does per new token: a full runIds over the whole sequence.
 //   node bench/gpt2.mjs [--shapes gpt2-small,distilgpt2] [--tokens 128] [--context 256]
 //                       [--new-tokens 16] [--runs 5] [--warmup 2] [--root DIR (js/ + dist/)]
-//                       [--weight-precision f32|f16]
+//                       [--weight-precision f32|f16] [--threads N (both engines; default 1)]
 // Before timing, both sides are checked to compute the same thing: AttnScope's hidden state and
 // attention maps against ORT's, and cached generation against the full recompute (greedy ids,
 // the last step's attention rows).
@@ -34,13 +34,18 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '2' },
     root: { type: 'string', default: repo },
     'weight-precision': { type: 'string', default: 'f32' },
+    threads: { type: 'string', default: '1' },
   },
 });
+// Like with like: AttnScope and onnxruntime-web on the same number of threads (loadModel's own
+// default is every core, ORT's here was one: their wall-clock ratio compared different machines).
+const THREADS = Number(args.threads);
+if (!Number.isInteger(THREADS) || THREADS < 1) throw new Error(`--threads must be a positive integer, got ${args.threads}`);
 const RUNS = Math.max(5, Number(args.runs)), WARMUP = Number(args.warmup);
 const CONTEXT = Number(args.context), NEW_TOKENS = Math.max(4, Number(args['new-tokens']));
 const weightPrecision = args['weight-precision'];
 const { loadModel } = await import(pathToFileURL(join(resolve(args.root), 'js/index.js')));
-ort.env.wasm.numThreads = 1;
+ort.env.wasm.numThreads = THREADS;  // per process: onnxruntime-web has no per-session setting
 ort.env.wasm.simd = true;
 ort.env.logLevel = 'error';
 
@@ -154,7 +159,8 @@ try {
     const m = randomGpt2(name, 1);
     const dir = join(work, name);
     writeHfFolder(dir, m);
-    const model = await loadModel(dir, { weightPrecision });
+    const model = await loadModel(dir, { weightPrecision, threads: THREADS });
+    if (model.info.threads !== THREADS) throw new Error(`asked for ${THREADS} threads, the model runs on ${model.info.threads}`);
     const prefills = [];
     for (const T of args.tokens.split(',').map(Number)) {
       const p = await prefill(model, m, T);
@@ -174,7 +180,8 @@ try {
 }
 
 const line = (cells) => console.log(`| ${cells.join(' | ')} |`);
-console.log(`\nonnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, 1 thread, SIMD) vs AttnScope (loadModel(dir, {weightPrecision: '${weightPrecision}'}) + runIds(ids, {topK: 0, reuse}), every attention map returned)`);
+const threadsText = `${THREADS} thread${THREADS > 1 ? 's' : ''}`;
+console.log(`\nonnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, ${threadsText}, SIMD) vs AttnScope (${threadsText}: loadModel(dir, {weightPrecision: '${weightPrecision}', threads: ${THREADS}}) + runIds(ids, {topK: 0, reuse}), every attention map returned)`);
 console.log(`medians of ${RUNS} alternating runs after ${WARMUP} warm-up; "cpu" = this process's CPU time (less sensitive to other load)\n`);
 console.log('Prefill:');
 line(['model', 'tokens', 'GFLOP', 'AttnScope ms', 'ORT + maps ms', 'ratio', 'ORT hidden-only ms', 'ratio', 'AttnScope GFLOP/s', 'clock']);
@@ -187,7 +194,7 @@ for (const { name, prefills } of results) {
     }
   }
 }
-console.log(`\nGeneration per token at ${CONTEXT} tokens of context (temperature 0): generate() step over the KV cache vs runIds over the whole sequence:`);
+console.log(`\nGeneration per token at ${CONTEXT} tokens of context (temperature 0), AttnScope on ${threadsText} both ways: generate() step over the KV cache vs runIds over the whole sequence:`);
 line(['model', 'keys per cached step', 'cached ms/token', 'recompute ms/token', 'speed-up', 'one-token runIds ms', 'vocabulary head ms', 'clock']);
 line(Array(8).fill('---'));
 for (const { name, g } of results) {

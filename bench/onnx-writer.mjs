@@ -6,7 +6,10 @@ import onnxProto from 'onnx-proto';
 const { onnx } = onnxProto;
 const AttributeType = onnx.AttributeProto.AttributeType;
 
-export const DataType = { FLOAT: onnx.TensorProto.DataType.FLOAT, INT32: onnx.TensorProto.DataType.INT32, INT64: onnx.TensorProto.DataType.INT64 };
+export const DataType = {
+  FLOAT: onnx.TensorProto.DataType.FLOAT, INT32: onnx.TensorProto.DataType.INT32, INT64: onnx.TensorProto.DataType.INT64,
+  INT8: onnx.TensorProto.DataType.INT8, UINT8: onnx.TensorProto.DataType.UINT8,  // the q8 graph (bert-onnx.mjs)
+};
 
 export function tensor(name, dataType, dims, typedArray) {
   return { name, dataType, dims, rawData: new Uint8Array(typedArray.buffer, typedArray.byteOffset, typedArray.byteLength) };

@@ -151,10 +151,10 @@ try {
     out.engine = { plain: median(t.plain), relaxed: median(t.relaxed), firstHidden: first };
     return out;
   });
-  console.log('\nGEMM alone (GFLOP/s, plain → relaxed build):');
+  console.log('\nGEMM alone (GFLOP/s, plain → relaxed build, 1 thread each: the bench modules are single-threaded builds):');
   for (const g of builds.gemm) console.log(`  ${g.shape}: ${g.plain.toFixed(1)} → ${g.relaxed.toFixed(1)} (${(g.relaxed / g.plain).toFixed(2)}×)`);
   const e = builds.engine;
-  console.log(`bert-base @128, every map kept: plain ${e.plain.toFixed(0)} ms, relaxed ${e.relaxed.toFixed(0)} ms ` +
+  console.log(`bert-base @128, every map kept, 1 thread each: plain ${e.plain.toFixed(0)} ms, relaxed ${e.relaxed.toFixed(0)} ms ` +
     `(${(e.relaxed / e.plain).toFixed(2)}×); hidden[0] ${e.firstHidden.plain} vs ${e.firstHidden.relaxed}`);
   if (!(Math.abs(e.firstHidden.plain - e.firstHidden.relaxed) <= 1e-3 * (1 + Math.abs(e.firstHidden.plain)))) {
     throw new Error('the two builds disagree on the hidden state');

@@ -66,6 +66,10 @@ for (let i = 0; i < 3; i++) samplePeak();  // the first calls also tier up from 
 const { loadModel, heapStats } = await import(pathToFileURL(join(root, 'js/index.js')));
 const compareRoot = args['compare-root'] ? resolve(args['compare-root']) : null;
 const compareApi = compareRoot ? await import(pathToFileURL(join(compareRoot, 'js/index.js'))) : null;
+// Whether that tree's loadModel takes `threads` (js/options.js lists the names it accepts).
+const compareKnowsThreads = compareRoot
+  ? await import(pathToFileURL(join(compareRoot, 'js/options.js'))).then((o) => o.LOAD_OPTIONS?.includes('threads') ?? false, () => false)
+  : false;
 ort.env.wasm.numThreads = THREADS;  // per process: onnxruntime-web has no per-session setting
 ort.env.wasm.simd = true;
 ort.env.logLevel = 'error';
@@ -89,7 +93,13 @@ try {
     // With threads, the same engine on one thread joins the alternation (a second, plain module).
     const single = THREADS > 1 ? await loadModel(dir, { weightPrecision, threads: 1 }) : null;
     const afterLoad = await heapStats();
-    const compareModel = compareApi ? await compareApi.loadModel(dir, weightPrecision === 'f32' ? {} : { weightPrecision }) : null;
+    // The other tree on the same threads too (a tree from before the threads option runs on one).
+    const compareModel = compareApi ? await compareApi.loadModel(dir, {
+      ...(weightPrecision === 'f32' ? {} : { weightPrecision }), ...(compareKnowsThreads ? { threads: THREADS } : {}),
+    }) : null;
+    if (compareModel && (compareModel.info?.threads ?? 1) !== THREADS) {
+      throw new Error(`${compareRoot}: asked for ${THREADS} threads, its model runs on ${compareModel.info?.threads}`);
+    }
 
     // The bare engine (same weights, same build flags) for the maps-vs-no-maps comparison.
     const cfgText = readFileSync(join(dir, 'config.json'));

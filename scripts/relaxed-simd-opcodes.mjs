@@ -1,18 +1,31 @@
-// Rewrites the pre-standard relaxed-SIMD opcode that Debian's clang 14 emits for
-// __builtin_wasm_fma_f32x4 (f32x4.fma, 0xfd 0xaf 0x01) into the standard f32x4.relaxed_madd
-// (0xfd 0x85 0x02), which browsers implement. Both encodings are 3 bytes, so the rewrite is in
-// place; the code section is decoded instruction by instruction so only real opcodes are touched
-// (never an immediate or data that happens to hold the same bytes). Other pre-standard relaxed
-// opcodes are not rewritten (AttnScope uses none): the module then fails validation, which the
-// script checks (run it with node --experimental-wasm-relaxed-simd: Node 20 has the standard
-// opcodes behind that flag).
+// Rewrites the pre-standard relaxed-SIMD opcodes that Debian's clang 14 emits into the standard
+// ones browsers implement (both encodings 3 bytes, so the rewrite is in place):
+//   f32x4.fma (0xfd 0xaf 0x01, __builtin_wasm_fma_f32x4) → f32x4.relaxed_madd (0xfd 0x85 0x02),
+//     the same operation;
+//   i8x16.relaxed_swizzle (0xfd 0xa2 0x01, __builtin_wasm_relaxed_swizzle_i8x16) →
+//     i16x8.relaxed_dot_i8x16_i7x16_s (0xfd 0x92 0x02), which clang 14 has no builtin for: the
+//     int8 GEMM (engine/kernels/gemm_q8_wasmsimd.cpp) writes the swizzle as its stand-in, with the
+//     dot product's operands, and nothing else in the engine uses the swizzle.
+// The code section is decoded instruction by instruction so only real opcodes are touched (never
+// an immediate or data that happens to hold the same bytes). Other pre-standard relaxed opcodes
+// are not rewritten (AttnScope uses none): the module then fails validation, which the script
+// checks (run it with node --experimental-wasm-relaxed-simd: Node 20 has the standard opcodes
+// behind that flag).
 //   node --experimental-wasm-relaxed-simd scripts/relaxed-simd-opcodes.mjs FILE.wasm...
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const PRE_STANDARD_FMA = 0xaf;   // f32x4.fma in clang 14 / binaryen ≤ 108
-const RELAXED_MADD = 0x105;      // f32x4.relaxed_madd in the relaxed-SIMD standard
-/** Returns the number of instructions rewritten; throws on anything it cannot decode. */
-export function rewriteRelaxedFma(bytes) {
+const PRE_STANDARD_FMA = 0xaf;      // f32x4.fma in clang 14 / binaryen ≤ 108
+const RELAXED_MADD = 0x105;         // f32x4.relaxed_madd in the relaxed-SIMD standard
+const PRE_STANDARD_SWIZZLE = 0xa2;  // i8x16.relaxed_swizzle in clang 14
+const RELAXED_DOT_I16 = 0x112;      // i16x8.relaxed_dot_i8x16_i7x16_s in the standard
+const REWRITES = new Map([[PRE_STANDARD_FMA, RELAXED_MADD], [PRE_STANDARD_SWIZZLE, RELAXED_DOT_I16]]);
+/**
+ * Rewrites both opcodes; returns the number of instructions rewritten (the total) and sets
+ * `counts` (if given) to { madd, dot }. Throws on anything it cannot decode.
+ */
+export function rewriteRelaxedFma(bytes, counts = {}) {
+  counts.madd = 0;
+  counts.dot = 0;
   let at = 0;
   const u32 = () => {
     let result = 0, shift = 0, byte;
@@ -50,10 +63,13 @@ export function rewriteRelaxedFma(bytes) {
         if (op === 0xfd) {
           const opcodeAt = at;
           const sub = u32();
-          if (sub === PRE_STANDARD_FMA && at - opcodeAt === 2) {
-            bytes[opcodeAt] = 0x80 | (RELAXED_MADD & 0x7f);
-            bytes[opcodeAt + 1] = RELAXED_MADD >> 7;
+          if (REWRITES.has(sub) && at - opcodeAt === 2) {
+            const to = REWRITES.get(sub);
+            bytes[opcodeAt] = 0x80 | (to & 0x7f);
+            bytes[opcodeAt + 1] = to >> 7;
             rewritten++;
+            if (sub === PRE_STANDARD_FMA) counts.madd++;
+            else counts.dot++;
           } else if (sub <= 11 || sub === 92 || sub === 93) {
             memarg();                            // loads, stores, load_zero
           } else if (sub === 12 || sub === 13) {
@@ -108,9 +124,10 @@ export function rewriteRelaxedFma(bytes) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const file of process.argv.slice(2)) {
     const bytes = readFileSync(file);
-    const n = rewriteRelaxedFma(bytes);
+    const counts = {};
+    rewriteRelaxedFma(bytes, counts);
     if (!WebAssembly.validate(bytes)) throw new Error(`${file}: not valid after the rewrite (is --experimental-wasm-relaxed-simd on?)`);
     writeFileSync(file, bytes);
-    console.log(`${file}: ${n} f32x4.fma → f32x4.relaxed_madd`);
+    console.log(`${file}: ${counts.madd} f32x4.fma → f32x4.relaxed_madd, ${counts.dot} i8x16.relaxed_swizzle → i16x8.relaxed_dot_i8x16_i7x16_s`);
   }
 }

@@ -28,10 +28,13 @@ step "catch2 (native, asan+ubsan)" ctest --test-dir build/native --output-on-fai
 if has_files "tests/js/*.test.js"; then
   step "node:test (wasm, api, cli, tokenizer parity)" node --test --test-concurrency=2 tests/js/
 fi
-# The relaxed-SIMD (FMA) build is what Chromium runs (the Playwright tests below); Node 20 runs
-# the plain one, and the relaxed kernels only behind a flag (the file runs directly so it applies).
+# The relaxed-SIMD (FMA, int8 relaxed dot) build is what Chromium runs (the Playwright tests below);
+# Node 20 runs the plain one, and the relaxed kernels only behind a flag (the files run directly so
+# it applies).
 step "kernels (relaxed SIMD build)" env ATTNSCOPE_WASM_BUILD=build/wasm-relaxed \
   node --experimental-wasm-relaxed-simd tests/js/kernels-simd.test.js
+step "int8 kernels (relaxed SIMD build)" env ATTNSCOPE_WASM_BUILD=build/wasm-relaxed \
+  node --experimental-wasm-relaxed-simd tests/js/kernels-q8.test.js
 if has_files "tests/e2e/*.test.js"; then
   step "playwright (chromium)" node --test --test-concurrency=1 tests/e2e/
 fi
