@@ -43,6 +43,12 @@ Tokenizer Tokenizer::from_files(const TokenizerFiles& f) {
 }
 
 void Tokenizer::finish_setup() {
+  lay_out_vocabulary();
+  build_added_token_matchers();
+  name_special_tokens();
+}
+
+void Tokenizer::lay_out_vocabulary() {
   vocab_ = model_.tokens();
   // Added tokens may carry ids past the model's vocabulary: id_to_token must know them too.
   size_t table = vocab_.size();
@@ -66,6 +72,9 @@ void Tokenizer::finish_setup() {
       }
     }
   }
+}
+
+void Tokenizer::build_added_token_matchers() {
   // Each token goes in one matcher; normalized ones are matched in their normalized form, as
   // tokenizers' AddedVocabulary does. An empty content never matches.
   std::vector<std::u32string> raw(added_.size()), normalized(added_.size());
@@ -79,7 +88,9 @@ void Tokenizer::finish_setup() {
   }
   raw_matcher_.build(added_, raw);
   normalized_matcher_.build(added_, normalized);
+}
 
+void Tokenizer::name_special_tokens() {
   // Roles the files did not name: the model's unk, the template's first and last special
   // tokens, then the added special tokens named by convention (so a RoBERTa-style folder with
   // tokenizer.json alone still has its <mask>), then BERT's names for a WordPiece model.

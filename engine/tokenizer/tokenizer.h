@@ -84,6 +84,9 @@ class Tokenizer {
   // Lays the added tokens over the model's vocabulary, builds their matchers and names the
   // special tokens' roles the files left unnamed; every builder ends here.
   void finish_setup();
+  void lay_out_vocabulary();          // model tokens + added tokens by id; template ids checked
+  void build_added_token_matchers();  // raw and normalized tries
+  void name_special_tokens();         // roles left unnamed: from the model, template, conventions
   std::vector<Token> tokenize_sequence(std::string_view text) const;
   std::string readable(const std::string& token) const;
 
