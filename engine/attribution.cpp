@@ -28,6 +28,11 @@ Attribution direct_logit_attribution(const Transformer& model, const std::vector
   if (!cfg.is_decoder())
     throw Error("E_INPUT", "direct logit attribution needs a pre-norm decoder (GPT-2); " + cfg.model_type +
                                " normalises after each layer, so its layers' outputs do not add up to the logit");
+  // The Llama family's final RMSNorm neither centres nor adds a bias, and its trace is not kept:
+  // its parts need their own reading, not this LayerNorm one.
+  if (cfg.family == Family::Llama)
+    throw Error("E_INPUT", "direct logit attribution is not implemented for " + cfg.model_type +
+                               " yet (RMSNorm decoders); it runs on GPT-2 models");
   const int T = static_cast<int>(ids.size());
   if (position < 0) position = T - 1;
   if (position >= T)

@@ -27,10 +27,9 @@ std::vector<float> logit_lens_logits(const Transformer& model, const float* hidd
     return logits;
   }
   if (!cfg.is_decoder()) return model.lm_logits(hidden, T);
-  // A decoder's intermediate residual stream: the final LayerNorm first, as the model's last layer gets.
-  const int C = cfg.hidden_size;
-  std::vector<float> normed(static_cast<size_t>(T) * C);
-  layer_norm_forward(normed.data(), hidden, model.final_norm(), T, C, static_cast<float>(cfg.layer_norm_eps));
+  // A decoder's intermediate residual stream: the final norm first, as the model's last layer gets.
+  std::vector<float> normed(static_cast<size_t>(T) * cfg.hidden_size);
+  model.final_norm_forward(normed.data(), hidden, T);
   return model.lm_logits(normed.data(), T);
 }
 

@@ -426,15 +426,22 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
     record_attention(l, T, k, v, options, res, a);
     if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(l + 1) * TC);
   }
-  if (rotary) {
-    rms_norm_forward(x, x, ln_final_, T, C, eps);
-    if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(L) * TC);
-  } else if (decoder) {
-    layer_norm_forward(x, x, ln_final_, T, C, eps);
+  if (decoder) {
+    final_norm_forward(x, x, T);
     if (options.trace) keep(&res.trace.final_norm, x, TC);
-    // Hugging Face's last hidden_states entry is after ln_f.
+    // Hugging Face's last hidden_states entry is after the final norm.
     if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(L) * TC);
   }
+}
+
+void Transformer::final_norm_forward(float* out, const float* inp, int T) const {
+  if (!config_.is_decoder()) throw Error("E_INTERNAL", "final_norm_forward: " + config_.model_type + " has no final norm");
+  const int C = config_.hidden_size;
+  const float eps = static_cast<float>(config_.layer_norm_eps);
+  if (config_.family == Family::Llama)
+    rms_norm_forward(out, inp, ln_final_, T, C, eps);
+  else
+    layer_norm_forward(out, inp, ln_final_, T, C, eps);
 }
 
 void Transformer::record_attention(int l, int T, const float* k, const float* v, const ForwardOptions& options,

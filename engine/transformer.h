@@ -130,6 +130,9 @@ class Transformer {
   // pass uses it, the decoders' final LayerNorm and unembedding (lm_head, or the tied word embeddings).
   const Layer& layer(int l) const { return layers_[l]; }
   const LayerNormParams& final_norm() const { return ln_final_; }
+  // Decoders: out (T, C) = the family's final norm of inp (GPT-2's ln_f LayerNorm, the Llama
+  // family's RMSNorm); out may be inp. The forward pass and the logit lens both normalise with it.
+  void final_norm_forward(float* out, const float* inp, int T) const;
   const WeightMatrix& unembedding() const { return weights_.lm_head.size() ? weights_.lm_head : weights_.word_emb; }
 
  private:

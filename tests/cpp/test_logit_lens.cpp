@@ -171,3 +171,73 @@ TEST_CASE("attribution: defaults, bad input, and a head switched off", "[engine]
               << ", its part " << part.value << "\n";
   }
 }
+
+// The Llama family's lens normalises with its final RMSNorm (no centring, no bias). Expected values
+// are computed here in double from the float64 PyTorch reference's hidden states and the
+// checkpoint's own norm weight and head (tests/fixtures/llama), independently of the engine's norm.
+TEST_CASE("logit lens on the Llama family: the reference's residual stream through RMSNorm and the head",
+          "[engine][lens][llama]") {
+  const std::string dir = kFixtures + "/llama/llama3_gqa2_f32";
+  const ModelConfig config = parse_config(test::read_text(dir + "/config.json"));
+  const auto bytes = test::read_bytes(dir + "/model.safetensors");
+  const SafeTensors tensors(bytes.data(), bytes.size());
+  const int L = config.num_layers, C = config.hidden_size, V = config.vocab_size;
+  const std::vector<float> gamma = tensors.to_f32("model.norm.weight", {C});
+  const std::vector<float> unembed =
+      tensors.to_f32(tensors.has("lm_head.weight") ? "lm_head.weight" : "model.embed_tokens.weight", {V, C});
+  const Transformer model(config, load_weights(config, tensors));
+  const auto inputs = nlohmann::json::parse(test::read_text(dir + "/inputs.json"));
+  const auto& c = inputs["cases"][1];  // several tokens
+  const auto ids = ints(c["ids"]);
+  const int T = static_cast<int>(ids.size());
+  REQUIRE(T > 2);
+  const auto expected_bytes = test::read_bytes(dir + "/" + c["expected"].get<std::string>());
+  const SafeTensors expected(expected_bytes.data(), expected_bytes.size());
+  const std::vector<float> ref_hidden = expected.to_f32("hidden_states", {L + 1, T, C});
+
+  ForwardOptions options;
+  options.hidden_states = true;
+  const ForwardResult r = model.forward(ids, {}, ints(c["attention_mask"]), options);
+  const LogitLens lens = logit_lens(model, r, ids, V);
+  double worst = 0;
+  for (int l = 0; l <= L; ++l) {
+    for (int t = 0; t < T; ++t) {
+      const float* h = ref_hidden.data() + (static_cast<size_t>(l) * T + t) * C;
+      std::vector<double> x(h, h + C);
+      if (l < L) {  // the last entry is already after the final norm
+        double ms = 0;
+        for (double v : x) ms += v * v;
+        const double inv = 1.0 / std::sqrt(ms / C + config.layer_norm_eps);
+        for (int i = 0; i < C; ++i) x[i] = x[i] * inv * gamma[i];
+      }
+      std::vector<double> logits(V);
+      double max = -INFINITY;
+      for (int v = 0; v < V; ++v) {
+        double dot = 0;
+        for (int i = 0; i < C; ++i) dot += x[i] * unembed[static_cast<size_t>(v) * C + i];
+        logits[v] = dot;
+        max = std::max(max, dot);
+      }
+      double sum = 0;
+      for (double z : logits) sum += std::exp(z - max);
+      const LensEntry& e = lens.entries[static_cast<size_t>(l) * T + t];
+      REQUIRE(e.top_ids.size() == static_cast<size_t>(V));
+      for (int k = 0; k < V; ++k) {
+        const double p = std::exp(logits[e.top_ids[k]] - max) / sum;
+        worst = std::max(worst, std::abs(p - e.top_probs[k]));
+      }
+    }
+  }
+  std::cout << "[lens] llama3_gqa2_f32: max |Δprob| " << worst << "\n";
+  CHECK(worst <= 1e-4);
+}
+
+TEST_CASE("direct logit attribution refuses the Llama family by name", "[engine][attribution][llama]") {
+  const std::string dir = kFixtures + "/llama/llama3_gqa2_f32";
+  const ModelConfig config = parse_config(test::read_text(dir + "/config.json"));
+  const auto bytes = test::read_bytes(dir + "/model.safetensors");
+  const SafeTensors tensors(bytes.data(), bytes.size());
+  const Transformer model(config, load_weights(config, tensors));
+  test::expect_error([&] { direct_logit_attribution(model, {1, 2, 3}, {}, {}, -1, -1); }, "E_INPUT",
+                     "not implemented for llama");
+}
