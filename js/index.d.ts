@@ -336,7 +336,8 @@ export interface RunResultData extends Encoding {
 }
 
 export class RunResult implements RunResultData {
-  constructor(fields: RunResultData);
+  /** Without kvHeads, every query head has its own key/value head. */
+  constructor(fields: Omit<RunResultData, 'kvHeads'> & { kvHeads?: number[] });
   tokens: string[];
   tokenTexts: string[];
   ids: Int32Array;

@@ -11,9 +11,11 @@ const EMPTY = new Float32Array(0);
 export class RunResult {
   #released;
 
-  /** @param {object} fields plain RunResult data (e.g. from a worker message) */
+  /** @param {object} fields plain RunResult data (e.g. from a worker message); without kvHeads,
+   *  every query head has its own key/value head (all but the Llama family's grouped heads). */
   constructor(fields) {
     Object.assign(this, fields);
+    this.kvHeads ??= Array.from({ length: this.shape[1] }, (_, h) => h);
   }
 
   /** Why this result can no longer be read (e.g. its buffers went to a later run), or undefined. */
