@@ -95,6 +95,10 @@ export interface ModelConfig {
   numKeyValueHeads: number;
   /** numHeads entries: the key/value head each query head reads (h / (numHeads / numKeyValueHeads)). */
   kvHeads: number[];
+  /** Rotary models (the Llama family): the engine's inverse frequencies, headDim / 2 of them
+   *  (rope_theta and rope_scaling applied); the pair (i, i + headDim/2) turns by position × [i].
+   *  Empty for models with learned position embeddings. */
+  rotaryInverseFrequencies: number[];
   intermediateSize: number;
   maxPositionEmbeddings: number;
   typeVocabSize: number;

@@ -17,6 +17,9 @@ import { installTestHook } from './test-hook.js';
 import { createCompare } from './views/compare.js';
 import { createBlock } from './views/block.js';
 import { createPositions } from './views/positions.js';
+import { createRotary } from './views/rotary.js';
+import { familySwitch, unavailableView } from './views/family-switch.js';
+import { isRotary, viewUnavailable } from './model-family.js';
 import { createHeadsTable } from './views/heads.js';
 import { createQkMap } from './views/qk-map.js';
 import { createAblationRunner } from './ablation.js';
@@ -40,7 +43,10 @@ const state = stateFromUrl(location.search);
 const VIEW_FACTORIES = {
   grid: createModelGrid, head: createHeadDetail, lines: createHeadLines,
   formula: createFormula, aggregates: createAggregates, diff: createDiff, compare: createCompare,
-  block: createBlock, positions: createPositions, heads: createHeadsTable, map: createQkMap,
+  heads: createHeadsTable, map: createQkMap,
+  // Family-dependent tabs (model-family.js): rotary models have no position table, and no trace.
+  block: familySwitch((a) => (viewUnavailable(a.info, 'block') ? 'none' : 'walk'), { walk: createBlock, none: unavailableView('blockNotRotary') }),
+  positions: familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary }),
 };
 // Views that read result.trace (every intermediate of every block): only their runs ask for it.
 const TRACE_VIEWS = new Set(['block']);
@@ -82,7 +88,7 @@ function onSet(patch, before) {
     relocalizeMessages(app.t);
   }
   // Opening the block view needs a traced run of the text on screen.
-  if (patch.view !== undefined && TRACE_VIEWS.has(patch.view) && app.original && !app.original.trace) runNow();
+  if (patch.view !== undefined && wantsTrace(patch.view) && app.original && !app.original.trace) runNow();
   if (patch.headsOff !== undefined) ablation.rerun();
   renderAll();
 }
@@ -125,8 +131,13 @@ function scheduleRun() {
   else runTimer = setTimeout(runNow, SLOW_RUN_DEBOUNCE_MS);
 }
 
+// The engine records no trace for the Llama layer (it refuses one): only views that apply ask.
+function wantsTrace(view) {
+  return TRACE_VIEWS.has(view) && !viewUnavailable(app.info, view);
+}
+
 function runOptions() {
-  const trace = TRACE_VIEWS.has(state.view);
+  const trace = wantsTrace(state.view);
   // Decoders: the top-5 next tokens after every position (the next-token panel).
   if (isCausal(app)) return { qkv: true, valueNorms: true, topK: 5, nextAll: true, trace };
   return { qkv: true, valueNorms: true, topK: app.info?.hasMlmHead ? 5 : 0, trace };
@@ -247,6 +258,7 @@ function renderAll() {
 function renderNow() {
   for (const b of document.querySelectorAll('[role=tab]')) {
     const on = b.dataset.view === state.view;
+    b.hidden = Boolean(viewUnavailable(app.info, b.dataset.view));   // e.g. Block for a Llama model
     b.setAttribute('aria-selected', String(on));
     b.tabIndex = on ? 0 : -1;
   }

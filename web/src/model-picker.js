@@ -18,6 +18,13 @@ export const CURATED_MB = {
   // GPT-2 family decoders (causal attention, next-token predictions, generation).
   'distilgpt2': 353,
   'gpt2': 548,
+  // Llama-family decoders (RMSNorm, rotary positions, grouped-query attention, SwiGLU), stored
+  // bf16 on the hub: 'auto' keeps them as f16 (about the download's size in memory; TinyLlama's
+  // 2.2 GB fits under the wasm32 limit only so). Each ships a tokenizer.json, which the loader
+  // fetches first.
+  'HuggingFaceTB/SmolLM2-135M': 269,
+  'Qwen/Qwen2.5-0.5B': 988,
+  'TinyLlama/TinyLlama-1.1B-Chat-v1.0': 2200,
 };
 export const CURATED = Object.keys(CURATED_MB);
 
