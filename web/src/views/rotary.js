@@ -77,7 +77,7 @@ export function createRotary(host, app) {
     const engineScore = dot(qRot, kRot) / Math.sqrt(qRot.length);
     const group = kvGroupOf(app.info.config, state.head);
     curve.h.textContent = t('rotaryCurveTitle', { q: tokenName(i, labels[i]), k: tokenName(j, labels[j]) });
-    curve.body.replaceChildren(lineChart(scores, i - j, t));
+    curve.body.replaceChildren(lineChart(scores, i - j, t, host.clientWidth));
     curve.note.textContent = t('rotaryCurveNote', { d: i - j, curve: scores[i - j].toFixed(4), engine: engineScore.toFixed(4), max: maxD })
       + (group ? ' ' + t('rotaryShared', { kv: group.kv, first: group.first, last: group.last }) : '');
 
@@ -157,8 +157,9 @@ export function createRotary(host, app) {
 }
 
 // Score against distance: an SVG polyline, the pair's actual distance marked.
-function lineChart(scores, actual, t) {
-  const W = 560, Hh = 180, PAD = 36, n = scores.length;
+// Drawn at the panel's width (up to 560 px), so its labels keep their size on a phone.
+function lineChart(scores, actual, t, width) {
+  const W = Math.max(260, Math.min(560, (width || 560) - 24)), Hh = 180, PAD = 36, n = scores.length;
   let lo = Infinity, hi = -Infinity;
   for (const v of scores) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
   if (hi - lo < 1e-9) { hi += 1; lo -= 1; }
