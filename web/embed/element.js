@@ -14,6 +14,9 @@ import { createFormula } from '../src/views/formula.js';
 import { createAggregates } from '../src/views/aggregates.js';
 import { createBlock } from '../src/views/block.js';
 import { createPositions } from '../src/views/positions.js';
+import { createRotary } from '../src/views/rotary.js';
+import { familySwitch, unavailableView } from '../src/views/family-switch.js';
+import { isRotary, viewUnavailable } from '../src/model-family.js';
 import { AttnScopeError } from '../../js/errors.js';
 import { parseModelId, preview, runModel, stats } from './model-clients.js';
 import { elementStyleSheet } from './styles.js';
@@ -26,7 +29,10 @@ export const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 
 const VIEW_ALIASES = { aggregate: 'aggregates', model: 'grid' };
 const VIEW_FACTORIES = {
   grid: createModelGrid, head: createHeadDetail, lines: createHeadLines, formula: createFormula,
-  aggregates: createAggregates, block: createBlock, positions: createPositions,
+  aggregates: createAggregates,
+  // As on the page (main.js): rotary models get the rotary Positions view and no Block walk.
+  block: familySwitch((a) => (viewUnavailable(a.info, 'block') ? 'none' : 'walk'), { walk: createBlock, none: unavailableView('blockNotRotary') }),
+  positions: familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary }),
 };
 const DEFAULT_VIEW = 'head';
 const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;
@@ -242,7 +248,7 @@ export class AttnScopeElement extends HTMLElement {
   // A view changed the state (a picker, a click): mirror it on the attributes and redraw.
   // The block view reads every intermediate of the run (trace), asked for only when it is shown.
   #needsTrace() {
-    return this.#state.view === 'block' && this.result !== null && !this.result?.trace;
+    return this.#state.view === 'block' && this.result !== null && !this.result?.trace && !viewUnavailable(this.#app.info, 'block');
   }
 
   #changed() {
@@ -288,10 +294,10 @@ export class AttnScopeElement extends HTMLElement {
       if (!s.text.trim()) throw new AttnScopeError('E_INPUT', 'the text attribute is empty');
       const modelId = parseModelId(s.model);
       this.#setStatus(this.result ? 'running' : 'loading', this.#t(this.result ? 'running' : 'loading'));
-      const { info, result } = await runModel(modelId, s.text, {
+      const { info, result } = await runModel(modelId, s.text, (loaded) => ({
         ...(s.pairOn ? { textPair: s.pair } : {}),
-        qkv: true, valueNorms: true, topK: 0, trace: s.view === 'block',
-      }, s.weightPrecision);
+        qkv: true, valueNorms: true, topK: 0, trace: s.view === 'block' && !viewUnavailable(loaded, 'block'),
+      }), s.weightPrecision);
       if (seq !== this.#runSeq) return;
       this.#app.info = info;
       this.#app.showRun(result);

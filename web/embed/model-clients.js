@@ -56,5 +56,6 @@ export async function runModel(modelId, text, options, weightPrecision) {
   const { client, loaded } = modelClient(modelId, weightPrecision);
   const info = await loaded;
   stats.runs++;
-  return { info, result: await client.run(text, options) };
+  // Options may depend on the model (a function of its info): e.g. no trace for the Llama family.
+  return { info, result: await client.run(text, typeof options === 'function' ? options(info) : options) };
 }
