@@ -86,6 +86,8 @@ test('the folder runs: the tokenizer.json\'s tokens, a causal run of every layer
     assert.equal(await page.locator(`[role=tab][data-view="${view}"]`).isVisible(), true, view);
   }
   assert.equal(await page.locator('#input-error').textContent(), '');
+  const line = await page.locator('#model-info').textContent();
+  assert.ok(line.includes(`${KV} K/V heads (grouped-query)`) && line.includes('rotary positions'), line);
 });
 
 test('the grid brackets the query heads sharing each K/V head; the formula names the shared head', async () => {
@@ -183,6 +185,19 @@ test('the head table: decoder columns only, defined; induction equals a loop ove
   } finally {
     model.dispose();
   }
+});
+
+test('every other tab draws this model without an error', async () => {
+  for (const view of ['head', 'lines', 'aggregates', 'diff', 'map', 'compare']) {
+    await page.locator(`[role=tab][data-view="${view}"]`).click();
+    await page.waitForFunction((v) => {
+      const panel = document.querySelector(`.view-${v}`);
+      return panel && !panel.hidden && (panel.querySelector('canvas, svg, table') !== null);
+    }, view, { timeout: 60000 });
+  }
+  await page.waitForTimeout(500);   // any late job's error reaches the console
+  assert.equal(await page.locator('#input-error').textContent(), '');
+  assert.deepEqual(problems, []);
 });
 
 test('the Block view, opened anyway (a link), says why it is not offered; the console stayed clean', async () => {

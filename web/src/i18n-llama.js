@@ -6,6 +6,8 @@
 export const LLAMA_STRINGS = {
   en: {
     kvBand: 'K/V head {kv}',
+    modelInfoKv: '{kv} K/V heads (grouped-query)',
+    modelInfoRotary: 'rotary positions',
     formulaSharedKv: 'Grouped-query attention: query head {head} reads key/value head {kv}, shared by query heads {first}–{last}; those heads score the same keys k and mix the same values v, each with its own q.',
     formulaRotated: 'Rotary positions: the q and k here are after the rotation (each turned by its position), so q·k depends on how far apart the two tokens are.',
     blockNotRotary: 'The Block view walks one token through a BERT or GPT-2 layer with the engine’s record of every intermediate. The engine keeps no such record for the Llama layer (RMSNorm, rotary q/k, grouped K/V, SwiGLU), so this tab is not offered for this model: the Formula and Positions tabs show its attention step by step.',
@@ -37,6 +39,8 @@ export const LLAMA_STRINGS = {
   },
   ko: {
     kvBand: 'K/V 헤드 {kv}',
+    modelInfoKv: 'K/V 헤드 {kv}개 (그룹 쿼리)',
+    modelInfoRotary: '회전 위치',
     formulaSharedKv: '그룹 쿼리 어텐션: 쿼리 헤드 {head}는 키/값 헤드 {kv}를 읽습니다. 이 키/값 헤드는 쿼리 헤드 {first}–{last}가 함께 씁니다. 이 헤드들은 같은 키 k로 점수를 매기고 같은 값 v를 섞으며, q만 각자 다릅니다.',
     formulaRotated: '회전 위치 임베딩: 여기의 q와 k는 회전한 뒤의 값입니다 (각자 위치만큼 돌아감). 그래서 q·k는 두 토큰 사이의 거리에 따라 달라집니다.',
     blockNotRotary: '블록 탭은 엔진이 기록한 모든 중간값으로 BERT나 GPT-2 층 하나를 따라갑니다. Llama 층(RMSNorm, 회전한 q/k, 공유 K/V, SwiGLU)에는 엔진이 그런 기록을 남기지 않으므로 이 모델에서는 이 탭을 제공하지 않습니다. 어텐션의 단계는 수식 탭과 위치 탭에서 볼 수 있습니다.',

@@ -7,6 +7,7 @@
 // the memory the model takes.
 import { isHubId, WEIGHT_PRECISIONS } from './state.js';
 import { errorReason, showMessage } from './error-text.js';
+import { isRotary, kvGroups } from './model-family.js';
 
 // Hub models offered in the list, with the size of their model.safetensors on the hub in MB
 // (read from huggingface.co, rounded; only for the notice before a download).
@@ -191,9 +192,16 @@ export function createModelPicker(el, app) {
       name: i.source === 'files' ? app.t('modelLocalLoaded') : bundled ? bundledName : (i.id ?? app.state.model),
       layers: c.layers, heads: c.heads, hidden: c.hidden, positions: c.maxPositions,
       mlm: i.hasMlmHead ? app.t('withMlm') : '',
-    }) + (bundled ? ` · ${app.t('englishOnly')}` : '') + memoryText(i);
+    }) + familyText(i) + (bundled ? ` · ${app.t('englishOnly')}` : '') + memoryText(i);
     info.title = (i.memoryBytes ? app.t('memoryTitle', { model: mb(i.memoryBytes), wasm: mb(i.wasmMemoryBytes), precision: i.weightPrecision }) : '') +
       (i.threads ? (i.memoryBytes ? ' ' : '') + app.t('threadsTitle') : '');
+  }
+
+  // ' · 2 K/V heads (grouped-query) · rotary positions': the Llama family's attention, said once.
+  function familyText(i) {
+    const c = i.config ?? {};
+    const gqa = kvGroups(c).length ? ' · ' + app.t('modelInfoKv', { kv: c.numKeyValueHeads }) : '';
+    return gqa + (isRotary(i) ? ' · ' + app.t('modelInfoRotary') : '');
   }
 
   // ' · f16 weights, 642 MB': what the model holds in wasm memory, at the precision it loaded with.
