@@ -20,12 +20,12 @@ export const CURATED_MB = {
   'distilgpt2': 353,
   'gpt2': 548,
   // Llama-family decoders (RMSNorm, rotary positions, grouped-query attention, SwiGLU), stored
-  // bf16 on the hub: 'auto' keeps them as f16 (about the download's size in memory; TinyLlama's
-  // 2.2 GB fits under the wasm32 limit only so). Each ships a tokenizer.json, which the loader
-  // fetches first.
+  // bf16 on the hub: 'auto' keeps them as f16. Each ships a tokenizer.json, which the loader
+  // fetches first. Not listed: TinyLlama-1.1B (2.2 GB), which memory-estimate.js refuses before
+  // the download (about 1.9 GB of f16 weights + 3.7 GB for a 1024-token run of 22 × 32 heads,
+  // past the wasm32 limit); Qwen2.5-0.5B needs about 3.2 GB of it, SmolLM2-135M 1.8 GB.
   'HuggingFaceTB/SmolLM2-135M': 269,
   'Qwen/Qwen2.5-0.5B': 988,
-  'TinyLlama/TinyLlama-1.1B-Chat-v1.0': 2200,
 };
 export const CURATED = Object.keys(CURATED_MB);
 
