@@ -105,7 +105,9 @@ export function createFormula(host, app) {
     main.append(step(t('formulaQNorm', { norm: lengths.q.toFixed(3) })));
     Object.assign(last, { qNorm: lengths.q, kNorms: lengths.k, cos: lengths.cos });
     const sizes = configNumbers(app.info);
-    main.append(step(t('formulaWhereQ', { hidden: sizes.hidden ?? '?', heads: result.shape[1], dk: f.dk })));
+    // Llama-family configs may set head_dim apart from d_model / h (Qwen3: 128 with d_model 1024 / 16).
+    const split = sizes.hidden && sizes.hidden / result.shape[1] !== f.dk;
+    main.append(step(t(split ? 'formulaWhereQHeadDim' : 'formulaWhereQ', { hidden: sizes.hidden ?? '?', heads: result.shape[1], dk: f.dk })));
     // Grouped-query attention: this head's k and v are another head's too; rotary: q, k are turned.
     const group = kvGroupOf(app.info?.config, state.head);
     if (group) main.append(step(t('formulaSharedKv', { kv: group.kv, first: group.first, last: group.last, head: state.head })));
