@@ -85,6 +85,14 @@ test('the folder runs: the tokenizer.json\'s tokens, a causal run of every layer
   for (const view of ['grid', 'head', 'lines', 'formula', 'aggregates', 'positions', 'heads']) {
     assert.equal(await page.locator(`[role=tab][data-view="${view}"]`).isVisible(), true, view);
   }
+  // Arrow keys along the tabs pass over the hidden one.
+  await page.locator('[role=tab][data-view="diff"]').click();
+  await page.locator('[role=tab][data-view="diff"]').focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal((await hook(() => window.__attnscope.state)).view, 'positions');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal((await hook(() => window.__attnscope.state)).view, 'compare');
   assert.equal(await page.locator('#input-error').textContent(), '');
   const line = await page.locator('#model-info').textContent();
   assert.ok(line.includes(`${KV} K/V heads (grouped-query)`) && line.includes('rotary positions'), line);

@@ -364,7 +364,10 @@ function wire() {
     tab.addEventListener('keydown', (e) => {
       const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
       if (!d) return;
-      const next = tabs[(k + d + tabs.length) % tabs.length];
+      // Past tabs hidden for this model (model-family.js), e.g. Block for a Llama model.
+      let step = d;
+      while (tabs[(k + step + 2 * tabs.length) % tabs.length].hidden && Math.abs(step) < tabs.length) step += d;
+      const next = tabs[(k + step + 2 * tabs.length) % tabs.length];
       next.focus();
       app.set({ view: next.dataset.view });
     });
