@@ -120,6 +120,7 @@ test('the grid brackets the query heads sharing each K/V head; the formula names
     assert.deepEqual(await hook(() => window.__attnscope.formula.kvGroup), { kv, first: kv * PER_KV, last: kv * PER_KV + PER_KV - 1 });
     const shared = await page.locator('.view-formula .step', { hasText: 'Grouped-query attention' }).textContent();
     assert.ok(shared.includes(`key/value head ${kv}, shared by query heads ${kv * PER_KV}–${kv * PER_KV + PER_KV - 1}`), shared);
+    assert.equal(await page.locator('.view-formula .kv-note').textContent(), `K/V head ${kv} (shared by heads ${kv * PER_KV}–${kv * PER_KV + PER_KV - 1})`);
   }
 });
 

@@ -6,6 +6,7 @@
 export const LLAMA_STRINGS = {
   en: {
     kvBand: 'K/V head {kv}',
+    kvOfHead: 'K/V head {kv} (shared by heads {first}–{last})',
     modelInfoKv: '{kv} K/V heads (grouped-query)',
     modelInfoRotary: 'rotary positions',
     formulaSharedKv: 'Grouped-query attention: query head {head} reads key/value head {kv}, shared by query heads {first}–{last}; those heads score the same keys k and mix the same values v, each with its own q.',
@@ -40,6 +41,7 @@ export const LLAMA_STRINGS = {
   },
   ko: {
     kvBand: 'K/V 헤드 {kv}',
+    kvOfHead: 'K/V 헤드 {kv} (헤드 {first}–{last} 공유)',
     modelInfoKv: 'K/V 헤드 {kv}개 (그룹 쿼리)',
     modelInfoRotary: '회전 위치',
     formulaSharedKv: '그룹 쿼리 어텐션: 쿼리 헤드 {head}는 키/값 헤드 {kv}를 읽습니다. 이 키/값 헤드는 쿼리 헤드 {first}–{last}가 함께 씁니다. 이 헤드들은 같은 키 k로 점수를 매기고 같은 값 v를 섞으며, q만 각자 다릅니다.',
