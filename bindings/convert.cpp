@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "error.h"
+#include "rotary.h"
 
 namespace attnscope::bindings {
 
@@ -70,6 +71,13 @@ val config_to_js(const ModelConfig& config) {
   val kv_heads = val::array();
   for (int h = 0; h < config.num_heads; ++h) kv_heads.call<void>("push", val(config.kv_head_of(h)));
   out.set("kvHeads", kv_heads);
+  // Rotary models: the engine's own inverse frequencies (one per pair of a head's dimensions,
+  // scaling applied), so a view drawing the rotation angles uses the numbers the run used.
+  val inv_freq = val::array();
+  if (config.family == Family::Llama) {
+    for (double f : rope_inverse_frequencies(config.rope, config.head_dim())) inv_freq.call<void>("push", val(f));
+  }
+  out.set("rotaryInverseFrequencies", inv_freq);
   out.set("intermediateSize", val(config.intermediate_size));
   out.set("maxPositionEmbeddings", val(config.max_position_embeddings));
   out.set("maxTokens", val(config.max_tokens()));

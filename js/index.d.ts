@@ -95,6 +95,10 @@ export interface ModelConfig {
   numKeyValueHeads: number;
   /** numHeads entries: the key/value head each query head reads (h / (numHeads / numKeyValueHeads)). */
   kvHeads: number[];
+  /** Rotary models (the Llama family): the engine's inverse frequencies, headDim / 2 of them
+   *  (rope_theta and rope_scaling applied); the pair (i, i + headDim/2) turns by position × [i].
+   *  Empty for models with learned position embeddings. */
+  rotaryInverseFrequencies: number[];
   intermediateSize: number;
   maxPositionEmbeddings: number;
   typeVocabSize: number;
@@ -460,6 +464,20 @@ export const HEAD_STATISTICS: readonly HeadStatistic[];
  *  share on the previous / next / same token, mass on the first token, on [CLS] (a special token
  *  at position 0) and on the other special tokens. */
 export function headStatistics(runs: RunResultData | RunResultData[]): ({ layer: number; head: number; rows: number } & Record<HeadStatistic, number>)[];
+
+/** The induction test input (Olsson et al. 2022): n distinct random ids (seeded; not bos, eos or
+ *  pad) twice in a row, after the model's bos when it has one. `first`: position of the first copy. */
+export const INDUCTION_DEFAULTS: Readonly<{ length: number; seed: number }>;
+export interface InductionInput { ids: number[]; first: number; length: number; }
+export function inductionInput(config: { vocabSize: number; bosTokenId?: number; eosTokenId?: number; padTokenId?: number },
+  options?: { length?: number; seed?: number }): InductionInput;
+/** Per head (layer-major): mean weight from each token of the second copy to the token after
+ *  its earlier occurrence. */
+export function inductionScores(run: RunResultData, input: InductionInput): Float64Array;
+/** Runs inductionInput() through `runner` (a Model or a worker client) and scores every head. */
+export function measureInduction(runner: { runIds(ids: number[], options?: object): Promise<RunResultData> },
+  config: { vocabSize: number; bosTokenId?: number; eosTokenId?: number; padTokenId?: number },
+  options?: { length?: number; seed?: number; signal?: AbortSignal }): Promise<{ scores: Float64Array; input: InductionInput }>;
 /** Per head, the change in mean log-probability of what the model should predict (decoders: each
  *  next token; encoders: every maskEvery-th token masked in turn) when that head alone is switched
  *  off; negative = the head helps. */

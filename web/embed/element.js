@@ -17,6 +17,9 @@ import { createFormula } from '../src/views/formula.js';
 import { createAggregates } from '../src/views/aggregates.js';
 import { createBlock } from '../src/views/block.js';
 import { createPositions } from '../src/views/positions.js';
+import { createRotary } from '../src/views/rotary.js';
+import { familySwitch, unavailableView } from '../src/views/family-switch.js';
+import { isRotary, viewUnavailable } from '../src/model-family.js';
 import { AttnScopeError } from '../../js/errors.js';
 import { parseModelId, preview } from './model-id.js';
 import { elementStyleSheet } from './styles.js';
@@ -29,7 +32,10 @@ export const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 
 const VIEW_ALIASES = { aggregate: 'aggregates', model: 'grid' };
 const VIEW_FACTORIES = {
   grid: createModelGrid, head: createHeadDetail, lines: createHeadLines, formula: createFormula,
-  aggregates: createAggregates, block: createBlock, positions: createPositions,
+  aggregates: createAggregates,
+  // As on the page (main.js): rotary models get the rotary Positions view and no Block walk.
+  block: familySwitch((a) => (viewUnavailable(a.info, 'block') ? 'none' : 'walk'), { walk: createBlock, none: unavailableView('blockNotRotary') }),
+  positions: familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary }),
 };
 const DEFAULT_VIEW = 'head';
 const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;

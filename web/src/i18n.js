@@ -8,6 +8,7 @@ import { HEADS_STRINGS } from './i18n-heads.js';
 import { MEMORY_STRINGS } from './i18n-memory.js';
 import { ERROR_STRINGS } from './i18n-errors.js';
 import { LENS_STRINGS } from './i18n-lens.js';
+import { LLAMA_STRINGS } from './i18n-llama.js';
 
 const STRINGS = {
   en: {
@@ -34,7 +35,7 @@ const STRINGS = {
     modelInfo: '{name}: {layers} layers × {heads} heads, hidden {hidden}, up to {positions} tokens {mlm}',
     withMlm: '· predicts [MASK]',
     hubIdLabel: 'Hugging Face model id',
-    hubNote: 'Downloads from huggingface.co (BERT, DistilBERT, RoBERTa or GPT-2 family, with model.safetensors). Files are cached for next time.',
+    hubNote: 'Downloads from huggingface.co (BERT, DistilBERT, RoBERTa, GPT-2 or Llama family — Llama, Mistral, Qwen2, Qwen3 — with model.safetensors). Files are cached for next time.',
     load: 'Load',
     dropHere: 'Drop a model folder here',
     pickFolder: 'Choose folder…',
@@ -170,7 +171,7 @@ const STRINGS = {
     modelInfo: '{name}: {layers}개 층 × {heads}개 헤드, 은닉 {hidden}, 최대 {positions} 토큰 {mlm}',
     withMlm: '· [MASK] 예측 가능',
     hubIdLabel: 'Hugging Face 모델 ID',
-    hubNote: 'huggingface.co에서 내려받습니다 (model.safetensors가 있는 BERT, DistilBERT, RoBERTa 또는 GPT-2 계열). 다음에는 캐시를 씁니다.',
+    hubNote: 'huggingface.co에서 내려받습니다 (model.safetensors가 있는 BERT, DistilBERT, RoBERTa, GPT-2 또는 Llama 계열 — Llama, Mistral, Qwen2, Qwen3). 다음에는 캐시를 씁니다.',
     load: '불러오기',
     dropHere: '모델 폴더를 여기에 끌어다 놓으세요',
     pickFolder: '폴더 선택…',
@@ -295,6 +296,8 @@ for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LENS_STRIN
 // Big models: the weight precision choice and the memory used (issue 20).
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], MEMORY_STRINGS[lang]);
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], ERROR_STRINGS[lang]);
+// The Llama family (issue 32): grouped heads, rotary positions; the head detectors.
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LLAMA_STRINGS[lang]);
 
 export const LANGUAGES = Object.keys(STRINGS);
 

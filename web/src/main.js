@@ -18,6 +18,9 @@ import { installTestHook } from './test-hook.js';
 import { createCompare } from './views/compare.js';
 import { createBlock } from './views/block.js';
 import { createPositions } from './views/positions.js';
+import { createRotary } from './views/rotary.js';
+import { familySwitch, unavailableView } from './views/family-switch.js';
+import { isRotary, viewUnavailable } from './model-family.js';
 import { createHeadsTable } from './views/heads.js';
 import { createQkMap } from './views/qk-map.js';
 import { createLayers } from './views/layers.js';
@@ -35,8 +38,10 @@ const state = stateFromUrl(location.search);
 const VIEW_FACTORIES = {
   grid: createModelGrid, head: createHeadDetail, lines: createHeadLines,
   formula: createFormula, aggregates: createAggregates, diff: createDiff, compare: createCompare,
-  block: createBlock, positions: createPositions, heads: createHeadsTable, map: createQkMap,
-  layers: createLayers, contributions: createContributions,
+  heads: createHeadsTable, map: createQkMap, layers: createLayers, contributions: createContributions,
+  // Family-dependent tabs (model-family.js): rotary models have no position table, and no trace.
+  block: familySwitch((a) => (viewUnavailable(a.info, 'block') ? 'none' : 'walk'), { walk: createBlock, none: unavailableView('blockNotRotary') }),
+  positions: familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary }),
 };
 let linkModel = null;       // a link's model that failed to load, kept in the URL (see start())
 let busyTimer = 0;
@@ -206,6 +211,7 @@ function renderAll() {
 function renderNow() {
   for (const b of document.querySelectorAll('[role=tab]')) {
     const on = b.dataset.view === state.view;
+    b.hidden = Boolean(viewUnavailable(app.info, b.dataset.view));   // e.g. Block for a Llama model
     b.setAttribute('aria-selected', String(on));
     b.tabIndex = on ? 0 : -1;
   }
@@ -311,7 +317,10 @@ function wire() {
     tab.addEventListener('keydown', (e) => {
       const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
       if (!d) return;
-      const next = tabs[(k + d + tabs.length) % tabs.length];
+      // Past tabs hidden for this model (model-family.js), e.g. Block for a Llama model.
+      let step = d;
+      while (tabs[(k + step + 2 * tabs.length) % tabs.length].hidden && Math.abs(step) < tabs.length) step += d;
+      const next = tabs[(k + step + 2 * tabs.length) % tabs.length];
       next.focus();
       app.set({ view: next.dataset.view });
     });

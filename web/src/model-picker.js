@@ -7,6 +7,7 @@
 // the memory the model takes.
 import { isHubId, WEIGHT_PRECISIONS } from './state.js';
 import { errorReason, showMessage } from './error-text.js';
+import { isRotary, kvGroups } from './model-family.js';
 
 // Hub models offered in the list, with the size of their model.safetensors on the hub in MB
 // (read from huggingface.co, rounded; only for the notice before a download).
@@ -18,6 +19,13 @@ export const CURATED_MB = {
   // GPT-2 family decoders (causal attention, next-token predictions, generation).
   'distilgpt2': 353,
   'gpt2': 548,
+  // Llama-family decoders (RMSNorm, rotary positions, grouped-query attention, SwiGLU), stored
+  // bf16 on the hub: 'auto' keeps them as f16. Each ships a tokenizer.json, which the loader
+  // fetches first. Not listed: TinyLlama-1.1B (2.2 GB), which memory-estimate.js refuses before
+  // the download (about 1.9 GB of f16 weights + 3.7 GB for a 1024-token run of 22 × 32 heads,
+  // past the wasm32 limit); Qwen2.5-0.5B needs about 3.2 GB of it, SmolLM2-135M 1.8 GB.
+  'HuggingFaceTB/SmolLM2-135M': 269,
+  'Qwen/Qwen2.5-0.5B': 988,
 };
 export const CURATED = Object.keys(CURATED_MB);
 
@@ -187,9 +195,16 @@ export function createModelPicker(el, app) {
       name: i.source === 'files' ? app.t('modelLocalLoaded') : bundled ? bundledName : (i.id ?? app.state.model),
       layers: c.layers, heads: c.heads, hidden: c.hidden, positions: c.maxPositions,
       mlm: i.hasMlmHead ? app.t('withMlm') : '',
-    }) + (bundled ? ` · ${app.t('englishOnly')}` : '') + memoryText(i);
+    }) + familyText(i) + (bundled ? ` · ${app.t('englishOnly')}` : '') + memoryText(i);
     info.title = (i.memoryBytes ? app.t('memoryTitle', { model: mb(i.memoryBytes), wasm: mb(i.wasmMemoryBytes), precision: i.weightPrecision }) : '') +
       (i.threads ? (i.memoryBytes ? ' ' : '') + app.t('threadsTitle') : '');
+  }
+
+  // ' · 2 K/V heads (grouped-query) · rotary positions': the Llama family's attention, said once.
+  function familyText(i) {
+    const c = i.config ?? {};
+    const gqa = kvGroups(c).length ? ' · ' + app.t('modelInfoKv', { kv: c.numKeyValueHeads }) : '';
+    return gqa + (isRotary(i) ? ' · ' + app.t('modelInfoRotary') : '');
   }
 
   // ' · f16 weights, 642 MB': what the model holds in wasm memory, at the precision it loaded with.

@@ -1,5 +1,6 @@
 // Small shared controls for the views: the layer / head / query-token <select>s. Each change goes
 // through app.set() so the state (and the URL) stays the single source of truth.
+import { kvGroupOf } from './model-family.js';
 
 export function makeSelect(labelText, options, value, onChange, className = '') {
   const label = document.createElement('label');
@@ -30,6 +31,14 @@ export function layerHeadPickers(app, { head = true, layers, heads } = {}) {
   if (head) {
     box.append(makeSelect(t('head'), range(H).map((h) => [h, String(h)]), state.head,
       (h) => app.set({ head: h }), 'head-picker'));
+    // Grouped-query attention: which key/value head this query head reads, beside its picker.
+    const g = kvGroupOf(app.info?.config, state.head);
+    if (g) {
+      const note = document.createElement('span');
+      note.className = 'hint kv-note';
+      note.textContent = t('kvOfHead', { kv: g.kv, first: g.first, last: g.last });
+      box.append(note);
+    }
   }
   return box;
 }

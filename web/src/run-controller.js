@@ -12,6 +12,7 @@ import { cachedCorpus, cachedCorpusMap, corpusMap, corpusSummary } from './corpu
 import { corpusAblation } from './ablation.js';
 import { openModel, stats } from './model-registry.js';
 import { showView } from './view-model.js';
+import { isRotary, viewUnavailable } from './model-family.js';
 
 /** Views that read result.trace (every intermediate of every block): only their runs ask for it
  *  (the trace costs L·T·(7C + F) floats). */
@@ -89,15 +90,19 @@ export function createRunController(app, { views, predictions = true, on = {} })
   // run is not tokenized yet: the last run's length stands for it).
   const lensFits = (r) => !r || r.shape[2] <= lensMaxTokens(app.info);
 
+  // The engine records no trace for the Llama layer (it refuses one) nor attributes its logits:
+  // only the views that apply to the model in use ask for them.
+  const wantsTrace = (view) => TRACE_VIEWS.has(view) && !viewUnavailable(app.info, view);
+  const wantsAttribution = (view) => ATTRIBUTION_VIEWS.has(view) && isCausal(app) && !isRotary(app.info);
+
   const uses = (source, weightPrecision) => Boolean(model) && model.source === source && model.weightPrecision === weightPrecision;
 
   function options() {
     const { view } = app.state;
-    const trace = TRACE_VIEWS.has(view);
     const base = {
-      qkv: true, valueNorms: true, topK: 0, trace,
+      qkv: true, valueNorms: true, topK: 0, trace: wantsTrace(view),
       ...(LENS_VIEWS.has(view) && hasHead(app) && lensFits(app.original) ? { logitLens: LENS_TOP_K } : {}),
-      ...(ATTRIBUTION_VIEWS.has(view) && isCausal(app) ? { attribution: true } : {}),
+      ...(wantsAttribution(view) ? { attribution: true } : {}),
     };
     if (!predictions) return base;
     // Decoders: the top-5 next tokens after every position (the next-token panel).
@@ -113,8 +118,8 @@ export function createRunController(app, { views, predictions = true, on = {} })
     // The typed text's run, and the heads-off run on screen (the ablation reruns after the typed
     // text's; a token edit is never dropped for this: those views then show the typed text's run).
     const runs = app.edit?.kind === 'heads' ? [app.original, app.edited] : [app.original];
-    return runs.some((r) => (TRACE_VIEWS.has(view) && !r.trace) ||
-      (LENS_VIEWS.has(view) && hasHead(app) && !r.logitLens && lensFits(r)) || (ATTRIBUTION_VIEWS.has(view) && isCausal(app) && !r.attribution));
+    return runs.some((r) => (wantsTrace(view) && !r.trace) ||
+      (LENS_VIEWS.has(view) && hasHead(app) && !r.logitLens && lensFits(r)) || (wantsAttribution(view) && !r.attribution));
   };
 
   function schedule() {

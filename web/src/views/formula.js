@@ -12,6 +12,7 @@ import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
 import { configNumbers } from '../model-picker.js';
 import { causalKeyMask, isCausal } from '../causal-mask.js';
 import { maskStep } from './formula-mask.js';
+import { isRotary, kvGroupOf } from '../model-family.js';
 
 const MAX_ROWS = 48;   // long inputs: the table lists the strongest keys; the check covers all
 
@@ -104,7 +105,14 @@ export function createFormula(host, app) {
     main.append(step(t('formulaQNorm', { norm: lengths.q.toFixed(3) })));
     Object.assign(last, { qNorm: lengths.q, kNorms: lengths.k, cos: lengths.cos });
     const sizes = configNumbers(app.info);
-    main.append(step(t('formulaWhereQ', { hidden: sizes.hidden ?? '?', heads: result.shape[1], dk: f.dk })));
+    // Llama-family configs may set head_dim apart from d_model / h (Qwen3: 128 with d_model 1024 / 16).
+    const split = sizes.hidden && sizes.hidden / result.shape[1] !== f.dk;
+    main.append(step(t(split ? 'formulaWhereQHeadDim' : 'formulaWhereQ', { hidden: sizes.hidden ?? '?', heads: result.shape[1], dk: f.dk })));
+    // Grouped-query attention: this head's k and v are another head's too; rotary: q, k are turned.
+    const group = kvGroupOf(app.info?.config, state.head);
+    if (group) main.append(step(t('formulaSharedKv', { kv: group.kv, first: group.first, last: group.last, head: state.head })));
+    if (isRotary(app.info)) main.append(step(t('formulaRotated')));
+    last.kvGroup = group;
     main.append(step(t('formulaStep2', { scale: f.scale.toFixed(3), dk: f.dk })));
     if (causal) main.append(maskStep(app, i, tok));
     const table = document.createElement('table');

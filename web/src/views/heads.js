@@ -6,6 +6,17 @@
 // opens its head.
 import { HEAD_STATISTICS, headStatistics } from '../../../js/head-stats.js';
 import { ABLATION_SENTENCES } from '../ablation.js';
+import { measureInduction } from '../../../js/head-detectors.js';
+import { isCausal } from '../causal-mask.js';
+
+// The statistics a model's heads can have: a decoder's next token is always masked and it has
+// no [CLS]/[SEP]; an encoder whose first token is [CLS] shows that mass once, as [CLS]. The
+// induction score (js/head-detectors.js) is for decoders, whose queries cannot see ahead.
+function shownStatistics(app) {
+  const causal = isCausal(app);
+  const clsFirst = !causal && app.original?.specialTokensMask?.[0] === 1;
+  return HEAD_STATISTICS.filter((k) => (causal ? !['nextShare', 'clsMass', 'sepMass'].includes(k) : !(clsFirst && k === 'firstMass')));
+}
 
 export function createHeadsTable(host, app) {
   const bar = document.createElement('div');
@@ -26,7 +37,10 @@ export function createHeadsTable(host, app) {
   const table = document.createElement('table');
   table.className = 'heads-table';
   scroll.append(table);
-  host.append(bar, note, scroll);
+  const legend = document.createElement('dl');
+  legend.className = 'hint heads-legend';
+  host.append(bar, note, scroll, legend);
+  let induction = null;   // { model, promise, scores } the induction scores of the model in use
 
   let sort = { key: 'layer', dir: 1 };
   let corpus = null;      // { rows: headStatistics over the sample } once computed
@@ -79,10 +93,28 @@ export function createHeadsTable(host, app) {
   ablateBtn.addEventListener('click', () => compute('ablation'));
   cancelBtn.addEventListener('click', () => job?.abort());
 
-  function columns() {
+  // Runs the repeated random sequence once per model (a view job: app.jobs.runIds); a job stopped
+  // by a view or model switch is forgotten, and the next render asks again.
+  function inductionScores() {
+    const model = app.jobs?.model;
+    if (!model || !isCausal(app)) return null;
+    if (induction?.model !== model) {
+      const c = app.info.config;
+      const config = { ...c, vocabSize: Math.min(c.vocabSize, app.info.tokenizerVocabSize || c.vocabSize) };
+      const promise = measureInduction(app.jobs, config);
+      induction = { model, promise, scores: null };
+      const mine = induction;
+      promise.then(({ scores }) => { mine.scores = scores; if (induction === mine) render(); },
+        () => { if (induction === mine) induction = null; });
+    }
+    return induction.scores;
+  }
+
+  function columns(stats, withInduction) {
     const cols = [['layer', 'headsLayer'], ['head', 'headsHead']];
-    for (const k of HEAD_STATISTICS) cols.push([k, 'stat_' + k]);
-    if (corpus) for (const k of HEAD_STATISTICS) cols.push(['corpus_' + k, 'stat_' + k, true]);
+    for (const k of stats) cols.push([k, 'stat_' + k]);
+    if (withInduction) cols.push(['inductionScore', 'stat_inductionScore']);
+    if (corpus) for (const k of stats) cols.push(['corpus_' + k, 'stat_' + k, true]);
     if (effects) cols.push(['delta', 'headsDelta', true]);
     return cols;
   }
@@ -102,23 +134,28 @@ export function createHeadsTable(host, app) {
     if (!corpus && done) corpus = done.summary.headStats;
     note.textContent = t('headsHint') + (effects ? ' ' + t('headsBaseline', { v: effects.baseline.toFixed(3) }) : '');
     const current = headStatistics([original]);
+    const stats = shownStatistics(app);
+    const scores = inductionScores();
     const rows = current.map((s, i) => {
       const row = { ...s };
+      if (scores) row.inductionScore = scores[i];
       if (corpus) for (const k of HEAD_STATISTICS) row['corpus_' + k] = corpus[i][k];
       if (effects) row.delta = effects.heads[i].delta;
       return row;
     });
     rows.sort((a, b) => sort.dir * (a[sort.key] - b[sort.key]) || a.layer - b.layer || a.head - b.head);
     exposed.rows = rows;
-    const cols = columns();
+    const cols = columns(stats, Boolean(scores));
+    exposed.columns = cols.map(([key]) => key);
     table.replaceChildren();
     const thead = table.createTHead();
     if (corpus || effects) {
       const group = thead.insertRow();
       const cell = (text, span) => { const th = document.createElement('th'); th.colSpan = span; th.textContent = text; group.append(th); };
       cell('', 2);
-      cell(t('headsThisText'), HEAD_STATISTICS.length);
-      cell(t('headsCorpus'), cols.length - 2 - HEAD_STATISTICS.length);
+      cell(t('headsThisText'), stats.length);
+      if (scores) cell('', 1);
+      cell(t('headsCorpus'), cols.length - 2 - stats.length - (scores ? 1 : 0));
     }
     const hr = thead.insertRow();
     for (const [key, label, onCorpus] of cols) {
@@ -127,6 +164,8 @@ export function createHeadsTable(host, app) {
       b.type = 'button';
       b.dataset.sort = key;
       b.textContent = t(label) + (sort.key === key ? (sort.dir > 0 ? ' ▲' : ' ▼') : '');
+      const def = definition(key);
+      if (def) b.title = t(def);
       if (onCorpus) th.className = 'corpus-col';
       th.setAttribute('aria-sort', sort.key === key ? (sort.dir > 0 ? 'ascending' : 'descending') : 'none');
       b.addEventListener('click', () => {
@@ -154,6 +193,20 @@ export function createHeadsTable(host, app) {
       tr.addEventListener('click', open);
       tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') open(); });
     }
+    // What each column measures (the same text as the headers' tooltips).
+    legend.replaceChildren();
+    for (const key of [...stats, ...(scores ? ['inductionScore'] : [])]) {
+      const dt = document.createElement('dt');
+      dt.textContent = t('stat_' + key);
+      const dd = document.createElement('dd');
+      dd.textContent = t(definition(key));
+      legend.append(dt, dd);
+    }
+  }
+
+  function definition(key) {
+    const stat = key.replace(/^corpus_/, '');
+    return HEAD_STATISTICS.includes(stat) || stat === 'inductionScore' ? 'statDef_' + stat : null;
   }
 
   return { render, exposed, destroy() { job?.abort(); } };

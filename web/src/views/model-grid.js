@@ -5,6 +5,8 @@ import { packedColour, sequential } from '../colormap.js';
 import { renderLegend } from '../legend.js';
 import { isCausal, maskPixel } from '../causal-mask.js';
 import { createAblationToggle, drawHeadsOff, toggleHead } from '../ablation.js';
+import { drawKvBands, KV_BAND } from '../kv-bands.js';
+import { kvGroupOf, kvGroups } from '../model-family.js';
 
 const GAP = 6, LABEL = 26;
 
@@ -36,7 +38,9 @@ export function createModelGrid(host, app) {
     renderLegend(legend, { scale: sequential, vmax: 1, caption: causal ? `${t('legendSqrt')} · ${t('legendMasked')}` : t('legendSqrt') });
     canvas.setAttribute('aria-label', t('gridAria', { layers: L, heads: H }));
     const s = thumbSize(L, H);
-    geo = { L, H, s, w: LABEL + H * (s + GAP), h: LABEL + L * (s + GAP) };
+    // Grouped-query attention: a band above the head labels brackets the heads sharing K/V.
+    const top = LABEL + (kvGroups(app.info?.config).length ? KV_BAND : 0);
+    geo = { L, H, s, top, w: LABEL + H * (s + GAP), h: top + L * (s + GAP) };
     const dpr = window.devicePixelRatio || 1;
     canvas.width = geo.w * dpr;
     canvas.height = geo.h * dpr;
@@ -51,8 +55,10 @@ export function createModelGrid(host, app) {
     ctx.font = '11px system-ui, sans-serif';
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
-    for (let h = 0; h < H; h++) ctx.fillText(`${t('headShort')}${h}`, LABEL + h * (s + GAP) + s / 2, LABEL / 2);
-    for (let l = 0; l < L; l++) ctx.fillText(`${t('layerShort')}${l}`, LABEL / 2, LABEL + l * (s + GAP) + s / 2);
+    for (let h = 0; h < H; h++) ctx.fillText(`${t('headShort')}${h}`, LABEL + h * (s + GAP) + s / 2, top - LABEL / 2);
+    for (let l = 0; l < L; l++) ctx.fillText(`${t('layerShort')}${l}`, LABEL / 2, top + l * (s + GAP) + s / 2);
+    canvas.dataset.kvGroups = drawKvBands(ctx, app.info?.config, { x: (h) => LABEL + h * (s + GAP), s, y: 2,
+      label: (g) => t('kvBand', { kv: g.kv }) }).length;
     thumbs = new Array(L * H);
     const mine = ++generation;
     const { positions } = app.display();
@@ -66,12 +72,12 @@ export function createModelGrid(host, app) {
         const l = Math.floor(k / H), h = k % H;
         const img = thumbnail(app.displayMatrix(l, h), positions.length, s, state.threshold, causal);
         thumbs[k] = img;
-        ctx.putImageData(img, (LABEL + h * (s + GAP)) * dpr, (LABEL + l * (s + GAP)) * dpr);
+        ctx.putImageData(img, (LABEL + h * (s + GAP)) * dpr, (top + l * (s + GAP)) * dpr);
       }
       canvas.dataset.rendered = k1;
       if (k1 < L * H) setTimeout(() => drawFrom(k1), 0);
       else {
-        drawHeadsOff(ctx, app.state.headsOff, (l, h) => [LABEL + h * (s + GAP), LABEL + l * (s + GAP), s]);
+        drawHeadsOff(ctx, app.state.headsOff, (l, h) => [LABEL + h * (s + GAP), top + l * (s + GAP), s]);
         drawFocus();
       }
     };
@@ -132,7 +138,7 @@ export function createModelGrid(host, app) {
 
   function cellAt(e) {
     const r = canvas.getBoundingClientRect();
-    const x = e.clientX - r.left - LABEL, y = e.clientY - r.top - LABEL;
+    const x = e.clientX - r.left - LABEL, y = e.clientY - r.top - geo?.top;
     if (!geo || x < 0 || y < 0) return null;
     const h = Math.floor(x / (geo.s + GAP)), l = Math.floor(y / (geo.s + GAP));
     if (h >= geo.H || l >= geo.L || x % (geo.s + GAP) > geo.s || y % (geo.s + GAP) > geo.s) return null;
@@ -149,7 +155,7 @@ export function createModelGrid(host, app) {
       for (let h = 0; h < geo.H; h++) {
         const on = focus && focus.l === l && focus.h === h;
         const current = app.state.layer === l && app.state.head === h;
-        const x = LABEL + h * (geo.s + GAP), y = LABEL + l * (geo.s + GAP), s = geo.s;
+        const x = LABEL + h * (geo.s + GAP), y = geo.top + l * (geo.s + GAP), s = geo.s;
         ctx.clearRect(x - 3, y - 3, s + 6, 3);
         ctx.clearRect(x - 3, y + s, s + 6, 3);
         ctx.clearRect(x - 3, y, 3, s);
@@ -161,10 +167,11 @@ export function createModelGrid(host, app) {
       }
     }
     if (focus) {
-      tip.textContent = app.t('layerHead', { layer: focus.l, head: focus.h });
+      const g = kvGroupOf(app.info?.config, focus.h);
+      tip.textContent = app.t('layerHead', { layer: focus.l, head: focus.h }) + (g ? ' · ' + app.t('kvBand', { kv: g.kv }) : '');
       tip.hidden = false;
       tip.style.left = Math.min(geo.w - 120, LABEL + (focus.h + 1) * (geo.s + GAP)) + 'px';
-      tip.style.top = LABEL + focus.l * (geo.s + GAP) + 'px';
+      tip.style.top = geo.top + focus.l * (geo.s + GAP) + 'px';
     } else tip.hidden = true;
   }
 

@@ -11,6 +11,7 @@ import { maxAbsOf, maxOf } from '../attention-math.js';
 import { layerHeadPickers, tokenName } from '../pickers.js';
 import { l2 } from '../vector-strip.js';
 import { MAX_POSITION_CHARS } from '../state.js';
+import { tokenComparisonText } from '../token-compare.js';
 
 const POSITION_ROWS = 64;   // rows of the position table compared (fewer if the model reads fewer)
 
@@ -198,7 +199,9 @@ export function createPositions(host, app) {
     pd.heatmap.setData({ matrix: delta, n: nwa, rowLabels: wa.words, colLabels: wa.words, scale: diverging, vmax: dmax, threshold: 0 });
     renderLegend(pd.legend, { scale: diverging, vmax: dmax, caption: t('positionsDeltaLegend') });
     const unmatched = map.filter((j) => j < 0).length;
-    pd.note.textContent = t(unmatched ? 'positionsUnmatched' : 'positionsDeltaNote', { n: unmatched, max: dmax.toFixed(3) });
+    // Whether the inputs differ only in order is read from the token lists (a byte-level BPE may
+    // split "There is" and "Is there" into different tokens), not assumed.
+    pd.note.textContent = `${tokenComparisonText(t, ta, tb)} ${t(unmatched ? 'positionsUnmatched' : 'positionsDeltaNote', { n: unmatched, max: dmax.toFixed(3) })}`;
 
     // The position table: rows 0..n−1 as the long run's trace holds them (position p of any token).
     const n = rl.tokens.length;

@@ -1,0 +1,36 @@
+// What the loaded model's family lets the page show, asked in one place: whether positions are
+// rotary (the Llama family: no position table, q and k turned by position), which query heads
+// share a key/value head (grouped-query attention), and which views cannot apply and why.
+// Not here: drawing; the views and the tab bar ask these questions.
+
+/** Rotary positions: the Llama family (llama, mistral, qwen2, qwen3 all rotate q and k). */
+export function isRotary(info) {
+  return info?.config?.family === 'llama';
+}
+
+/** The key/value head groups when query heads share them (GQA/MQA): [{ kv, first, last }] over
+ *  query heads first..last; [] when every query head has its own keys and values. */
+export function kvGroups(config) {
+  const kv = config?.kvHeads;
+  if (!kv || (config.numKeyValueHeads ?? kv.length) >= kv.length) return [];
+  const groups = [];
+  kv.forEach((g, h) => {
+    const last = groups.at(-1);
+    if (last && last.kv === g) last.last = h;
+    else groups.push({ kv: g, first: h, last: h });
+  });
+  return groups;
+}
+
+/** The group of one query head, or null without sharing. */
+export function kvGroupOf(config, head) {
+  return kvGroups(config).find((g) => head >= g.first && head <= g.last) ?? null;
+}
+
+/** The i18n key saying why `view` cannot show this model, or null when it can. The Block view
+ *  walks the engine's trace of a post-LN/pre-LN block, which the engine does not record for the
+ *  Llama layer (it refuses `trace` with E_INPUT). */
+export function viewUnavailable(info, view) {
+  if (view === 'block' && isRotary(info)) return 'blockNotRotary';
+  return null;
+}

@@ -1,0 +1,36 @@
+// One tab whose content depends on the loaded model's family: the host builds a tab's view once
+// and keeps it, so the slot stays while the view inside is rebuilt when a model of another kind
+// loads (the Positions tab: learned position table or rotary angles; the Block tab: the walk
+// through, or why it cannot apply). choose(app) names the builder to use.
+export function familySwitch(choose, builders) {
+  return (host, app) => {
+    let key = null, current = null;
+    return {
+      render() {
+        const k = choose(app);
+        if (k !== key) {
+          current?.destroy?.();
+          host.replaceChildren();
+          delete host.dataset.ready;
+          key = k;
+          current = builders[k](host, app);
+        }
+        current.render();
+      },
+      destroy() { current?.destroy?.(); },
+      // The test hook reads these of the view inside.
+      get exposed() { return current?.exposed; },
+      get last() { return current?.last; },
+    };
+  };
+}
+
+/** A view saying why the tab cannot show this model (the i18n key `reason`). */
+export function unavailableView(reason) {
+  return (host, app) => {
+    const p = document.createElement('p');
+    p.className = 'hint view-unavailable';
+    host.append(p);
+    return { render() { p.textContent = app.t(reason); } };
+  };
+}
