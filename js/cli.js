@@ -37,7 +37,9 @@ commands:
 --model is a folder, an http(s) URL, a Hugging Face hub id, bundled-causal (the bundled GPT-2),
 or omitted for the bundled BERT.
 --weight-precision f16 (any command) keeps the weight matrices as f16 in memory: half the RAM;
-auto picks f16 when f32 weights would take more than ${AUTO_F16_ABOVE_BYTES / 1024 ** 2} MB (default ${DEFAULT_WEIGHT_PRECISION}).
+q8 quantizes the linear layers to int8 (a quarter, int8 GEMM; results close to f32, not equal);
+auto picks f16 when f32 weights would take more than ${AUTO_F16_ABOVE_BYTES / 1024 ** 2} MB, q8 only where f16 would not fit
+(default ${DEFAULT_WEIGHT_PRECISION}).
 --threads N (any command): threads the model runs on (default: the cores, at most 16); results are
 the same bits on any number.
 A text longer than --max-length (default: the model's positions) is cut: the JSON's num_truncated
