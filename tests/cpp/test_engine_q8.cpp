@@ -73,7 +73,8 @@ TEST_CASE("q8: every fixture family loads, runs every output and stays near f32"
     std::vector<int32_t> ids;
     for (int t = 0; t < std::min(9, c.max_tokens()); ++t) ids.push_back((7 * t + 3) % c.vocab_size);
     ForwardOptions options;
-    options.hidden_states = options.qkv = options.value_norms = options.trace = true;
+    options.hidden_states = options.qkv = options.value_norms = true;
+    options.trace = c.family != Family::Llama;  // the trace's layout has no RMSNorm / SwiGLU steps
     const ForwardResult a = f32.forward(ids, {}, {}, options), b = q8.forward(ids, {}, {}, options);
     const int T = static_cast<int>(ids.size());
     CHECK(b.attentions.size() == static_cast<size_t>(c.num_layers) * c.num_heads * T * T);
