@@ -242,9 +242,10 @@ async function bench(values) {
     times.sort((a, b) => a - b);
     const mid = times.length >> 1;
     const median = times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
-    const build = await buildInfo();
+    const build = await buildInfo({ threads: model.info.threads });  // the module the model runs in
     process.stdout.write(`${JSON.stringify({
       median_ms: round(median), min_ms: round(times[0]), tokens, runs, threads: model.info.threads,
+      weight_precision: model.info.weightPrecision,
       build: `${build.target}${build.simd ? '+simd128' : ''} ${build.compiler}`,
     })}\n`);
   } finally {
