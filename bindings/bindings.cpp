@@ -122,7 +122,7 @@ class WeightUpload {
     const uint64_t limit = emscripten_get_heap_max();
     if (in_use + need + kHeadroom > limit) {
       throw Error("E_TOO_LARGE", "the weights take " + megabytes(need) +
-                                     (precision_ == WeightPrecision::F16 ? " (matrices as f16)" : " as f32") +
+                                     (precision_ == WeightPrecision::F32 ? " as f32" : " (matrices as f16)") +
                                      ", more than the " +
                                      megabytes(limit > in_use + kHeadroom ? limit - in_use - kHeadroom : 0) +
                                      " WebAssembly (wasm32, 4 GB) can still hold");
@@ -145,17 +145,20 @@ class WeightUpload {
   std::vector<uint8_t> chunk_;
 };
 
-// precision: "f32" or "f16" (how the weight matrices are kept in memory).
+// precision: "f32", "f16" or "q8" (how the weight matrices are kept in memory; q8 streams them
+// in as f16 and quantizes each linear layer when the model is built).
 WeightUpload* create_weight_upload(const val& config_json, double file_size, const val& precision_js) {
   return guarded([&] {
     if (!(file_size >= -1) || file_size > static_cast<double>(UINT64_MAX))
       throw Error("E_INPUT", "file size " + std::to_string(file_size) + " is not a byte count (-1 = unknown)");
     const std::string precision = string_from_js(precision_js);
-    if (precision != "f32" && precision != "f16")
-      throw Error("E_INPUT", "weight precision \"" + precision + "\" is not \"f32\" or \"f16\"");
+    if (precision != "f32" && precision != "f16" && precision != "q8")
+      throw Error("E_INPUT", "weight precision \"" + precision + "\" is not \"f32\", \"f16\" or \"q8\"");
     return new WeightUpload(parse_config(string_from_js(config_json)),
                             file_size < 0 ? 0 : static_cast<uint64_t>(file_size),
-                            precision == "f16" ? WeightPrecision::F16 : WeightPrecision::F32);
+                            precision == "f16"  ? WeightPrecision::F16
+                            : precision == "q8" ? WeightPrecision::Q8
+                                                : WeightPrecision::F32);
   });
 }
 

@@ -111,10 +111,10 @@ Attribution direct_logit_attribution(const Transformer& model, const std::vector
       for (int j = 0; j < keys; ++j)
         for (int d = 0; d < dh; ++d) acc[d] += static_cast<double>(p[j]) * v[static_cast<size_t>(j) * dh + d];
       for (int d = 0; d < dh; ++d) ctx[d] = static_cast<float>(m * acc[d]);
-      kernels::linear_packed_slice_f32(head_out.data(), ctx.data(), dh, layer.o, 1, h * dh, dh);
+      linear_slice_forward(head_out.data(), ctx.data(), dh, layer.o, 1, h * dh, dh);
       out.parts.push_back({Kind::Head, l, h, read_floats(head_out.data())});
     }
-    out.parts.push_back({Kind::AttentionBias, l, -1, read_floats(layer.o.bias.data())});
+    out.parts.push_back({Kind::AttentionBias, l, -1, read_floats(layer.o.bias().data())});
     out.parts.push_back({Kind::Mlp, l, -1, read_floats(r.trace.layers[l].ffn_output.data() + row)});
   }
   double bias = 0;

@@ -12,15 +12,6 @@
 
 namespace attnscope {
 
-namespace {
-
-kernels::PackedLinear pack(WeightMatrix& w, std::vector<float>& bias, int in, int out) {
-  return w.is_f16() ? kernels::pack_linear(std::move(w.f16), std::move(bias), in, out)
-                    : kernels::pack_linear(std::move(w.f32), std::move(bias), in, out);
-}
-
-}  // namespace
-
 kernels::Activation activation_for(const std::string& name) {
   using kernels::Activation;
   if (name == "relu") return Activation::Relu;
@@ -29,16 +20,16 @@ kernels::Activation activation_for(const std::string& name) {
   return Activation::GeluErf;  // "gelu", "gelu_python"; parse_config rejected everything else
 }
 
-Layer pack_layer(LayerWeights&& w, const ModelConfig& c) {
+Layer pack_layer(LayerWeights&& w, const ModelConfig& c, WeightPrecision precision) {
   const int C = c.hidden_size, F = c.intermediate_size, Q = c.q_width(), KV = c.kv_width();
   Layer layer;
-  layer.q = pack(w.q_w, w.q_b, C, Q);
-  layer.k = pack(w.k_w, w.k_b, C, KV);
-  layer.v = pack(w.v_w, w.v_b, C, KV);
-  layer.o = pack(w.o_w, w.o_b, Q, C);
-  layer.ff_in = pack(w.ff_i_w, w.ff_i_b, C, F);
-  layer.ff_out = pack(w.ff_o_w, w.ff_o_b, F, C);
-  if (w.ff_g_w.size()) layer.ff_gate = pack(w.ff_g_w, w.ff_g_b, C, F);
+  layer.q = pack_linear_layer(w.q_w, w.q_b, C, Q, precision);
+  layer.k = pack_linear_layer(w.k_w, w.k_b, C, KV, precision);
+  layer.v = pack_linear_layer(w.v_w, w.v_b, C, KV, precision);
+  layer.o = pack_linear_layer(w.o_w, w.o_b, Q, C, precision);
+  layer.ff_in = pack_linear_layer(w.ff_i_w, w.ff_i_b, C, F, precision);
+  layer.ff_out = pack_linear_layer(w.ff_o_w, w.ff_o_b, F, C, precision);
+  if (w.ff_g_w.size()) layer.ff_gate = pack_linear_layer(w.ff_g_w, w.ff_g_b, C, F, precision);
   layer.ln_attn = {std::move(w.ln_attn_g), std::move(w.ln_attn_b)};
   layer.ln_ffn = {std::move(w.ln_out_g), std::move(w.ln_out_b)};
   layer.q_norm = std::move(w.q_norm_g);
@@ -93,9 +84,9 @@ void self_attention_forward(float* ctx, float* probs, float* q, float* k, float*
 }
 
 void qkv_projection_forward(float* q, float* k, float* v, const float* x, const Layer& layer, int queries) {
-  kernels::linear_packed_f32(q, x, layer.q, queries);
-  kernels::linear_packed_f32(k, x, layer.k, queries);
-  kernels::linear_packed_f32(v, x, layer.v, queries);
+  linear_forward(q, x, layer.q, queries);
+  linear_forward(k, x, layer.k, queries);
+  linear_forward(v, x, layer.v, queries);
 }
 
 void head_rms_norm_forward(float* x, const std::vector<float>& gamma, int rows, int heads, int head_dim, float eps) {
@@ -134,14 +125,14 @@ void attention_heads_forward(float* ctx, float* probs, const float* q, const flo
 namespace {
 
 // out = x W + b + residual, fused; or, keeping x W + b in sublayer_out, the same sum in two steps.
-void linear_plus_residual(float* out, const float* x, const kernels::PackedLinear& w, const float* residual, int T,
+void linear_plus_residual(float* out, const float* x, const LinearLayer& w, const float* residual, int T,
                           float* sublayer_out) {
   if (!sublayer_out) {
     kernels::LinearEpilogue add;
     add.residual = residual;
-    return kernels::linear_packed_f32(out, x, w, T, add);
+    return linear_forward(out, x, w, T, add);
   }
-  kernels::linear_packed_f32(sublayer_out, x, w, T);
+  linear_forward(sublayer_out, x, w, T);
   const size_t n = static_cast<size_t>(T) * w.out;
   for (size_t i = 0; i < n; ++i) out[i] = sublayer_out[i] + residual[i];
 }
@@ -155,11 +146,11 @@ void attention_output_forward(float* out, const float* ctx, const Layer& layer, 
 
 void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, kernels::Activation act,
                  const float* residual, int T, float* sublayer_out, float* pre_activation) {
-  if (pre_activation) kernels::linear_packed_f32(pre_activation, x, layer.ff_in, T);
+  if (pre_activation) linear_forward(pre_activation, x, layer.ff_in, T);
   kernels::LinearEpilogue activated;
   activated.activate = true;
   activated.activation = act;
-  kernels::linear_packed_f32(hidden, x, layer.ff_in, T, activated);
+  linear_forward(hidden, x, layer.ff_in, T, activated);
   linear_plus_residual(out, hidden, layer.ff_out, residual, T, sublayer_out);
 }
 
@@ -168,8 +159,8 @@ void gated_ffn_forward(float* out, float* hidden, float* gate, const float* x, c
   kernels::LinearEpilogue activated;  // act(gate) in the GEMM's store: SIMD on wasm, no extra pass
   activated.activate = true;
   activated.activation = act;
-  kernels::linear_packed_f32(gate, x, layer.ff_gate, T, activated);
-  kernels::linear_packed_f32(hidden, x, layer.ff_in, T);
+  linear_forward(gate, x, layer.ff_gate, T, activated);
+  linear_forward(hidden, x, layer.ff_in, T);
   kernels::multiply_f32(hidden, gate, static_cast<size_t>(T) * layer.ff_in.out);
   linear_plus_residual(out, hidden, layer.ff_out, residual, T, sublayer_out);
 }
@@ -196,7 +187,7 @@ void value_norms_forward(float* norms, float* head_out, const float* v, const La
   const int C = layer.o.out, heads = layer.heads, dh = layer.head_dim, group = heads / layer.kv_heads;
   for (int h = 0; h < heads; ++h) {
     const int col = h * dh;  // head h's columns of W_O; its values are its key/value head's
-    kernels::linear_packed_slice_f32(head_out, v + (h / group) * dh, layer.v.out, layer.o, T, col, dh);  // (T, C)
+    linear_slice_forward(head_out, v + (h / group) * dh, layer.v.out, layer.o, T, col, dh);  // (T, C)
     Eigen::Map<const RowMatrix> fx(head_out, T, C);
     for (int t = 0; t < T; ++t) norms[static_cast<size_t>(h) * T + t] = fx.row(t).norm();
   }

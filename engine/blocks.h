@@ -9,7 +9,7 @@
 #include "config.h"
 #include "kernels/activation.h"
 #include "kernels/attention_shape.h"
-#include "kernels/packed_linear_wasmsimd.h"
+#include "linear_layer.h"
 #include "weights.h"
 
 namespace attnscope {
@@ -20,18 +20,19 @@ struct LayerNormParams {
 };
 
 // One block's weights as the forward pass uses them: the linear layers packed once for the GEMM
-// (packing moves them out of LayerWeights: one copy in memory) and the two norms. The Llama
+// (packing moves them out of LayerWeights: one copy in memory; int8 for a Q8 load) and the two norms. The Llama
 // family's norms are RMSNorms (beta empty), its q/k/v/o widths H·dh and KV·dh, and its MLP has a
 // gate (SwiGLU: act(x W_gate) · (x W_up) → W_down).
 struct Layer {
-  kernels::PackedLinear q, k, v, o;      // self-attention: projections and output projection W_O
-  kernels::PackedLinear ff_in, ff_out;   // feed-forward: C → F (activation) → C; Llama: up, down
-  kernels::PackedLinear ff_gate;         // Llama: the SwiGLU gate C → F (empty otherwise)
+  LinearLayer q, k, v, o;      // self-attention: projections and output projection W_O
+  LinearLayer ff_in, ff_out;   // feed-forward: C → F (activation) → C; Llama: up, down
+  LinearLayer ff_gate;         // Llama: the SwiGLU gate C → F (empty otherwise)
   LayerNormParams ln_attn, ln_ffn;       // after (encoder) or before (decoder) each sublayer
   std::vector<float> q_norm, k_norm;     // Qwen3: RMSNorm γ (dh) over each head's q and k
   int heads = 0, kv_heads = 0, head_dim = 0;
 };
-Layer pack_layer(LayerWeights&& weights, const ModelConfig& config);
+Layer pack_layer(LayerWeights&& weights, const ModelConfig& config,
+                 WeightPrecision precision = WeightPrecision::F32);
 
 // Scratch activations of one pass, named after what they hold. Kept by a caller that runs the
 // model repeatedly (the wasm Model), so a run reuses memory that is already allocated and touched

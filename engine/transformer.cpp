@@ -192,7 +192,7 @@ Transformer::Transformer(ModelConfig config, ModelWeights weights)
   // Pack each layer once for the GEMM; packing consumes the loaded vectors.
   layers_.reserve(weights_.layers.size());
   for (LayerWeights& L : weights_.layers)
-    layers_.push_back(pack_layer(std::move(L), config_));
+    layers_.push_back(pack_layer(std::move(L), config_, weights_.precision));
   weights_.layers.clear();
   ln_embeddings_ = {std::move(weights_.ln_emb_g), std::move(weights_.ln_emb_b)};
   ln_final_ = {std::move(weights_.ln_f_g), std::move(weights_.ln_f_b)};

@@ -78,7 +78,7 @@ void WeightStream::parse_header() {
     Tensor t;
     t.name = name;
     t.entry = entry;
-    t.half = precision_ == WeightPrecision::F16 && weight_is_matrix(config_, name, entry.shape.size());
+    t.half = precision_ != WeightPrecision::F32 && weight_is_matrix(config_, name, entry.shape.size());
     weight_bytes_ += static_cast<uint64_t>(entry.numel()) * (t.half ? 2 : 4);
     loads_.push_back(std::move(t));
   }

@@ -1,6 +1,6 @@
 // A safetensors file read as it arrives (a download, a file read in chunks): each tensor the
 // model uses is converted to its final precision (f32, or f16 for the weight matrices of an F16
-// load) straight into its own buffer while its bytes stream past, and everything else is
+// load, and of a Q8 load until its layers are quantized) straight into its own buffer while its bytes stream past, and everything else is
 // skipped. The file never sits in memory whole, so loading peaks at about the weights plus one
 // chunk instead of file + weights (2x for an f32 checkpoint).
 // Validation is the same as SafeTensors' (it shares the header parser); a file that ends early

@@ -26,7 +26,7 @@ struct Reader {
   bool has(const std::string& name) const { return st.has(prefix + name); }
   WeightMatrix matrix(const std::string& name, const Shape& shape) const {
     WeightMatrix m;
-    if (precision == WeightPrecision::F16)
+    if (precision != WeightPrecision::F32)  // F16, and Q8 (quantized from f16 when packed)
       m.f16 = st.take_f16(prefix + name, shape);
     else
       m.f32 = st.take_f32(prefix + name, shape);
@@ -57,7 +57,7 @@ struct Reader {
     const int64_t cols = out / static_cast<int64_t>(parts.size());
     const std::vector<float> bias = get(base + ".bias", {out});
     int64_t col0 = 0;
-    if (precision == WeightPrecision::F16) {
+    if (precision != WeightPrecision::F32) {
       const std::vector<uint16_t> w = st.take_f16(prefix + base + ".weight", {in, out});
       for (auto [matrix, b] : parts) {
         matrix->f16 = transposed_columns(w, in, out, col0, cols, kernels::kWeightSlackHalves);
@@ -283,14 +283,16 @@ bool weight_is_matrix(const ModelConfig& config, const std::string& name, size_t
 }
 
 ModelWeights load_weights(const ModelConfig& config, TensorSource& tensors, WeightPrecision precision) {
+  ModelWeights w;
   switch (config.family) {
-    case Family::Gpt2: return load_gpt2(config, tensors, precision);
-    case Family::Llama: return load_llama(config, tensors, precision);
+    case Family::Gpt2: w = load_gpt2(config, tensors, precision); break;
+    case Family::Llama: w = load_llama(config, tensors, precision); break;
     case Family::Bert:
     case Family::Roberta:
-    case Family::DistilBert: break;
+    case Family::DistilBert: w = load_encoder(config, tensors, precision); break;
   }
-  return load_encoder(config, tensors, precision);
+  w.precision = precision;
+  return w;
 }
 
 ModelWeights load_weights(const ModelConfig& config, const SafeTensors& tensors, WeightPrecision precision) {

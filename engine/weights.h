@@ -15,9 +15,11 @@ namespace attnscope {
 
 // How the big matrices (every layer's linear weights and the word embeddings, ~98% of a BERT's
 // parameters) are kept in memory. F16 halves the RAM; the kernels widen them to f32 as they read
-// them, so all arithmetic stays f32. Vectors (biases, LayerNorms) and the small position/type
-// embeddings are always f32.
-enum class WeightPrecision { F32, F16 };
+// them, so all arithmetic stays f32. Q8 (issue 37) loads the matrices as F16 does, then packing
+// quantizes every linear layer's weight to int8 (one scale per output channel) for the int8
+// GEMM; the word embeddings (and an untied LM head) stay f16. Vectors (biases, LayerNorms) and the
+// small position/type embeddings are always f32.
+enum class WeightPrecision { F32, F16, Q8 };
 
 // One such matrix: exactly one of the two vectors is filled, by its WeightPrecision.
 struct WeightMatrix {
@@ -64,6 +66,7 @@ struct ModelWeights {
   // Decoders: the language-model head (V, C), no bias. Empty when tied (the default): the head
   // is word_emb itself.
   WeightMatrix lm_head;
+  WeightPrecision precision = WeightPrecision::F32;  // what load_weights() was asked for
 };
 
 // Where load_weights() takes tensors from: a whole safetensors file in memory (SafeTensors), or

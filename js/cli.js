@@ -37,7 +37,9 @@ commands:
 --model is a folder, an http(s) URL, a Hugging Face hub id, bundled-causal (the bundled GPT-2),
 or omitted for the bundled BERT.
 --weight-precision f16 (any command) keeps the weight matrices as f16 in memory: half the RAM;
-auto picks f16 when f32 weights would take more than ${AUTO_F16_ABOVE_BYTES / 1024 ** 2} MB (default ${DEFAULT_WEIGHT_PRECISION}).
+q8 quantizes the linear layers to int8 (a quarter, int8 GEMM; results close to f32, not equal);
+auto picks f16 when f32 weights would take more than ${AUTO_F16_ABOVE_BYTES / 1024 ** 2} MB, q8 only where f16 would not fit
+(default ${DEFAULT_WEIGHT_PRECISION}).
 --threads N (any command): threads the model runs on (default: the cores, at most 16); results are
 the same bits on any number.
 A text longer than --max-length (default: the model's positions) is cut: the JSON's num_truncated
@@ -240,9 +242,10 @@ async function bench(values) {
     times.sort((a, b) => a - b);
     const mid = times.length >> 1;
     const median = times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
-    const build = await buildInfo();
+    const build = await buildInfo({ threads: model.info.threads });  // the module the model runs in
     process.stdout.write(`${JSON.stringify({
       median_ms: round(median), min_ms: round(times[0]), tokens, runs, threads: model.info.threads,
+      weight_precision: model.info.weightPrecision,
       build: `${build.target}${build.simd ? '+simd128' : ''} ${build.compiler}`,
     })}\n`);
   } finally {

@@ -67,11 +67,16 @@ export interface LoadOptions {
   /** How the weight matrices (linear layers, word embeddings) are kept in memory: 'f32' (default)
    *  or 'f16', half the RAM, widened to f32 as they are read (all arithmetic stays f32; results
    *  differ from 'f32' by the rounding of an f32 checkpoint's weights to f16, not at all for an
-   *  f16 checkpoint). 'auto': 'f16' when the f32 weights would exceed 300 MB (decided from
-   *  config.json before the download), else 'f32'; info.weightPrecision says which. A model that
+   *  f16 checkpoint). 'q8': every linear layer's weight quantized to int8 (one symmetric scale
+   *  per output channel) and run on the int8 GEMM with the activations quantized per token
+   *  (bias, activations, norms, attention stay f32; word embeddings f16): about a quarter of the
+   *  f32 memory and faster, results close to 'f32' but not equal (README: accuracy). 'auto':
+   *  'f16' when the f32 weights would exceed 300 MB (decided from config.json before the
+   *  download), 'q8' only where f16 would not fit wasm32 and q8 would, else 'f32';
+   *  info.weightPrecision says which. A model that
    *  cannot fit wasm32's 4 GB at the chosen precision (weights + a run at its longest input) is
    *  refused with E_TOO_LARGE after config.json, before anything else is downloaded. */
-  weightPrecision?: 'f32' | 'f16' | 'auto';
+  weightPrecision?: 'f32' | 'f16' | 'q8' | 'auto';
   /** Threads the model's runs use (GEMMs split by output columns, attention by heads; results
    *  are bit-identical to one thread). Default: Node, os.availableParallelism() (at most 16); a
    *  cross-origin isolated page, navigator.hardwareConcurrency (at most 8); elsewhere 1 (no
@@ -126,7 +131,7 @@ export interface ModelInfo {
   hasMlmHead: boolean;
   tokenizer: 'tokenizer.json' | 'vocab.txt' | 'vocab.json+merges.txt';
   tokenizerVocabSize: number;
-  weightPrecision: 'f32' | 'f16';
+  weightPrecision: 'f32' | 'f16' | 'q8';
   /** Threads the model's runs use (see LoadOptions.threads). */
   threads: number;
   /** Bytes of wasm memory the model holds (weights, tokenizer): the heap's growth over the load

@@ -20,7 +20,7 @@ const PIECE = 1024 ** 2;                   // bytes copied into wasm memory per 
 /**
  * @param {unknown} [source] see index.d.ts ModelSource
  * @param {{onProgress?: Function, signal?: AbortSignal, hubUrl?: string, revision?: string, cache?: boolean,
- *          weightPrecision?: 'f32' | 'f16' | 'auto', threads?: number}} [options]
+ *          weightPrecision?: 'f32' | 'f16' | 'q8' | 'auto', threads?: number}} [options]
  * @returns {Promise<Model>}
  */
 export async function loadModel(source, options = {}) {
@@ -48,7 +48,7 @@ export async function loadModel(source, options = {}) {
     const config = callWasm(() => wasm.parseConfig(configText));
     // The model's size is known from its config: one that cannot fit wasm32 at this precision
     // fails now, before its tokenizer files and weights are downloaded.
-    const weightPrecision = resolveWeightPrecision(config, requestedPrecision);
+    const weightPrecision = resolveWeightPrecision(config, requestedPrecision, wasm.heapStats().inUse);
     checkFitsWasm32(config, weightPrecision, wasm.heapStats().inUse);
     const tok = await readTokenizerFiles(read, provider.location);
     const tokenizerVocabSize = callWasm(() => wasm.checkTokenizer(...tokenizerArgs(tok)));
@@ -152,9 +152,9 @@ export async function readText(provider, name, { required, signal, onProgress, f
 
 // model.safetensors streamed through a wasm WeightUpload: every piece is passed on as it
 // arrives and converted in place (to f32, or the weight matrices to f16 with weightPrecision
-// 'f16'), so neither JavaScript nor wasm memory ever holds the whole file. The engine checks the
-// header (and that the weights fit in wasm32's 4 GB) as soon as it is complete, before the
-// tensors are allocated.
+// 'f16' and 'q8', which quantizes them to int8 when the model is built), so neither JavaScript
+// nor wasm memory ever holds the whole file. The engine checks the header (and that the weights
+// fit in wasm32's 4 GB) as soon as it is complete, before the tensors are allocated.
 async function readWeights(wasm, provider, configText, { signal, onProgress, files, weightPrecision }) {
   const name = 'model.safetensors';
   throwIfAborted(signal);

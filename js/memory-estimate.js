@@ -10,8 +10,10 @@ import { AttnScopeError } from './errors.js';
  *  (CMakeLists.txt) Emscripten stops one 64 KiB page short of it (the wasm module's
  *  buildInfo().maxMemoryBytes, checked equal by tests/js/shared-facts.test.js). */
 export const WASM32_MAX_BYTES = 4 * 1024 ** 3 - 64 * 1024;
-/** What the engine keeps weight matrices as (bindings' WeightUpload takes exactly these). */
-export const WEIGHT_PRECISIONS = Object.freeze(['f32', 'f16']);
+/** What the engine keeps weight matrices as (bindings' WeightUpload takes exactly these): 'q8'
+ *  quantizes every linear layer's weight to int8 (one scale per output channel) and runs them on
+ *  the int8 GEMM; its word embeddings stay f16. */
+export const WEIGHT_PRECISIONS = Object.freeze(['f32', 'f16', 'q8']);
 /** What loadModel's weightPrecision accepts: a precision, or 'auto' (resolveWeightPrecision). */
 export const WEIGHT_PRECISION_CHOICES = Object.freeze([...WEIGHT_PRECISIONS, 'auto']);
 /** loadModel's weightPrecision when none is given. */
@@ -33,6 +35,13 @@ export const AUTO_F16_ABOVE_BYTES = 300 * 1024 ** 2;
  *   the engine's parsed config (model.config / parseConfig)
  */
 export function parameterCounts(config) {
+  const { matrices, other } = parameterCountsAll(config);
+  return { matrices, other };
+}
+
+// parameterCounts with `embedding` (V·C, the f16 part of the matrices under 'q8') and `channels`
+// (the linear layers' output channels: a q8 layer keeps a scale and a column sum for each).
+function parameterCountsAll(config) {
   const { vocabSize: V, hiddenSize: C, numLayers: L, intermediateSize: F, maxPositionEmbeddings: P } = config;
   const T = config.typeVocabSize ?? 0;
   const layerMatrices = 4 * C * C + 2 * C * F;   // Q, K, V (GPT-2: one fused c_attn), O, FFN in and out
@@ -42,21 +51,31 @@ export function parameterCounts(config) {
     // Optional vectors counted as if present (an upper bound: most checkpoints have none): every
     // projection's bias, Qwen3's q/k norms.
     const optional = Q + 2 * KV + C + 2 * F + C + 2 * config.headDim;
-    return { matrices: V * C + L * (2 * C * Q + 2 * C * KV + 3 * C * F), other: L * (2 * C + optional) + C };
+    return { matrices: V * C + L * (2 * C * Q + 2 * C * KV + 3 * C * F), other: L * (2 * C + optional) + C,
+      embedding: V * C, channels: L * (Q + 2 * KV + C + 2 * F + C) };
   }
-  if (config.family === 'gpt2') {
-    return { matrices: V * C + L * layerMatrices, other: P * C + L * layerOther + 2 * C };  // + ln_f
+  const channels = L * (4 * C + F + C);
+  if (config.family === 'gpt2') {  // + ln_f
+    return { matrices: V * C + L * layerMatrices, other: P * C + L * layerOther + 2 * C, embedding: V * C, channels };
   }
   // Encoders: embeddings LayerNorm, and a masked-LM head (dense, LayerNorm, output bias; the
   // decoder is the word embeddings) counted whether or not the checkpoint has one: it is small.
   const mlmHead = C * C + C + 2 * C + V;
-  return { matrices: V * C + L * layerMatrices, other: P * C + T * C + 2 * C + L * layerOther + mlmHead };
+  return { matrices: V * C + L * layerMatrices, other: P * C + T * C + 2 * C + L * layerOther + mlmHead,
+    embedding: V * C, channels };
 }
 
-/** Bytes of the weights kept at `precision` ('f32' | 'f16'). */
+/** Bytes of the weights kept at `precision` ('f32' | 'f16' | 'q8'). */
 export function weightBytes(config, precision) {
-  const { matrices, other } = parameterCounts(config);
+  const { matrices, other, embedding, channels } = parameterCountsAll(config);
+  if (precision === 'q8') return (matrices - embedding) + embedding * 2 + channels * 8 + other * 4;
   return matrices * (precision === 'f16' ? 2 : 4) + other * 4;
+}
+
+/** The most the weights take while loading: a 'q8' load streams the matrices in as f16 and
+ *  quantizes them layer by layer once the file is in (engine/weights.h), so it peaks at 'f16'. */
+export function loadPeakBytes(config, precision) {
+  return weightBytes(config, precision === 'q8' ? 'f16' : precision);
 }
 
 /** The longest run the estimate budgets for: a model's positions, up to this many (Llama-family
@@ -84,11 +103,12 @@ export function runBytes(config) {
   return floats * 4;
 }
 
-/** {weights, run, total} bytes for `config` at `precision`. */
+/** {weights, run, total} bytes for `config` at `precision` (total: the larger of weights + run
+ *  and the load's peak). */
 export function estimateMemory(config, precision) {
   const weights = weightBytes(config, precision);
   const run = runBytes(config);
-  return { weights, run, total: weights + run };
+  return { weights, run, total: Math.max(weights + run, loadPeakBytes(config, precision)) };
 }
 
 /** Throws E_INPUT unless `requested` is one of WEIGHT_PRECISION_CHOICES. */
@@ -99,10 +119,15 @@ export function checkWeightPrecision(requested) {
   }
 }
 
-/** 'f32' or 'f16' for a requested 'f32' | 'f16' | 'auto'. */
-export function resolveWeightPrecision(config, requested) {
+/** The precision for a requested 'f32' | 'f16' | 'q8' | 'auto': 'auto' is 'f32', 'f16' when f32
+ *  weights would take more than AUTO_F16_ABOVE_BYTES, and 'q8' only where f16 would not fit in
+ *  wasm32 (next to `inUse` bytes already allocated) and q8 would. */
+export function resolveWeightPrecision(config, requested, inUse = 0) {
   if (requested !== 'auto') return requested;
-  return weightBytes(config, 'f32') > AUTO_F16_ABOVE_BYTES ? 'f16' : 'f32';
+  if (weightBytes(config, 'f32') <= AUTO_F16_ABOVE_BYTES) return 'f32';
+  const room = Math.max(0, WASM32_MAX_BYTES - HEADROOM_BYTES - inUse);
+  const fits = (precision) => estimateMemory(config, precision).total <= room;
+  return !fits('f16') && fits('q8') ? 'q8' : 'f16';
 }
 
 /**
@@ -114,11 +139,13 @@ export function checkFitsWasm32(config, precision, inUse = 0) {
   const room = Math.max(0, WASM32_MAX_BYTES - HEADROOM_BYTES - inUse);
   if (need.total <= room) return need;
   const tokens = Math.min(config.maxTokens ?? config.maxPositionEmbeddings, RUN_ESTIMATE_MAX_TOKENS);
-  const f16 = estimateMemory(config, 'f16');
+  const f16 = estimateMemory(config, 'f16'), q8 = estimateMemory(config, 'q8');
   const remedy = precision === 'f32' && f16.total <= room
     ? `use weightPrecision 'f16' (about ${gigabytes(f16.total)} in all)`
-    : `the model is too large for WebAssembly (wasm32) even with f16 weights (${gigabytes(f16.total)}); ` +
-      'pick a smaller model';
+    : precision !== 'q8' && q8.total <= room
+      ? `use weightPrecision 'q8' (about ${gigabytes(q8.total)} in all)`
+      : `the model is too large for WebAssembly (wasm32) even with ${precision === 'q8' ? 'q8' : 'f16'} weights ` +
+        `(${gigabytes(precision === 'q8' ? q8.total : f16.total)}); pick a smaller model`;
   throw new AttnScopeError('E_TOO_LARGE', `this model needs about ${gigabytes(need.total)} of WebAssembly memory ` +
     `(${gigabytes(need.weights)} of ${precision} weights + ${gigabytes(need.run)} for a ${tokens}-token run), ` +
     `more than the ${gigabytes(room)} wasm32 (4 GB) can hold: ${remedy}`);

@@ -55,13 +55,10 @@ inline v128_t activate(v128_t x, Activation act) {
     case Activation::GeluErf: return simd::gelu_erf_f32x4(x);
     case Activation::GeluTanh: return simd::gelu_tanh_f32x4(x);
     case Activation::Relu: return simd::relu_f32x4(x);
-    default: {  // an activation without a SIMD form here: the scalar reference
-      alignas(16) float v[4];
-      wasm_v128_store(v, x);
-      activation_f32_naive(v, 4, act);
-      return wasm_v128_load(v);
-    }
+    case Activation::Silu:  // x / (1 + e^−x), as the f32 GEMM's epilogue (Llama's SwiGLU gate)
+      return wasm_f32x4_div(x, wasm_f32x4_add(wasm_f32x4_splat(1.0f), simd::exp_f32x4(wasm_f32x4_neg(x))));
   }
+  return x;
 }
 
 struct TileArgs {

@@ -42,7 +42,8 @@ before(async () => {
     '/precisions.html': elementPage(
       `<attn-scope id="half" model="bundled-causal" weight-precision="f16" text="${TEXT}"></attn-scope>` +
       `<attn-scope id="plain" model="bundled-causal" text="${TEXT}"></attn-scope>` +
-      `<attn-scope id="odd" model="bundled-causal" weight-precision="f8" text="${TEXT}"></attn-scope>`),
+      `<attn-scope id="odd" model="bundled-causal" weight-precision="f8" text="${TEXT}"></attn-scope>` +
+      `<attn-scope id="int8" model="bundled-causal" weight-precision="q8" text="${TEXT}"></attn-scope>`),
   } });
   browser = await launchBrowser();
 });
@@ -73,20 +74,20 @@ describe('<attn-scope model="bundled-causal">', () => {
 });
 
 describe('<attn-scope weight-precision>', () => {
-  it('f16 loads its own copy of the model, same attention as PyTorch; an unknown value falls back to auto', async () => {
+  it('f16 and q8 load their own copies of the model (f16: same attention as PyTorch; q8 close); an unknown value falls back to auto', async () => {
     const g = await guardedPage(browser);
     const warnings = [];
     g.page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
     await g.page.goto(server.origin + '/precisions.html');
-    await waitForElements(g.page, 3);
+    await waitForElements(g.page, 4);
     const got = await g.page.evaluate(() => [...document.querySelectorAll('attn-scope')].map((el) => ({
       status: el.dataset.status, property: el.weightPrecision, loaded: el.modelInfo?.weightPrecision,
       ids: Array.from(el.result.ids), attentions: Array.from(el.result.attentions),
     })));
     assert.deepEqual(got.map((e) => [e.status, e.property, e.loaded]),
-      [['ready', 'f16', 'f16'], ['ready', 'auto', 'f32'], ['ready', 'auto', 'f32']]);
-    // Two loads: f16, and auto (shared by the default element and the one with an unknown value).
-    assert.deepEqual(await g.page.evaluate(() => customElements.get('attn-scope').engineStats().modelLoads), 2);
+      [['ready', 'f16', 'f16'], ['ready', 'auto', 'f32'], ['ready', 'auto', 'f32'], ['ready', 'q8', 'q8']]);
+    // Three loads: f16, q8, and auto (shared by the default element and the one with an unknown value).
+    assert.deepEqual(await g.page.evaluate(() => customElements.get('attn-scope').engineStats().modelLoads), 3);
     assert.ok(warnings.some((w) => /weight-precision="f8"/.test(w)), warnings.join('\n'));
     // model-causal/ is stored in fp16, so keeping its matrices in f16 loses nothing: both match PyTorch.
     const ref = torchCausal(join(ROOT, 'model-causal'), got[0].ids);
@@ -94,6 +95,9 @@ describe('<attn-scope weight-precision>', () => {
       const d = maxAbsDiff(e.attentions, ref.attentions);
       assert.ok(d.max <= 1e-4, `${e.loaded}: attention differs from PyTorch by ${d.max} at ${d.at}`);
     }
+    // q8 (int8 linear layers) is close to PyTorch's f32, not equal (README: accuracy).
+    const int8 = maxAbsDiff(got[3].attentions, ref.attentions);
+    assert.ok(int8.max > 0 && int8.max <= 0.1, `q8: attention differs from PyTorch by ${int8.max} at ${int8.at}`);
     // The permalink keeps the decoder and the precision; the explorer page restores both.
     const url = await g.page.evaluate(() => {
       const el = document.querySelector('#half');

@@ -136,8 +136,8 @@ describe('the estimate', () => {
     model.dispose();
   });
 
-  it("agrees with the memory a load takes, at f32 and f16, and 'auto' switches at 300 MB", async () => {
-    for (const weightPrecision of ['f32', 'f16']) {
+  it("agrees with the memory a load takes, at f32, f16 and q8, and 'auto' switches at 300 MB", async () => {
+    for (const weightPrecision of ['f32', 'f16', 'q8']) {
       const model = await loadModel('bundled', { weightPrecision });
       const estimate = weightBytes(model.config, weightPrecision);
       // The rest is the tokenizer (an 8,000-word vocabulary) and the model's small buffers.
@@ -155,6 +155,17 @@ describe('the estimate', () => {
     // bert-base (110 M parameters): 418 MB as f32, about half as f16.
     assert.equal(Math.round(weightBytes(bertBase, 'f32') / 1024 ** 2), 418);
     assert.ok(estimateMemory(bertBase, 'f16').total < WASM32_MAX_BYTES / 4);
+    // q8: int8 layers, f16 word embeddings; a q8 load streams the matrices in as f16, so its
+    // total is never below the f16 weights. 'auto' picks q8 only where f16 (weights + a run) does
+    // not fit and q8 does: this 1.9 B-parameter Llama-shaped model (3.8 GB of f16 weights, a
+    // 0.6 GB run at 256 tokens).
+    assert.ok(weightBytes(bertBase, 'q8') < weightBytes(bertBase, 'f16') / 1.5);
+    assert.equal(resolveWeightPrecision(bertBase, 'q8'), 'q8');
+    const big = { family: 'llama', vocabSize: 32000, hiddenSize: 2048, numLayers: 36, numHeads: 16, numKeyValueHeads: 16,
+      headDim: 128, intermediateSize: 5632, maxPositionEmbeddings: 256, maxTokens: 256, isDecoder: true };
+    assert.ok(estimateMemory(big, 'q8').total >= weightBytes(big, 'f16'));
+    assert.equal(resolveWeightPrecision(big, 'auto'), 'q8');
+    assert.equal(resolveWeightPrecision({ ...big, numLayers: 48 }, 'auto'), 'f16');  // q8 would not fit either: f16's error names it
   });
 
   // The config.json path before any download: every config the engine accepts from the fuzz

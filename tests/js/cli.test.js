@@ -193,6 +193,11 @@ describe('attnscope tokenize, bench, info', () => {
     assert.equal(line.tokens, 32);
     assert.ok(line.median_ms > 0 && line.min_ms > 0 && line.min_ms <= line.median_ms);
     assert.match(line.build, /wasm32\+simd128/);
+    assert.equal(line.weight_precision, 'f32');
+    const q8 = await cli(['bench', '--model', tiny, '--tokens', '32', '--runs', '1', '--weight-precision', 'q8', '--threads', '1']);
+    assert.equal(q8.code, 0, q8.stderr);
+    assert.equal(JSON.parse(q8.stdout).weight_precision, 'q8');
+    assert.equal(JSON.parse(q8.stdout).threads, 1);
   });
 
   it('info describes a folder and, without --model, the bundled model', async () => {
@@ -208,6 +213,7 @@ describe('attnscope tokenize, bench, info', () => {
     assert.equal(bundled.source, 'bundled');
     assert.equal(bundled.weight_precision, 'f32');
     assert.equal(JSON.parse((await cli(['info', '--weight-precision', 'f16'])).stdout).weight_precision, 'f16');
+    assert.equal(JSON.parse((await cli(['info', '--weight-precision', 'q8'])).stdout).weight_precision, 'q8');
     // auto: the bundled model's f32 weights are far below the ~300 MB line, so they stay f32.
     assert.equal(JSON.parse((await cli(['info', '--weight-precision', 'auto'])).stdout).weight_precision, 'f32');
   });

@@ -113,18 +113,20 @@ describe('worker client', () => {
         assert.notEqual(got, comparable(local.tokenize(TEXT)));
       });
     }
-    it('load: weightPrecision', async () => {
-      const info = await client.load(tiny, { weightPrecision: 'f16' });
-      assert.equal(info.weightPrecision, 'f16');
-      const half = await loadModel(tiny, { weightPrecision: 'f16' });
-      try {
-        assert.equal(comparable(await client.run(TEXT)), comparable(await half.run(TEXT)));
-      } finally {
-        half.dispose();
-      }
-      assert.notEqual(comparable(await client.run(TEXT)), comparable(await local.run(TEXT)));
-      await client.load(tiny);
-    });
+    for (const weightPrecision of ['f16', 'q8']) {
+      it(`load: weightPrecision ${weightPrecision}`, async () => {
+        const info = await client.load(tiny, { weightPrecision });
+        assert.equal(info.weightPrecision, weightPrecision);
+        const same = await loadModel(tiny, { weightPrecision });
+        try {
+          assert.equal(comparable(await client.run(TEXT)), comparable(await same.run(TEXT)));
+        } finally {
+          same.dispose();
+        }
+        assert.notEqual(comparable(await client.run(TEXT)), comparable(await local.run(TEXT)));
+        await client.load(tiny);
+      });
+    }
     it('load: hubUrl and revision', async () => {
       const before = hub.requests.length;
       const info = await client.load('org/tiny', { hubUrl: hub.url, revision: 'v2' });

@@ -3,7 +3,7 @@
 // says what it would download: the download starts on Load (or Enter in the list), so arrowing
 // through the list fetches nothing. Shows download progress with a cancel button, and why a
 // model could not load; the page keeps the previous model in that case. Beside the list, the
-// weight precision (auto / f32 / f16: changing it reloads the model in use), and after a load
+// weight precision (auto / f32 / f16 / q8: changing it reloads the model in use), and after a load
 // the memory the model takes.
 import { isHubId, WEIGHT_PRECISIONS } from './state.js';
 import { errorReason, showMessage } from './error-text.js';

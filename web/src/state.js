@@ -42,7 +42,7 @@ export function defaultState() {
     genSeed: GENERATE_DEFAULTS.seed,
     lensRow: -1,             // the Layers view's open cell: its row (0 = embeddings, l = after layer l; −1 none) at `query`
     headsOff: [],            // heads switched off ('layer:head'), issue 19's ablation
-    weightPrecision: 'auto', // 'auto' (f16 when f32 weights would pass ~300 MB) | 'f32' | 'f16'
+    weightPrecision: 'auto', // 'auto' (f16 when f32 weights would pass ~300 MB) | 'f32' | 'f16' | 'q8'
     positionsA: DEFAULT_POSITION_PAIR[0],   // the positions view's sentences (typed text: kept in the link)
     positionsB: DEFAULT_POSITION_PAIR[1],
   };

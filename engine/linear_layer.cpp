@@ -1,0 +1,50 @@
+// LinearLayer: the choice between the f32 and the int8 GEMM, made once per call.
+#include "linear_layer.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace attnscope {
+
+LinearLayer pack_linear_layer(WeightMatrix& w, std::vector<float>& bias, int in, int out, WeightPrecision precision) {
+  LinearLayer layer;
+  layer.in = in;
+  layer.out = out;
+  if (precision == WeightPrecision::Q8) {
+    layer.quantized = true;
+    layer.q8 = w.is_f16() ? kernels::pack_linear_q8(std::move(w.f16), std::move(bias), in, out)
+                          : kernels::pack_linear_q8(std::move(w.f32), std::move(bias), in, out);
+  } else {
+    layer.f = w.is_f16() ? kernels::pack_linear(std::move(w.f16), std::move(bias), in, out)
+                         : kernels::pack_linear(std::move(w.f32), std::move(bias), in, out);
+  }
+  return layer;
+}
+
+void linear_forward(float* out, const float* x, const LinearLayer& w, int T, const kernels::LinearEpilogue& epilogue) {
+  if (w.quantized)
+    kernels::linear_packed_q8(out, x, w.q8, T, epilogue);
+  else
+    kernels::linear_packed_f32(out, x, w.f, T, epilogue);
+}
+
+void linear_slice_forward(float* out, const float* x, size_t ld_x, const LinearLayer& w, int T, int k_begin,
+                          int k_count) {
+  if (w.quantized && k_begin % 4 != 0) {
+    // The int8 panels hold k in groups of 4, so a slice starts on a group (a head_dim that is not
+    // a multiple of 4: the test fixtures'). Widen it to whole groups with zero columns: a row's
+    // quantization range always holds 0, so its scale and zero point are the slice's own, a zero
+    // quantizes to the zero point exactly and adds nothing: the same result as the slice alone.
+    const int begin = k_begin / 4 * 4, end = std::min(w.in, (k_begin + k_count + 3) / 4 * 4), width = end - begin;
+    std::vector<float> widened(static_cast<size_t>(T) * width, 0.0f);
+    for (int t = 0; t < T; ++t)
+      std::copy_n(x + t * ld_x, k_count, widened.data() + static_cast<size_t>(t) * width + (k_begin - begin));
+    kernels::linear_packed_slice_q8(out, widened.data(), width, w.q8, T, begin, width);
+  } else if (w.quantized) {
+    kernels::linear_packed_slice_q8(out, x, ld_x, w.q8, T, k_begin, k_count);
+  } else
+    kernels::linear_packed_slice_f32(out, x, ld_x, w.f, T, k_begin, k_count);
+}
+
+}  // namespace attnscope
