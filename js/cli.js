@@ -18,6 +18,8 @@ commands:
   run       --model M (--ids 101,2023,102 [--token-types 0,0,0] | --text "..." [--text-pair "..."])
             [--max-length N] [--top-k N] [--next-all] [--trace] [--format json|npy|bertviz] [--out FILE|DIR]
             (--trace: every intermediate of every block, see README "The block, step by step")
+            [--words]  "words" [{text, start, end, tokens}] and "word_attentions" [L][H][W][W]: sub-word
+            tokens merged into words (attention to a word summed over its pieces, from it averaged)
             [--head-mask 0:1,2:3]  switches off those layer:head pairs (Hugging Face head_mask 0)
             (decoders: "next" holds the top-k after the last token; --next-all adds every position)
             [--logit-lens [K]]  "logit_lens": the model's own head on the embeddings and every layer's
@@ -56,7 +58,7 @@ const OPTIONS = {
     'text-pair': { type: 'string' }, out: { type: 'string' }, format: { type: 'string', default: 'json' },
     'top-k': { type: 'string' }, 'max-length': { type: 'string' }, 'next-all': { type: 'boolean' },
     trace: { type: 'boolean' }, 'head-mask': { type: 'string' }, 'logit-lens': { type: 'string' },
-    attribution: { type: 'string' },
+    attribution: { type: 'string' }, words: { type: 'boolean' },
   },
   generate: {
     ...COMMON, ids: { type: 'string' }, text: { type: 'string' }, out: { type: 'string' },
@@ -120,12 +122,14 @@ async function run(values) {
   if (values.ids === undefined && values['token-types'] !== undefined) throw new UsageError('--token-types goes with --ids');
   if (values.text === undefined && values['text-pair'] !== undefined) throw new UsageError('--text-pair goes with --text');
   if (format === 'npy' && !values.out) throw new UsageError('--format npy writes a folder: give --out DIR');
+  if (values.words && (format !== 'json' || values.text === undefined)) throw new UsageError('--words merges the words of a --text into the JSON: use it with --text and --format json');
   if (values.trace && format !== 'json') throw new UsageError('--trace writes its steps into the JSON: use it with --format json');
   const options = {
     topK: optionalInteger(values['top-k'], '--top-k', 0),
     maxLength: optionalInteger(values['max-length'], '--max-length', 0),
     ...(values['next-all'] ? { nextAll: true } : {}),
     ...(values.trace ? { trace: true } : {}),
+    ...(values.words ? { words: true } : {}),
     ...(values['logit-lens'] !== undefined ? { logitLens: optionalInteger(values['logit-lens'], '--logit-lens', 1) } : {}),
     ...(values.attribution !== undefined
       ? { attribution: values.attribution === 'top' ? true : { tokenId: optionalInteger(values.attribution, '--attribution', 0) } } : {}),

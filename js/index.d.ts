@@ -193,7 +193,29 @@ export interface OutputOptions {
   reuse?: RunResult;
 }
 
-export interface RunOptions extends TokenizeOptions, OutputOptions {}
+export interface RunOptions extends TokenizeOptions, OutputOptions {
+  /** Also return `words` and `wordAttentions`: sub-word tokens merged into words (a maximal run of
+   *  tokens whose spans touch with no whitespace between them; special tokens alone), attention
+   *  to a word summed over its pieces, from a word averaged (Clark et al. 2019). Not with textPair. */
+  words?: boolean;
+}
+
+/** A word of the input: its text, UTF-16 span and the indices of its tokens. */
+export interface Word {
+  text: string;
+  start: number;
+  end: number;
+  tokens: number[];
+}
+
+/** The words of an encoding (see RunOptions.words). */
+export function findWords(encoding: { tokens: string[]; tokenTexts?: string[]; offsets: Int32Array;
+  specialTokensMask: Uint8Array }, text: string): Word[];
+/** One head's T×T probabilities merged into W×W (rows: mean of the pieces; columns: sum). */
+export function mergeHead(attention: Float32Array, words: Word[], tokenCount: number, out?: Float32Array): Float32Array;
+/** Every head merged: wordAttentions is L·H·W·W. */
+export function wordAttentions(result: Pick<RunResultData, 'shape' | 'attentions' | 'tokens' | 'offsets' |
+  'specialTokensMask'>, text: string): { words: Word[]; wordAttentions: Float32Array };
 
 export interface RunIdsOptions extends OutputOptions {
   /** Segment ids (default all 0). */
@@ -364,6 +386,11 @@ export class RunResult implements RunResultData {
   readonly released?: string;
   /** One head's T×T matrix (a view into `attentions`). */
   attention(layer: number, head: number): Float32Array;
+  /** Run with words: true: the words and their attentions (L·H·W·W). */
+  words?: Word[];
+  wordAttentions?: Float32Array;
+  /** One head's W×W word-level matrix (a view into `wordAttentions`; E_INPUT without words). */
+  wordAttention(layer: number, head: number): Float32Array;
   /** The typed arrays' buffers, for postMessage transfer lists. */
   transferables(): ArrayBuffer[];
 }
