@@ -11,6 +11,7 @@ import { loadTokenizer } from './tokenizer.js';
 import { writeJsonResult, writeBertViz, writeNpyFolder } from './cli-output.js';
 import { AUTO_F16_ABOVE_BYTES, DEFAULT_WEIGHT_PRECISION, WEIGHT_PRECISION_CHOICES } from './memory-estimate.js';
 import { GENERATE_DEFAULTS } from './generate.js';
+import { FIGURE_VIEWS, figureData } from './snapshot.js';
 
 const USAGE = `usage: attnscope <command> [options]
 
@@ -32,6 +33,9 @@ commands:
             [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
             (decoders; --temperature 0 is greedy; defaults: ${GENERATE_DEFAULTS.maxNewTokens} tokens, and as Hugging Face:
             temperature ${GENERATE_DEFAULTS.temperature}, top-k ${GENERATE_DEFAULTS.topK}, top-p ${GENERATE_DEFAULTS.topP})
+  snapshot  [--model M] --text "..." [--view head|lines|grid] [--layer L] [--head H] --out fig.json
+            the data of one figure (tokens, the matrices the view draws, model, text, view/layer/head,
+            a format version): <attn-scope src="fig.json"> draws it with no model download
   tokenize  --model M [--text "..." [--text-pair "..."]]   (no --text: one JSON string per stdin line)
   bench     --model M [--tokens N] [--runs R]
   info      [--model M]
@@ -65,6 +69,10 @@ const OPTIONS = {
     'max-new-tokens': { type: 'string' }, temperature: { type: 'string' }, 'top-k': { type: 'string' },
     'top-p': { type: 'string' }, seed: { type: 'string' }, 'no-stop-at-eos': { type: 'boolean' },
     candidates: { type: 'string' },
+  },
+  snapshot: {
+    ...COMMON, text: { type: 'string' }, view: { type: 'string', default: 'head' }, layer: { type: 'string' },
+    head: { type: 'string' }, out: { type: 'string' },
   },
   tokenize: { ...COMMON, text: { type: 'string' }, 'text-pair': { type: 'string' }, 'max-length': { type: 'string' } },
   bench: { ...COMMON, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '10' } },
@@ -100,7 +108,7 @@ async function main(argv) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const commands = { run, generate, tokenize, bench, info };
+  const commands = { run, generate, snapshot, tokenize, bench, info };
   return commands[command](values);
 }
 
@@ -182,6 +190,29 @@ async function generate(values) {
     })}\n`;
     if (values.out) writeFileSync(values.out, json);
     else process.stdout.write(json);
+  } finally {
+    model.dispose();
+  }
+  return 0;
+}
+
+// One frozen figure (js/snapshot.js): the view's matrices of --text, rounded, as JSON.
+async function snapshot(values) {
+  if (values.text === undefined) throw new UsageError('snapshot needs --text');
+  if (!values.out) throw new UsageError('snapshot writes a file: give --out fig.json');
+  if (!FIGURE_VIEWS.includes(values.view)) throw new UsageError(`--view must be ${FIGURE_VIEWS.join(', ')}, not "${values.view}"`);
+  const model = await loadModel(values.model, loadOptions(values));
+  try {
+    const [L, H] = [model.config.numLayers, model.config.numHeads];
+    const layer = optionalInteger(values.layer, '--layer', 0) ?? 0;
+    const head = optionalInteger(values.head, '--head', 0) ?? 0;
+    if (layer >= L) throw new UsageError(`--layer ${layer}: the model has ${L} layers`);
+    if (head >= H) throw new UsageError(`--head ${head}: the model has ${H} heads`);
+    const result = await model.run(values.text, { topK: 0 });
+    announceTruncation(result.numTruncated, result.tokens.length, 'the input');
+    const figure = figureData(result, { model: values.model ?? 'bundled', info: model.info, text: values.text,
+      view: values.view, layer, head });
+    writeFileSync(values.out, JSON.stringify(figure) + '\n');
   } finally {
     model.dispose();
   }

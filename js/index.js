@@ -8,6 +8,7 @@ export { clearModelCache } from './http-provider.js';
 export { DEFAULT_HUB_URL, hubUrlFor } from './sources.js';
 export { bundledModelLocation, bundledModelLocations } from '#platform';
 export { HEAD_STATISTICS, ablationEffects, headStatistics } from './head-stats.js';
+export { FIGURE_FORMAT, FIGURE_VERSION, FIGURE_VIEWS, figureData, figureResult } from './snapshot.js';
 export { findWords, mergeHead, wordAttentions } from './words.js';
 
 import { getWasmModule, resolveThreads } from './wasm.js';

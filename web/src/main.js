@@ -27,6 +27,7 @@ import { createNextTokenPanel } from './views/next-token.js';
 import { createGeneratePanel } from './generate-panel.js';
 import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
+import { FIGURE_VIEWS, figureData } from '../../js/snapshot.js';
 
 const BUSY_AFTER_MS = 150;
 const $ = (id) => document.getElementById(id);
@@ -210,6 +211,7 @@ function renderNow() {
     b.tabIndex = on ? 0 : -1;
   }
   $('hide-special').checked = state.hideSpecial;
+  $('words').checked = state.words;
   $('threshold').value = String(state.threshold);
   $('threshold-out').textContent = state.threshold.toFixed(2);
   const r = app.original;
@@ -293,7 +295,18 @@ function wire() {
     const svg = currentViewSvg(app);
     if (svg) downloadBlob(new Blob([svg], { type: 'image/svg+xml' }), exportFileName(state, 'svg'));
   });
+  // A frozen figure (js/snapshot.js) of the typed text's run, for <attn-scope src="…">.
+  $('save-figure').addEventListener('click', () => {
+    if (!app.original || !FIGURE_VIEWS.includes(state.view)) {
+      $('run-status').textContent = app.t('saveFigureView');
+      return;
+    }
+    const figure = figureData(app.original, { model: state.model, info: app.info, text: state.text,
+      view: state.view, layer: state.layer, head: state.head });
+    downloadBlob(new Blob([JSON.stringify(figure)], { type: 'application/json' }), exportFileName(state, 'figure.json'));
+  });
   $('hide-special').addEventListener('change', (e) => app.set({ hideSpecial: e.target.checked }));
+  $('words').addEventListener('change', (e) => app.set({ words: e.target.checked }));
   $('threshold').addEventListener('input', (e) => app.set({ threshold: Number(e.target.value) }));
   $('clear-selection').addEventListener('click', () => app.set({ selected: [] }));
   $('mask-btn').addEventListener('click', () => applyEdit('mask'));
