@@ -8,6 +8,7 @@ import { HEADS_STRINGS } from './i18n-heads.js';
 import { MEMORY_STRINGS } from './i18n-memory.js';
 import { WORDS_STRINGS } from './i18n-words.js';
 import { FIGURE_STRINGS } from './i18n-figure.js';
+import { LESSON_STRINGS } from './i18n-lesson.js';
 import { ERROR_STRINGS } from './i18n-errors.js';
 import { LENS_STRINGS } from './i18n-lens.js';
 
@@ -299,6 +300,8 @@ for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], MEMORY_STR
 // Word-level attention (issue 36).
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], WORDS_STRINGS[lang]);
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], FIGURE_STRINGS[lang]);
+// The guided lesson (issue 36).
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LESSON_STRINGS[lang]);
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], ERROR_STRINGS[lang]);
 
 export const LANGUAGES = Object.keys(STRINGS);

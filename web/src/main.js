@@ -28,6 +28,7 @@ import { createGeneratePanel } from './generate-panel.js';
 import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 import { FIGURE_VIEWS, figureData } from '../../js/snapshot.js';
+import { createLesson } from './lesson/stepper.js';
 
 const BUSY_AFTER_MS = 150;
 const $ = (id) => document.getElementById(id);
@@ -224,6 +225,7 @@ function renderNow() {
   for (const id of ['mask-btn', 'drop-btn', 'clear-selection']) $(id).disabled = !state.selected.length || !r;
   $('restore-btn').disabled = !app.edited;
   if (!app.edited) $('edit-status').textContent = '';
+  lesson?.render();
   tokens.render();
   nextToken.render();
   generatePanel.render();
@@ -339,8 +341,12 @@ function wire() {
   });
 }
 
+// The guided lesson (?lesson=attention&step=N): a stepper above the page's own views.
+let lesson = null;
+
 async function start() {
   applyStatic(document, state.lang);
+  if (state.lesson) lesson = createLesson($('lesson'), app, { tryText: (text) => app.openText(text, {}) });
   picker.fillOptions();
   picker.syncRows();
   wire();
