@@ -26,6 +26,8 @@ import { permalinkFor } from './permalink.js';
 import { elementText } from './labels.js';
 import { fetchFigure } from './frozen-figure.js';
 import { figureData } from '../../js/snapshot.js';
+import { LESSONS } from '../src/lesson/steps.js';
+import { stepContent } from '../src/lesson/stepper.js';
 
 export const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'block', 'positions'];
 const VIEW_ALIASES = { aggregate: 'aggregates', model: 'grid' };
@@ -38,7 +40,7 @@ const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;
 const INDEX = /^\d{1,4}$/;
 
 export class AttnScopeElement extends HTMLElement {
-  static observedAttributes = ['text', 'text-pair', 'model', 'weight-precision', 'view', 'layer', 'head', 'theme', 'lang', 'height', 'page-url', 'words', 'src'];
+  static observedAttributes = ['text', 'text-pair', 'model', 'weight-precision', 'view', 'layer', 'head', 'theme', 'lang', 'height', 'page-url', 'words', 'src', 'lesson', 'step'];
 
   /** Counters of the page's model workers: { workers, modelLoads, runs }. */
   static engineStats() {
@@ -63,6 +65,7 @@ export class AttnScopeElement extends HTMLElement {
   #figure = null;      // the frozen figure read from src (frozen-figure.js), while it is shown
   #figureSrc = null;   // the src it came from
   #figureDefaults = null;   // its text, model, view, layer, head: the attributes' defaults, live or not
+  #lessonStep = null;   // one step of the lesson (lesson, step attributes)
   #reflecting = false;
   #notes = [];
 
@@ -237,6 +240,18 @@ export class AttnScopeElement extends HTMLElement {
     const named = VIEW_ALIASES[view] ?? view;
     s.view = ELEMENT_VIEWS.includes(named) ? named : DEFAULT_VIEW;
     if (view !== null && s.view !== named) warn('view', view, ELEMENT_VIEWS.join('|'));
+    // lesson="attention" step="N": that step of the guided lesson, at its view (the element's
+    // nearest when it has not that view).
+    const lesson = this.getAttribute('lesson');
+    s.lesson = lesson !== null && Object.hasOwn(LESSONS, lesson) ? lesson : '';
+    if (lesson !== null && !s.lesson) warn('lesson', lesson, Object.keys(LESSONS).join('|'));
+    if (s.lesson) {
+      const steps = LESSONS[s.lesson];
+      const raw = this.getAttribute('step');
+      s.step = raw !== null && INDEX.test(raw.trim()) ? Math.min(Math.max(1, Number(raw.trim())), steps.length) : 1;
+      const stepView = steps[s.step - 1].view;
+      if (view === null) s.view = ELEMENT_VIEWS.includes(stepView) ? stepView : DEFAULT_VIEW;
+    }
     s.layer = fig && !this.hasAttribute('layer') ? fig.layer : this.#index('layer');
     s.head = fig && !this.hasAttribute('head') ? fig.head : this.#index('head');
     s.lang = this.lang;
@@ -298,11 +313,18 @@ export class AttnScopeElement extends HTMLElement {
     }
     const status = el('p', 'status', frame);
     status.setAttribute('role', 'status');
+    const lesson = el('div', 'lesson lesson-one', frame);
+    lesson.hidden = true;
+    const stepTitle = el('h3', 'lesson-step-title', lesson);
+    const stepBody = el('p', 'lesson-body', lesson);
+    const stepFigure = el('div', 'lesson-figure', lesson);
     const body = el('div', 'body', frame);
     const host = el('div', 'view-host', body);
     const brand = el('p', 'brand', frame);
     this.shadowRoot.append(frame);
-    this.#dom = { frame, caption, views, viewButtons, actions, actionButtons, status, body, host, brand };
+    this.#dom = { frame, caption, views, viewButtons, actions, actionButtons, status, body, host, brand, lesson };
+    this.#lessonStep = stepContent(this.#app, { stepTitle, body: stepBody, figure: stepFigure, root: this.shadowRoot,
+      tryText: (text) => this.setAttribute('text', text) });
   }
 
   // A view changed the state (a picker, a click): mirror it on the attributes and redraw.
@@ -420,7 +442,12 @@ export class AttnScopeElement extends HTMLElement {
     dom.brand.textContent = t('brand');
     const r = this.result;
     dom.host.hidden = !r;
+    dom.lesson.hidden = !(s.lesson && r);
     if (!r) return;
+    if (s.lesson) {
+      dom.lesson.dataset.step = String(s.step);
+      this.#lessonStep.render(LESSONS[s.lesson][s.step - 1], s.step);
+    }
     if (this.dataset.status === 'ready') {
       this.#status(this.#figure ? t('frozen', { model: s.model })
         : t('ran', { tokens: r.shape[2], layers: r.shape[0], heads: r.shape[1] }));

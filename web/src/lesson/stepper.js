@@ -60,14 +60,13 @@ export function createLesson(host, app, { tryText }) {
   });
   stepTitle.tabIndex = -1;
 
-  let shownFigure = null;   // { step, result, layer, head, query, lang }: rebuild only when these change
+  const stepView = stepContent(app, { stepTitle, body, figure, root: document, tryText });
 
   function render() {
     const { t, state } = app;
     const n = state.step;
-    const step = steps[n - 1];
     host.dataset.step = String(n);
-    host.dataset.stepId = step.id;
+    host.dataset.stepId = steps[n - 1].id;
     title.textContent = t('lessonTitle');
     bar.value = n;
     count.textContent = t('lessonProgress', { n, total: steps.length });
@@ -76,6 +75,21 @@ export function createLesson(host, app, { tryText }) {
     prev.disabled = n <= 1;
     next.disabled = n >= steps.length;
     keys.textContent = t('lessonKeys');
+    stepView.render(steps[n - 1], n);
+  }
+
+  return { render, go, steps };
+}
+
+/**
+ * One step's title, text and figure (the stepper's, and <attn-scope lesson step>'s, which shows
+ * one step without the stepper). `root` is where the block view's sections are looked up.
+ */
+export function stepContent(app, { stepTitle, body, figure, root, tryText }) {
+  let shownFigure = null;   // { step, result, layer, head, query, lang }: rebuilt only when these change
+
+  function render(step, n) {
+    const { t, state } = app;
     app.lessonVars = stepVars(app);
     stepTitle.textContent = `${n}. ${t(`lesson_${step.id}_title`)}`;
     body.textContent = t(`lesson_${step.id}_body`, app.lessonVars);
@@ -83,10 +97,9 @@ export function createLesson(host, app, { tryText }) {
     const same = shownFigure && Object.keys(key).every((k) => shownFigure[k] === key[k]);
     if (!same) {
       figure.replaceChildren();
-      if (step.figure && app.result && (FIGURES[step.figure] && (step.figure !== 'qkv' && step.figure !== 'dot' &&
-        step.figure !== 'scale' && step.figure !== 'softmax' && step.figure !== 'weighted' || app.result.q))) {
-        FIGURES[step.figure](app, figure, { tryText });
-      }
+      const draw = FIGURES[step.figure];
+      // The figures on q, k, v need a run that has them (every run of the page's and the element's).
+      if (draw && app.result && (!NEEDS_QKV.has(step.figure) || app.result.q)) draw(app, figure, { tryText });
       figure.hidden = !figure.childElementCount;
       shownFigure = key;
     }
@@ -96,7 +109,7 @@ export function createLesson(host, app, { tryText }) {
   // The block view's section this step is about: outlined and scrolled into view (once drawn).
   function highlightSection(section) {
     requestAnimationFrame(() => {
-      const panel = document.querySelector('.view-block');
+      const panel = root.querySelector('.view-block');
       const target = panel?.querySelector(`[data-step="${section}"]`);
       for (const s of panel?.querySelectorAll('.lesson-focus') ?? []) if (s !== target) s.classList.remove('lesson-focus');
       if (target && !target.classList.contains('lesson-focus')) {
@@ -106,5 +119,7 @@ export function createLesson(host, app, { tryText }) {
     });
   }
 
-  return { render, go, steps };
+  return { render };
 }
+
+const NEEDS_QKV = new Set(['qkv', 'dot', 'scale', 'softmax', 'weighted']);
