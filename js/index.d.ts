@@ -200,6 +200,40 @@ export interface RunOptions extends TokenizeOptions, OutputOptions {
   words?: boolean;
 }
 
+/** A frozen figure (attnscope snapshot, <attn-scope src>): one view's matrices and tokens. */
+export interface FigureData {
+  format: 'attnscope-figure';
+  version: 1;
+  model: string;
+  modelInfo: { kind: string; config: { numLayers: number; numHeads: number; hiddenSize: number; headDim: number;
+    isDecoder: boolean; family: string } };
+  text: string;
+  view: 'head' | 'lines' | 'grid';
+  layer: number;
+  head: number;
+  tokens: string[];
+  tokenTexts: string[];
+  specialTokensMask: number[];
+  offsets: number[];
+  /** [L, H, T] */
+  shape: [number, number, number];
+  /** The [layer, head] of each matrix in `attentions`. */
+  heads: [number, number][];
+  /** T·T values per head, row-major, rounded to 6 decimals. */
+  attentions: number[][];
+}
+export const FIGURE_FORMAT: 'attnscope-figure';
+export const FIGURE_VERSION: 1;
+export const FIGURE_VIEWS: readonly ('head' | 'lines' | 'grid')[];
+/** The figure of one view of a run (E_INPUT for a view a figure cannot draw). */
+export function figureData(result: RunResult, what: { model: string; info: ModelInfo; text: string;
+  view: string; layer: number; head: number }): FigureData;
+/** A figure read back (E_INPUT for anything that is not one): RunResult fields, the model info, and
+ *  covers(view, layer, head): whether it holds every matrix that view draws. */
+export function figureResult(doc: unknown): { fields: RunResultData; info: object;
+  covers(view: string, layer: number, head: number): boolean; text: string; model: string; view: string;
+  layer: number; head: number };
+
 /** A word of the input: its text, UTF-16 span and the indices of its tokens. */
 export interface Word {
   text: string;
