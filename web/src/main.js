@@ -29,6 +29,7 @@ import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 import { FIGURE_VIEWS, figureData } from '../../js/snapshot.js';
 import { createLesson } from './lesson/stepper.js';
+import { showTokenLegend } from './token-legend.js';
 
 const BUSY_AFTER_MS = 150;
 const $ = (id) => document.getElementById(id);
@@ -220,6 +221,7 @@ function renderNow() {
   trunc.hidden = !(r && r.numTruncated > 0);
   if (r && r.numTruncated > 0) trunc.textContent = app.t('truncated', { n: r.numTruncated, max: r.tokens.length });
   showUnknownNotice(r);
+  showTokenLegend($('token-legend'), $('unk-notice'), r, app.t, { bundled: state.model === 'bundled' || state.model === 'bundled-causal' });
   $('selection-info').textContent = state.selected.length
     ? app.t('selectionInfo', { n: state.selected.length }) : app.t('selectionNone');
   for (const id of ['mask-btn', 'drop-btn', 'clear-selection']) $(id).disabled = !state.selected.length || !r;
