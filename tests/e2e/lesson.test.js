@@ -128,6 +128,18 @@ test('the dot-product step\'s numbers are the run\'s q·k and cosine; the softma
   await stepShown(page, 6);
   const alphas = await page.$$eval('.lesson-table tr td:last-child', (tds) => tds.map((td) => Number(td.textContent)));
   assert.ok(Math.abs(alphas.reduce((a, b) => a + b, 0) - 1) < 1e-3, `α sum ${alphas.reduce((a, b) => a + b, 0)}`);
+  // The Add & Norm step outlines the block view's Add section.
+  await page.goto(`${server.origin}/?lesson=attention&step=10`);
+  await stepShown(page, 10);
+  await page.waitForSelector('.view-block [data-step="blockAdd"].lesson-focus');
+  // "I am full": the button runs it; the figure says 5 × the model's width.
+  await page.goto(`${server.origin}/?lesson=attention&step=14`);
+  await stepShown(page, 14);
+  await page.click('.lesson-try');
+  await page.waitForFunction(() => window.__attnscope.tokens?.join(' ') === '[CLS] i am full [SEP]');
+  const width = await page.evaluate(() => window.__attnscope.info.config.hiddenSize);
+  await page.waitForFunction((w) => document.querySelector('.lesson-figure .lesson-real')?.textContent === `X: 5 × ${w}`, width);
+  assert.match(await page.textContent('.lesson-body'), new RegExp(`5 × ${width}`));
   assert.deepEqual(problems, []);
   await page.context().close();
 });
