@@ -116,3 +116,38 @@ test('a new text switches a frozen figure to a live run', async () => {
   assert.deepEqual(await check(), []);
   await page.context().close();
 });
+
+test('the single-file embed draws a frozen figure from ?src= with no wasm of its own started', async () => {
+  const loose = await startServer({ csp: '' });   // the single file's scripts are inline
+  try {
+    const { page, workers, check } = await guardedPage(browser);
+    await page.goto(`${loose.origin}/dist/attnscope-embed.html?src=/dist/test-figures/c.json`);
+    await waitForElements(page, 1);
+    const got = await page.evaluate(() => {
+      const el = document.querySelector('attn-scope');
+      return { frozen: el.frozen, view: el.view, caption: el.shadowRoot.querySelector('.caption').textContent };
+    });
+    assert.deepEqual(got, { frozen: true, view: 'grid', caption: 'Attention is all you need.' });
+    assert.deepEqual(workers, [], 'no worker: the inlined wasm is never decoded');
+    assert.deepEqual(await check(), []);
+    await page.context().close();
+  } finally {
+    await loose.close();
+  }
+});
+
+test('a figure whose attributes ask for another text runs live', async () => {
+  const { page, check } = await guardedPage(browser);
+  await page.goto(`${server.origin}/five.html`);
+  await waitForElements(page, 5);
+  await page.evaluate(() => {
+    const el = document.createElement('attn-scope');
+    el.id = 'other';
+    el.setAttribute('text', 'Not the figure text.');
+    el.setAttribute('src', '/dist/test-figures/a.json');
+    document.body.append(el);
+  });
+  await page.waitForFunction(() => { const el = document.getElementById('other'); return el.dataset.status === 'ready' && !el.frozen && el.result?.tokens.includes('figure'); }, null, { timeout: 60000 });
+  assert.deepEqual(await check(), []);
+  await page.context().close();
+});

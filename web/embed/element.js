@@ -144,6 +144,13 @@ export class AttnScopeElement extends HTMLElement {
       this.#figure = figure;
       this.#figureDefaults = figure;
       this.#readAttributes();
+      // Attributes that ask for another text, model, view or head than the file holds: live.
+      const s = this.#state;
+      if (s.text !== figure.text || s.model !== figure.model || s.pairOn || !this.#figureCovers()) {
+        this.#figure = null;
+        this.#queueRun();
+        return;
+      }
       this.#app.info = figure.info;
       this.#app.showRun(figure.result);
       this.#shown();
