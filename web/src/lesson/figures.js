@@ -202,7 +202,12 @@ function weightedFigure(app, box) {
 }
 
 function tokensFigure(app, box) {
-  box.append(el('p', 'lesson-real', app.t('lessonFigTokens', { T: app.result.shape[2] })));
+  const r = app.result;
+  const labels = r.tokenTexts ?? r.tokens;
+  box.append(el('p', 'lesson-real', app.t('lessonFigTokens', { T: r.shape[2] })));
+  const list = el('p', 'lesson-ids');
+  list.textContent = labels.map((s, i) => `${s} → ${r.ids[i]}`).join(' · ');
+  box.append(list);
 }
 
 function fullFigure(app, box, { tryText }) {
