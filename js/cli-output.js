@@ -11,6 +11,7 @@ import { nestedJson } from './json-arrays.js';
 /** {"ids","token_type_ids","tokens","offsets","num_truncated","attentions":[L][H][T][T],"kv_heads"?:[H]
  *   (grouped-query attention: the key/value head each query head reads; left out when every query
  *   head has its own), "hidden":[T][C],
+ *   "words"? and "word_attentions"? [L][H][W][W] (--words),
  *   "mask_predictions"? (encoders), "next"? and "next_by_position"? (decoders), "logit_lens"?, "attribution"?} */
 export async function writeJsonResult(out, result) {
   const [L, H, T] = result.shape;
@@ -21,6 +22,11 @@ export async function writeJsonResult(out, result) {
       `"num_truncated":${result.numTruncated ?? 0},`);
     await write('"attentions":');
     await writeNested(write, result.attentions, [L, H, T, T]);
+    if (result.words) {
+      const W = result.words.length;
+      await write(`,"words":${JSON.stringify(result.words)},"word_attentions":`);
+      await writeNested(write, result.wordAttentions, [L, H, W, W]);
+    }
     if (result.kvHeads?.some((kv, h) => kv !== h)) await write(`,"kv_heads":${JSON.stringify(result.kvHeads)}`);
     await write(',"hidden":');
     await writeNested(write, result.hidden, [T, C]);

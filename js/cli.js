@@ -11,6 +11,7 @@ import { loadTokenizer } from './tokenizer.js';
 import { writeJsonResult, writeBertViz, writeNpyFolder } from './cli-output.js';
 import { AUTO_F16_ABOVE_BYTES, DEFAULT_WEIGHT_PRECISION, WEIGHT_PRECISION_CHOICES } from './memory-estimate.js';
 import { GENERATE_DEFAULTS } from './generate.js';
+import { FIGURE_VIEWS, figureData } from './snapshot.js';
 
 const USAGE = `usage: attnscope <command> [options]
 
@@ -18,6 +19,8 @@ commands:
   run       --model M (--ids 101,2023,102 [--token-types 0,0,0] | --text "..." [--text-pair "..."])
             [--max-length N] [--top-k N] [--next-all] [--trace] [--format json|npy|bertviz] [--out FILE|DIR]
             (--trace: every intermediate of every block, see README "The block, step by step")
+            [--words]  "words" [{text, start, end, tokens}] and "word_attentions" [L][H][W][W]: sub-word
+            tokens merged into words (attention to a word summed over its pieces, from it averaged)
             [--head-mask 0:1,2:3]  switches off those layer:head pairs (Hugging Face head_mask 0)
             (decoders: "next" holds the top-k after the last token; --next-all adds every position)
             [--logit-lens [K]]  "logit_lens": the model's own head on the embeddings and every layer's
@@ -30,6 +33,9 @@ commands:
             [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
             (decoders; --temperature 0 is greedy; defaults: ${GENERATE_DEFAULTS.maxNewTokens} tokens, and as Hugging Face:
             temperature ${GENERATE_DEFAULTS.temperature}, top-k ${GENERATE_DEFAULTS.topK}, top-p ${GENERATE_DEFAULTS.topP})
+  snapshot  [--model M] --text "..." [--view head|lines|grid] [--layer L] [--head H] --out fig.json
+            the data of one figure (tokens, the matrices the view draws, model, text, view/layer/head,
+            a format version): <attn-scope src="fig.json"> draws it with no model download
   tokenize  --model M [--text "..." [--text-pair "..."]]   (no --text: one JSON string per stdin line)
   bench     --model M [--tokens N] [--runs R]
   info      [--model M]
@@ -58,13 +64,17 @@ const OPTIONS = {
     'text-pair': { type: 'string' }, out: { type: 'string' }, format: { type: 'string', default: 'json' },
     'top-k': { type: 'string' }, 'max-length': { type: 'string' }, 'next-all': { type: 'boolean' },
     trace: { type: 'boolean' }, 'head-mask': { type: 'string' }, 'logit-lens': { type: 'string' },
-    attribution: { type: 'string' },
+    attribution: { type: 'string' }, words: { type: 'boolean' },
   },
   generate: {
     ...COMMON, ids: { type: 'string' }, text: { type: 'string' }, out: { type: 'string' },
     'max-new-tokens': { type: 'string' }, temperature: { type: 'string' }, 'top-k': { type: 'string' },
     'top-p': { type: 'string' }, seed: { type: 'string' }, 'no-stop-at-eos': { type: 'boolean' },
     candidates: { type: 'string' },
+  },
+  snapshot: {
+    ...COMMON, text: { type: 'string' }, view: { type: 'string', default: 'head' }, layer: { type: 'string' },
+    head: { type: 'string' }, out: { type: 'string' },
   },
   tokenize: { ...COMMON, text: { type: 'string' }, 'text-pair': { type: 'string' }, 'max-length': { type: 'string' } },
   bench: { ...COMMON, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '10' } },
@@ -100,7 +110,7 @@ async function main(argv) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const commands = { run, generate, tokenize, bench, info };
+  const commands = { run, generate, snapshot, tokenize, bench, info };
   return commands[command](values);
 }
 
@@ -122,12 +132,14 @@ async function run(values) {
   if (values.ids === undefined && values['token-types'] !== undefined) throw new UsageError('--token-types goes with --ids');
   if (values.text === undefined && values['text-pair'] !== undefined) throw new UsageError('--text-pair goes with --text');
   if (format === 'npy' && !values.out) throw new UsageError('--format npy writes a folder: give --out DIR');
+  if (values.words && (format !== 'json' || values.text === undefined)) throw new UsageError('--words merges the words of a --text into the JSON: use it with --text and --format json');
   if (values.trace && format !== 'json') throw new UsageError('--trace writes its steps into the JSON: use it with --format json');
   const options = {
     topK: optionalInteger(values['top-k'], '--top-k', 0),
     maxLength: optionalInteger(values['max-length'], '--max-length', 0),
     ...(values['next-all'] ? { nextAll: true } : {}),
     ...(values.trace ? { trace: true } : {}),
+    ...(values.words ? { words: true } : {}),
     ...(values['logit-lens'] !== undefined ? { logitLens: optionalInteger(values['logit-lens'], '--logit-lens', 1) } : {}),
     ...(values.attribution !== undefined
       ? { attribution: values.attribution === 'top' ? true : { tokenId: optionalInteger(values.attribution, '--attribution', 0) } } : {}),
@@ -180,6 +192,29 @@ async function generate(values) {
     })}\n`;
     if (values.out) writeFileSync(values.out, json);
     else process.stdout.write(json);
+  } finally {
+    model.dispose();
+  }
+  return 0;
+}
+
+// One frozen figure (js/snapshot.js): the view's matrices of --text, rounded, as JSON.
+async function snapshot(values) {
+  if (values.text === undefined) throw new UsageError('snapshot needs --text');
+  if (!values.out) throw new UsageError('snapshot writes a file: give --out fig.json');
+  if (!FIGURE_VIEWS.includes(values.view)) throw new UsageError(`--view must be ${FIGURE_VIEWS.join(', ')}, not "${values.view}"`);
+  const model = await loadModel(values.model, loadOptions(values));
+  try {
+    const [L, H] = [model.config.numLayers, model.config.numHeads];
+    const layer = optionalInteger(values.layer, '--layer', 0) ?? 0;
+    const head = optionalInteger(values.head, '--head', 0) ?? 0;
+    if (layer >= L) throw new UsageError(`--layer ${layer}: the model has ${L} layers`);
+    if (head >= H) throw new UsageError(`--head ${head}: the model has ${H} heads`);
+    const result = await model.run(values.text, { topK: 0 });
+    announceTruncation(result.numTruncated, result.tokens.length, 'the input');
+    const figure = figureData(result, { model: values.model ?? 'bundled', info: model.info, text: values.text,
+      view: values.view, layer, head });
+    writeFileSync(values.out, JSON.stringify(figure) + '\n');
   } finally {
     model.dispose();
   }

@@ -202,7 +202,63 @@ export interface OutputOptions {
   reuse?: RunResult;
 }
 
-export interface RunOptions extends TokenizeOptions, OutputOptions {}
+export interface RunOptions extends TokenizeOptions, OutputOptions {
+  /** Also return `words` and `wordAttentions`: sub-word tokens merged into words (a maximal run of
+   *  tokens whose spans touch with no whitespace between them; special tokens alone), attention
+   *  to a word summed over its pieces, from a word averaged (Clark et al. 2019). Not with textPair. */
+  words?: boolean;
+}
+
+/** A frozen figure (attnscope snapshot, <attn-scope src>): one view's matrices and tokens. */
+export interface FigureData {
+  format: 'attnscope-figure';
+  version: 1;
+  model: string;
+  modelInfo: { kind: string; config: { numLayers: number; numHeads: number; hiddenSize: number; headDim: number;
+    isDecoder: boolean; family: string } };
+  text: string;
+  view: 'head' | 'lines' | 'grid';
+  layer: number;
+  head: number;
+  tokens: string[];
+  tokenTexts: string[];
+  specialTokensMask: number[];
+  offsets: number[];
+  /** [L, H, T] */
+  shape: [number, number, number];
+  /** The [layer, head] of each matrix in `attentions`. */
+  heads: [number, number][];
+  /** T·T values per head, row-major, rounded to 6 decimals. */
+  attentions: number[][];
+}
+export const FIGURE_FORMAT: 'attnscope-figure';
+export const FIGURE_VERSION: 1;
+export const FIGURE_VIEWS: readonly ('head' | 'lines' | 'grid')[];
+/** The figure of one view of a run (E_INPUT for a view a figure cannot draw). */
+export function figureData(result: RunResult, what: { model: string; info: ModelInfo; text: string;
+  view: string; layer: number; head: number }): FigureData;
+/** A figure read back (E_INPUT for anything that is not one): RunResult fields, the model info, and
+ *  covers(view, layer, head): whether it holds every matrix that view draws. */
+export function figureResult(doc: unknown): { fields: RunResultData; info: object;
+  covers(view: string, layer: number, head: number): boolean; text: string; model: string; view: string;
+  layer: number; head: number };
+
+/** A word of the input: its text, UTF-16 span and the indices of its tokens. */
+export interface Word {
+  text: string;
+  start: number;
+  end: number;
+  tokens: number[];
+}
+
+/** The words of an encoding (see RunOptions.words). */
+export function findWords(encoding: { tokens: string[]; tokenTexts?: string[]; offsets: Int32Array;
+  specialTokensMask: Uint8Array }, text: string): Word[];
+/** One head's T×T probabilities merged into W×W (rows: mean of the pieces; columns: sum). */
+export function mergeHead(attention: Float32Array, words: Word[], tokenCount: number, out?: Float32Array): Float32Array;
+/** Every head merged: wordAttentions is L·H·W·W. */
+export function wordAttentions(result: Pick<RunResultData, 'shape' | 'attentions' | 'tokens' | 'offsets' |
+  'specialTokensMask'>, text: string): { words: Word[]; wordAttentions: Float32Array };
 
 export interface RunIdsOptions extends OutputOptions {
   /** Segment ids (default all 0). */
@@ -374,6 +430,11 @@ export class RunResult implements RunResultData {
   readonly released?: string;
   /** One head's T×T matrix (a view into `attentions`). */
   attention(layer: number, head: number): Float32Array;
+  /** Run with words: true: the words and their attentions (L·H·W·W). */
+  words?: Word[];
+  wordAttentions?: Float32Array;
+  /** One head's W×W word-level matrix (a view into `wordAttentions`; E_INPUT without words). */
+  wordAttention(layer: number, head: number): Float32Array;
   /** The typed arrays' buffers, for postMessage transfer lists. */
   transferables(): ArrayBuffer[];
 }

@@ -9,6 +9,8 @@ export { DEFAULT_HUB_URL, hubUrlFor } from './sources.js';
 export { bundledModelLocation, bundledModelLocations } from '#platform';
 export { HEAD_STATISTICS, ablationEffects, headStatistics } from './head-stats.js';
 export { INDUCTION_DEFAULTS, inductionInput, inductionScores, measureInduction } from './head-detectors.js';
+export { FIGURE_FORMAT, FIGURE_VERSION, FIGURE_VIEWS, figureData, figureResult } from './snapshot.js';
+export { findWords, mergeHead, wordAttentions } from './words.js';
 
 import { getWasmModule, resolveThreads } from './wasm.js';
 

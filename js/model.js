@@ -5,6 +5,7 @@ import { AttnScopeError } from './errors.js';
 import { RunResult } from './result.js';
 import { probabilityOf, rankOf, topKSoftmax } from './mlm.js';
 import { callWasm } from './wasm.js';
+import { wordAttentions } from './words.js';
 import { Generation, generateOptions } from './generate.js';
 import { GENERATE_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames } from './options.js';
 
@@ -75,8 +76,11 @@ export class Model {
   /** Tokenizes and runs the encoder; resolves to a RunResult (see index.d.ts). */
   async run(text, options = {}) {
     checkOptions(options, RUN_OPTIONS, 'run');
+    if (options.words && options.textPair != null) throw new AttnScopeError('E_INPUT', 'run: words does not take a textPair yet');
     const encoding = this.tokenize(text, { textPair: options.textPair, maxLength: options.maxLength });
-    return this.#forward(encoding, null, options);
+    const result = this.#forward(encoding, null, options);
+    if (options.words) Object.assign(result, wordAttentions(result, wellFormed(text)));
+    return result;
   }
 
   /** Runs the encoder on token ids (e.g. [101, 2023, 102]); tokens come from the vocabulary. */

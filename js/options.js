@@ -8,7 +8,8 @@ export const LOAD_OPTIONS = Object.freeze(['onProgress', 'signal', 'hubUrl', 're
 export const TOKENIZE_OPTIONS = Object.freeze(['textPair', 'maxLength']);
 const OUTPUT_OPTIONS = ['hiddenStates', 'qkv', 'valueNorms', 'trace', 'headMask', 'topK', 'nextAll', 'originalIds', 'reuse',
   'logitLens', 'attribution'];
-export const RUN_OPTIONS = Object.freeze([...TOKENIZE_OPTIONS, ...OUTPUT_OPTIONS]);
+// words: sub-word tokens merged into words (js/words.js); run only, as it reads the text.
+export const RUN_OPTIONS = Object.freeze([...TOKENIZE_OPTIONS, ...OUTPUT_OPTIONS, 'words']);
 export const RUN_IDS_OPTIONS = Object.freeze(['tokenTypes', 'attentionMask', ...OUTPUT_OPTIONS]);
 
 export const GENERATE_OPTIONS = Object.freeze(['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'stopAtEos',

@@ -1,6 +1,7 @@
 // The query/key map of one head (AttentionViz, Yeh et al. 2023): every token's query and key
 // vector of that head, over many sentences, projected together onto their first two principal
-// components, so queries land near the keys they attend to. Pure arithmetic on the q/k arrays a
+// components. Attention is q·k, a dot product, not a distance: a query attends to keys that point
+// its way and are long, which need not be the keys nearest it on the map. Pure arithmetic on the q/k arrays a
 // run returns with { qkv: true }. The page never runs it on its main thread: the worker's corpus
 // job (js/corpus-job.js, worker client corpusMap) calls it on the q/k it keeps and sends back
 // only the points.

@@ -4,7 +4,7 @@ import { AttnScopeError } from './errors.js';
 
 // Typed-array fields of a RunResult, in the order the worker transfers them.
 const RUN_RESULT_ARRAYS = ['ids', 'typeIds', 'offsets', 'specialTokensMask', 'attentions', 'hidden',
-  'hiddenStates', 'q', 'k', 'v', 'valueNorms', 'headMask'];
+  'hiddenStates', 'q', 'k', 'v', 'valueNorms', 'headMask', 'wordAttentions'];
 
 const EMPTY = new Float32Array(0);
 
@@ -42,6 +42,15 @@ export class RunResult {
     const size = tokens * tokens;
     const start = (layer * heads + head) * size;
     return this.attentions.subarray(start, start + size);
+  }
+
+  /** Word-level attention of one head (run with words: true): W×W over this.words, a view. */
+  wordAttention(layer, head) {
+    if (!this.wordAttentions) throw new AttnScopeError('E_INPUT', 'no word attentions: run with { words: true }');
+    this.attention(layer, head);  // the same checks
+    const W = this.words.length;
+    const start = (layer * this.shape[1] + head) * W * W;
+    return this.wordAttentions.subarray(start, start + W * W);
   }
 
   /** The typed arrays' buffers, for postMessage transfer lists. */

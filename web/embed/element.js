@@ -27,6 +27,10 @@ import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from './
 import { bertvizJson } from '../../js/bertviz.js';
 import { permalinkFor } from './permalink.js';
 import { elementText } from './labels.js';
+import { fetchFigure } from './frozen-figure.js';
+import { figureData } from '../../js/snapshot.js';
+import { LESSONS } from '../src/lesson/steps.js';
+import { stepContent } from '../src/lesson/stepper.js';
 
 export const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'block', 'positions'];
 const VIEW_ALIASES = { aggregate: 'aggregates', model: 'grid' };
@@ -42,7 +46,7 @@ const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;
 const INDEX = /^\d{1,4}$/;
 
 export class AttnScopeElement extends HTMLElement {
-  static observedAttributes = ['text', 'text-pair', 'model', 'weight-precision', 'view', 'layer', 'head', 'theme', 'lang', 'height', 'page-url'];
+  static observedAttributes = ['text', 'text-pair', 'model', 'weight-precision', 'view', 'layer', 'head', 'theme', 'lang', 'height', 'page-url', 'words', 'src', 'lesson', 'step'];
 
   /** Counters of the page's model workers: { workers, modelLoads, runs }. */
   static engineStats() {
@@ -64,6 +68,10 @@ export class AttnScopeElement extends HTMLElement {
   } });
   #runQueued = false;
   #renderQueued = false;
+  #figure = null;      // the frozen figure read from src (frozen-figure.js), while it is shown
+  #figureSrc = null;   // the src it came from
+  #figureDefaults = null;   // its text, model, view, layer, head: the attributes' defaults, live or not
+  #lessonStep = null;   // one step of the lesson (lesson, step attributes)
   #reflecting = false;
   #notes = [];
 
@@ -109,14 +117,71 @@ export class AttnScopeElement extends HTMLElement {
   connectedCallback() {
     if (!this.#dom) this.#build();
     this.#readAttributes();
-    this.#queueRun();
+    if (this.hasAttribute('src') && this.#figureSrc !== this.getAttribute('src')) this.#loadFigure();
+    else this.#queueRun();
   }
 
   attributeChangedCallback(name, before, after) {
     if (!this.#dom || this.#reflecting || before === after) return;
+    if (name === 'src') {
+      if (after !== null) this.#loadFigure();
+      return;
+    }
+    // A new text (or pair, model) is no longer the figure's: run it live.
+    if (name === 'text' || name === 'text-pair' || name === 'model' || name === 'weight-precision') this.#figure = null;
     this.#readAttributes();
-    if (name === 'text' || name === 'text-pair' || name === 'model' || name === 'weight-precision' || this.#runs.needsTrace()) this.#queueRun();
+    if (this.#figure && !this.#figureCovers()) this.#figure = null;
+    if (!this.#figure && (name === 'text' || name === 'text-pair' || name === 'model' || name === 'weight-precision' ||
+      this.#runs.needsTrace() || !this.result || this.#app.info?.frozen)) this.#queueRun();
     else this.#queueRender();
+  }
+
+  /** Whether the element shows a frozen figure (src) rather than a live run of the model. */
+  get frozen() { return Boolean(this.#figure); }
+
+  // ---- frozen figures (src) --------------------------------------------------------------------
+  async #loadFigure() {
+    const src = this.getAttribute('src');
+    this.#figureSrc = src;
+    this.#setStatus('loading', this.#t('figureLoading'));
+    try {
+      const figure = await fetchFigure(src, document.baseURI);
+      if (this.#figureSrc !== src) return;
+      this.#figure = figure;
+      this.#figureDefaults = figure;
+      this.#readAttributes();
+      // Attributes that ask for another text, model, view or head than the file holds: live.
+      const s = this.#state;
+      if (s.text !== figure.text || s.model !== figure.model || s.pairOn || !this.#figureCovers()) {
+        this.#figure = null;
+        this.#queueRun();
+        return;
+      }
+      this.#app.info = figure.info;
+      this.#app.showRun(figure.result);
+      this.#shown();
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  #figureCovers() {
+    const s = this.#state;
+    return this.#figure.covers(s.view, s.layer, s.head) && !s.words;
+  }
+
+  /** Downloads (and returns) figureData() as JSON. */
+  saveFigure() {
+    const json = JSON.stringify(this.figureData());
+    downloadBlob(new Blob([json], { type: 'application/json' }), this.#fileName('figure.json'), this.#dom.frame);
+    return json;
+  }
+
+  /** The data of the figure on screen (js/snapshot.js), as attnscope snapshot writes it. */
+  figureData() {
+    const s = this.#state;
+    if (!this.result) throw new AttnScopeError('E_INPUT', 'nothing to save yet');
+    return figureData(this.result, { model: s.model, info: this.#app.info, text: s.text, view: s.view, layer: s.layer, head: s.head });
   }
 
   // ---- exports ---------------------------------------------------------------------------------
@@ -173,23 +238,37 @@ export class AttnScopeElement extends HTMLElement {
   #readAttributes() {
     const s = this.#state;
     this.#notes = [];
-    const text = this.getAttribute('text') ?? this.textContent.trim();
+    const fig = this.#figureDefaults;
+    const text = this.getAttribute('text') ?? (this.textContent.trim() || fig?.text || '');
     const pair = this.getAttribute('text-pair') ?? '';
     if (text.length > MAX_TEXT_CHARS || pair.length > MAX_TEXT_CHARS) this.#notes.push(this.#t('shortened', { n: MAX_TEXT_CHARS }));
     s.text = text.slice(0, MAX_TEXT_CHARS);
     s.pair = pair.slice(0, MAX_TEXT_CHARS);
     s.pairOn = s.pair.trim() !== '';
-    s.model = this.model;
+    s.model = fig && !this.hasAttribute('model') ? fig.model : this.model;
     const precision = this.getAttribute('weight-precision');
     s.weightPrecision = WEIGHT_PRECISIONS.includes(precision) ? precision : 'auto';
     if (precision !== null && s.weightPrecision !== precision) warn('weight-precision', precision, WEIGHT_PRECISIONS.join('|'));
-    const view = this.getAttribute('view');
+    const view = this.getAttribute('view') ?? fig?.view ?? null;
     const named = VIEW_ALIASES[view] ?? view;
     s.view = ELEMENT_VIEWS.includes(named) ? named : DEFAULT_VIEW;
     if (view !== null && s.view !== named) warn('view', view, ELEMENT_VIEWS.join('|'));
-    s.layer = this.#index('layer');
-    s.head = this.#index('head');
+    // lesson="attention" step="N": that step of the guided lesson, at its view (the element's
+    // nearest when it has not that view).
+    const lesson = this.getAttribute('lesson');
+    s.lesson = lesson !== null && Object.hasOwn(LESSONS, lesson) ? lesson : '';
+    if (lesson !== null && !s.lesson) warn('lesson', lesson, Object.keys(LESSONS).join('|'));
+    if (s.lesson) {
+      const steps = LESSONS[s.lesson];
+      const raw = this.getAttribute('step');
+      s.step = raw !== null && INDEX.test(raw.trim()) ? Math.min(Math.max(1, Number(raw.trim())), steps.length) : 1;
+      const stepView = steps[s.step - 1].view;
+      if (view === null) s.view = ELEMENT_VIEWS.includes(stepView) ? stepView : DEFAULT_VIEW;
+    }
+    s.layer = fig && !this.hasAttribute('layer') ? fig.layer : this.#index('layer');
+    s.head = fig && !this.hasAttribute('head') ? fig.head : this.#index('head');
     s.lang = this.lang;
+    s.words = this.hasAttribute('words');   // word-level matrices (js/words.js)
     const height = this.getAttribute('height');
     if (height !== null && !HEIGHT.test(height)) warn('height', height, 'a CSS length such as 420px');
     const h = height !== null && HEIGHT.test(height) ? (/\d$/.test(height) ? height + 'px' : height) : '';
@@ -238,7 +317,7 @@ export class AttnScopeElement extends HTMLElement {
     const actionButtons = {};
     const report = (p) => Promise.resolve().then(p).catch((e) => this.#fail(e));
     for (const [key, run] of [['png', () => this.exportPng()], ['svg', () => this.exportSvg()],
-      ['json', () => this.exportBertViz()], ['link', () => this.copyPermalink()]]) {
+      ['json', () => this.exportBertViz()], ['figure', () => this.saveFigure()], ['link', () => this.copyPermalink()]]) {
       const b = el('button', '', actions);
       b.type = 'button';
       b.dataset.action = key;
@@ -247,16 +326,24 @@ export class AttnScopeElement extends HTMLElement {
     }
     const status = el('p', 'status', frame);
     status.setAttribute('role', 'status');
+    const lesson = el('div', 'lesson lesson-one', frame);
+    lesson.hidden = true;
+    const stepTitle = el('h3', 'lesson-step-title', lesson);
+    const stepBody = el('p', 'lesson-body', lesson);
+    const stepFigure = el('div', 'lesson-figure', lesson);
     const body = el('div', 'body', frame);
     const host = el('div', 'view-host', body);
     const brand = el('p', 'brand', frame);
     this.shadowRoot.append(frame);
-    this.#dom = { frame, caption, views, viewButtons, actions, actionButtons, status, body, host, brand };
+    this.#dom = { frame, caption, views, viewButtons, actions, actionButtons, status, body, host, brand, lesson };
+    this.#lessonStep = stepContent(this.#app, { stepTitle, body: stepBody, figure: stepFigure, root: this.shadowRoot,
+      tryText: (text) => this.setAttribute('text', text) });
   }
 
   // A view changed the state (a picker, a click): mirror it on the attributes and redraw.
   #changed() {
-    if (this.#runs.needsTrace()) this.#queueRun();
+    if (this.#figure && !this.#figureCovers()) this.#figure = null;   // a head or view the figure lacks: live
+    if (!this.#figure && (this.#runs.needsTrace() || this.#app.info?.frozen)) this.#queueRun();
     this.#reflect();
     this.#queueRender();
     this.dispatchEvent(new CustomEvent('attnscope-change', { detail: this.#summary(), bubbles: true }));
@@ -294,6 +381,7 @@ export class AttnScopeElement extends HTMLElement {
   // The model named by the attributes (loaded first when it is not the one in use), then the text.
   async #run() {
     const s = this.#state;
+    if (this.#figure) return;   // a frozen figure on screen: nothing to run
     try {
       const modelId = parseModelId(s.model);
       if (s.text.trim() && !this.#runs.uses(modelId, s.weightPrecision)) {
@@ -360,16 +448,24 @@ export class AttnScopeElement extends HTMLElement {
     for (const [key, b] of Object.entries(dom.actionButtons)) {
       b.textContent = t(key);
       b.title = t(key + 'Title');
-      b.disabled = !this.result;
+      b.disabled = !this.result || (key === 'json' && this.frozen) ||   // BertViz wants every head
+        (key === 'figure' && !['head', 'lines', 'grid'].includes(s.view));
     }
     dom.actionButtons.link.hidden = !this.pageUrl;
     dom.brand.textContent = t('brand');
     const r = this.result;
     dom.host.hidden = !r;
+    dom.lesson.hidden = !(s.lesson && r);
     if (!r) return;
-    if (this.dataset.status === 'ready') {
-      this.#status(t('ran', { tokens: r.shape[2], layers: r.shape[0], heads: r.shape[1] }));
+    if (s.lesson) {
+      dom.lesson.dataset.step = String(s.step);
+      this.#lessonStep.render(LESSONS[s.lesson][s.step - 1], s.step);
     }
+    if (this.dataset.status === 'ready') {
+      this.#status(this.#figure ? t('frozen', { model: s.model })
+        : t('ran', { tokens: r.shape[2], layers: r.shape[0], heads: r.shape[1] }));
+    }
+    this.dataset.frozen = String(this.frozen);
     this.#runs.show(dom.host);
   }
 }

@@ -17,6 +17,10 @@ export const ELEMENT_STRINGS = {
     viewsAria: 'Views',
     actionsAria: 'Export',
     brand: 'AttnScope — attention computed in your browser',
+    figureLoading: 'Loading the figure…',
+    frozen: 'Saved figure ({model}): no model loaded. Change the text to run it live.',
+    figure: 'Figure data',
+    figureTitle: 'Download the data of this figure (JSON) for <attn-scope src="…">: it draws with no model download',
   },
   ko: {
     loading: '모델을 불러오는 중…',
@@ -34,6 +38,10 @@ export const ELEMENT_STRINGS = {
     viewsAria: '보기',
     actionsAria: '내보내기',
     brand: 'AttnScope — 브라우저에서 계산한 어텐션',
+    figureLoading: '그림을 불러오는 중…',
+    frozen: '저장된 그림({model}): 모델을 불러오지 않았습니다. 텍스트를 바꾸면 실제로 실행합니다.',
+    figure: '그림 데이터',
+    figureTitle: '이 그림의 데이터(JSON)를 내려받기. <attn-scope src="…">가 모델 없이 그립니다',
   },
 };
 

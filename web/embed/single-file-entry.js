@@ -14,9 +14,13 @@ defineAttnScopeElement();
 // element's attributes (the element validates each; values only ever become attribute text).
 const PARAMS = { text: 'text', pair: 'text-pair', 'text-pair': 'text-pair', model: 'model', view: 'view',
   layer: 'layer', head: 'head', theme: 'theme', lang: 'lang', height: 'height', wp: 'weight-precision',
-  'weight-precision': 'weight-precision' };
+  'weight-precision': 'weight-precision', src: 'src', lesson: 'lesson', step: 'step', words: 'words' };
 const element = document.querySelector('attn-scope');
 if (element) {
+  // A frozen figure (?src=fig.json) brings its own text, view, layer and head.
+  const params = new URLSearchParams(location.search);
+  if (params.has('src')) for (const name of ['text', 'view', 'layer', 'head']) element.removeAttribute(name);
+  if (params.has('lesson')) element.removeAttribute('view');   // the step opens at its own view
   for (const [param, value] of new URLSearchParams(location.search)) {
     if (Object.hasOwn(PARAMS, param)) element.setAttribute(PARAMS[param], value);
   }

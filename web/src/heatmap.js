@@ -116,7 +116,9 @@ export class Heatmap {
     if (this.data.causal) drawMaskTriangle(ctx, L.labelW, L.labelH, n, L.cell);
     this.overlay.dataset.causal = this.data.causal ? '1' : '';
     if (L.labels) {
-      ctx.fillStyle = getComputedStyle(this.root).color || '#222';
+      // Dark on the canvas's own white, whatever the page's text colour (a dark theme's light
+      // text drew white on white).
+      ctx.fillStyle = '#222';
       ctx.font = this.font(L.cell);
       ctx.textBaseline = 'middle';
       ctx.textAlign = 'right';

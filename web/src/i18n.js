@@ -6,6 +6,9 @@ import { DECODER_STRINGS } from './i18n-decoder.js';
 import { BLOCK_STRINGS } from './i18n-block.js';
 import { HEADS_STRINGS } from './i18n-heads.js';
 import { MEMORY_STRINGS } from './i18n-memory.js';
+import { WORDS_STRINGS } from './i18n-words.js';
+import { FIGURE_STRINGS } from './i18n-figure.js';
+import { LESSON_STRINGS } from './i18n-lesson.js';
 import { ERROR_STRINGS } from './i18n-errors.js';
 import { LENS_STRINGS } from './i18n-lens.js';
 import { LLAMA_STRINGS } from './i18n-llama.js';
@@ -295,6 +298,11 @@ for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], HEADS_STRI
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LENS_STRINGS[lang]);
 // Big models: the weight precision choice and the memory used (issue 20).
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], MEMORY_STRINGS[lang]);
+// Word-level attention (issue 36).
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], WORDS_STRINGS[lang]);
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], FIGURE_STRINGS[lang]);
+// The guided lesson (issue 36).
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LESSON_STRINGS[lang]);
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], ERROR_STRINGS[lang]);
 // The Llama family (issue 32): grouped heads, rotary positions; the head detectors.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LLAMA_STRINGS[lang]);

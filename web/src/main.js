@@ -30,6 +30,9 @@ import { createNextTokenPanel } from './views/next-token.js';
 import { createGeneratePanel } from './generate-panel.js';
 import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
+import { FIGURE_VIEWS, figureData } from '../../js/snapshot.js';
+import { createLesson } from './lesson/stepper.js';
+import { showTokenLegend } from './token-legend.js';
 
 const BUSY_AFTER_MS = 150;
 const $ = (id) => document.getElementById(id);
@@ -216,6 +219,7 @@ function renderNow() {
     b.tabIndex = on ? 0 : -1;
   }
   $('hide-special').checked = state.hideSpecial;
+  $('words').checked = state.words;
   $('threshold').value = String(state.threshold);
   $('threshold-out').textContent = state.threshold.toFixed(2);
   const r = app.original;
@@ -223,11 +227,13 @@ function renderNow() {
   trunc.hidden = !(r && r.numTruncated > 0);
   if (r && r.numTruncated > 0) trunc.textContent = app.t('truncated', { n: r.numTruncated, max: r.tokens.length });
   showUnknownNotice(r);
+  showTokenLegend($('token-legend'), $('unk-notice'), r, app.t, { bundled: state.model === 'bundled' || state.model === 'bundled-causal' });
   $('selection-info').textContent = state.selected.length
     ? app.t('selectionInfo', { n: state.selected.length }) : app.t('selectionNone');
   for (const id of ['mask-btn', 'drop-btn', 'clear-selection']) $(id).disabled = !state.selected.length || !r;
   $('restore-btn').disabled = !app.edited;
   if (!app.edited) $('edit-status').textContent = '';
+  lesson?.render();
   tokens.render();
   nextToken.render();
   generatePanel.render();
@@ -299,7 +305,18 @@ function wire() {
     const svg = currentViewSvg(app);
     if (svg) downloadBlob(new Blob([svg], { type: 'image/svg+xml' }), exportFileName(state, 'svg'));
   });
+  // A frozen figure (js/snapshot.js) of the typed text's run, for <attn-scope src="…">.
+  $('save-figure').addEventListener('click', () => {
+    if (!app.original || !FIGURE_VIEWS.includes(state.view)) {
+      $('run-status').textContent = app.t('saveFigureView');
+      return;
+    }
+    const figure = figureData(app.original, { model: state.model, info: app.info, text: state.text,
+      view: state.view, layer: state.layer, head: state.head });
+    downloadBlob(new Blob([JSON.stringify(figure)], { type: 'application/json' }), exportFileName(state, 'figure.json'));
+  });
   $('hide-special').addEventListener('change', (e) => app.set({ hideSpecial: e.target.checked }));
+  $('words').addEventListener('change', (e) => app.set({ words: e.target.checked }));
   $('threshold').addEventListener('input', (e) => app.set({ threshold: Number(e.target.value) }));
   $('clear-selection').addEventListener('click', () => app.set({ selected: [] }));
   $('mask-btn').addEventListener('click', () => applyEdit('mask'));
@@ -335,8 +352,12 @@ function wire() {
   });
 }
 
+// The guided lesson (?lesson=attention&step=N): a stepper above the page's own views.
+let lesson = null;
+
 async function start() {
   applyStatic(document, state.lang);
+  if (state.lesson) lesson = createLesson($('lesson'), app, { tryText: (text) => app.openText(text, {}) });
   picker.fillOptions();
   picker.syncRows();
   wire();

@@ -146,9 +146,13 @@ export function createRunController(app, { views, predictions = true, on = {} })
     const started = performance.now();
     try {
       const pair = state.pairOn && state.pair.trim() ? state.pair : undefined;
-      const r = await model.client.run(state.text, { textPair: pair, signal, ...options() });
+      const { text } = state;
+      const r = await model.client.run(text, { textPair: pair, signal, ...options() });
       lastRunMs = performance.now() - started;
       if (seq !== runSeq) return;
+      // The text this run is of (word-level views read its offsets against it); none with a pair,
+      // whose second segment's offsets index the pair.
+      if (!pair) r.text = text;
       stats.runs++;
       app.showRun(r);
       on.shown?.(r, lastRunMs);

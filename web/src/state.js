@@ -5,6 +5,7 @@ import { isHubId } from '../../js/hub-id.js';
 import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
 import { GENERATE_DEFAULTS } from '../../js/generate.js';
 import { WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
+import { LESSONS } from './lesson/steps.js';
 
 export { isHubId };
 
@@ -32,6 +33,9 @@ export function defaultState() {
     query: 1,                // token position for the formula and the head view's focus
     selected: [],            // query positions aggregated together
     hideSpecial: false,
+    lesson: '',              // the guided lesson shown above the views ('' none; lesson/steps.js)
+    step: 1,                 // its step, 1-based
+    words: false,            // the matrix views merge sub-word tokens into words (js/words.js)
     threshold: 0,            // weights below it draw as 0
     lang: 'en',
     // Generation (decoders): kept in the permalink so the same seed writes the same text.
@@ -78,6 +82,14 @@ export function stateFromUrl(search) {
   const sel = p.get('sel');
   if (sel && /^\d{1,5}(,\d{1,5}){0,63}$/.test(sel)) s.selected = [...new Set(sel.split(',').map(Number))];
   if (p.get('hs') === '1') s.hideSpecial = true;
+  if (p.get('w') === '1') s.words = true;
+  const lesson = p.get('lesson');
+  if (lesson !== null && Object.hasOwn(LESSONS, lesson)) {
+    s.lesson = lesson;
+    s.step = intParam(p, 'step', 1, LESSONS[lesson].length) ?? 1;
+    // Without its own view in the link, a step opens at its view.
+    if (p.get('view') === null) s.view = LESSONS[lesson][s.step - 1].view;
+  }
   const th = p.get('th');
   if (th !== null && /^(0(\.\d{1,4})?|1(\.0{1,4})?)$/.test(th)) s.threshold = Number(th);
   const lang = p.get('lang');
@@ -112,6 +124,11 @@ export function stateToUrl(s) {
   if (s.query !== d.query) p.set('q', String(s.query));
   if (s.selected.length) p.set('sel', s.selected.join(','));
   if (s.hideSpecial) p.set('hs', '1');
+  if (s.words) p.set('w', '1');
+  if (s.lesson) {
+    p.set('lesson', s.lesson);
+    p.set('step', String(s.step));
+  }
   if (s.threshold) p.set('th', String(s.threshold));
   if (s.lang !== d.lang) p.set('lang', s.lang);
   if (s.genTokens !== d.genTokens) p.set('gn', String(s.genTokens));

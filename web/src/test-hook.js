@@ -23,6 +23,7 @@ export function installTestHook(app, { viewJobs }) {
     /** The matrix a view shows for (layer, head): special tokens hidden/renormalised or not. */
     shown(layer, head) { return copy(app.displayMatrix(layer, head)); },
     shownPositions() { return [...app.display().positions]; },
+    shownLabels() { return [...app.display().labels]; },
     /** The engine's raw matrix of the run on screen (edited when an edit is active). */
     raw(layer, head, which = 'result') { return copy(app[which].attention(layer, head)); },
     vector(which, layer, head, token) {

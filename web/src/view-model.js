@@ -9,8 +9,12 @@
 //   result                 the run on screen (edited ?? original)
 //   t(key, vars)           the UI text in state.lang
 //   set(patch)             changes state; the host redraws
-//   display()              { positions, labels } shown (special tokens hidden or not)
-//   displayMatrix(l, h)    one head's matrix as shown (restricted + renormalised when hiding)
+//   display()              { positions, labels } shown (special tokens hidden or not; with
+//                          words shown, one entry per word: its first token and its text)
+//   displayMatrix(l, h)    one head's matrix as shown (restricted + renormalised when hiding;
+//                          word-level when words are shown, js/words.js)
+//   wordsShown()           true when state.words is on, the view is a matrix view (WORD_VIEWS)
+//                          and the run on screen has words (a typed text without a pair)
 //   keyMask()              attention_mask of the run shown (masked tokens 0), or null
 //   resultPosition(p)      typed-text position → position in the run shown (−1: dropped)
 //   originalPosition(p)    the reverse
@@ -33,6 +37,11 @@
 import { translate } from './i18n.js';
 import { clampToResult } from './state.js';
 import { alignPositions, restrict, visiblePositions } from './attention-math.js';
+import { findWords, mergeHead } from '../../js/words.js';
+
+/** The matrix views that can show words instead of tokens (state.words): the ones that draw
+ *  display() and displayMatrix() only. The formula and the others stay on tokens. */
+export const WORD_VIEWS = new Set(['grid', 'head', 'lines']);
 
 const MATRIX_CACHE = 8;   // recent heads: the views ask for the same head often
 
@@ -58,17 +67,30 @@ export function createViewModel({ state, onSet }) {
     set(patch) {
       const before = { ...state };
       Object.assign(state, patch);
-      if ('hideSpecial' in patch) cache = null;
+      if ('hideSpecial' in patch || 'words' in patch) cache = null;
       fitToResult();
       onSet(patch, before);
     },
 
+    wordsShown() {
+      return Boolean(state.words && WORD_VIEWS.has(state.view) && resultWords());
+    },
+
     display() {
       const r = app.result;
-      if (!cache || cache.result !== r) {
-        const positions = visiblePositions(r, state.hideSpecial);
-        const texts = r.tokenTexts ?? r.tokens;   // readable forms ('␣river', not 'Ġriver')
-        cache = { result: r, positions, labels: positions.map((p) => texts[p]), matrices: new Map() };
+      const words = app.wordsShown() ? resultWords() : null;
+      if (!cache || cache.result !== r || cache.words !== words) {
+        if (words) {
+          // Words in the run's order; hiding special tokens hides the words they stand for.
+          const kept = words.map((w, i) => i).filter((i) => !state.hideSpecial || !r.specialTokensMask[words[i].tokens[0]]);
+          const rows = kept.length ? kept : words.map((w, i) => i);
+          cache = { result: r, words, rows, positions: rows.map((i) => words[i].tokens[0]),
+            labels: rows.map((i) => words[i].text), matrices: new Map() };
+        } else {
+          const positions = visiblePositions(r, state.hideSpecial);
+          const texts = r.tokenTexts ?? r.tokens;   // readable forms ('␣river', not 'Ġriver')
+          cache = { result: r, words, positions, labels: positions.map((p) => texts[p]), matrices: new Map() };
+        }
       }
       return cache;
     },
@@ -76,11 +98,13 @@ export function createViewModel({ state, onSet }) {
     displayMatrix(layer, head) {
       const r = app.result, d = app.display();
       const raw = r.attention(layer, head);
-      if (d.positions.length === r.shape[2]) return raw;
+      if (!d.words && d.positions.length === r.shape[2]) return raw;
       const key = `${layer}/${head}`;
       let m = d.matrices.get(key);
       if (!m) {
-        m = restrict(raw, r.shape[2], d.positions, true);
+        m = d.words
+          ? restrict(mergeHead(raw, d.words, r.shape[2]), d.words.length, d.rows, true)
+          : restrict(raw, r.shape[2], d.positions, true);
         if (d.matrices.size >= MATRIX_CACHE) d.matrices.delete(d.matrices.keys().next().value);
         d.matrices.set(key, m);
       }
@@ -140,6 +164,17 @@ export function createViewModel({ state, onSet }) {
     },
   };
 
+  // The words of the run on screen: the typed text's (its own run carries the text it ran,
+  // run-controller.js), also under an edit that keeps every position (masking, heads off).
+  let wordsOf = { result: null, words: null };
+  function resultWords() {
+    const r = app.original;
+    if (!r || typeof r.text !== 'string') return null;
+    if (app.edited && app.edit?.kind === 'drop') return null;
+    if (wordsOf.result !== r) wordsOf = { result: r, words: findWords(r, r.text) };
+    return wordsOf.words;
+  }
+
   // The alignment of a drop edit (masking keeps every position), built once per edit.
   function positionMap() {
     if (!app.edited || app.edit.kind !== 'drop') return null;
@@ -173,4 +208,23 @@ export function showView(host, app, factories) {
     views[state.view] = { panel, view: factories[state.view](panel, app) };
   }
   views[state.view].view.render();
+  showWordsBadge(views[state.view].panel, app);
+}
+
+// Wherever words replace tokens the view says so, and says why when it cannot.
+function showWordsBadge(panel, app) {
+  let badge = panel.querySelector(':scope > .words-badge');
+  const on = app.state.words && WORD_VIEWS.has(app.state.view) && app.result;
+  if (!on) {
+    badge?.remove();
+    return;
+  }
+  if (!badge) {
+    badge = document.createElement('p');
+    badge.className = 'words-badge';
+    panel.prepend(badge);
+  }
+  const shown = app.wordsShown();
+  badge.dataset.shown = String(shown);
+  badge.textContent = app.t(shown ? 'wordsBadge' : 'wordsUnavailable');
 }

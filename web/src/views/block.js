@@ -52,6 +52,7 @@ export function createBlock(host, app) {
     const section = (titleKey, vars) => {
       const s = document.createElement('section');
       s.className = 'block-step';
+      s.dataset.step = titleKey;   // the lesson's anchor
       const h = document.createElement('h4');
       h.textContent = t(titleKey, vars);
       s.append(h);

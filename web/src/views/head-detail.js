@@ -82,14 +82,17 @@ export function createHeadDetail(host, app) {
   function showHiddenMass() {
     const r = app.result, T = r.shape[2];
     removed = null;
-    hiddenNote.hidden = positions.length === T;
+    // Each row's tokens: one, or a word's pieces (its row is their mean, js/words.js).
+    const d = app.display();
+    const rowTokens = d.words ? d.rows.map((i) => d.words[i].tokens) : positions.map((p) => [p]);
+    const shown = new Set(rowTokens.flat());
+    hiddenNote.hidden = shown.size === T;
     if (hiddenNote.hidden) return;
     const raw = r.attention(app.state.layer, app.state.head);
-    const shown = new Set(positions);
-    removed = positions.map((p) => {
+    removed = rowTokens.map((pieces) => {
       let sum = 0;
-      for (let j = 0; j < T; j++) if (!shown.has(j)) sum += raw[p * T + j];
-      return sum;
+      for (const p of pieces) for (let j = 0; j < T; j++) if (!shown.has(j)) sum += raw[p * T + j];
+      return sum / pieces.length;
     });
     const pct = (v) => (v * 100).toFixed(0);
     hiddenNote.dataset.removed = removed.map((v) => v.toFixed(6)).join(',');

@@ -1,0 +1,15 @@
+// UI text for frozen figures (issue 36): the page's "Save figure data" button, English and
+// Korean, merged into i18n.js's tables.
+
+export const FIGURE_STRINGS = {
+  en: {
+    saveFigure: 'Figure data',
+    saveFigureTitle: 'Save figure data: download what this figure draws (tokens, its attention matrices, model, text, view, layer, head) as JSON: <attn-scope src="fig.json"> shows it with no model download. Head, lines and grid views.',
+    saveFigureView: 'Figure data is saved from the head, lines and grid views.',
+  },
+  ko: {
+    saveFigure: '그림 데이터',
+    saveFigureTitle: '그림 데이터 저장: 이 그림이 그리는 것(토큰, 어텐션 행렬, 모델, 텍스트, 보기, 층, 헤드)을 JSON으로 내려받습니다. <attn-scope src="fig.json">가 모델을 내려받지 않고 보여 줍니다. 헤드·선·그리드 보기에서.',
+    saveFigureView: '그림 데이터는 헤드·선·그리드 보기에서 저장합니다.',
+  },
+};

@@ -1,0 +1,32 @@
+// The token chips' legend: what the marks on a token mean ("##" continues a word, "␣" a piece
+// that starts with a space, "<0xEB>" one byte of a character the vocabulary has no piece for),
+// shown only for the marks the run on screen has, and a notice when most of the input became
+// bytes — Korean in the bundled GPT-2 is one chip per UTF-8 byte, which says nothing without it.
+const BYTE = /^<0x[0-9A-Fa-f]{2}>$/;
+
+/** The legend's lines for a run (empty when no token carries a mark). */
+export function tokenLegend(result, t, { bundled }) {
+  if (!result) return { lines: [], mostlyBytes: false };
+  const texts = result.tokenTexts ?? result.tokens;
+  const plain = texts.filter((_, i) => !result.specialTokensMask[i]);
+  const has = (test) => plain.some(test);
+  const lines = [];
+  if (has((s) => s.startsWith('##'))) lines.push(t('legendPieces'));
+  if (has((s) => s.startsWith('␣') || s.startsWith('▁'))) lines.push(t('legendSpace'));
+  const bytes = plain.filter((s) => BYTE.test(s)).length;
+  if (bytes) lines.push(t('legendBytes'));
+  const mostlyBytes = bytes >= 2 && bytes * 2 >= plain.length;
+  if (lines.length && bundled) lines.push(t('legendBundled'));
+  return { lines, mostlyBytes, bytes, total: plain.length };
+}
+
+/** Fills `legend` (a <p>) and `notice` (the page's warning line) for the run on screen. */
+export function showTokenLegend(legend, notice, result, t, options) {
+  const { lines, mostlyBytes, bytes, total } = tokenLegend(result, t, options);
+  legend.hidden = !lines.length;
+  legend.textContent = lines.join(' · ');
+  if (mostlyBytes) {
+    notice.hidden = false;
+    notice.textContent = t('mostlyBytes', { n: bytes, total });
+  }
+}
