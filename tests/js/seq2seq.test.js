@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { loadModel } from '../../js/index.js';
+import { createWorkerClient } from '../../js/worker-client.js';
 import { readSafetensors } from './helpers/safetensors.js';
 
 const run = promisify(execFile);
@@ -155,4 +156,30 @@ describe('CLI on encoder-decoder folders', () => {
       }
     });
   }
+});
+
+describe('encoder-decoder models through the worker client', () => {
+  it('runSeq2SeqIds and generate give what the API gives', async () => {
+    const f = fixture('t5_relu_tied_f32');
+    const client = createWorkerClient();
+    const source = { config: f.config, weights: f.weights, vocab: f.vocab };
+    const model = await loadModel(source, { threads: 1 });
+    try {
+      const info = await client.load(source, { threads: 1 });
+      assert.equal(info.kind, 'encoder-decoder');
+      const options = { targetIds: f.inputs.target_ids };
+      const [viaWorker, direct] = [await client.runSeq2SeqIds(f.inputs.source_ids, options), await model.runIds(f.inputs.source_ids, options)];
+      for (const key of ['encoderAttentions', 'decoderAttentions', 'crossAttentions', 'hidden']) {
+        assert.deepEqual([...viaWorker[key]], [...direct[key]], key);
+      }
+      const steps = [];
+      const g = await client.generate(f.inputs.greedy.source_ids, { temperature: 0, maxNewTokens: 8, onToken: (s) => steps.push(s) });
+      assert.deepEqual([...g.ids], f.inputs.greedy.ids);
+      assert.equal(steps.length, g.steps.length);
+      assert.equal(steps[0].crossAttentions.length, 3 * 3 * f.inputs.greedy.source_ids.length);
+    } finally {
+      model.dispose();
+      await client.terminate();
+    }
+  });
 });
