@@ -149,6 +149,12 @@ describe('CLI on encoder-decoder folders', () => {
         assert.deepEqual(g.ids, f.inputs.greedy.ids);
         assert.equal(g.steps.length, g.ids.length - 1);
         assert.equal(g.steps[0].cross_attentions[0][0].length, f.inputs.source_ids.length);
+        // Text through the folder's tokenizer (WordPiece here: [CLS] … [SEP] around each side).
+        await run(process.execPath, [CLI, 'run', '--model', dir, '--threads', '1', '--text', 'w5 w6', '--target', 'w7', '--out', out]);
+        const byText = JSON.parse(readFileSync(out, 'utf8'));
+        assert.deepEqual(byText.source_ids, [2, 5, 6, 3]);
+        assert.deepEqual(byText.target_ids, [f.inputs.decoder_input_ids[0], 2, 7, 3]);
+        assert.deepEqual(byText.target_tokens.slice(1), ['[CLS]', 'w7', '[SEP]']);
         await assert.rejects(run(process.execPath, [CLI, 'run', '--model', dir, '--threads', '1', '--ids', '5', '--target', 'w5',
           '--target-ids', '5']), /at most one of --target and --target-ids/);
       } finally {
