@@ -89,9 +89,14 @@ void parse_bart_shaped(const json& j, Seq2SeqConfig& c) {
                                                          : "BART normalises its embeddings");
   require_bool(j, "static_position_embeddings", marian, marian ? "Marian's positions are sinusoidal"
                                                                : "BART's positions are learned");
-  require_bool(j, "add_bias_logits", false, "the head has final_logits_bias only");
-  if (read_int(j, "extra_pos_embeddings", 2, 0) != 2)
-    fail("\"extra_pos_embeddings\": only 2 (the offset BART's learned positions use) is supported");
+  // Marian configs converted by transformers 3.x carry add_bias_logits and extra_pos_embeddings
+  // (= vocab_size) that MarianMTModel never read: the head adds final_logits_bias, the sinusoids
+  // have no offset. BART's would have meant another head or another position offset.
+  if (!marian) {
+    require_bool(j, "add_bias_logits", false, "the head has final_logits_bias only");
+    if (read_int(j, "extra_pos_embeddings", 2, 0) != 2)
+      fail("\"extra_pos_embeddings\": only 2 (the offset BART's learned positions use) is supported");
+  }
   require_bool(j, "share_encoder_decoder_embeddings", true,
                "the encoder and decoder read one shared embedding matrix");
 }

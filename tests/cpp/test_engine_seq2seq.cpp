@@ -173,6 +173,11 @@ TEST_CASE("seq2seq config: keys read as transformers reads them", "[engine][conf
   CHECK(marian.decoder_start_token_id == 19);  // MarianConfig: decoder_start_token_id = pad_token_id
   CHECK(marian.eos_token_id == 0);
   CHECK(marian.max_position_embeddings == 1024);
+  // Keys of transformers 3.x's Marian conversions that MarianMTModel never reads.
+  CHECK_NOTHROW(parse_seq2seq_config(R"({"model_type": "marian", "d_model": 8, "encoder_attention_heads": 2,
+      "decoder_attention_heads": 2, "vocab_size": 20, "pad_token_id": 19, "extra_pos_embeddings": 20,
+      "add_bias_logits": true, "static_position_embeddings": true, "normalize_embedding": false,
+      "normalize_before": false, "add_final_layer_norm": false})"));
   const Seq2SeqConfig bart = parse_seq2seq_config(R"({"model_type": "bart", "d_model": 8,
       "encoder_attention_heads": 2, "decoder_attention_heads": 4, "vocab_size": 20, "normalize_before": false})");
   CHECK(bart.decoder_start_token_id == 2);
