@@ -131,6 +131,13 @@ void parse_t5(const json& j, Seq2SeqConfig& c) {
   if (!supported_activation(act) || act.find('-') != std::string::npos)
     fail("\"feed_forward_proj\": \"" + proj + "\" is not supported (relu, gelu, gated-gelu, gated-relu, gated-silu)");
   c.activation = proj == "gated-gelu" ? "gelu_new" : act;  // transformers' special case
+  // Newer saves also write what T5Config derives; a value that disagrees would be the one
+  // transformers runs (config.json's keys are set last), so it must agree.
+  if (read_string(j, "dense_act_fn", c.activation) != c.activation)
+    fail("\"dense_act_fn\": \"" + read_string(j, "dense_act_fn", "") + "\" disagrees with feed_forward_proj \"" + proj +
+         "\" (" + c.activation + ")");
+  if (read_bool(j, "is_gated_act", c.gated_ffn) != c.gated_ffn)
+    fail("\"is_gated_act\" disagrees with feed_forward_proj \"" + proj + "\"");
   c.tie_word_embeddings = read_bool(j, "tie_word_embeddings", true);
   c.pad_token_id = read_int(j, "pad_token_id", 0, 0);
   c.eos_token_id = read_int(j, "eos_token_id", 1, 0);

@@ -208,6 +208,8 @@ TEST_CASE("seq2seq config: keys the engine does not implement are refused by nam
       {t5 + R"("relative_attention_num_buckets": 2})", "relative_attention_num_buckets"},
       {t5 + R"("relative_attention_max_distance": 16})", "relative_attention_max_distance"},
       {t5 + R"("layer_norm_epsilon": 0})", "layer_norm_epsilon"},
+      {t5 + R"("feed_forward_proj": "gated-gelu", "dense_act_fn": "relu"})", "dense_act_fn"},
+      {t5 + R"("is_gated_act": true})", "is_gated_act"},
       {t5 + R"("d_kv": 1.5})", "d_kv"},
       {R"({"model_type": "mbart"})", "model_type"},
       {"[1]", "JSON object"},
@@ -232,4 +234,40 @@ TEST_CASE("seq2seq weights: a missing or misshapen tensor is named", "[engine][s
   config = parse_seq2seq_config(test::read_text(dir + "/config.json"));
   config.d_kv = 5;
   expect_error([&] { load_seq2seq_weights(config, tensors); }, "E_WEIGHTS", "SelfAttention.q.weight");
+}
+
+TEST_CASE("seq2seq config: published checkpoints' key sets parse as transformers reads them", "[engine][config][seq2seq]") {
+  // Key sets as t5-small, google/flan-t5-small, facebook/bart-base and Helsinki-NLP/opus-mt-en-de
+  // publish them (task and generation keys left out: they do not change the forward pass).
+  const Seq2SeqConfig t5 = parse_seq2seq_config(R"({"architectures": ["T5ForConditionalGeneration"], "d_ff": 2048,
+      "d_kv": 64, "d_model": 512, "decoder_start_token_id": 0, "dropout_rate": 0.1, "eos_token_id": 1,
+      "initializer_factor": 1.0, "is_encoder_decoder": true, "layer_norm_epsilon": 1e-06, "model_type": "t5",
+      "n_positions": 512, "num_heads": 8, "num_layers": 6, "output_past": true, "pad_token_id": 0,
+      "relative_attention_num_buckets": 32, "vocab_size": 32128})");
+  CHECK((t5.encoder_layers == 6 && t5.decoder_layers == 6 && t5.activation == "relu" && !t5.gated_ffn));
+  CHECK(t5.tie_word_embeddings);
+  const Seq2SeqConfig flan = parse_seq2seq_config(R"({"architectures": ["T5ForConditionalGeneration"], "d_ff": 1024,
+      "d_kv": 64, "d_model": 512, "decoder_start_token_id": 0, "dense_act_fn": "gelu_new", "dropout_rate": 0.1,
+      "eos_token_id": 1, "feed_forward_proj": "gated-gelu", "initializer_factor": 1.0, "is_encoder_decoder": true,
+      "is_gated_act": true, "layer_norm_epsilon": 1e-06, "model_type": "t5", "n_positions": 512,
+      "num_decoder_layers": 8, "num_heads": 6, "num_layers": 8, "pad_token_id": 0,
+      "relative_attention_max_distance": 128, "relative_attention_num_buckets": 32, "tie_word_embeddings": false,
+      "vocab_size": 32128})");
+  CHECK((flan.gated_ffn && flan.activation == "gelu_new" && !flan.tie_word_embeddings));
+  CHECK(flan.encoder_heads * flan.encoder_head_dim() == 384);  // ≠ d_model 512
+  const Seq2SeqConfig bart = parse_seq2seq_config(R"({"activation_function": "gelu", "add_bias_logits": false,
+      "add_final_layer_norm": false, "architectures": ["BartModel"], "bos_token_id": 0, "d_model": 768,
+      "decoder_attention_heads": 12, "decoder_ffn_dim": 3072, "decoder_layers": 6, "decoder_start_token_id": 2,
+      "encoder_attention_heads": 12, "encoder_ffn_dim": 3072, "encoder_layers": 6, "eos_token_id": 2,
+      "is_encoder_decoder": true, "max_position_embeddings": 1024, "model_type": "bart", "normalize_before": false,
+      "normalize_embedding": true, "pad_token_id": 1, "scale_embedding": false, "vocab_size": 50265})");
+  CHECK((bart.decoder_start_token_id == 2 && bart.encoder_head_dim() == 64 && !bart.scale_embedding));
+  const Seq2SeqConfig marian = parse_seq2seq_config(R"({"activation_function": "swish", "add_bias_logits": false,
+      "add_final_layer_norm": false, "architectures": ["MarianMTModel"], "bos_token_id": 0, "d_model": 512,
+      "decoder_attention_heads": 8, "decoder_ffn_dim": 2048, "decoder_layers": 6, "decoder_start_token_id": 58100,
+      "encoder_attention_heads": 8, "encoder_ffn_dim": 2048, "encoder_layers": 6, "eos_token_id": 0,
+      "extra_pos_embeddings": 58101, "is_encoder_decoder": true, "max_position_embeddings": 512,
+      "model_type": "marian", "normalize_before": false, "normalize_embedding": false, "pad_token_id": 58100,
+      "scale_embedding": true, "static_position_embeddings": true, "vocab_size": 58101})");
+  CHECK((marian.decoder_start_token_id == 58100 && marian.scale_embedding && marian.activation == "swish"));
 }
