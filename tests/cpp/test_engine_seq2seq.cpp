@@ -71,7 +71,14 @@ TEST_CASE("seq2seq golden: every listed fixture matches the float64 PyTorch refe
   const auto models = test::listed_names(kFixtures + "/models.txt");
   REQUIRE(models.size() >= 5);
   std::map<std::string, double> worst;
-  for (const auto& model : models) check_model(model, load(model), worst);
+  for (const auto& model : models) {
+    std::map<std::string, double> mine;
+    check_model(model, load(model), mine);
+    std::cout << "  " << model << ": attentions (enc/dec/cross) " << mine["encoder_attentions"] << " / "
+              << mine["decoder_attentions"] << " / " << mine["cross_attentions"] << ", hidden " << mine["hidden"]
+              << ", logits " << mine["logits"] << "\n";
+    for (const auto& [what, e] : mine) worst[what] = std::max(worst[what], e);
+  }
   std::cout << "seq2seq golden: worst absolute error per output over " << models.size() << " fixtures:";
   for (const auto& [what, e] : worst) std::cout << " " << what << " " << e;
   std::cout << "\n";
