@@ -25,6 +25,7 @@
 #include "error.h"
 #include "parallel.h"
 #include "safetensors.h"
+#include "seq2seq_model.h"
 #include "tokenizer/tokenizer.h"
 #include "weight_stream.h"
 #include "weights.h"
@@ -154,7 +155,9 @@ WeightUpload* create_weight_upload(const val& config_json, double file_size, con
     const std::string precision = string_from_js(precision_js);
     if (precision != "f32" && precision != "f16" && precision != "q8")
       throw Error("E_INPUT", "weight precision \"" + precision + "\" is not \"f32\", \"f16\" or \"q8\"");
-    return new WeightUpload(parse_config(string_from_js(config_json)),
+    const std::string config_text = string_from_js(config_json);
+    return new WeightUpload(is_seq2seq_config(config_text) ? seq2seq_stream_config(parse_seq2seq_config(config_text))
+                                                           : parse_config(config_text),
                             file_size < 0 ? 0 : static_cast<uint64_t>(file_size),
                             precision == "f16"  ? WeightPrecision::F16
                             : precision == "q8" ? WeightPrecision::Q8
@@ -372,6 +375,18 @@ Model* create_model(const val& config_json, WeightUpload& weights_upload, const 
   });
 }
 
+// An encoder-decoder checkpoint (bart, marian, t5: isSeq2SeqConfig) from its streamed weights.
+Seq2SeqModel* create_seq2seq(const val& config_json, WeightUpload& weights_upload, const val& vocab_txt,
+                             const val& tokenizer_json, const val& tokenizer_config_json, const val& vocab_json,
+                             const val& merges_txt) {
+  return guarded([&] {
+    const std::string files[] = {string_from_js(vocab_txt), string_from_js(vocab_json), string_from_js(merges_txt),
+                                 string_from_js(tokenizer_json), string_from_js(tokenizer_config_json)};
+    weights_upload.finish();
+    return create_seq2seq_model(config_json, weights_upload.stream(), weights_upload.precision(), files);
+  });
+}
+
 // Bytes of wasm heap in use by malloc, and the size of the wasm memory (it never shrinks).
 // Validates config.json before anything is downloaded, so a wrong model fails fast.
 val parse_config_js(const val& config_json) {
@@ -498,6 +513,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("threads", &Model::threads);
 
   function("parseConfig", &parse_config_js);
+  function("createSeq2SeqModel", &create_seq2seq, allow_raw_pointers());
   function("checkTokenizer", &check_tokenizer);
   function("heapStats", &heap_stats);
   class_<TokenizerOnly>("Tokenizer")

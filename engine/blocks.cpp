@@ -7,6 +7,7 @@
 #include "half.h"
 #include "kernels/attention.h"
 #include "kernels/layer_norm.h"
+#include "kernels/linear.h"
 #include "kernels/rms_norm.h"
 #include "parallel.h"
 
@@ -191,6 +192,32 @@ void value_norms_forward(float* norms, float* head_out, const float* v, const La
     Eigen::Map<const RowMatrix> fx(head_out, T, C);
     for (int t = 0; t < T; ++t) norms[static_cast<size_t>(h) * T + t] = fx.row(t).norm();
   }
+}
+
+// logits (rows, V) = hidden (rows, C) · Wᵀ (+ bias) for a vocabulary matrix W (V, C), a block of
+// kRows vocabulary rows at a time: a matrix kept as f16 is widened one block at a time, never whole
+// (which is what f16 saves), and threads take whole blocks (the same arithmetic on any thread).
+void vocabulary_logits(float* logits, const float* hidden, const WeightMatrix& w, const float* bias, int rows,
+                       int C, int V) {
+  constexpr int kRows = 1024;
+  const size_t blocks = (static_cast<size_t>(V) + kRows - 1) / kRows;
+  parallel_for(blocks, min_items_for(static_cast<size_t>(rows) * kRows * C), [&](size_t b0, size_t b1) {
+    std::vector<float> widened, block_logits(static_cast<size_t>(rows) * kRows);
+    for (size_t b = b0; b < b1; ++b) {
+      const int v0 = static_cast<int>(b) * kRows, n = std::min(kRows, V - v0);
+      const float* block;
+      if (w.is_f16()) {
+        widened.resize(static_cast<size_t>(n) * C);
+        f16_to_f32(widened.data(), w.f16.data() + static_cast<size_t>(v0) * C, widened.size());
+        block = widened.data();
+      } else {
+        block = w.f32.data() + static_cast<size_t>(v0) * C;
+      }
+      kernels::linear_f32(block_logits.data(), hidden, block, bias ? bias + v0 : nullptr, rows, C, n);
+      for (int t = 0; t < rows; ++t)
+        std::copy_n(block_logits.data() + static_cast<size_t>(t) * n, n, logits + static_cast<size_t>(t) * V + v0);
+    }
+  });
 }
 
 }  // namespace attnscope

@@ -128,4 +128,9 @@ void value_norms_forward(float* norms, float* head_out, const float* v, const La
 
 kernels::Activation activation_for(const std::string& hidden_act);
 
+// logits (rows, V) = hidden (rows, C) · Wᵀ (+ bias (V) or null) for a vocabulary matrix W (V, C),
+// f32 or f16 (widened a block of rows at a time, never whole): every family's language-model head.
+void vocabulary_logits(float* logits, const float* hidden, const WeightMatrix& w, const float* bias, int rows,
+                       int C, int V);
+
 }  // namespace attnscope

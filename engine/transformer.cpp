@@ -108,32 +108,6 @@ void llama_layer_forward(float* x, Activations& a, const Layer& layer, float* pr
   gated_ffn_forward(x, a.ff.data(), a.gate.data(), a.ln.data(), layer, act, /*residual=*/a.sum.data(), queries);
 }
 
-// logits (rows, V) = hidden (rows, C) · Wᵀ (+ bias) for a vocabulary matrix W (V, C), a block of
-// kRows vocabulary rows at a time: a matrix kept as f16 is widened one block at a time, never whole
-// (which is what f16 saves), and threads take whole blocks (the same arithmetic on any thread).
-void vocabulary_logits(float* logits, const float* hidden, const WeightMatrix& w, const float* bias, int rows,
-                       int C, int V) {
-  constexpr int kRows = 1024;
-  const size_t blocks = (static_cast<size_t>(V) + kRows - 1) / kRows;
-  parallel_for(blocks, min_items_for(static_cast<size_t>(rows) * kRows * C), [&](size_t b0, size_t b1) {
-    std::vector<float> widened, block_logits(static_cast<size_t>(rows) * kRows);
-    for (size_t b = b0; b < b1; ++b) {
-      const int v0 = static_cast<int>(b) * kRows, n = std::min(kRows, V - v0);
-      const float* block;
-      if (w.is_f16()) {
-        widened.resize(static_cast<size_t>(n) * C);
-        f16_to_f32(widened.data(), w.f16.data() + static_cast<size_t>(v0) * C, widened.size());
-        block = widened.data();
-      } else {
-        block = w.f32.data() + static_cast<size_t>(v0) * C;
-      }
-      kernels::linear_f32(block_logits.data(), hidden, block, bias ? bias + v0 : nullptr, rows, C, n);
-      for (int t = 0; t < rows; ++t)
-        std::copy_n(block_logits.data() + static_cast<size_t>(t) * n, n, logits + static_cast<size_t>(t) * V + v0);
-    }
-  });
-}
-
 // Position ids of T tokens starting at `first`: first, first + 1, ... For RoBERTa, Hugging Face's
 // create_position_ids_from_input_ids: padding tokens sit at position pad_token_id and the others
 // count on from pad_token_id + 1, skipping the padding.

@@ -40,6 +40,28 @@ export async function writeJsonResult(out, result) {
   });
 }
 
+/** An encoder-decoder run (js/seq2seq.js): {"model_type","source_ids","source_tokens","target_ids",
+ *   "target_tokens" (the decoder's input: decoder_start_token_id, then the target),
+ *   "encoder_attentions":[L][H][S][S], "decoder_attentions":[L][H][T][T], "cross_attentions":[L][H][T][S],
+ *   "hidden":[T][C] (the decoder's last hidden state), "next"} */
+export async function writeSeq2SeqJson(out, result) {
+  const T = result.targetIds.length;
+  await withSink(out, async (write) => {
+    await write(`{"model_type":${JSON.stringify(result.modelType)},"source_ids":${JSON.stringify([...result.sourceIds])},` +
+      `"source_tokens":${JSON.stringify(result.sourceTokens)},"target_ids":${JSON.stringify([...result.targetIds])},` +
+      `"target_tokens":${JSON.stringify(result.targetTokens)}`);
+    for (const [name, data, shape] of [['encoder_attentions', result.encoderAttentions, result.encoderShape],
+      ['decoder_attentions', result.decoderAttentions, result.decoderShape],
+      ['cross_attentions', result.crossAttentions, result.crossShape]]) {
+      await write(`,"${name}":`);
+      await writeNested(write, data, shape);
+    }
+    await write(',"hidden":');
+    await writeNested(write, result.hidden, [T, result.hiddenSize]);
+    await write(`,"next":${JSON.stringify(result.next)}}\n`);
+  });
+}
+
 // "trace": {"embeddings": {word, position, token_type?, sum, output}, "layers": [{attention_output,
 // ...}], "final_norm"?}: the RunResult's camelCase names in snake_case, each [T][width].
 async function writeTrace(write, trace, T) {

@@ -8,7 +8,8 @@ import { createInterface } from 'node:readline';
 
 import { loadModel, buildInfo, AttnScopeError } from './index.js';
 import { loadTokenizer } from './tokenizer.js';
-import { writeJsonResult, writeBertViz, writeNpyFolder } from './cli-output.js';
+import { writeJsonResult, writeBertViz, writeNpyFolder, writeSeq2SeqJson } from './cli-output.js';
+import { nestedJson } from './json-arrays.js';
 import { AUTO_F16_ABOVE_BYTES, DEFAULT_WEIGHT_PRECISION, WEIGHT_PRECISION_CHOICES } from './memory-estimate.js';
 import { GENERATE_DEFAULTS } from './generate.js';
 import { FIGURE_VIEWS, figureData } from './snapshot.js';
@@ -29,6 +30,9 @@ commands:
             [--attribution [TOKEN_ID]]  decoders: "attribution", the logit of TOKEN_ID (default: the
             top-1 next token) after the last position split into embeddings, heads, attention biases,
             MLPs and the final norm's bias
+            [--target "..." | --target-ids 5,6]  encoder-decoder models (bart, marian, t5): the
+            decoder runs over decoder_start_token_id then the target; the JSON holds
+            encoder_attentions, decoder_attentions, cross_attentions, hidden, next
   generate  --model M (--text "..." | --ids 464,3290) [--max-new-tokens N] [--temperature T]
             [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
             (decoders; --temperature 0 is greedy; defaults: ${GENERATE_DEFAULTS.maxNewTokens} tokens, and as Hugging Face:
@@ -36,6 +40,8 @@ commands:
   snapshot  [--model M] --text "..." [--view head|lines|grid] [--layer L] [--head H] --out fig.json
             the data of one figure (tokens, the matrices the view draws, model, text, view/layer/head,
             a format version): <attn-scope src="fig.json"> draws it with no model download
+            (encoder-decoder models: --text/--ids is the source; ids start with decoder_start_token_id,
+            each step holds its cross_attentions row [L][H][S])
   tokenize  --model M [--text "..." [--text-pair "..."]]   (no --text: one JSON string per stdin line)
   bench     --model M [--tokens N] [--runs R]
   info      [--model M]
@@ -64,7 +70,8 @@ const OPTIONS = {
     'text-pair': { type: 'string' }, out: { type: 'string' }, format: { type: 'string', default: 'json' },
     'top-k': { type: 'string' }, 'max-length': { type: 'string' }, 'next-all': { type: 'boolean' },
     trace: { type: 'boolean' }, 'head-mask': { type: 'string' }, 'logit-lens': { type: 'string' },
-    attribution: { type: 'string' }, words: { type: 'boolean' },
+    attribution: { type: 'string' }, words: { type: 'boolean' }, target: { type: 'string' },
+    'target-ids': { type: 'string' },
   },
   generate: {
     ...COMMON, ids: { type: 'string' }, text: { type: 'string' }, out: { type: 'string' },
@@ -146,7 +153,17 @@ async function run(values) {
   };
   if ((options.logitLens || options.attribution) && format !== 'json') throw new UsageError('--logit-lens and --attribution write into the JSON: use them with --format json');
   const model = await loadModel(values.model, loadOptions(values));
+  if (model.info.kind === 'encoder-decoder') {
+    try {
+      return await runSeq2Seq(model, values, options);
+    } finally {
+      model.dispose();
+    }
+  }
   try {
+    if (values.target !== undefined || values['target-ids'] !== undefined) {
+      throw new UsageError('--target and --target-ids are for encoder-decoder models (bart, marian, t5)');
+    }
     if (values['head-mask'] !== undefined) options.headMask = headMaskFrom(values['head-mask'], model.config);
     const result = values.ids !== undefined
       ? await model.runIds(integerList(values.ids, '--ids'), {
@@ -161,6 +178,27 @@ async function run(values) {
   } finally {
     model.dispose();
   }
+  return 0;
+}
+
+// run on an encoder-decoder model: the source (--text or --ids) and the target (--target or
+// --target-ids, or none: the decoder then sees decoder_start_token_id alone).
+async function runSeq2Seq(model, values, options) {
+  if (values.format !== 'json') throw new UsageError('encoder-decoder models write --format json');
+  for (const flag of ['token-types', 'text-pair', 'head-mask', 'trace', 'next-all']) {
+    if (values[flag] !== undefined) throw new UsageError(`--${flag} is not available for encoder-decoder models`);
+  }
+  if (values.target !== undefined && values['target-ids'] !== undefined) throw new UsageError('give at most one of --target and --target-ids');
+  const topK = options.topK ?? 5;
+  const result = values.ids !== undefined
+    ? await model.runIds(integerList(values.ids, '--ids'), {
+      topK, targetIds: values['target-ids'] === undefined ? [] : integerList(values['target-ids'], '--target-ids'),
+    })
+    : await model.run(values.text, {
+      topK, ...(values.target !== undefined ? { target: values.target } : {}),
+      ...(values['target-ids'] !== undefined ? { targetIds: integerList(values['target-ids'], '--target-ids') } : {}),
+    });
+  await writeSeq2SeqJson(values.out, result);
   return 0;
 }
 
@@ -179,6 +217,20 @@ async function generate(values) {
   const model = await loadModel(values.model, loadOptions(values));
   try {
     const prompt = values.ids !== undefined ? integerList(values.ids, '--ids') : values.text;
+    if (model.info.kind === 'encoder-decoder') {
+      const r = await model.generate(prompt, options);
+      const rows = (data, shape) => JSON.parse([...nestedJson(data, shape)].join(''));
+      const c = model.config;
+      const json = `${JSON.stringify({
+        source_ids: [...r.sourceIds], source_tokens: r.sourceTokens, ids: [...r.ids], tokens: r.tokens,
+        stop_reason: r.stopReason, text: r.text,
+        steps: r.steps.map((s) => ({ id: s.id, token: s.token, prob: s.prob,
+          cross_attentions: rows(s.crossAttentions, [c.decoderLayers, c.decoderHeads, r.sourceIds.length]) })),
+      })}\n`;
+      if (values.out) writeFileSync(values.out, json);
+      else process.stdout.write(json);
+      return 0;
+    }
     const generation = model.generate(prompt, options);
     const r = await generation.result;
     announceTruncation(r.numTruncated, r.promptLength, 'the prompt');

@@ -522,7 +522,109 @@ export class Model {
   dispose(): void;
 }
 
+/** Resolves to a Model; for an encoder-decoder folder (model_type bart, marian, t5) to a
+ *  Seq2SeqModel (info.kind 'encoder-decoder'): typed code uses loadSeq2SeqModel. */
 export function loadModel(source?: ModelSource, options?: LoadOptions): Promise<Model>;
+/** loadModel for an encoder-decoder checkpoint (bart, marian, t5); E_CONFIG for any other. */
+export function loadSeq2SeqModel(source?: ModelSource, options?: LoadOptions): Promise<Seq2SeqModel>;
+
+export interface Seq2SeqConfig {
+  modelType: 'bart' | 'marian' | 't5';
+  isEncoderDecoder: true;
+  vocabSize: number;
+  hiddenSize: number;
+  encoderLayers: number;
+  decoderLayers: number;
+  encoderHeads: number;
+  decoderHeads: number;
+  /** T5: d_kv (heads × d_kv may differ from hiddenSize); BART, Marian: hiddenSize / heads. */
+  encoderHeadDim: number;
+  decoderHeadDim: number;
+  encoderFfnDim: number;
+  decoderFfnDim: number;
+  /** Positions a source, or the decoder's input, may have. */
+  maxTokens: number;
+  padTokenId: number;
+  eosTokenId: number;
+  decoderStartTokenId: number;
+  activation: string;
+  tieWordEmbeddings: boolean;
+}
+
+export interface Seq2SeqRunOptions {
+  /** run(): the target as text (tokenized with the checkpoint's tokenizer). */
+  target?: string;
+  /** The target's ids; the decoder runs over decoderStartTokenId followed by them. */
+  targetIds?: ArrayLike<number>;
+  /** How many next-token predictions after the last position; default 5. */
+  topK?: number;
+  maxLength?: number;
+}
+
+/** Attentions are flat, row-major, in transformers' layout and names. */
+export interface Seq2SeqRunResult {
+  modelType: string;
+  sourceIds: Int32Array;
+  sourceTokens: string[];
+  /** The decoder's input: decoderStartTokenId, then the target. */
+  targetIds: Int32Array;
+  targetTokens: string[];
+  /** [Le][He][S][S] */
+  encoderAttentions: Float32Array;
+  /** [Ld][Hd][T][T], causal: exact zeros above the diagonal. */
+  decoderAttentions: Float32Array;
+  /** [Ld][Hd][T][S]: each target position over the source. */
+  crossAttentions: Float32Array;
+  encoderShape: [number, number, number, number];
+  decoderShape: [number, number, number, number];
+  crossShape: [number, number, number, number];
+  /** [T][C]: the decoder's last hidden state (T5: after its final norm). */
+  hidden: Float32Array;
+  hiddenSize: number;
+  next: { id: number; token: string; prob: number }[];
+}
+
+export interface Seq2SeqGenerationStep {
+  id: number;
+  token: string;
+  prob: number;
+  candidates: { id: number; token: string; prob: number }[];
+  /** Target positions the step's query attends over. */
+  keys: number;
+  /** [Ld][Hd][keys]: the step's self-attention row. */
+  decoderAttentions: Float32Array;
+  /** [Ld][Hd][S]: the step's cross-attention row over the source. */
+  crossAttentions: Float32Array;
+}
+
+export interface Seq2SeqGenerationResult {
+  sourceIds: Int32Array;
+  sourceTokens: string[];
+  /** decoderStartTokenId, then the generated ids. */
+  ids: Int32Array;
+  tokens: string[];
+  text: string;
+  encoderAttentions: Float32Array;
+  encoderShape: [number, number, number, number];
+  steps: Seq2SeqGenerationStep[];
+  stopReason: 'max-new-tokens' | 'eos' | 'max-positions';
+}
+
+/** An encoder-decoder model (BART, Marian, T5): encoder, decoder and the cross-attention between. */
+export class Seq2SeqModel {
+  private constructor();
+  readonly config: Readonly<Seq2SeqConfig>;
+  readonly info: Readonly<Omit<ModelInfo, 'config' | 'kind' | 'hasMlmHead'> & { kind: 'encoder-decoder'; config: Seq2SeqConfig }>;
+  readonly disposed: boolean;
+  tokenize(text: string, options?: { maxLength?: number }): Encoding;
+  run(source: string, options?: Seq2SeqRunOptions): Promise<Seq2SeqRunResult>;
+  runIds(sourceIds: ArrayLike<number>, options?: Omit<Seq2SeqRunOptions, 'target'>): Promise<Seq2SeqRunResult>;
+  /** The target token by token over the decoder's KV cache; the source's cross keys and values
+   *  are computed once. temperature 0 is greedy. */
+  generate(source: string | ArrayLike<number>, options?: Omit<GenerateOptions, 'onToken'> &
+    { maxLength?: number; onToken?: (step: Seq2SeqGenerationStep) => void }): Promise<Seq2SeqGenerationResult>;
+  dispose(): void;
+}
 
 export type HeadStatistic = 'entropy' | 'meanDistance' | 'previousShare' | 'nextShare' | 'selfShare' | 'firstMass' | 'clsMass' | 'sepMass';
 export const HEAD_STATISTICS: readonly HeadStatistic[];

@@ -2,6 +2,8 @@
 // Everything here runs on the calling thread; 'attnscope/worker' runs the same in a Worker.
 export { loadModel } from './load.js';
 export { Model } from './model.js';
+export { Seq2SeqModel } from './seq2seq.js';
+export { loadSeq2SeqModel } from './load.js';
 export { RunResult } from './result.js';
 export { AttnScopeError, ERROR_CODES } from './errors.js';
 export { clearModelCache } from './http-provider.js';

@@ -9,6 +9,7 @@ import { AttnScopeError, throwIfAborted, toAttnScopeError } from './errors.js';
 import { resolveSource } from './sources.js';
 import { callWasm, getWasmModule, resolveThreads } from './wasm.js';
 import { Model } from './model.js';
+import { Seq2SeqModel } from './seq2seq.js';
 import { LOAD_OPTIONS, checkOptionNames } from './options.js';
 import {
   DEFAULT_WEIGHT_PRECISION, WASM32_MAX_BYTES, checkFitsWasm32, checkWeightPrecision, resolveWeightPrecision,
@@ -45,6 +46,9 @@ export async function loadModel(source, options = {}) {
     // Everything small is read and validated before the weights, so a wrong model or broken
     // tokenizer files fail before a download of hundreds of megabytes.
     const configText = await read('config.json', true);
+    if (typeof wasm.isSeq2SeqConfig === 'function' && callWasm(() => wasm.isSeq2SeqConfig(configText))) {
+      return await loadSeq2Seq(wasm, provider, configText, { read, signal, onProgress, files, requestedPrecision, threads, started, heapBefore });
+    }
     const config = callWasm(() => wasm.parseConfig(configText));
     // The model's size is known from its config: one that cannot fit wasm32 at this precision
     // fails now, before its tokenizer files and weights are downloaded.
@@ -90,6 +94,43 @@ export async function loadModel(source, options = {}) {
   } catch (error) {
     throw toAttnScopeError(error);
   }
+}
+
+/** loadModel() for an encoder-decoder checkpoint: E_CONFIG for any other (index.d.ts types it). */
+export async function loadSeq2SeqModel(source, options = {}) {
+  const model = await loadModel(source, options);
+  if (model instanceof Seq2SeqModel) return model;
+  model.dispose();
+  throw new AttnScopeError('E_CONFIG', `config.json: "model_type": "${model.config.modelType}" is not an encoder-decoder model (bart, marian, t5)`);
+}
+
+// An encoder-decoder checkpoint (bart, marian, t5): config.json checked by the engine's seq2seq
+// reader, the tokenizer files, then the weights streamed as for every model. 'auto' precision is f32.
+async function loadSeq2Seq(wasm, provider, configText, { read, signal, onProgress, files, requestedPrecision, threads, started, heapBefore }) {
+  const weightPrecision = requestedPrecision === 'f16' ? 'f16' : 'f32';
+  const tok = await readTokenizerFiles(read, provider.location);
+  callWasm(() => wasm.checkTokenizer(...tokenizerArgs(tok)));
+  const weights = await readWeights(wasm, provider, configText, { signal, onProgress, files, weightPrecision });
+  let native;
+  try {
+    throwIfAborted(signal);
+    native = callWasm(() => wasm.createSeq2SeqModel(configText, weights, ...tokenizerArgs(tok)));
+  } finally {
+    weights.delete();
+  }
+  const heap = wasm.heapStats();
+  const config = callWasm(() => native.config());
+  if (native.tokenizerVocabSize() > config.vocabSize) {
+    native.delete();
+    throw new AttnScopeError('E_TOKENIZER', `the vocabulary has ${native.tokenizerVocabSize()} tokens but config.json ` +
+      `says vocab_size = ${config.vocabSize}: tokenizer and model do not match`);
+  }
+  return new Seq2SeqModel(native, {
+    source: provider.kind, location: provider.location, ...(provider.id ? { id: provider.id } : {}), files, config,
+    kind: 'encoder-decoder', tokenizerVocabSize: native.tokenizerVocabSize(), tokenizer: tok.kind, weightPrecision,
+    threads: 1, memoryBytes: Math.max(0, heap.inUse - heapBefore), wasmMemoryBytes: heap.memoryBytes,
+    loadMs: Date.now() - started,
+  });
 }
 
 /**

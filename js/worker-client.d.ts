@@ -1,7 +1,7 @@
 // Types for 'attnscope/worker': a Model's surface, run in a Web Worker / Node worker_thread.
 import type {
   Encoding, GenerateOptions, GenerationResult, LoadOptions, ModelInfo, ModelSource, RunIdsOptions, RunOptions, RunResult,
-  TokenizeOptions,
+  Seq2SeqRunOptions, Seq2SeqRunResult, TokenizeOptions,
 } from './index.js';
 
 export interface JobOptions {
@@ -82,6 +82,9 @@ export interface WorkerClient {
   load(source?: ModelSource, options?: LoadOptions): Promise<ModelInfo>;
   run(text: string, options?: WorkerRunOptions): Promise<RunResult>;
   runIds(ids: ArrayLike<number>, options?: WorkerRunIdsOptions): Promise<RunResult>;
+  /** Encoder-decoder models (bart, marian, t5): as Seq2SeqModel.runIds / run. */
+  runSeq2SeqIds(sourceIds: ArrayLike<number>, options?: Omit<Seq2SeqRunOptions, 'target' | 'maxLength'> & JobOptions): Promise<Seq2SeqRunResult>;
+  runSeq2Seq(source: string, options?: Seq2SeqRunOptions & JobOptions): Promise<Seq2SeqRunResult>;
   tokenize(text: string, options?: TokenizeOptions & JobOptions): Promise<Encoding>;
   /** Decoders: generates in the worker, each step to options.onToken as it arrives; the signal
    *  (or cancel()) stops it between two steps with E_ABORTED. */

@@ -56,6 +56,14 @@ async function handle(id, type, message) {
       const controller = new AbortController();
       controllers.set(id, controller);
       try {
+        if (requireModel().info.kind === 'encoder-decoder') {  // js/seq2seq.js: steps carry two rows
+          const summary = await model.generate(message.prompt, {
+            ...message.options,
+            signal: controller.signal,
+            onToken: (step) => port.postMessage({ id, type: 'step', step }),
+          });
+          return [summary, []];
+        }
         const generation = requireModel().generate(message.prompt, {
           ...message.options,
           signal: controller.signal,
@@ -94,7 +102,8 @@ function requireModel() {
 }
 
 function resultMessage(result) {
-  return [{ ...result }, result.transferables()];
+  // Encoder-decoder results (js/seq2seq.js) are plain objects, copied rather than transferred.
+  return [{ ...result }, typeof result.transferables === 'function' ? result.transferables() : []];
 }
 
 // URL objects cannot be posted; the client sends them as {$url} and sources.js reads that form.

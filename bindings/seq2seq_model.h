@@ -1,0 +1,134 @@
+// The encoder–decoder model JavaScript holds (config + Seq2Seq engine + tokenizer of one BART,
+// Marian or T5 checkpoint): a run over a source and a decoder input, and generation over the
+// decoder's KV cache with the source's cross keys and values computed once. Results leave as
+// copies (fresh typed arrays). bindings.cpp builds it from a WeightUpload (seq2seq_stream_config);
+// seq2seq_model.cpp's EMSCRIPTEN_BINDINGS block declares its methods.
+#pragma once
+#include <emscripten/val.h>
+
+#include <optional>
+#include <string>
+
+#include "config.h"
+#include "convert.h"
+#include "error.h"
+#include "seq2seq.h"
+#include "tokenizer/tokenizer.h"
+#include "weight_stream.h"
+
+namespace attnscope::bindings {
+
+class Seq2SeqModel {
+ public:
+  Seq2SeqModel(Seq2SeqConfig config, Seq2Seq engine, tok::Tokenizer tokenizer)
+      : config_(std::move(config)), engine_(std::move(engine)), tokenizer_(std::move(tokenizer)) {}
+
+  // camelCase, as the JavaScript layer names config keys.
+  emscripten::val config() const {
+    const Seq2SeqConfig& c = config_;
+    emscripten::val out = val::object();
+    out.set("modelType", emscripten::val(c.model_type));
+    out.set("isEncoderDecoder", emscripten::val(true));
+    out.set("vocabSize", emscripten::val(c.vocab_size));
+    out.set("hiddenSize", emscripten::val(c.d_model));
+    out.set("encoderLayers", emscripten::val(c.encoder_layers));
+    out.set("decoderLayers", emscripten::val(c.decoder_layers));
+    out.set("encoderHeads", emscripten::val(c.encoder_heads));
+    out.set("decoderHeads", emscripten::val(c.decoder_heads));
+    out.set("encoderHeadDim", emscripten::val(c.encoder_head_dim()));
+    out.set("decoderHeadDim", emscripten::val(c.decoder_head_dim()));
+    out.set("encoderFfnDim", emscripten::val(c.encoder_ffn));
+    out.set("decoderFfnDim", emscripten::val(c.decoder_ffn));
+    out.set("maxTokens", emscripten::val(c.max_tokens()));
+    out.set("padTokenId", emscripten::val(c.pad_token_id));
+    out.set("eosTokenId", emscripten::val(c.eos_token_id));
+    out.set("decoderStartTokenId", emscripten::val(c.decoder_start_token_id));
+    out.set("activation", emscripten::val(c.activation));
+    out.set("tieWordEmbeddings", emscripten::val(c.tie_word_embeddings));
+    return out;
+  }
+
+  emscripten::val encode_text(const emscripten::val& text_js, int max_length) const {
+    return guarded([&] {
+      return encoding_to_js(tokenizer_.encode(string_from_js(text_js), std::nullopt, max_length));
+    });
+  }
+
+  // One pass: the encoder over `source`, the decoder over `decoder_ids` (decoder_start_token_id
+  // and the target). {encoderAttentions (Le,He,S,S), decoderAttentions (Ld,Hd,T,T),
+  // crossAttentions (Ld,Hd,T,S), hidden (T,C), logits (T,V)}.
+  emscripten::val run(const emscripten::val& source, const emscripten::val& decoder_ids) const {
+    return guarded([&] {
+      const EncoderOutput enc = engine_.encode(int32_vector_from_js(source));
+      DecoderCache cache;
+      const DecoderOutput dec = engine_.decode(int32_vector_from_js(decoder_ids), enc, cache);
+      emscripten::val out = val::object();
+      out.set("sourceTokens", emscripten::val(enc.source_len));
+      out.set("targetTokens", emscripten::val(dec.tokens));
+      out.set("encoderAttentions", to_float32_array(enc.attentions));
+      out.set("decoderAttentions", to_float32_array(dec.self_attentions));
+      out.set("crossAttentions", to_float32_array(dec.cross_attentions));
+      out.set("hidden", to_float32_array(dec.hidden));
+      out.set("logits", to_float32_array(engine_.logits(dec.hidden.data(), dec.tokens)));
+      return out;
+    });
+  }
+
+  // Generation: encodes the source (its cross K/V once) and empties the decoder's cache.
+  // Returns the encoder's attentions (Le,He,S,S).
+  emscripten::val start(const emscripten::val& source) {
+    return guarded([&] {
+      encoder_ = engine_.encode(int32_vector_from_js(source));
+      cache_ = DecoderCache{};
+      return to_float32_array(encoder_.attentions);
+    });
+  }
+
+  // Runs `ids` after the cached target positions: {keys, decoderAttentions (Ld,Hd,n,keys),
+  // crossAttentions (Ld,Hd,n,S), logits (V) of the last of them}.
+  emscripten::val step(const emscripten::val& ids) {
+    return guarded([&] {
+      if (encoder_.source_len == 0) throw Error("E_INPUT", "step() before start(): no source is encoded");
+      const DecoderOutput dec = engine_.decode(int32_vector_from_js(ids), encoder_, cache_);
+      emscripten::val out = val::object();
+      out.set("keys", emscripten::val(dec.keys));
+      out.set("decoderAttentions", to_float32_array(dec.self_attentions));
+      out.set("crossAttentions", to_float32_array(dec.cross_attentions));
+      const float* last = dec.hidden.data() + static_cast<size_t>(dec.tokens - 1) * config_.d_model;
+      out.set("logits", to_float32_array(engine_.logits(last, 1)));
+      return out;
+    });
+  }
+
+  int token_to_id(const std::string& token) const { return tokenizer_.token_to_id(token); }
+  std::string id_to_token(int id) const {
+    return guarded([&] {
+      if (id < 0 || static_cast<size_t>(id) >= tokenizer_.vocab_size())
+        throw Error("E_INPUT", "token id " + std::to_string(id) + " outside the vocabulary (size " +
+                                   std::to_string(tokenizer_.vocab_size()) + ")");
+      return tokenizer_.id_to_token(id);
+    });
+  }
+  std::string decode(const emscripten::val& ids) const {
+    return guarded([&] { return tokenizer_.decode(int32_vector_from_js(ids)); });
+  }
+  int tokenizer_vocab_size() const { return static_cast<int>(tokenizer_.vocab_size()); }
+
+ private:
+  Seq2SeqConfig config_;
+  Seq2Seq engine_;
+  tok::Tokenizer tokenizer_;
+  EncoderOutput encoder_;  // generation: the source, encoded once
+  DecoderCache cache_;
+};
+
+
+// What a WeightStream needs to know of a seq2seq checkpoint: the tied head is not read (the
+// stream keeps every other float tensor as f32; f16 matrices are rounded as they are taken).
+ModelConfig seq2seq_stream_config(const Seq2SeqConfig& config);
+
+// config_json: the text of config.json; the tokenizer files as the Model's constructor takes them.
+Seq2SeqModel* create_seq2seq_model(const emscripten::val& config_json, WeightStream& weights,
+                                   WeightPrecision precision, const std::string files[5]);
+
+}  // namespace attnscope::bindings

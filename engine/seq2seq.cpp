@@ -1,0 +1,293 @@
+// The encoder–decoder forward passes of seq2seq.h, composed from the kernels the encoder and
+// decoder families use (packed linear layers with fused epilogues, LayerNorm, RMSNorm, softmax).
+// Each attention keeps its probabilities: the encoder's, the decoder's causal ones (exact zeros
+// above the diagonal, from −∞ scores) and the cross-attention's over the source.
+#include "seq2seq.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "error.h"
+#include "half.h"
+#include "kernels/layer_norm.h"
+#include "kernels/rms_norm.h"
+#include "kernels/softmax.h"
+#include "relative_position.h"
+
+namespace attnscope {
+
+namespace {
+
+[[noreturn]] void bad_input(const std::string& message) { throw Error("E_INPUT", message); }
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Strided = Eigen::OuterStride<>;
+
+// One stack's shape as its attention sublayers read it.
+struct StackShape {
+  int heads, head_dim;
+  float scale;  // BART / Marian: head_dim^-1/2 on q; T5: 1 (no scaling)
+  int inner() const { return heads * head_dim; }
+};
+
+// probs (H, T, keys) = softmax(scale · q_h k_hᵀ + bias_h (+ causal mask)), ctx (T, H·dh) = probs_h v_h.
+// q (T, H·dh); k, v (keys, H·dh). Query i sits at position keys − T + i: with `causal` it sees the
+// keys up to that one. bias: (H, T, keys) or null.
+void attend(float* ctx, float* probs, const float* q, const float* k, const float* v, int T, int keys,
+            const StackShape& s, bool causal, const float* bias) {
+  const int H = s.heads, dh = s.head_dim, W = s.inner();
+  const float minus_inf = -std::numeric_limits<float>::infinity();
+  for (int h = 0; h < H; ++h) {
+    Eigen::Map<const RowMatrix, 0, Strided> qh(q + h * dh, T, dh, Strided(W));
+    Eigen::Map<const RowMatrix, 0, Strided> kh(k + h * dh, keys, dh, Strided(W));
+    Eigen::Map<const RowMatrix, 0, Strided> vh(v + h * dh, keys, dh, Strided(W));
+    Eigen::Map<RowMatrix> p(probs + static_cast<size_t>(h) * T * keys, T, keys);
+    p.noalias() = (qh * s.scale) * kh.transpose();
+    if (bias) p += Eigen::Map<const RowMatrix>(bias + static_cast<size_t>(h) * T * keys, T, keys);
+    for (int i = 0; i < T; ++i) {
+      float* row = p.data() + static_cast<size_t>(i) * keys;
+      if (causal) std::fill(row + (keys - T + i + 1), row + keys, minus_inf);
+      kernels::softmax_row_f32_eigen(row, keys);
+    }
+    Eigen::Map<RowMatrix, 0, Strided> out(ctx + h * dh, T, dh, Strided(W));
+    out.noalias() = p * vh;
+  }
+}
+
+// The norm of a sublayer: LayerNorm (β present) or T5's RMSNorm.
+void norm(float* out, const float* x, const LayerNormParams& n, int T, int C, float eps) {
+  if (n.beta.empty()) kernels::rms_norm_f32(out, x, n.gamma.data(), T, C, eps);
+  else kernels::layer_norm_f32(out, x, n.gamma.data(), n.beta.data(), T, C, eps);
+}
+
+// T5's relative position bias (H, T, keys) for queries at positions keys − T.. from the stack's
+// (buckets, H) table; null-equivalent (empty) for the other families.
+std::vector<float> position_bias(const Seq2SeqConfig& c, const std::vector<float>& table, int H, int T, int keys,
+                                 bool bidirectional) {
+  std::vector<float> bias;
+  if (table.empty()) return bias;
+  bias.resize(static_cast<size_t>(H) * T * keys);
+  for (int i = 0; i < T; ++i)
+    for (int j = 0; j < keys; ++j) {
+      const int b = relative_position_bucket(j - (keys - T + i), bidirectional, c.num_buckets, c.max_distance);
+      for (int h = 0; h < H; ++h) bias[(static_cast<size_t>(h) * T + i) * keys + j] = table[static_cast<size_t>(b) * H + h];
+    }
+  return bias;
+}
+
+// Scratch of one stack pass.
+struct Scratch {
+  std::vector<float> normed, q, ctx, sum, ff, gate;
+};
+
+// out (T, C) = x + FFN(x'), x' the sublayer's input; T5's gated form act(x' W_gate) · x' W_in.
+void ffn(float* out, Scratch& s, const float* in, const Seq2SeqLayer& y, kernels::Activation act,
+         const float* residual, int T, bool gated) {
+  const size_t TF = static_cast<size_t>(T) * y.ff_in.out;
+  s.ff.resize(TF);
+  kernels::LinearEpilogue activated;
+  activated.activate = true;
+  activated.activation = act;
+  if (gated) {
+    s.gate.resize(TF);
+    kernels::linear_packed_f32(s.gate.data(), in, y.ff_gate, T, activated);
+    kernels::linear_packed_f32(s.ff.data(), in, y.ff_in, T);
+    kernels::multiply_f32(s.ff.data(), s.gate.data(), TF);
+  } else {
+    kernels::linear_packed_f32(s.ff.data(), in, y.ff_in, T, activated);
+  }
+  kernels::LinearEpilogue add;
+  add.residual = residual;
+  kernels::linear_packed_f32(out, s.ff.data(), y.ff_out, T, add);
+}
+
+}  // namespace
+
+Seq2Seq::Seq2Seq(Seq2SeqConfig config, Seq2SeqWeights weights)
+    : config_(std::move(config)), weights_(std::move(weights)) {
+  if (weights_.shared.size() != static_cast<size_t>(config_.vocab_size) * config_.d_model ||
+      static_cast<int>(weights_.encoder.layers.size()) != config_.encoder_layers ||
+      static_cast<int>(weights_.decoder.layers.size()) != config_.decoder_layers)
+    throw Error("E_WEIGHTS", "the weights do not match config.json's vocabulary, width or layer counts");
+}
+
+void Seq2Seq::check_ids(const std::vector<int32_t>& ids, int first, const char* what) const {
+  if (ids.empty()) bad_input(std::string("no ") + what + " tokens: the pass needs at least one token id");
+  const int limit = config_.max_tokens();
+  if (ids.size() > static_cast<size_t>(limit - first))
+    bad_input(std::to_string(first) + " + " + std::to_string(ids.size()) + " " + what +
+              " positions is more than the model's " + std::to_string(limit) +
+              (config_.family == Seq2SeqFamily::T5 ? "" : " (max_position_embeddings)"));
+  for (size_t t = 0; t < ids.size(); ++t)
+    if (ids[t] < 0 || ids[t] >= config_.vocab_size)
+      bad_input(std::string(what) + " token id " + std::to_string(ids[t]) + " at position " + std::to_string(t) +
+                " is out of vocab range [0, " + std::to_string(config_.vocab_size) + ")");
+}
+
+void Seq2Seq::embed(float* x, const Seq2SeqStack& stack, const std::vector<int32_t>& ids, int first) const {
+  const int C = config_.d_model, T = static_cast<int>(ids.size());
+  const float scale = config_.scale_embedding ? std::sqrt(static_cast<float>(C)) : 1.0f;
+  // BART's learned positions start at row 2 (BartLearnedPositionalEmbedding's offset).
+  const int offset = config_.family == Seq2SeqFamily::Bart ? 2 : 0;
+  for (int t = 0; t < T; ++t) {
+    float* row = x + static_cast<size_t>(t) * C;
+    const size_t at = static_cast<size_t>(ids[t]) * C;
+    if (weights_.shared.is_f16()) f16_to_f32(row, weights_.shared.f16.data() + at, C);
+    else std::copy_n(weights_.shared.f32.data() + at, C, row);
+    for (int c = 0; c < C; ++c) row[c] *= scale;
+    if (!stack.positions.empty()) {
+      const float* p = stack.positions.data() + static_cast<size_t>(first + t + offset) * C;
+      for (int c = 0; c < C; ++c) row[c] += p[c];
+    }
+  }
+  if (!stack.embedding_norm.gamma.empty()) norm(x, x, stack.embedding_norm, T, C, static_cast<float>(config_.eps));
+}
+
+EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source) const {
+  check_ids(source, 0, "source");
+  const Seq2SeqConfig& c = config_;
+  const int S = static_cast<int>(source.size()), C = c.d_model, H = c.encoder_heads;
+  const StackShape shape{H, c.encoder_head_dim(), c.pre_norm() ? 1.0f : 1.0f / std::sqrt(float(c.encoder_head_dim()))};
+  const size_t SC = static_cast<size_t>(S) * C, SW = static_cast<size_t>(S) * shape.inner();
+  const float eps = static_cast<float>(c.eps);
+  const kernels::Activation act = activation_for(c.activation);
+  EncoderOutput out;
+  out.source_len = S;
+  out.hidden.resize(SC);
+  out.attentions.resize(static_cast<size_t>(c.encoder_layers) * H * S * S);
+  float* x = out.hidden.data();
+  embed(x, weights_.encoder, source, 0);
+  const std::vector<float> bias = position_bias(c, weights_.encoder.relative_bias, H, S, S, true);
+  Scratch s;
+  s.normed.resize(SC);
+  s.sum.resize(SC);
+  for (auto* b : {&s.q, &s.ctx}) b->resize(SW);
+  std::vector<float> k(SW), v(SW);
+  for (int l = 0; l < c.encoder_layers; ++l) {
+    const Seq2SeqLayer& y = weights_.encoder.layers[l];
+    float* probs = out.attentions.data() + static_cast<size_t>(l) * H * S * S;
+    kernels::LinearEpilogue add;
+    add.residual = x;
+    const float* in = x;
+    if (c.pre_norm()) norm(s.normed.data(), x, y.self.norm, S, C, eps), in = s.normed.data();
+    kernels::linear_packed_f32(s.q.data(), in, y.self.q, S);
+    kernels::linear_packed_f32(k.data(), in, y.self.k, S);
+    kernels::linear_packed_f32(v.data(), in, y.self.v, S);
+    attend(s.ctx.data(), probs, s.q.data(), k.data(), v.data(), S, S, shape, false, bias.empty() ? nullptr : bias.data());
+    kernels::linear_packed_f32(s.sum.data(), s.ctx.data(), y.self.o, S, add);
+    if (c.pre_norm()) {
+      norm(s.normed.data(), s.sum.data(), y.ffn_norm, S, C, eps);
+      ffn(x, s, s.normed.data(), y, act, s.sum.data(), S, c.gated_ffn);
+    } else {
+      norm(x, s.sum.data(), y.self.norm, S, C, eps);
+      ffn(s.sum.data(), s, x, y, act, x, S, c.gated_ffn);
+      norm(x, s.sum.data(), y.ffn_norm, S, C, eps);
+    }
+  }
+  if (c.pre_norm()) norm(x, x, weights_.encoder.final_norm, S, C, eps);
+  // Every decoder layer's cross keys and values over this source, once.
+  const size_t DW = static_cast<size_t>(S) * c.decoder_heads * c.decoder_head_dim();
+  out.cross_k.resize(c.decoder_layers);
+  out.cross_v.resize(c.decoder_layers);
+  for (int l = 0; l < c.decoder_layers; ++l) {
+    const Seq2SeqAttention& cross = weights_.decoder.layers[l].cross;
+    out.cross_k[l].resize(DW);
+    out.cross_v[l].resize(DW);
+    kernels::linear_packed_f32(out.cross_k[l].data(), x, cross.k, S);
+    kernels::linear_packed_f32(out.cross_v[l].data(), x, cross.v, S);
+  }
+  return out;
+}
+
+DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutput& enc, DecoderCache& cache) const {
+  const Seq2SeqConfig& c = config_;
+  check_ids(ids, cache.length, "target");
+  const int L = c.decoder_layers, H = c.decoder_heads, C = c.d_model, S = enc.source_len;
+  const StackShape shape{H, c.decoder_head_dim(), c.pre_norm() ? 1.0f : 1.0f / std::sqrt(float(c.decoder_head_dim()))};
+  const int W = shape.inner();
+  if (S <= 0 || static_cast<int>(enc.cross_k.size()) != L || enc.hidden.size() != static_cast<size_t>(S) * C)
+    bad_input("the encoder output is not this model's (run encode() on the source first)");
+  const int T = static_cast<int>(ids.size()), first = cache.length, keys = first + T;
+  const size_t TC = static_cast<size_t>(T) * C, TW = static_cast<size_t>(T) * W;
+  const float eps = static_cast<float>(c.eps);
+  const kernels::Activation act = activation_for(c.activation);
+  cache.k.resize(L);
+  cache.v.resize(L);
+
+  DecoderOutput out;
+  out.tokens = T;
+  out.keys = keys;
+  out.source_len = S;
+  out.hidden.resize(TC);
+  out.self_attentions.resize(static_cast<size_t>(L) * H * T * keys);
+  out.cross_attentions.resize(static_cast<size_t>(L) * H * T * S);
+  float* x = out.hidden.data();
+  embed(x, weights_.decoder, ids, first);
+  const std::vector<float> bias = position_bias(c, weights_.decoder.relative_bias, H, T, keys, false);
+  Scratch s;
+  s.normed.resize(TC);
+  s.sum.resize(TC);
+  for (auto* b : {&s.q, &s.ctx}) b->resize(TW);
+
+  // x ← x + Attention(N(x)) (pre-norm) or x ← N(x + Attention(x)) (post-norm), keys and values
+  // from k, v (keys rows).
+  auto sublayer = [&](const Seq2SeqAttention& a, const float* k, const float* v, int key_count, float* probs,
+                      bool causal, const float* attn_bias, bool project_kv, float* k_new, float* v_new) {
+    kernels::LinearEpilogue add;
+    add.residual = x;
+    const float* in = x;
+    if (c.pre_norm()) norm(s.normed.data(), x, a.norm, T, C, eps), in = s.normed.data();
+    kernels::linear_packed_f32(s.q.data(), in, a.q, T);
+    if (project_kv) {
+      kernels::linear_packed_f32(k_new, in, a.k, T);
+      kernels::linear_packed_f32(v_new, in, a.v, T);
+    }
+    attend(s.ctx.data(), probs, s.q.data(), k, v, T, key_count, shape, causal, attn_bias);
+    kernels::linear_packed_f32(s.sum.data(), s.ctx.data(), a.o, T, add);
+    if (c.pre_norm()) std::copy_n(s.sum.data(), TC, x);
+    else norm(x, s.sum.data(), a.norm, T, C, eps);
+  };
+  for (int l = 0; l < L; ++l) {
+    const Seq2SeqLayer& y = weights_.decoder.layers[l];
+    std::vector<float>& k = cache.k[l];
+    std::vector<float>& v = cache.v[l];
+    k.resize(static_cast<size_t>(keys) * W);
+    v.resize(static_cast<size_t>(keys) * W);
+    float* self_probs = out.self_attentions.data() + static_cast<size_t>(l) * H * T * keys;
+    float* cross_probs = out.cross_attentions.data() + static_cast<size_t>(l) * H * T * S;
+    sublayer(y.self, k.data(), v.data(), keys, self_probs, true, bias.empty() ? nullptr : bias.data(), true,
+             k.data() + static_cast<size_t>(first) * W, v.data() + static_cast<size_t>(first) * W);
+    sublayer(y.cross, enc.cross_k[l].data(), enc.cross_v[l].data(), S, cross_probs, false, nullptr, false, nullptr,
+             nullptr);
+    if (c.pre_norm()) {
+      norm(s.normed.data(), x, y.ffn_norm, T, C, eps);
+      std::copy_n(x, TC, s.sum.data());
+      ffn(x, s, s.normed.data(), y, act, s.sum.data(), T, c.gated_ffn);
+    } else {
+      ffn(s.sum.data(), s, x, y, act, x, T, c.gated_ffn);
+      norm(x, s.sum.data(), y.ffn_norm, T, C, eps);
+    }
+  }
+  if (c.pre_norm()) norm(x, x, weights_.decoder.final_norm, T, C, eps);
+  cache.length = keys;
+  return out;
+}
+
+std::vector<float> Seq2Seq::logits(const float* hidden, int rows) const {
+  const int C = config_.d_model, V = config_.vocab_size;
+  if (rows <= 0) bad_input("logits: needs at least one hidden state row");
+  std::vector<float> out(static_cast<size_t>(rows) * V);
+  const bool tied = config_.tie_word_embeddings;
+  std::vector<float> h(hidden, hidden + static_cast<size_t>(rows) * C);
+  // T5ForConditionalGeneration rescales before a tied head (Mesh TensorFlow's convention).
+  if (tied && config_.family == Seq2SeqFamily::T5)
+    for (float& value : h) value *= 1.0f / std::sqrt(static_cast<float>(C));
+  const WeightMatrix& head = tied ? weights_.shared : weights_.lm_head;
+  const float* bias = weights_.final_logits_bias.empty() ? nullptr : weights_.final_logits_bias.data();
+  vocabulary_logits(out.data(), h.data(), head, bias, rows, C, V);
+  return out;
+}
+
+}  // namespace attnscope

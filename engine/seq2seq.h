@@ -1,0 +1,107 @@
+// The encoder–decoder transformer of "Attention Is All You Need" as BART, Marian and T5 build it:
+// an encoder over the source, and a decoder whose layers add a cross-attention sublayer (queries
+// from the target, keys and values from the encoder's output, computed once per source) between
+// their causal self-attention and their feed-forward. The same blocks as transformer.h (linear
+// layers, LayerNorm / RMSNorm, activations), composed per family:
+//   BART, Marian (post-LN):  x ← LN(x + SelfAttn(x));  x ← LN(x + CrossAttn(x, enc));  x ← LN(x + FFN(x))
+//   T5 (pre-RMSNorm):        x ← x + SelfAttn(N(x));    x ← x + CrossAttn(N(x), enc);   x ← x + FFN(N(x))
+// Every attention probability matrix is kept. The decoder runs over a self-attention KV cache, so
+// generating costs one position per step.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "blocks.h"
+#include "safetensors.h"
+#include "seq2seq_config.h"
+#include "weights.h"
+
+namespace attnscope {
+
+// One attention sublayer: projections (inner = heads × head_dim wide; T5's have no biases) and the
+// norm that follows (BART, Marian) or precedes (T5: RMSNorm, β empty) it.
+struct Seq2SeqAttention {
+  kernels::PackedLinear q, k, v, o;
+  LayerNormParams norm;
+};
+
+// An encoder layer (cross empty) or a decoder layer. T5's gated feed-forward: act(x W_gate) · x W_in.
+struct Seq2SeqLayer {
+  Seq2SeqAttention self, cross;
+  kernels::PackedLinear ff_in, ff_gate, ff_out;
+  LayerNormParams ffn_norm;
+};
+
+// One stack's weights beside its layers.
+struct Seq2SeqStack {
+  std::vector<Seq2SeqLayer> layers;
+  std::vector<float> positions;         // BART: learned (P + 2, C); Marian: sinusoidal (P, C)
+  LayerNormParams embedding_norm;       // BART's layernorm_embedding
+  LayerNormParams final_norm;           // T5's final_layer_norm
+  std::vector<float> relative_bias;     // T5: (num_buckets, heads), layer 0's table, shared by all
+};
+
+struct Seq2SeqWeights {
+  WeightMatrix shared;                  // (V, C): the embeddings of both stacks (and a tied head)
+  WeightMatrix lm_head;                 // (V, C) when untied; empty when tied
+  std::vector<float> final_logits_bias; // (V) BART / Marian; empty for T5
+  Seq2SeqStack encoder, decoder;
+};
+
+// The tensors of BartForConditionalGeneration / MarianMTModel / T5ForConditionalGeneration by their
+// Hugging Face names ("model." prefix optional for BART and Marian). E_WEIGHTS naming the tensor
+// for a missing one or a wrong shape.
+Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& config, TensorSource& tensors,
+                                    WeightPrecision precision = WeightPrecision::F32);
+Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& config, const SafeTensors& tensors,
+                                    WeightPrecision precision = WeightPrecision::F32);
+
+// What the encoder leaves for the decoder: its last hidden state and every decoder layer's cross
+// keys and values over it (computed once per source).
+struct EncoderOutput {
+  int source_len = 0;
+  std::vector<float> hidden;                 // (S, C)
+  std::vector<float> attentions;             // (Le, He, S, S)
+  std::vector<std::vector<float>> cross_k;   // per decoder layer (S, Hd·dh)
+  std::vector<std::vector<float>> cross_v;
+};
+
+// The decoder's self-attention keys and values of every target position run so far.
+struct DecoderCache {
+  int length = 0;
+  std::vector<std::vector<float>> k, v;      // per decoder layer (length, Hd·dh)
+};
+
+// A decoder pass over `tokens` new target positions after `keys − tokens` cached ones.
+struct DecoderOutput {
+  int tokens = 0, keys = 0, source_len = 0;
+  std::vector<float> self_attentions;        // (Ld, Hd, tokens, keys): exact zeros above the diagonal
+  std::vector<float> cross_attentions;       // (Ld, Hd, tokens, S)
+  std::vector<float> hidden;                 // (tokens, C): after T5's final norm
+};
+
+class Seq2Seq {
+ public:
+  Seq2Seq(Seq2SeqConfig config, Seq2SeqWeights weights);
+
+  // E_INPUT for no ids, more than max_tokens(), ids outside the vocabulary.
+  EncoderOutput encode(const std::vector<int32_t>& source) const;
+  // Runs `ids` as the target positions after cache.length ones and appends their keys and values.
+  // E_INPUT as encode(), or an EncoderOutput of another model's shape (the cache is then unchanged).
+  DecoderOutput decode(const std::vector<int32_t>& ids, const EncoderOutput& encoder, DecoderCache& cache) const;
+  // Vocabulary logits (rows, V) of decoder hidden states (rows, C): the (tied: shared, with T5's
+  // d_model^-0.5 rescale) head plus BART's and Marian's final_logits_bias.
+  std::vector<float> logits(const float* hidden, int rows) const;
+
+  const Seq2SeqConfig& config() const { return config_; }
+
+ private:
+  void check_ids(const std::vector<int32_t>& ids, int first, const char* what) const;
+  // The embeddings of `ids` at positions first.. as the stack's layer 0 reads them.
+  void embed(float* x, const Seq2SeqStack& stack, const std::vector<int32_t>& ids, int first) const;
+
+  Seq2SeqConfig config_;
+  Seq2SeqWeights weights_;
+};
+
+}  // namespace attnscope

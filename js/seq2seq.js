@@ -1,0 +1,190 @@
+// An encoder–decoder model (BART, Marian, T5) over one native Seq2SeqModel in wasm memory. run /
+// runIds: the encoder over a source and the decoder over decoder_start_token_id followed by the
+// target, with all three attention kinds; generate: the target token by token over the decoder's
+// KV cache (the source encoded, and its cross keys and values computed, once), each step with its
+// self- and cross-attention rows. Results name things as transformers does (encoder_attentions,
+// decoder_attentions, cross_attentions) in camelCase.
+import { AttnScopeError, throwIfAborted } from './errors.js';
+import { callWasm } from './wasm.js';
+import { topKSoftmax } from './mlm.js';
+import { sampleToken, seededRandom } from './sampling.js';
+import { generateOptions } from './generate.js';
+
+const DEFAULT_TOP_K = 5;
+const RUN_OPTIONS = ['target', 'targetIds', 'topK', 'maxLength'];
+const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'stopAtEos', 'candidates', 'maxLength',
+  'signal', 'onToken'];
+
+const finalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((native) => { try { native.delete(); } catch { /* already freed */ } })
+  : null;
+
+export class Seq2SeqModel {
+  #native;
+
+  /** @internal built by loadModel() */
+  constructor(native, info) {
+    this.#native = native;
+    this.config = Object.freeze(info.config);
+    this.info = Object.freeze(info);
+    finalizer?.register(this, native, this);
+  }
+
+  get disposed() {
+    return this.#native === null;
+  }
+
+  dispose() {
+    if (!this.#native) return;
+    finalizer?.unregister(this);
+    this.#native.delete();
+    this.#native = null;
+  }
+
+  /** Tokenizes a source or target text as the checkpoint's tokenizer does (with its special tokens). */
+  tokenize(text, { maxLength } = {}) {
+    const native = this.#alive();
+    if (typeof text !== 'string') throw new AttnScopeError('E_INPUT', 'text must be a string');
+    return callWasm(() => native.encode(text, maxLength ?? this.config.maxTokens));
+  }
+
+  /** Runs source text (and target text, options.target) through the model. */
+  async run(source, options = {}) {
+    checkOptions(options, RUN_OPTIONS, 'run');
+    const sourceIds = this.tokenize(source, options).ids;
+    let targetIds = options.targetIds == null ? [] : integerArray(options.targetIds, 'targetIds');
+    if (options.target != null) {
+      if (options.targetIds != null) throw new AttnScopeError('E_INPUT', 'give target or targetIds, not both');
+      targetIds = this.tokenize(options.target, options).ids;
+    }
+    return this.#run(sourceIds, targetIds, options);
+  }
+
+  /** Runs source ids, and options.targetIds after decoder_start_token_id, through the model. */
+  async runIds(sourceIds, options = {}) {
+    checkOptions(options, RUN_OPTIONS, 'runIds');
+    if (options.target != null) throw new AttnScopeError('E_INPUT', 'runIds takes targetIds, not target text');
+    const targetIds = options.targetIds == null ? [] : integerArray(options.targetIds, 'targetIds');
+    return this.#run(integerArray(sourceIds, 'ids'), targetIds, options);
+  }
+
+  #run(sourceIds, targetIds, { topK = DEFAULT_TOP_K }) {
+    const native = this.#alive();
+    const decoderIds = Int32Array.from([this.config.decoderStartTokenId, ...targetIds]);
+    const raw = callWasm(() => native.run(Int32Array.from(sourceIds), decoderIds));
+    const c = this.config;
+    const S = raw.sourceTokens;
+    const T = raw.targetTokens;
+    const V = c.vocabSize;
+    const last = raw.logits.subarray((T - 1) * V, T * V);
+    return {
+      modelType: c.modelType,
+      sourceIds: Int32Array.from(sourceIds),
+      sourceTokens: Array.from(sourceIds, (id) => this.#token(id)),
+      targetIds: decoderIds,
+      targetTokens: Array.from(decoderIds, (id) => this.#token(id)),
+      encoderAttentions: raw.encoderAttentions,
+      decoderAttentions: raw.decoderAttentions,
+      crossAttentions: raw.crossAttentions,
+      encoderShape: [c.encoderLayers, c.encoderHeads, S, S],
+      decoderShape: [c.decoderLayers, c.decoderHeads, T, T],
+      crossShape: [c.decoderLayers, c.decoderHeads, T, S],
+      hidden: raw.hidden,
+      hiddenSize: c.hiddenSize,
+      next: topK > 0 ? this.#named(topKSoftmax(last, Math.min(topK, V))) : [],
+    };
+  }
+
+  /**
+   * Generates the target for a source (text or ids): ids start with decoder_start_token_id; each
+   * step carries the new token's decoder self-attention row (Ld, Hd, keys) and cross-attention row
+   * (Ld, Hd, S). temperature 0 is greedy.
+   */
+  async generate(source, options = {}) {
+    checkOptions(options, GENERATE_OPTIONS, 'generate');
+    const { maxLength, signal, ...rest } = options;
+    const o = generateOptions(rest);
+    const native = this.#alive();
+    const sourceIds = typeof source === 'string' ? this.tokenize(source, { maxLength }).ids : integerArray(source, 'ids');
+    const c = this.config;
+    const encoderAttentions = callWasm(() => native.start(Int32Array.from(sourceIds)));
+    const random = seededRandom(o.seed);
+    const ids = [c.decoderStartTokenId];
+    const steps = [];
+    let stopReason = 'max-new-tokens';
+    for (let n = 0; n < o.maxNewTokens; n++) {
+      if (ids.length >= c.maxTokens) {
+        stopReason = 'max-positions';
+        break;
+      }
+      throwIfAborted(signal);
+      const out = callWasm(() => native.step(Int32Array.of(ids[ids.length - 1])));
+      const id = sampleToken(out.logits, o, random);
+      steps.push({
+        id,
+        token: this.#token(id),
+        prob: softmaxAt(out.logits, id),
+        candidates: o.candidates > 0 ? this.#named(topKSoftmax(out.logits, Math.min(o.candidates, c.vocabSize))) : [],
+        // The step's query is the position that predicted `id` (its input: the previous token).
+        decoderAttentions: out.decoderAttentions,
+        crossAttentions: out.crossAttentions,
+        keys: out.keys,
+      });
+      ids.push(id);
+      o.onToken?.(steps[steps.length - 1]);
+      if (o.stopAtEos && id === c.eosTokenId) {
+        stopReason = 'eos';
+        break;
+      }
+    }
+    return {
+      sourceIds: Int32Array.from(sourceIds),
+      sourceTokens: Array.from(sourceIds, (id) => this.#token(id)),
+      ids: Int32Array.from(ids),
+      tokens: ids.map((id) => this.#token(id)),
+      text: callWasm(() => native.decode(Int32Array.from(ids))),
+      encoderAttentions,
+      encoderShape: [c.encoderLayers, c.encoderHeads, sourceIds.length, sourceIds.length],
+      steps,
+      stopReason,
+    };
+  }
+
+  #named(entries) {
+    return entries.map(({ id, prob }) => ({ id, token: this.#token(id), prob }));
+  }
+
+  #token(id) {
+    const native = this.#native;
+    return id >= 0 && id < native.tokenizerVocabSize() ? native.idToToken(id) : '[?]';
+  }
+
+  #alive() {
+    if (!this.#native) throw new AttnScopeError('E_DISPOSED', 'this model was disposed');
+    return this.#native;
+  }
+}
+
+function softmaxAt(logits, id) {
+  let max = -Infinity;
+  for (const x of logits) max = Math.max(max, x);
+  let sum = 0;
+  for (const x of logits) sum += Math.exp(x - max);
+  return Math.exp(logits[id] - max) / sum;
+}
+
+function checkOptions(options, allowed, call) {
+  if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', `${call}: options must be an object`);
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) throw new AttnScopeError('E_INPUT', `${call}: unknown option "${key}" (known: ${allowed.join(', ')})`);
+  }
+}
+
+function integerArray(values, name) {
+  if (values == null || typeof values[Symbol.iterator] !== 'function') throw new AttnScopeError('E_INPUT', `${name} must be an array of token ids`);
+  const out = Array.from(values);
+  for (const v of out) {
+    if (!Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) throw new AttnScopeError('E_INPUT', `${name}: ${v} is not a token id`);
+  }
+  return Int32Array.from(out);
+}
