@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadModel } from '../../js/index.js';
-import { estimateMemory } from '../../js/memory-estimate.js';
+import { AUTO_F16_ABOVE_BYTES, estimateMemory } from '../../js/memory-estimate.js';
 import { guardedPage, launchBrowser, startServer, waitForRuns, writeBertFixture } from './helpers.js';
 import { BERT_LARGE, writeBertLargeFolder } from './helpers/bert-large-folder.js';
 
@@ -113,6 +113,9 @@ test('the precision choice reloads the model in use and is kept in the permalink
     await waitForRuns(page, 1);
     assert.equal(await page.locator('#precision-select').inputValue(), 'f16');
     assert.equal((await page.evaluate(() => window.__attnscope.info)).weightPrecision, 'f16');
+    // The choice's title states the auto threshold from js/memory-estimate.js's one constant.
+    const autoMb = AUTO_F16_ABOVE_BYTES / 1024 ** 2;
+    assert.match(await page.locator('#precision-select').getAttribute('title'), new RegExp(`more than ${autoMb} MB`));
     const f16Bytes = (await page.evaluate(() => window.__attnscope.info)).memoryBytes;
     // f32: the bundled model is reloaded at once, with more memory; the URL says so.
     await page.locator('#precision-select').selectOption('f32');
@@ -128,6 +131,7 @@ test('the precision choice reloads the model in use and is kept in the permalink
     // Korean: the label and the auto option are translated.
     await page.locator('[data-lang="ko"]').click();
     assert.equal(await page.locator('#precision-select option[value="auto"]').textContent(), '자동');
+    assert.match(await page.locator('#precision-select').getAttribute('title'), new RegExp(`f32 가중치가 ${autoMb} MB를 넘으면`));
     assert.match(await page.locator('#model-info').textContent(), /가중치, \d+ MB/);
     assert.deepEqual(problems, []);
   } finally {

@@ -1,9 +1,10 @@
 // Probing heads in the page (issue 19), end to end with the bundled BERT: the head table's numbers
 // for the text on screen equal js/head-stats.js headStatistics recomputed here from the engine's
 // raw matrices (read through the test hook), columns sort and a row opens its head; the
-// query/key map runs the whole corpus sample and the projection in the worker in a few seconds
-// (timed and printed; the page's bundle holds no projection code, its main thread keeps drawing
-// frames and answers a tab click, a typed character re-runs the text meanwhile) and its points
+// query/key map runs the whole corpus sample and the projection in the worker (timed against the
+// same 300 runs by the Node API; the page's bundle holds no projection code, its main thread keeps
+// drawing frames and answers a tab click as it does with nothing running, a typed character re-runs
+// the text meanwhile) and its points
 // equal js/qk-map.js on the sample run by the Node API; switching a head off in the grid shows the
 // ablation diff (the head's own attention unchanged, a later layer's changed, the [MASK] guesses
 // of both runs), and the head mask is in the permalink. No console error, no request off-origin.
@@ -14,7 +15,7 @@ import { headStatistics, HEAD_STATISTICS } from '../../js/head-stats.js';
 import { queryKeyMap } from '../../js/qk-map.js';
 import { loadModel } from '../../js/index.js';
 import { defaultState, stateFromUrl, stateToUrl } from '../../web/src/state.js';
-import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
+import { guardedPage, idleFrames, launchBrowser, startServer, waitForRuns } from './helpers.js';
 
 let server, browser, page, problems;
 const hook = (fn, arg) => page.evaluate(fn, arg);
@@ -35,19 +36,32 @@ after(async () => {
 
 // The corpus sample run by the Node API in this process (q/k on): the independent path the
 // page's worker results are compared with. Computed once.
-let nodeRuns = null;
+// Also timed (nodeRunsMs, the runs alone): the same work the page's worker does for the map.
+let nodeRuns = null, nodeRunsMs = null;
 async function sampleRunsInNode() {
   if (nodeRuns) return nodeRuns;
   const sample = JSON.parse(readFileSync(new URL('../../web/data/corpus-sample.json', import.meta.url)));
   const model = await loadModel('bundled', { threads: 1 });
   try {
-    nodeRuns = [];
-    for (const [text] of sample.sentences) nodeRuns.push(await model.run(text, { qkv: true, topK: 0 }));
+    const runs = [];
+    const started = performance.now();
+    for (const [text] of sample.sentences) runs.push(await model.run(text, { qkv: true, topK: 0 }));
+    nodeRunsMs = performance.now() - started;
+    nodeRuns = runs;
   } finally {
     model.dispose();
   }
   return nodeRuns;
 }
+
+// Clicks a tab in the page and times it to the next animation frame with its view on; -1 if the
+// view did not switch.
+const clickTabMs = (view) => hook((v) => new Promise((resolve) => {
+  const tab = document.querySelector(`[role=tab][data-view="${v}"]`);
+  const t0 = performance.now();
+  tab.click();
+  requestAnimationFrame(() => resolve(document.body.dataset.view === v || window.__attnscope.state.view === v ? performance.now() - t0 : -1));
+}), view);
 
 // Main-thread probes installed in the page: the longest gap between two animation frames and
 // the long tasks (> 50 ms) seen since start(); stop() returns them.
@@ -116,10 +130,21 @@ test('head table: every statistic equals headStatistics on the page\'s own run; 
   assert.deepEqual(problems, []);
 });
 
-test('query/key map over the whole corpus sample: computed in the worker in seconds, the page responsive meanwhile', async () => {
+test('query/key map over the whole corpus sample: computed in the worker at the pace of the Node API, the page responsive meanwhile', async () => {
   // The page's bundle has no projection or POS-sum code at all: the main thread cannot run them.
   const bundle = await (await fetch(`${server.origin}/dist/explorer.js`)).text();
   for (const marker of ['queryKeyMap needs', 'posAttention needs', 'topEigenvector']) assert.ok(!bundle.includes(marker), marker);
+  // Same-run baselines, with no job running: the page's frames, and the same tab click
+  // (grid → heads, the median of three).
+  const idle = await idleFrames(page);
+  const idleClicks = [];
+  for (let k = 0; k < 3; k++) {
+    await page.locator('[role=tab][data-view="grid"]').click();
+    await page.waitForFunction(() => window.__attnscope.state.view === 'grid');
+    idleClicks.push(await clickTabMs('heads'));
+  }
+  const idleClickMs = idleClicks.sort((a, b) => a - b)[1];
+  assert.ok(idleClickMs >= 0, 'the heads tab switched the view');
   const before = await hook(() => window.__attnscope.runsDone);
   await startProbe();
   const started = Date.now();
@@ -132,12 +157,7 @@ test('query/key map over the whole corpus sample: computed in the worker in seco
   await page.waitForFunction((b) => window.__attnscope.runsDone > b, before, { timeout: 10000 });
   const typedMs = Date.now() - started;
   const midway = await hook(() => window.__attnscope.qkMap.points);
-  const clickMs = await hook(() => new Promise((resolve) => {
-    const tab = document.querySelector('[role=tab][data-view="heads"]');
-    const t0 = performance.now();
-    tab.click();
-    requestAnimationFrame(() => resolve(document.body.dataset.view === 'heads' || window.__attnscope.state.view === 'heads' ? performance.now() - t0 : -1));
-  }));
+  const clickMs = await clickTabMs('heads');
   await page.locator('[role=tab][data-view="map"]').click();
   await page.waitForFunction(() => window.__attnscope.qkMap?.points > 0, null, { timeout: 60000 });
   const probe = await stopProbe();
@@ -147,11 +167,17 @@ test('query/key map over the whole corpus sample: computed in the worker in seco
     `${map.projectionMs.toFixed(1)} ms (${map.mapWallMs.toFixed(0)} ms with the round trip), ${map.points} points, q/k kept for ` +
     `layers ${map.qkLayers}, wall ${(totalMs / 1000).toFixed(2)} s; a typed character re-ran the text after ${typedMs} ms; ` +
     `a tab click showed its view within ${clickMs.toFixed(0)} ms; main thread: longest frame gap ${probe.maxGap.toFixed(0)} ms over ` +
-    `${probe.frames} frames, long tasks [${probe.longTasks}] ms`);
+    `${probe.frames} frames, long tasks [${probe.longTasks}] ms; idle: tab click ${idleClickMs.toFixed(0)} ms, ` +
+    `frame ${idle.frameMs.toFixed(1)} ms, longest gap ${idle.maxGap.toFixed(0)} ms`);
   assert.equal(midway, 0, 'the typed character was handled before the map finished');
-  assert.ok(clickMs >= 0 && clickMs < 100, `the tab click took ${clickMs} ms`);
-  assert.ok(probe.maxGap < 250, `a frame waited ${probe.maxGap} ms`);
-  assert.ok(map.inWorker && map.runsMs < 20000, `the sample ran in ${map.runsMs} ms`);
+  // Against the same page with nothing running: the click while the worker computes costs at most
+  // a few idle clicks (a slice of the job on the main thread holds it for its whole slice), and no
+  // frame waits more than a few of the idle page's longest gaps.
+  assert.ok(clickMs >= 0 && clickMs <= 4 * Math.max(idleClickMs, idle.frameMs),
+    `the tab click took ${clickMs} ms during the job, ${idleClickMs} ms idle (frame ${idle.frameMs} ms)`);
+  assert.ok(probe.maxGap <= 6 * Math.max(idle.maxGap, idle.frameMs),
+    `a frame waited ${probe.maxGap} ms during the job; idle, the longest gap was ${idle.maxGap} ms`);
+  assert.ok(map.inWorker, 'the sample ran in the worker');
   assert.equal(await hook(() => window.__attnscope.state.text), TEXT + '!');
   // Every token of every sentence gives a query and a key point.
   assert.ok(map.points > 2 * 300 * 8, `${map.points} points`);
@@ -164,6 +190,10 @@ test('query/key map over the whole corpus sample: computed in the worker in seco
   await page.waitForFunction(() => window.__attnscope.qkMap.head[1] === 3);
   const shown = await hook(() => window.__attnscope.qkMapPoints());
   const want = queryKeyMap(await sampleRunsInNode(), shown.layer, shown.head);
+  // The worker's runs of the sample against the same 300 runs by the Node API (one thread) in this
+  // process: the page may add its slicing and the typed text's run, not a multiple of the work.
+  console.log(`the sample: ${(map.runsMs / 1000).toFixed(2)} s in the page's worker, ${(nodeRunsMs / 1000).toFixed(2)} s by the Node API`);
+  assert.ok(map.runsMs <= 3 * nodeRunsMs, `the worker ran the sample in ${map.runsMs} ms, the Node API in ${nodeRunsMs} ms`);
   assert.equal(shown.points.length, want.points.length);
   // The page's wasm build may round differently from Node's (relaxed SIMD, threads): float32
   // rounding of q/k, so the bound is relative to the map's extent (the worker's projection itself

@@ -68,6 +68,26 @@ export async function waitForRuns(page, count, timeout = 60000) {
     document.body.dataset.status === 'ready', count, { timeout });
 }
 
+// The page's own frames with nothing running: `frames` animation frames, their median interval
+// and longest gap (ms). Timing assertions compare with these, measured in the same run on the
+// same machine, rather than with fixed milliseconds.
+export function idleFrames(page, frames = 60) {
+  return page.evaluate((n) => new Promise((resolve) => {
+    const gaps = [];
+    let last = null;
+    const frame = (now) => {
+      if (last !== null) gaps.push(now - last);
+      last = now;
+      if (gaps.length < n) requestAnimationFrame(frame);
+      else {
+        const sorted = [...gaps].sort((a, b) => a - b);
+        resolve({ frameMs: sorted[sorted.length >> 1], maxGap: sorted.at(-1), frames: gaps.length });
+      }
+    };
+    requestAnimationFrame(frame);
+  }), frames);
+}
+
 // ---- random BERT model folders ----------------------------------------------------------------
 
 // Deterministic normal(0, std) numbers (mulberry32 + Box–Muller): fixtures are reproducible.

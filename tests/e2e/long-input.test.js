@@ -2,17 +2,19 @@
 // engine's forward pass stays a few seconds on a shared CI core; the page's load — 12·12·512·512
 // attention weights, 151 MB — is the same as bert-base's. LONG_HIDDEN=768 runs the full-size
 // bert-base shape, ~340 MB of weights). Checks: truncation is announced, the model view draws all
-// 144 heads without long main-thread tasks, hover redraws fit in a 16 ms frame, and the other
-// views render at this size.
+// 144 heads in many short main-thread tasks, hover redraws fit in one of the page's own frames,
+// and the other views render at this size. Times are compared with the same page in the same run
+// (its idle frame interval, the whole draw), not with fixed milliseconds; the other views' times
+// are printed as benchmark figures.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FIXTURE_WORDS, guardedPage, launchBrowser, startServer, waitForRuns, writeBertFixture } from './helpers.js';
+import { FIXTURE_WORDS, guardedPage, idleFrames, launchBrowser, startServer, waitForRuns, writeBertFixture } from './helpers.js';
 
 const HIDDEN = Number(process.env.LONG_HIDDEN || 192);
-let server, browser, page, problems, tmp;
+let server, browser, page, problems, tmp, idle;
 
 before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'attnscope-long-'));
@@ -23,6 +25,8 @@ before(async () => {
   ({ page, problems } = await guardedPage(browser, server.origin));
   await page.goto(server.origin + '/');
   await waitForRuns(page, 1);
+  idle = await idleFrames(page);   // the page's own frame interval, nothing running
+  console.log(`# idle page: frame ${idle.frameMs.toFixed(1)} ms, longest gap ${idle.maxGap.toFixed(0)} ms over ${idle.frames} frames`);
   // Long tasks (> 50 ms on the main thread) from here on.
   await page.evaluate(() => {
     window.__longTasks = [];
@@ -69,9 +73,9 @@ test('the model view draws 144 heads of 512×512 without blocking the page', asy
   const tasks = await longTasksSince(t0);
   const worst = Math.max(0, ...tasks.map((e) => e.ms));
   console.log(`# model view: 144 thumbnails in ${ms.toFixed(0)} ms; long tasks ${tasks.length}, longest ${worst.toFixed(0)} ms`);
-  // Bounds leave room for a loaded 2-core CI machine; a freeze (the whole grid in one task, or
-  // rollout on the main thread) takes seconds and still fails.
-  assert.ok(worst < 500, `a ${worst} ms task blocked the page`);
+  // The draw is spread over many tasks: none holds a third of it. A freeze (the whole grid in one
+  // task, or rollout on the main thread) is one task about as long as the whole draw.
+  assert.ok(worst < ms / 3, `a ${worst} ms task of a ${ms} ms draw blocked the page`);
 });
 
 test('head detail at 512 tokens: hover redraws fit in a frame, the tooltip is exact', async () => {
@@ -97,8 +101,10 @@ test('head detail at 512 tokens: hover redraws fit in a frame, the tooltip is ex
   const worst = Math.max(...draws);
   draws.sort((a, b) => a - b);
   console.log(`# hover at 512: overlay redraw median ${draws[20].toFixed(2)} ms, max ${worst.toFixed(2)} ms; long tasks ${tasks.length}`);
-  assert.ok(worst < 16, `hover redraw took ${worst} ms`);
-  assert.ok(tasks.every((e) => e.ms < 100), `long tasks while hovering: ${JSON.stringify(tasks)}`);
+  // Each redraw fits in one of the page's idle frames; no task while hovering holds more than a
+  // few of them.
+  assert.ok(worst < idle.frameMs, `hover redraw took ${worst} ms, the idle page's frame ${idle.frameMs} ms`);
+  assert.ok(tasks.every((e) => e.ms < 6 * idle.frameMs), `long tasks while hovering: ${JSON.stringify(tasks)} (frame ${idle.frameMs} ms)`);
   // Keyboard: Event Timing measures each keydown from input to the next paint (handler, overlay
   // redraw, tooltip layout and paint included); entries appear only at ≥ 16 ms.
   await page.evaluate(() => {
@@ -116,9 +122,10 @@ test('head detail at 512 tokens: hover redraws fit in a frame, the tooltip is ex
   const median = slowKeys.length > 15 ? slowKeys[slowKeys.length - 15] : 0;   // of all 30 presses
   console.log(`# keyboard at 512: key-to-paint median ${median > 0 ? median + ' ms' : '< 16 ms'}, ` +
     `max ${slowKeys.length ? slowKeys.at(-1) + ' ms' : '< 16 ms'}`);
-  // Event Timing includes waiting for the frame and the software compositor of headless Chromium.
-  assert.ok(median < 50, `median key press to paint ${median} ms`);
-  assert.ok(slowKeys.every((d) => d < 250), `slow key presses: ${slowKeys}`);
+  // Event Timing includes waiting for the frame and the software compositor of headless Chromium:
+  // the median key reaches the screen within 3 of the page's idle frames, the slowest within 15.
+  assert.ok(median < 3 * idle.frameMs, `median key press to paint ${median} ms (frame ${idle.frameMs} ms)`);
+  assert.ok(slowKeys.every((d) => d < 15 * idle.frameMs), `slow key presses: ${slowKeys} (frame ${idle.frameMs} ms)`);
   const tip = await page.locator('.view-head .tooltip[data-row]').evaluate((t) => ({ text: t.textContent, i: Number(t.dataset.row), j: Number(t.dataset.col) }));
   const value = await page.evaluate(([i, j]) => {
     const s = window.__attnscope.state;
@@ -142,8 +149,8 @@ test('lines, formula and aggregates render at 512 tokens', async () => {
     const ms = (await now()) - t0;
     const tasks = await longTasksSince(t0);
     const worst = Math.max(0, ...tasks.map((e) => e.ms));
+    // A benchmark figure, printed: no same-run measure says how long these views may take.
     console.log(`# ${view} at 512: shown in ${ms.toFixed(0)} ms, longest task ${worst.toFixed(0)} ms`);
-    assert.ok(worst < 1000, `${view}: a ${worst} ms task`);
   }
   const f = await page.evaluate(() => window.__attnscope.formula);
   assert.ok(f.maxError < 1e-5, `formula vs engine row: ${f.maxError}`);

@@ -1,8 +1,9 @@
 // Tokenizer parity of the WASM build through the public API (model.tokenize): the same corpus,
 // vocabularies, settings and both loading paths as tokenizer-parity.test.js (native), against
 // the independent oracle @huggingface/tokenizers. Tokens, ids, type ids, truncation counts and
-// error codes must be identical; offsets must index the input (and equal the native tool's
-// offsets when that tool is built).
+// error codes must be identical; offsets must index the input and equal the native tool's
+// offsets (build/native/tests/attnscope_tokenize_native, required: scripts/test.sh builds it
+// before node:test; a missing tool fails the test with the command that builds it).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +16,8 @@ import { makeOracle, parseVocabTxt } from './helpers/tokenizer-hf.js';
 import { safetensorsBytes } from './helpers/api-tiny-model.js';
 
 const requests = corpusRequests(loadCorpus());
-const haveNative = existsSync(nativeToolPath());
+const NATIVE_MISSING = `${nativeToolPath()} is not built: run \`bash scripts/build.sh native\` ` +
+  '(or set ATTNSCOPE_TOKENIZE_NATIVE); the offsets are checked against it';
 
 // The smallest BERT that loads with a vocabulary of `lines` tokens: tokenize() needs a Model,
 // and a Model needs weights whose embedding table covers the vocabulary.
@@ -60,11 +62,11 @@ for (const vocabName of Object.keys(VOCABS)) {
       ['tokenizer.json', { tokenizer: oracle.tokenizerJson }],
     ]) {
       test(`wasm parity ${vocabName} ${settings.name} via ${loader}`, async () => {
+        assert.ok(existsSync(nativeToolPath()), NATIVE_MISSING);
+        const native = runNative(loader === 'tokenizer.json' ? ['--tokenizer-json', files.tokenizerJson]
+          : ['--vocab', files.vocab, '--tokenizer-config', files.tokenizerConfig], requests);
+        assert.equal(native.length, requests.length, 'the native tool answered every request');
         const model = await loadModel({ config, weights, ...tokenizerFiles });
-        const native = haveNative
-          ? runNative(loader === 'tokenizer.json' ? ['--tokenizer-json', files.tokenizerJson]
-            : ['--vocab', files.vocab, '--tokenizer-config', files.tokenizerConfig], requests)
-          : null;
         const mismatches = [];
         let identical = 0;
         requests.forEach((req, k) => {
@@ -85,16 +87,14 @@ for (const vocabName of Object.keys(VOCABS)) {
           const same = ['tokens', 'ids', 'token_type_ids', 'num_truncated']
             .every((key) => JSON.stringify(want[key]) === JSON.stringify(have[key]));
           const problems = offsetProblems(req, have);
-          if (native) {
-            const pairs = [];
-            for (let i = 0; i < have.offsets.length; i += 2) pairs.push([have.offsets[i], have.offsets[i + 1]]);
-            if (JSON.stringify(pairs) !== JSON.stringify(native[k].offsets)) problems.push(`offsets differ from native: ${JSON.stringify(pairs)} vs ${JSON.stringify(native[k].offsets)}`);
-          }
+          const pairs = [];
+          for (let i = 0; i < have.offsets.length; i += 2) pairs.push([have.offsets[i], have.offsets[i + 1]]);
+          if (JSON.stringify(pairs) !== JSON.stringify(native[k].offsets)) problems.push(`offsets differ from native: ${JSON.stringify(pairs)} vs ${JSON.stringify(native[k].offsets)}`);
           if (same && problems.length === 0) identical++;
           else mismatches.push({ req, want: want.tokens, have: have.tokens, problems });
         });
         model.dispose();
-        summary.push(`${vocabName}/${settings.name}/${loader}: ${identical}/${requests.length} identical${native ? ' (offsets = native)' : ''}`);
+        summary.push(`${vocabName}/${settings.name}/${loader}: ${identical}/${requests.length} identical (offsets = native)`);
         assert.equal(mismatches.length, 0,
           `${mismatches.length} of ${requests.length} differ; first: ${JSON.stringify(mismatches.slice(0, 3), null, 1)}`);
       });

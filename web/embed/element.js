@@ -88,7 +88,7 @@ export class AttnScopeElement extends HTMLElement {
   set textPair(v) { if (v == null || v === '') this.removeAttribute('text-pair'); else this.setAttribute('text-pair', String(v)); }
   get model() { return this.getAttribute('model') ?? 'bundled'; }
   set model(v) { this.setAttribute('model', String(v)); }
-  /** 'auto' (default: f16 matrices only when f32 weights would pass ~300 MB), 'f32', 'f16' or 'q8'. */
+  /** 'auto' (default: f16 matrices only when f32 weights would pass AUTO_F16_ABOVE_BYTES of js/memory-estimate.js), 'f32', 'f16' or 'q8'. */
   get weightPrecision() { return this.#state.weightPrecision; }
   set weightPrecision(v) { this.setAttribute('weight-precision', String(v)); }
   get view() { return this.#state.view; }

@@ -1,10 +1,14 @@
 // UI text for big models (issue 20): the weight precision choice beside the model picker and
 // the memory the loaded model uses, English and Korean, merged into i18n.js's tables.
+import { AUTO_F16_ABOVE_BYTES } from '../../js/memory-estimate.js';
+
+// The 'auto' threshold in the words is js/memory-estimate.js's constant, not a copy of it.
+const AUTO_MB = AUTO_F16_ABOVE_BYTES / 1024 ** 2;
 
 export const MEMORY_STRINGS = {
   en: {
     weightsLabel: 'Weights',
-    weightsTitle: 'How the weight matrices are kept in memory. f16 takes half the memory of f32; the arithmetic stays f32, so results differ only by the weights’ rounding. q8 quantizes the linear layers to 8-bit integers: about a quarter of the memory and faster, with results close to f32 but not equal. Auto: f16 when the f32 weights would take more than 300 MB (read from config.json before the download). Changing it reloads the model.',
+    weightsTitle: `How the weight matrices are kept in memory. f16 takes half the memory of f32; the arithmetic stays f32, so results differ only by the weights’ rounding. q8 quantizes the linear layers to 8-bit integers: about a quarter of the memory and faster, with results close to f32 but not equal. Auto: f16 when the f32 weights would take more than ${AUTO_MB} MB (read from config.json before the download). Changing it reloads the model.`,
     weightsAuto: 'auto',
     memoryInfo: '{precision} weights, {mb} MB',
     memoryTitle: 'The model holds {model} MB of WebAssembly memory ({precision} weights); its worker’s memory is {wasm} MB after loading, and a run adds its attention maps.',
@@ -15,7 +19,7 @@ export const MEMORY_STRINGS = {
   },
   ko: {
     weightsLabel: '가중치',
-    weightsTitle: '가중치 행렬을 메모리에 어떻게 둘지 정합니다. f16은 f32의 절반 메모리를 쓰고, 계산은 f32로 하므로 결과는 가중치 반올림만큼만 다릅니다. q8은 선형 층을 8비트 정수로 양자화합니다: 메모리는 약 4분의 1이고 더 빠르며, 결과는 f32와 가깝지만 같지는 않습니다. 자동: f32 가중치가 300 MB를 넘으면 f16 (내려받기 전에 config.json으로 판단). 바꾸면 모델을 다시 불러옵니다.',
+    weightsTitle: `가중치 행렬을 메모리에 어떻게 둘지 정합니다. f16은 f32의 절반 메모리를 쓰고, 계산은 f32로 하므로 결과는 가중치 반올림만큼만 다릅니다. q8은 선형 층을 8비트 정수로 양자화합니다: 메모리는 약 4분의 1이고 더 빠르며, 결과는 f32와 가깝지만 같지는 않습니다. 자동: f32 가중치가 ${AUTO_MB} MB를 넘으면 f16 (내려받기 전에 config.json으로 판단). 바꾸면 모델을 다시 불러옵니다.`,
     weightsAuto: '자동',
     memoryInfo: '{precision} 가중치, {mb} MB',
     memoryTitle: '모델이 WebAssembly 메모리 {model} MB를 씁니다 ({precision} 가중치). 불러온 뒤 워커의 메모리는 {wasm} MB이고, 실행할 때마다 어텐션 맵만큼 더 씁니다.',
