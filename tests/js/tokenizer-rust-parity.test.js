@@ -47,6 +47,7 @@ const LAYOUTS = [
   { name: 'Unigram Marian (nmt_nfkc_cf, WhitespaceSplit + Metaspace, $A $B </s>)', json: unigram('marian'), compat: true },
   { name: 'Unigram byte_fallback (nfkc, Metaspace first unsplit)', json: unigram('fallback'), compat: true },
   { name: 'Unigram ties (whole-number scores, Metaspace never)', json: unigram('ties'), compat: true },
+  { name: 'Unigram with hand-written charsmap rules (two-character keys, removals, expansions)', json: unigram('tiny'), compat: true },
 ];
 
 // What SentencePiece charsmaps rewrite: fullwidth and halfwidth forms, compatibility characters,
@@ -55,7 +56,8 @@ const LAYOUTS = [
 // byte order mark, so a decode that starts with one loses it (a glue problem, not the tokenizer's).
 const COMPAT = ['ＦＵＬＬ', 'ｗｉｄｔｈ', '１２３', '！？', '　', 'ｶﾀｶﾅ', 'ｶﾞ', 'ﾊﾟ', '①②', '㈜', '㎞', '㍻', 'ﬁ', 'ﬂ', 'ﬃ', '½', '²',
   '™', '℃', 'Ⅻ', 'ⅷ', '㊙', 'Å', 'Ω', 'ǅ', 'ſ', 'µ', 'ﹰ', 'ﺀ', 'a\u0301', 'e\u0301\u0323', 'Ａ\u0301', 'ｶ\u3099', '\u1100\u1161',
-  '\u1100\u1161\u11a8', '각\u0301', '\r\n', '\u0600a', '\u200d', 'x\u200dy', '\u00ad', '\u2028', '…', '‥', '〜', '・', 'ｰ'];
+  '\u1100\u1161\u11a8', '각\u0301', '\r\n', '\u0600a', '\u200d', 'x\u200dy', '\u00ad', '\u2028', '…', '‥', '〜', '・', 'ｰ',
+  'A', 'Ａ', 'a\u0301', 'e\u0301', 'e\u0301\u0301', '\u200b', 'x\u200by', '\u00ad', '\u00adq', '㎡', 'ｶﾞ', '\r\n\r\n'];
 
 function compatString(r) {
   const parts = [];
