@@ -96,8 +96,11 @@ std::optional<std::string_view> PrecompiledCharsmap::transform(std::string_view 
     node ^= offset(u);
     if (has_leaf(u)) {
       const size_t index = value(unit(node));
-      if (index >= normalized_.size()) fail("a replacement index " + std::to_string(index) + " is outside the strings");
-      if ((static_cast<uint8_t>(normalized_[index]) & 0xC0) == 0x80) fail("a replacement starts inside a character");
+      // Rust slices normalized[index..]: the very end is an empty replacement, beyond it a panic.
+      if (index > normalized_.size()) fail("a replacement index " + std::to_string(index) + " is outside the strings");
+      if (index < normalized_.size() && (static_cast<uint8_t>(normalized_[index]) & 0xC0) == 0x80) {
+        fail("a replacement starts inside a character");
+      }
       const size_t stop = normalized_.find('\0', index);
       return std::string_view(normalized_).substr(index, stop == std::string::npos ? std::string::npos : stop - index);
     }
