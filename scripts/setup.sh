@@ -9,9 +9,10 @@ packages=(
   cmake make g++ clang libclang-rt-14-dev   # native build, sanitizers, libFuzzer
   emscripten                                # WebAssembly build (3.1.6, clang/lld 14)
   libeigen3-dev catch2 nlohmann-json3-dev   # engine and test dependencies (header-only)
-  unicode-data                              # UnicodeData.txt for the tokenizer table generator
+  unicode-data                              # the UCD files for the tokenizer table generators
   chromium fonts-nanum                      # page tests (Korean UI text in screenshots)
   python3-torch python3-numpy libopenblas0-pthread  # independent PyTorch references in API tests
+  python3-sentencepiece python3-protobuf    # Unigram fixtures (tests/fixtures/tokenizer/make_unigram.py)
   nodejs npm
 )
 missing=()

@@ -1,4 +1,4 @@
-// The model stage: reading WordPiece and BPE from tokenizer.json, and running either on a word.
+// The model stage: reading WordPiece, BPE and Unigram from tokenizer.json, and running one on a word.
 #include "tokenizer/model_stage.h"
 
 #include <algorithm>
@@ -79,6 +79,31 @@ Token span_token(const Word& word, const BpePiece& p, const std::string& text) {
   return Token{text, p.id, start, stop};
 }
 
+// Unigram's "vocab": [[token, score], ...] in id order.
+std::vector<UnigramPiece> parse_unigram_vocab(const json& vocab) {
+  if (!vocab.is_array()) fail("model.vocab of a Unigram model must be an array of [token, score]");
+  if (vocab.size() > static_cast<size_t>(kMaxVocab)) fail("model.vocab has more than " + std::to_string(kMaxVocab) + " entries");
+  std::vector<UnigramPiece> out;
+  out.reserve(vocab.size());
+  for (size_t i = 0; i < vocab.size(); ++i) {
+    const json& v = vocab[i];
+    if (!v.is_array() || v.size() != 2 || !v[0].is_string() || !v[1].is_number()) {
+      fail("model.vocab[" + std::to_string(i) + "] must be [token, score]");
+    }
+    out.push_back(UnigramPiece{v[0].get<std::string>(), v[1].get<double>()});
+  }
+  return out;
+}
+
+Model unigram_from_json(const json& model) {
+  int32_t unk_id = -1;
+  if (auto it = model.find("unk_id"); it != model.end() && !it->is_null()) {
+    unk_id = static_cast<int32_t>(get_int(*it, "model.unk_id", 0, kMaxVocab));
+  }
+  return Model::unigram(parse_unigram_vocab(member(model, "vocab")), unk_id,
+                        get_bool(model, "byte_fallback", false, "model"));
+}
+
 }  // namespace
 
 VocabMap parse_vocab_object(const json& vocab, const std::string& where) {
@@ -130,6 +155,15 @@ Model Model::bpe(const VocabMap& vocab, const std::vector<BpeMerge>& merges, Bpe
   return m;
 }
 
+Model Model::unigram(std::vector<UnigramPiece> vocab, int32_t unk_id, bool byte_fallback) {
+  Model m;
+  m.tokens_.reserve(vocab.size());
+  for (const UnigramPiece& p : vocab) m.tokens_.push_back(p.token);
+  if (unk_id >= 0 && static_cast<size_t>(unk_id) < vocab.size()) m.unk_token_ = vocab[static_cast<size_t>(unk_id)].token;
+  m.impl_ = UnigramModel(std::move(vocab), unk_id, byte_fallback);
+  return m;
+}
+
 Model Model::from_json(const json& model) {
   if (!model.is_object()) fail("tokenizer.json has no model");
   const std::string type = get_string(model, "type", model.contains("merges") ? "BPE" : "WordPiece", "model");
@@ -137,7 +171,8 @@ Model Model::from_json(const json& model) {
     return bpe(parse_vocab_object(member(model, "vocab"), "model.vocab"),
                parse_merges_json(member(model, "merges")), parse_bpe_options(model));
   }
-  if (type != "WordPiece") fail("model '" + type + "' is not supported: AttnScope reproduces WordPiece and BPE");
+  if (type == "Unigram") return unigram_from_json(model);
+  if (type != "WordPiece") fail("model '" + type + "' is not supported: AttnScope reproduces WordPiece, BPE and Unigram");
   WordPieceConfig config;
   config.unk_token = get_string(model, "unk_token", "[UNK]", "model");
   config.continuing_subword_prefix = get_string(model, "continuing_subword_prefix", "##", "model");
@@ -156,13 +191,32 @@ void Model::tokenize(const Word& word, std::vector<Token>& out) const {
   }
   std::string utf8;
   for (const SpannedChar& c : word.chars) append_utf8(utf8, c.cp);
+  if (const auto* unigram = std::get_if<UnigramModel>(&impl_)) {
+    // Unigram works in bytes: map its byte ranges back to the word's characters.
+    std::vector<uint32_t> char_of_byte;
+    char_of_byte.reserve(utf8.size() + 1);
+    std::string bytes;
+    for (uint32_t i = 0; i < word.chars.size(); ++i) {
+      bytes.clear();
+      append_utf8(bytes, word.chars[i].cp);
+      char_of_byte.insert(char_of_byte.end(), bytes.size(), i);
+    }
+    char_of_byte.push_back(static_cast<uint32_t>(word.chars.size()));
+    for (UnigramToken& t : unigram->tokenize(utf8)) {
+      const BpePiece p{t.id, char_of_byte[t.begin], char_of_byte[t.end]};
+      out.push_back(span_token(word, p, t.text));
+    }
+    return;
+  }
   for (const BpePiece& p : std::get<BpeModel>(impl_).tokenize(utf8)) {
     out.push_back(span_token(word, p, tokens_[static_cast<size_t>(p.id)]));
   }
 }
 
 int32_t Model::token_to_id(std::string_view token) const {
-  const VocabMap& vocab = is_wordpiece() ? std::get<WordPieceModel>(impl_).vocab : std::get<BpeModel>(impl_).vocab();
+  const VocabMap& vocab = is_wordpiece()                         ? std::get<WordPieceModel>(impl_).vocab
+                          : std::holds_alternative<BpeModel>(impl_) ? std::get<BpeModel>(impl_).vocab()
+                                                                    : std::get<UnigramModel>(impl_).token_to_ids();
   auto it = vocab.find(std::string(token));
   return it == vocab.end() ? -1 : it->second;
 }

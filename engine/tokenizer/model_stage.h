@@ -1,5 +1,6 @@
 // The model stage of the pipeline, read from tokenizer.json's "model" section (or built from
-// vocab.txt / vocab.json + merges.txt): WordPiece (wordpiece.h) or BPE (bpe.h) turning one word
+// vocab.txt / vocab.json + merges.txt): WordPiece (wordpiece.h), BPE (bpe.h) or Unigram
+// (unigram.h) turning one word
 // into tokens with vocabulary ids and input spans. A model type or option not reproduced here is
 // an E_TOKENIZER error naming it. It does not split text into words; the pre-tokenizer does.
 #pragma once
@@ -13,6 +14,7 @@
 #include "tokenizer/bpe.h"
 #include "tokenizer/pre_tokenizer_stage.h"
 #include "tokenizer/token.h"
+#include "tokenizer/unigram.h"
 #include "tokenizer/wordpiece.h"
 
 namespace attnscope::tok {
@@ -28,6 +30,7 @@ class Model {
   // id_to_token lists the vocabulary by id (vocab.txt keeps a repeated line at each of its ids).
   static Model wordpiece(VocabMap vocab, std::vector<std::string> id_to_token, WordPieceConfig config);
   static Model bpe(const VocabMap& vocab, const std::vector<BpeMerge>& merges, BpeOptions options);
+  static Model unigram(std::vector<UnigramPiece> vocab, int32_t unk_id, bool byte_fallback);
   // The "model" section; an old file without "type" is BPE when it has merges, else WordPiece.
   static Model from_json(const nlohmann::json& section);
 
@@ -38,7 +41,7 @@ class Model {
   const std::string& unk_token() const { return unk_token_; }
 
  private:
-  std::variant<WordPieceModel, BpeModel> impl_;
+  std::variant<WordPieceModel, BpeModel, UnigramModel> impl_;
   std::vector<std::string> tokens_;
   std::string unk_token_;
 };

@@ -43,9 +43,15 @@ NormalizerStep parse_step(const json& section) {
     step.kind = NormalizerStep::Kind::Strip;
     step.left = get_bool(section, "strip_left", true, "normalizer Strip");
     step.right = get_bool(section, "strip_right", true, "normalizer Strip");
+  } else if (type == "Precompiled") {
+    step.kind = NormalizerStep::Kind::Precompiled;
+    const json& charsmap = member(section, "precompiled_charsmap");
+    if (!charsmap.is_string()) fail("normalizer Precompiled.precompiled_charsmap must be a base64 string");
+    step.charsmap = std::make_shared<const PrecompiledCharsmap>(
+        PrecompiledCharsmap::from_base64(charsmap.get_ref<const std::string&>()));
   } else {
     fail("normalizer '" + type + "' is not supported: AttnScope reproduces BertNormalizer, Prepend, Replace, NFC, "
-         "NFD, Lowercase, Strip and Sequences of them");
+         "NFD, Lowercase, Strip, Precompiled and Sequences of them");
   }
   return step;
 }
@@ -59,8 +65,10 @@ std::vector<SpannedChar> replace(const std::vector<SpannedChar>& text, const Nor
   size_t done = 0;
   for (const auto& [begin, end] : step.pattern.find_all(cps.data(), cps.size())) {
     out.insert(out.end(), text.begin() + static_cast<std::ptrdiff_t>(done), text.begin() + static_cast<std::ptrdiff_t>(begin));
-    // The replacement covers the span of everything it replaced.
-    const SpannedChar span{0, text[begin].start, text[end - 1].end};
+    // tokenizers' NormalizedString::replace inserts the replacement after removing the match, so
+    // it takes the span of the last character it replaced (of the one before an empty match).
+    const SpannedChar span = end > begin ? text[end - 1] : begin > 0 ? text[begin - 1]
+                   : text.empty() ? SpannedChar{0, 0, 0} : SpannedChar{0, text[0].start, text[0].start};
     for (char32_t cp : step.text) out.push_back({cp, span.start, span.end});
     done = end;
   }
@@ -110,6 +118,7 @@ std::vector<SpannedChar> apply_step(const NormalizerStep& step, std::vector<Span
     case NormalizerStep::Kind::Nfd: return decompose(text);
     case NormalizerStep::Kind::Nfc: return compose(decompose(text));
     case NormalizerStep::Kind::Lowercase: return expand(text, to_lowercase);
+    case NormalizerStep::Kind::Precompiled: return step.charsmap->apply(text);
     case NormalizerStep::Kind::Strip: {
       size_t b = 0, e = text.size();
       while (step.left && b < e && is_white_space(text[b].cp)) ++b;

@@ -1,28 +1,31 @@
 // The normalizer stage of the pipeline, read from tokenizer.json's "normalizer" section: a list
 // of steps run in order over spanned characters — BertNormalizer (normalizer.h), Prepend,
-// Replace, NFC, NFD, Lowercase, Strip, or a Sequence of them. Every output character keeps the span of
+// Replace, NFC, NFD, Lowercase, Strip, Precompiled (precompiled.h), or a Sequence of them. Every output character keeps the span of
 // the input character it came from (a prepended string takes the first character's span, as
 // tokenizers' NormalizedString::prepend aligns it). A type or option not reproduced here is an
 // E_TOKENIZER error naming it. It does not split text; the pre-tokenizer does.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "tokenizer/normalizer.h"
+#include "tokenizer/precompiled.h"
 #include "tokenizer/regex.h"
 #include "tokenizer/utf8_text.h"
 
 namespace attnscope::tok {
 
 struct NormalizerStep {
-  enum class Kind { Bert, Prepend, Replace, Nfc, Nfd, Lowercase, Strip };
+  enum class Kind { Bert, Prepend, Replace, Nfc, Nfd, Lowercase, Strip, Precompiled };
   Kind kind = Kind::Bert;
   NormalizerOptions bert;   // Bert
   std::u32string text;      // Prepend: what to put in front; Replace: the replacement
   Regex pattern;            // Replace: what to replace (a String pattern is compiled as a literal)
   bool left = false, right = false;  // Strip: which ends lose their whitespace
+  std::shared_ptr<const PrecompiledCharsmap> charsmap;  // Precompiled (shared: copies of a Tokenizer)
 };
 
 class Normalizer {

@@ -42,6 +42,8 @@ Step parse_step(const json& section) {
     step.pattern = parse_pattern(member(section, "pattern"), "pre_tokenizer Split pattern");
     step.behavior = parse_behavior(get_string(section, "behavior", "", "pre_tokenizer Split"));
     step.invert = get_bool(section, "invert", false, "pre_tokenizer Split");
+  } else if (type == "WhitespaceSplit") {
+    step.kind = Step::Kind::WhitespaceSplit;
   } else if (type == "Metaspace") {
     step.kind = Step::Kind::Metaspace;
     const std::vector<SpannedChar> replacement = decode_utf8(get_string(section, "replacement", "\u2581", "pre_tokenizer Metaspace"));
@@ -59,7 +61,7 @@ Step parse_step(const json& section) {
     step.individual_digits = get_bool(section, "individual_digits", false, "pre_tokenizer Digits");
   } else {
     fail("pre_tokenizer '" + type + "' is not supported: AttnScope reproduces BertPreTokenizer, ByteLevel, Split, "
-         "Metaspace, Digits and Sequences of them");
+         "Metaspace, Digits, WhitespaceSplit and Sequences of them");
   }
   return step;
 }
@@ -201,6 +203,12 @@ void run_step(const Step& step, Word w, std::vector<Word>& out) {
       return;
     case Step::Kind::ByteLevel: byte_level(step, std::move(w), out); return;
     case Step::Kind::Metaspace: metaspace(step, std::move(w), out); return;
+    case Step::Kind::WhitespaceSplit: {  // tokenizers' WhitespaceSplit: split on char::is_whitespace, dropping it
+      std::vector<std::pair<size_t, size_t>> matches;
+      for (size_t i = 0; i < w.chars.size(); ++i) if (is_white_space(w.chars[i].cp)) matches.emplace_back(i, i + 1);
+      split_by_matches(w, matches, Step::Behavior::Removed, false, out);
+      return;
+    }
     case Step::Kind::Digits: digits(step, w, out); return;
     case Step::Kind::Split: {
       std::u32string cps;

