@@ -3,7 +3,7 @@
 # ASan/UBSan with the Catch2 suite, the WebAssembly build with the node:test suites (engine,
 # tokenizer parity against @huggingface/tokenizers, API, CLI, package), the Playwright page tests
 # in Debian's Chromium, and the libFuzzer targets. Exits non-zero if any step fails.
-#   FUZZ_SECONDS=N   seconds per fuzz target (default 30: six targets keep CI under 20 minutes)
+#   FUZZ_SECONDS=N   seconds per fuzz target (default 30: five targets, and CI stays under 20 minutes)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
