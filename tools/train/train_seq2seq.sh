@@ -22,7 +22,8 @@ log() { echo "[$(date -u +%H:%M:%S)] $*"; }
 t0=$SECONDS
 
 log "SOV pairs from Brown (train / held-out documents), WordPiece vocabulary of 4,096, token alignments"
-$PY tools/train/seq2seq_data.py $WORK | head -n 2
+$PY tools/train/seq2seq_data.py $WORK > $WORK/data.txt  # counts and ten held-out examples
+head -n 2 $WORK/data.txt
 $PY tools/train/seq2seq_tokenizer.py $WORK 4096
 
 if [[ -z ${SKIP_TRAIN:-} ]]; then
