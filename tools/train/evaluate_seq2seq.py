@@ -1,0 +1,139 @@
+# Evaluates an exported encoder-decoder folder (train_seq2seq.py's export) on its heldout.jsonl:
+#   - greedy decoding (decoder_start_token_id, argmax to </s>): exact match of the whole target,
+#     and token accuracy (greedy token i == reference token i, over the reference's tokens incl. </s>);
+#   - per-head alignment accuracy: with the reference target teacher-forced, the share of target
+#     tokens whose cross-attention argmax over the source is alignment[i], for every (layer, head);
+#     against the diagonal baseline (target token i → source token min(i, S-1));
+#   - a reference check: the fp16 weights run through tests/fixtures/make_seq2seq_fixtures.py's
+#     independent t5_forward (float64) give the same logits and cross-attentions as model_seq2seq.
+#   python3 evaluate_seq2seq.py [FOLDER] [--limit N]
+import argparse
+import json
+import os
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+import safetensors_io  # noqa: E402
+from model_seq2seq import T5Config, T5ForConditionalGeneration  # noqa: E402
+from seq2seq_tokenizer import SharedWordPiece  # noqa: E402
+
+
+def load(folder):
+    with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
+        hf = json.load(f)
+    fields = T5Config.__dataclass_fields__
+    config = T5Config(**{k: v for k, v in hf.items() if k in fields})
+    config.dropout_rate = 0.0
+    model = T5ForConditionalGeneration(config)
+    tensors = safetensors_io.load(os.path.join(folder, "model.safetensors"))
+    model.load_hf_state_dict(tensors)
+    model.eval()
+    with open(os.path.join(folder, "tokenizer.json"), encoding="utf-8") as f:
+        vocab = json.load(f)["model"]["vocab"]
+    wp = SharedWordPiece([t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])])
+    with open(os.path.join(folder, "heldout.jsonl"), encoding="utf-8") as f:
+        held = [json.loads(line) for line in f]
+    return model, wp, held, hf, tensors
+
+
+@torch.no_grad()
+def reference_check(model, hf, tensors, src, tgt_in):
+    """Max |difference| of logits and cross-attentions against the fixture script's t5_forward."""
+    import make_seq2seq_fixtures as ref
+    w = {k: v.double() for k, v in tensors.items()}
+    out = ref.t5_forward(w, hf, torch.tensor(src), torch.tensor(tgt_in))
+    m = T5ForConditionalGeneration(model.config).double()
+    m.load_hf_state_dict(w)
+    m.eval()
+    s = torch.tensor([src])
+    mask = torch.ones_like(s, dtype=torch.bool)
+    cross = []
+    logits = m.decode(m.encode(s, mask), mask, torch.tensor([tgt_in]), cross=cross)[0]
+    d_logits = (logits - out["logits"]).abs().max().item()
+    d_cross = max((c[0] - r).abs().max().item() for c, r in zip(cross, out["cross_attentions"]))
+    return d_logits, d_cross
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("folder", nargs="?", default=os.path.join(ROOT, "build", "train-seq2seq", "export"))
+    p.add_argument("--limit", type=int, default=0, help="evaluate the first N examples only")
+    p.add_argument("--show", type=int, default=5, help="greedy outputs to print")
+    args = p.parse_args()
+    model, wp, held, hf, tensors = load(args.folder)
+    if args.limit:
+        held = held[:args.limit]
+    c = model.config
+    L, H = c.num_decoder_layers, c.num_heads
+    exact = tok_right = tok_total = 0
+    head_right = torch.zeros(L, H)
+    moved_right = torch.zeros(L, H)  # on the target tokens that align off the diagonal (a != i)
+    diag_right = aligned = moved = 0
+    shown = 0
+    for n, ex in enumerate(held):
+        src = wp.encode_text(ex["source"])
+        ref = wp.encode_text(ex["target"])
+        if len(ref) != len(ex["alignment"]):
+            raise ValueError(f"example {n}: {len(ref)} target tokens, {len(ex['alignment'])} alignments")
+        if n == 0:
+            d_logits, d_cross = reference_check(model, hf, tensors, src, [c.decoder_start_token_id] + ref[:-1])
+            print(f"reference check (fixture t5_forward, float64): max |logits diff| {d_logits:.2e}, "
+                  f"max |cross-attention diff| {d_cross:.2e}")
+        out = model.greedy(src, max_len=len(ref) + 10)
+        exact += out == ref
+        tok_right += sum(1 for i, t in enumerate(ref) if i < len(out) and out[i] == t)
+        tok_total += len(ref)
+        if shown < args.show:
+            print(f"  source  {ex['source']}\n  target  {ex['target']}\n  greedy  {wp_decode(wp, out)}")
+            shown += 1
+        s = torch.tensor([src])
+        mask = torch.ones_like(s, dtype=torch.bool)
+        cross = []
+        model.decode(model.encode(s, mask), mask, torch.tensor([[c.decoder_start_token_id] + ref[:-1]]), cross=cross)
+        argmax = torch.stack([x[0].argmax(-1) for x in cross])  # (L, H, T)
+        for i, a in enumerate(ex["alignment"]):
+            if a is None:
+                continue
+            aligned += 1
+            diag_right += min(i, len(src) - 1) == a
+            head_right += (argmax[:, :, i] == a).float()
+            if a != min(i, len(src) - 1):
+                moved += 1
+                moved_right += (argmax[:, :, i] == a).float()
+    print(f"held-out examples {len(held)}: greedy exact match {exact / len(held):.1%}, "
+          f"greedy token accuracy {tok_right / tok_total:.1%} ({tok_total} tokens)")
+    diag = diag_right / aligned
+    acc = head_right / aligned
+    print(f"alignment accuracy (cross-attention argmax == alignment, {aligned} target tokens); "
+          f"diagonal baseline {diag:.1%}; in brackets on the {moved} tokens off the diagonal (baseline 0%)")
+    for l in range(L):
+        print(f"  decoder layer {l}: " + "  ".join(f"h{h} {acc[l, h]:.1%} (moved {moved_right[l, h] / max(1, moved):.1%})"
+                                                    for h in range(H)))
+    best = acc.max().item()
+    l, h = divmod(int(acc.argmax()), H)
+    print(f"best head L{l}H{h} {best:.1%}: {100 * (best - diag):+.1f} points over the diagonal")
+    print(json.dumps({"exact_match": exact / len(held), "token_accuracy": tok_right / tok_total,
+                      "diagonal_baseline": diag, "best_head": [l, h], "best_head_alignment": best}))
+
+
+def wp_decode(wp, ids):
+    """WordPiece decoder, roughly (## pieces glued, specials dropped) for printing."""
+    words = []
+    for i in ids:
+        t = wp.vocab[i]
+        if t in ("<pad>", "</s>"):
+            continue
+        if t.startswith("##") and words:
+            words[-1] += t[2:]
+        else:
+            words.append(t)
+    return " ".join(words)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+# The encoder-decoder's task, built from the Brown corpus and its POS tags: English rewritten into
+# subject-object-verb order (the order of Korean or Japanese), so each target word comes from a
+# known source word and the alignment crosses instead of running down the diagonal.
+#
+# The rule (deterministic, per clause):
+#   1. A sentence is cut into clauses at boundary tokens: punctuation (tags . , : -- ( ) `` '' ')
+#      and words that open a new clause (tags cc, cs and the wh-words wdt wps wpo wp$ wql wrb).
+#      Boundary tokens stay where they are.
+#   2. In each clause, the verb group is the first run of verbal tokens (tags vb*, be*, hv*, do*,
+#      md*) that does not start with a gerund (vbg: "in learning work" is a noun phrase), extended
+#      to the last verbal token reachable through adverbs (rb*) and "not" (*), so "has not yet
+#      been" moves as one piece.
+#   3. The verb group moves to the end of its clause when a nominal (nn* np* pp* ex cd) precedes it
+#      in the clause (the subject) and a nominal follows it (the object or complement).
+#   "The jury said Friday an investigation produced no evidence" → clause cut at nothing, verb
+#   group "said" moves to the clause end: "the jury Friday an investigation produced no evidence
+#   said" (only the FIRST verb group of a clause moves; "produced" stays).
+# A sentence is kept when the rule moved at least one verb group, it has 5-30 words, and its
+# detokenized text tokenizes back into the same words (see seq2seq_tokenizer.py).
+# The split is brown.split_files(): held-out documents (every 10th file) are never trained on.
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+import brown  # noqa: E402
+
+MIN_WORDS, MAX_WORDS = 5, 30
+BOUNDARY_TAGS = {".", ",", ":", "--", "(", ")", "``", "''", "'", "cc", "cs",
+                 "wdt", "wps", "wpo", "wp$", "wql", "wrb"}
+VERB_PREFIXES = ("vb", "be", "hv", "do", "md")
+NOMINAL_PREFIXES = ("nn", "np", "pp", "ex", "cd")
+
+
+def base_tag(tag):
+    """Brown's tag without its -hl/-tl/-nc suffixes: 'nn-tl' → 'nn', 'ber*' stays 'ber*'."""
+    if tag in ("--",):
+        return tag
+    return tag.split("-")[0] if not tag.startswith("-") else tag
+
+
+def is_verbal(tag):
+    t = base_tag(tag).rstrip("*")
+    return t.startswith(VERB_PREFIXES)
+
+
+def is_adverbial(tag):
+    t = base_tag(tag)
+    return t == "*" or t.startswith("rb")
+
+
+def is_nominal(tag):
+    return base_tag(tag).startswith(NOMINAL_PREFIXES)
+
+
+def is_boundary(tag):
+    return base_tag(tag) in BOUNDARY_TAGS
+
+
+def clauses(tags):
+    """[(start, end)] half-open spans of the clauses between boundary tokens."""
+    spans, start = [], 0
+    for i, tag in enumerate(tags):
+        if is_boundary(tag):
+            if i > start:
+                spans.append((start, i))
+            start = i + 1
+    if start < len(tags):
+        spans.append((start, len(tags)))
+    return spans
+
+
+def verb_group(tags, start, end):
+    """(g0, g1) half-open span of the clause's first verb group, or None."""
+    for i in range(start, end):
+        if is_verbal(tags[i]) and not base_tag(tags[i]).startswith("vbg"):
+            last, j = i, i + 1
+            while j < end and (is_verbal(tags[j]) or is_adverbial(tags[j])):
+                if is_verbal(tags[j]):
+                    last = j
+                j += 1
+            return i, last + 1
+    return None
+
+
+def reorder(tags):
+    """The SOV permutation: perm[j] = the source index of target word j; and how many verb groups
+    moved. Boundary tokens keep their positions."""
+    perm = list(range(len(tags)))
+    moved = 0
+    for start, end in clauses(tags):
+        g = verb_group(tags, start, end)
+        if g is None:
+            continue
+        g0, g1 = g
+        if g1 >= end or not any(is_nominal(t) for t in tags[start:g0]) \
+                or not any(is_nominal(t) for t in tags[g1:end]):
+            continue
+        perm[start:end] = list(range(start, g0)) + list(range(g1, end)) + list(range(g0, g1))
+        moved += 1
+    return perm, moved
+
+
+def examples(files):
+    """Per kept sentence: {"doc", "words", "tags", "perm", "moved"}; counts of what was dropped."""
+    out, dropped = [], {"length": 0, "no_move": 0}
+    for name in files:
+        for sent in brown.read_sentences(name):
+            words = [w for w, _ in sent]
+            tags = [t for _, t in sent]
+            if not MIN_WORDS <= len(words) <= MAX_WORDS:
+                dropped["length"] += 1
+                continue
+            perm, moved = reorder(tags)
+            if not moved:
+                dropped["no_move"] += 1
+                continue
+            out.append({"doc": name, "words": words, "tags": tags, "perm": perm, "moved": moved})
+    return out, dropped
+
+
+def texts(ex):
+    """(source text, target text) as a user would type them."""
+    return brown.detokenize(ex["words"]), brown.detokenize([ex["words"][i] for i in ex["perm"]])
+
+
+def main():
+    train_files, held_files = brown.split_files()
+    for split, files in (("train", train_files), ("held_out", held_files)):
+        exs, dropped = examples(files)
+        crossing = sum(1 for e in exs if e["perm"] != sorted(e["perm"]))
+        print(f"{split}: {len(files)} documents, {len(exs)} sentences kept (dropped: {dropped['length']} "
+              f"outside {MIN_WORDS}-{MAX_WORDS} words, {dropped['no_move']} where the rule moves nothing); "
+              f"{sum(e['moved'] for e in exs)} verb groups moved, {crossing} non-monotonic")
+        if split == "held_out":
+            for e in exs[:: max(1, len(exs) // 10)][:10]:
+                src, tgt = texts(e)
+                print(f"  {src}\n  → {tgt}\n    word alignment {e['perm']}")
+    if len(sys.argv) > 1:
+        os.makedirs(sys.argv[1], exist_ok=True)
+        for split, files in (("train", train_files), ("held_out", held_files)):
+            with open(os.path.join(sys.argv[1], f"{split}_words.jsonl"), "w", encoding="utf-8") as f:
+                for e in examples(files)[0]:
+                    f.write(json.dumps(e) + "\n")
+
+
+if __name__ == "__main__":
+    main()

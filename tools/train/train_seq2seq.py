@@ -1,0 +1,254 @@
+# Trains the bundled encoder-decoder (model_seq2seq.T5ForConditionalGeneration) on the SOV task
+# (seq2seq_data.py → seq2seq_tokenizer.py → WORK/{train,held_out}.jsonl) and exports it in Hugging
+# Face T5 layout at every checkpoint (model.safetensors fp16, config.json, tokenizer.json,
+# tokenizer_config.json, heldout.jsonl), so a run stopped early still leaves a usable model.
+# Schedule, data-parallel --ranks recipe (gloo, one flat all-reduce per step), --time-budget and
+# checkpoint cadence are train.py's / train_causal.py's. --resume continues WORK/checkpoint.pt, or,
+# where there is none, the export in --out (its metadata's step and training time; fresh optimizer).
+import argparse
+import json
+import os
+import shutil
+import struct
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(__file__))
+import safetensors_io  # noqa: E402
+from model_seq2seq import T5Config, T5ForConditionalGeneration  # noqa: E402
+from train import average_gradients, lr_at, progress, resume_state, synced  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
+HELDOUT_SHIPPED = 500  # examples in heldout.jsonl, evenly spaced over the held-out documents
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser()
+    p.add_argument("--work", default=os.path.join(ROOT, "build", "train-seq2seq"))
+    p.add_argument("--out", default=os.path.join(ROOT, "build", "train-seq2seq", "export"))
+    p.add_argument("--d-model", type=int, default=256)
+    p.add_argument("--d-kv", type=int, default=64)
+    p.add_argument("--d-ff", type=int, default=512)
+    p.add_argument("--layers", type=int, default=2, help="encoder blocks")
+    p.add_argument("--decoder-layers", type=int, default=2)
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--batch", type=int, default=64, help="sentence pairs per step, over all ranks")
+    p.add_argument("--steps", type=int, default=20000)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--warmup", type=int, default=200)
+    p.add_argument("--weight-decay", type=float, default=0.01)
+    p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--seed", type=int, default=20261202)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--ranks", type=int, default=1)
+    p.add_argument("--time-budget", type=float, default=0, help="minutes of training for the whole schedule")
+    p.add_argument("--checkpoint-minutes", type=float, default=4.0)
+    p.add_argument("--log-every", type=int, default=50)
+    p.add_argument("--resume", action="store_true")
+    args = p.parse_args(argv)
+    args.len_schedule = ""
+    return args
+
+
+def read_jsonl(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def pad_batch(rows, key, pad=0):
+    n = max(len(r[key]) for r in rows)
+    return torch.tensor([r[key] + [pad] * (n - len(r[key])) for r in rows])
+
+
+def make_batch(rows, config):
+    """(src, src_mask, tgt_in, labels): tgt_in = decoder_start + target[:-1]; labels -100 on padding."""
+    src = pad_batch(rows, "src_ids", config.pad_token_id)
+    mask = src != config.pad_token_id
+    tgt = [[config.decoder_start_token_id] + r["tgt_ids"] for r in rows]
+    n = max(len(t) for t in tgt)
+    tgt_in = torch.tensor([t[:-1] + [config.pad_token_id] * (n - len(t)) for t in tgt])
+    labels = torch.tensor([t[1:] + [-100] * (n - len(t)) for t in tgt])
+    return src, mask, tgt_in, labels
+
+
+def build(args, vocab_size):
+    config = T5Config(vocab_size=vocab_size, d_model=args.d_model, d_kv=args.d_kv, d_ff=args.d_ff,
+                      num_layers=args.layers, num_decoder_layers=args.decoder_layers, num_heads=args.heads,
+                      dropout_rate=args.dropout)
+    torch.manual_seed(args.seed)
+    return T5ForConditionalGeneration(config)
+
+
+def vocab_size(work):
+    with open(os.path.join(work, "tokenizer", "tokenizer.json"), encoding="utf-8") as f:
+        return len(json.load(f)["model"]["vocab"])
+
+
+def main():
+    args = parse_args()
+    if args.ranks > 1:
+        import torch.multiprocessing
+        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+        os.environ.setdefault("MASTER_PORT", "29547")  # not train.py's nor train_causal.py's
+        torch.multiprocessing.spawn(run, args=(args,), nprocs=args.ranks, join=True)
+    else:
+        run(0, args)
+
+
+def run(rank, args):
+    ranks = args.ranks
+    if ranks > 1:
+        import torch.distributed as dist
+        dist.init_process_group("gloo", rank=rank, world_size=ranks)
+    if rank != 0:
+        sys.stdout = open(os.devnull, "w")
+    torch.set_num_threads(args.threads)
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, args {vars(args)}", flush=True)
+    train = read_jsonl(os.path.join(args.work, "train.jsonl"))
+    held = read_jsonl(os.path.join(args.work, "held_out.jsonl"))
+    model = build(args, vocab_size(args.work))
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.98))
+    n_params = sum(p.numel() for p in model.parameters())
+    print(f"train {len(train)} pairs, held out {len(held)}; parameters {n_params} ({2 * n_params / 1e6:.2f} MB fp16)",
+          flush=True)
+    probe = make_batch(held[::max(1, len(held) // 256)][:256], model.config)
+
+    ckpt_path = os.path.join(args.work, "checkpoint.pt")
+    step, train_seconds = 0, 0.0
+    if args.resume:
+        step, train_seconds = resume_state(model, opt, ckpt_path)
+        if step == 0:
+            step, train_seconds = resume_from_export(model, args.out)
+
+    per_rank = args.batch // ranks
+    t_start, t_checkpoint, t_log = time.time() - train_seconds, time.time(), time.time()
+    loss_sum, acc_sum, n_sum = 0.0, 0, 0
+    model.train()
+    while step < args.steps:
+        done = progress(step, time.time() - t_start, args)
+        if ranks > 1:
+            done = synced(done)  # rank 0's clock decides, so every rank stops at the same step
+        if done >= 1.0:
+            break
+        # Each (step, rank) its own pairs, so a resumed run draws what the original would have.
+        gen = torch.Generator().manual_seed(args.seed + 1_000_003 * rank + 7919 * step)
+        idx = torch.randint(len(train), (per_rank,), generator=gen).tolist()
+        src, mask, tgt_in, labels = make_batch([train[i] for i in idx], model.config)
+        for g in opt.param_groups:
+            g["lr"] = lr = lr_at(step, done, args)
+        logits = model(src, mask, tgt_in)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if ranks > 1:
+            average_gradients(model, ranks)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        train_seconds = time.time() - t_start
+        real = labels != -100
+        n = int(real.sum())
+        loss_sum += loss.item() * n
+        acc_sum += int(((logits.argmax(-1) == labels) & real).sum())
+        n_sum += n
+        if step % args.log_every == 0:
+            dt = time.time() - t_log
+            print(f"step {step}/{args.steps} lr {lr:.2e} progress {done:.3f} loss {loss_sum / n_sum:.3f} "
+                  f"token acc {acc_sum / n_sum:.3f} {n_sum * ranks / dt:.0f} target tok/s, "
+                  f"train {train_seconds / 60:.1f} min", flush=True)
+            loss_sum, acc_sum, n_sum, t_log = 0.0, 0, 0, time.time()
+        if rank == 0 and time.time() - t_checkpoint > 60 * args.checkpoint_minutes:
+            save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, probe, held)
+            t_checkpoint = time.time()
+    if rank == 0:
+        save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, probe, held)
+    print(f"done: {step} steps, {train_seconds / 60:.1f} min of training", flush=True)
+
+
+@torch.no_grad()
+def resume_from_export(model, out_dir):
+    """--resume without WORK/checkpoint.pt (build/ did not survive): the exported fp16 weights and
+    the step and training time their metadata records; the AdamW moments restart from zero."""
+    path = os.path.join(out_dir, "model.safetensors")
+    if not os.path.exists(path):
+        return 0, 0.0
+    model.load_hf_state_dict(safetensors_io.load(path))
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        metadata = json.loads(f.read(n)).get("__metadata__", {})
+    step, seconds = int(metadata.get("step", 0)), float(metadata.get("train_seconds", 0))
+    print(f"resumed from {path} at step {step}, {seconds / 60:.1f} min (fresh optimizer state)", flush=True)
+    return step, seconds
+
+
+@torch.no_grad()
+def probe_eval(model, probe):
+    """(loss, token accuracy) teacher-forced on a fixed slice of held-out pairs."""
+    model.eval()
+    src, mask, tgt_in, labels = probe
+    logits = model(src, mask, tgt_in)
+    model.train()
+    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100).item()
+    real = labels != -100
+    return loss, (((logits.argmax(-1) == labels) & real).sum() / real.sum()).item()
+
+
+def heldout_lines(held):
+    """heldout.jsonl: HELDOUT_SHIPPED pairs evenly spaced over the held-out documents."""
+    every = max(1, len(held) // HELDOUT_SHIPPED)
+    return [json.dumps({"source": h["source"], "target": h["target"], "alignment": h["alignment"]},
+                       ensure_ascii=False) + "\n" for h in held[::every][:HELDOUT_SHIPPED]]
+
+
+def export(model, work, out_dir, metadata, held):
+    """The model folder in T5ForConditionalGeneration layout → {file: bytes}; each file written
+    under a temporary name and renamed, so readers never see half a file."""
+    os.makedirs(out_dir, exist_ok=True)
+
+    def replace(name, write):
+        tmp = os.path.join(out_dir, name + ".tmp")
+        write(tmp)
+        os.replace(tmp, os.path.join(out_dir, name))
+
+    tensors = {k: v.half() for k, v in model.hf_state_dict().items()}
+    replace("model.safetensors", lambda tmp: safetensors_io.save(
+        tensors, tmp, metadata={"format": "pt", **{k: str(v) for k, v in metadata.items()}}))
+
+    def write_json(obj):
+        def write(tmp):
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(obj, f, indent=2)
+                f.write("\n")
+        return write
+    replace("config.json", write_json(model.config.to_hf_json()))
+    for name in TOKENIZER_FILES:
+        replace(name, lambda tmp, name=name: shutil.copyfile(os.path.join(work, "tokenizer", name), tmp))
+
+    def write_heldout(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.writelines(heldout_lines(held))
+    replace("heldout.jsonl", write_heldout)
+    return {n: os.path.getsize(os.path.join(out_dir, n)) for n in sorted(os.listdir(out_dir)) if not n.endswith(".tmp")}
+
+
+def save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, probe, held):
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                "train_seconds": train_seconds, "args": vars(args)}, ckpt_path + ".tmp")
+    os.replace(ckpt_path + ".tmp", ckpt_path)
+    sizes = export(model, args.work, args.out, {"step": step, "train_seconds": round(train_seconds)}, held)
+    line = {"step": step, "train_minutes": round(train_seconds / 60, 2), "bytes": sum(sizes.values())}
+    line["probe_loss"], line["probe_token_acc"] = probe_eval(model, probe)
+    with open(os.path.join(args.work, "curve.jsonl"), "a") as f:
+        f.write(json.dumps(line) + "\n")
+    print(f"checkpoint {line}: exported {args.out} {sizes}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
