@@ -85,7 +85,7 @@ describe('loading errors', () => {
 
   it('E_CONFIG: not a supported model, a GPT-2 option the engine lacks, broken JSON, impossible sizes — before the weights are fetched', async () => {
     const cases = [
-      [withConfig({ model_type: 't5' }), /t5/],
+      [withConfig({ model_type: 'mamba' }), /mamba/],
       [JSON.stringify({ model_type: 'gpt2', vocab_size: 30, n_embd: 8, n_head: 2, n_layer: 1, n_positions: 8,
         scale_attn_by_inverse_layer_idx: true }), /scale_attn_by_inverse_layer_idx/],
       ['{"model_type": "bert", ', null],
