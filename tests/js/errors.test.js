@@ -98,7 +98,7 @@ describe('loading errors', () => {
       await rejectsWith(loadModel({ config: text, weights: files['model.safetensors'], vocab: files['vocab.txt'] }),
         'E_CONFIG', pattern);
     }
-    const gpt = await startMockHub({ 'org/gpt': { ...files, 'config.json': withConfig({ model_type: 't5' }) } });
+    const gpt = await startMockHub({ 'org/gpt': { ...files, 'config.json': withConfig({ model_type: 'mamba' }) } });
     await rejectsWith(loadModel('org/gpt', { hubUrl: gpt.url }), 'E_CONFIG');
     assert.ok(!gpt.requests.some((u) => u.endsWith('model.safetensors')), 'weights fetched despite a bad config');
     await gpt.close();
