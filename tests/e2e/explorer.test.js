@@ -356,8 +356,10 @@ test('aggregates: mean, max and rollout match independent computations', async (
 
 test('selecting several query tokens shows their mean attention row', async () => {
   await page.locator('[role=tab][data-view=head]').click();
+  await page.locator('#select-mode').click();   // a chip click selects only in this mode
   await page.locator('#chips .chip[data-pos="1"]').click();
   await page.locator('#chips .chip[data-pos="3"]').click();
+  await page.locator('#select-mode').click();
   await page.waitForFunction(() => window.__attnscope.state.selected.join() === '1,3');
   await page.waitForFunction(() => document.querySelector('.view-head canvas.bars')?.dataset.values);
   const { l, h } = await hook(() => ({ l: window.__attnscope.state.layer, h: window.__attnscope.state.head }));
@@ -379,7 +381,9 @@ test('masking a token zeroes its column; dropping it removes it; the diff view c
   await page.locator('[role=tab][data-view=head]').click();
   const T = await hook(() => window.__attnscope.shape[2]);
   const pos = 2;
+  await page.locator('#select-mode').click();
   await page.locator(`#chips .chip[data-pos="${pos}"]`).click();
+  await page.locator('#select-mode').click();
   await page.waitForFunction((p) => window.__attnscope.state.selected.includes(p), pos);
   await page.locator('#mask-btn').click();
   await page.waitForFunction(() => window.__attnscope.edit?.kind === 'mask' && window.__attnscope.state.view === 'diff');
@@ -521,7 +525,9 @@ test('no console errors, uncaught errors, unhandled rejections or foreign reques
     await page.waitForFunction((v) => document.querySelector(`.view-${v}`) && !document.querySelector(`.view-${v}`).hidden &&
       document.querySelector(`.view-${v}`).children.length > 0, view);
   }
+  await page.locator('#select-mode').click();
   await page.locator('#chips .chip').nth(2).click();
+  await page.locator('#select-mode').click();
   await page.locator('#mask-btn').click();
   await page.waitForFunction(() => window.__attnscope.edit?.kind === 'mask');
   await page.waitForTimeout(300);

@@ -345,3 +345,51 @@ test('errors in the Korean UI: the sentence is Korean, the engine\'s English det
     await g.context.close();
   }
 });
+
+test('a chip click picks the query only; "Select tokens…" (keyboard too) selects for masking; EN and KO labels', async () => {
+  const g = await openPage('?view=head');
+  const state = () => g.page.evaluate(() => ({ query: window.__attnscope.state.query, selected: window.__attnscope.state.selected }));
+  const chip = (i) => g.page.locator(`#chips .chip[data-pos="${i}"]`);
+  try {
+    // Query mode: a click moves the query and selects nothing; the chip is a plain button marked current.
+    await chip(3).click();
+    await g.page.waitForFunction(() => window.__attnscope.state.query === 3);
+    assert.deepEqual((await state()).selected, []);
+    assert.equal(await chip(3).getAttribute('aria-current'), 'true');
+    assert.equal(await chip(3).getAttribute('aria-pressed'), null, 'a query-mode chip is no toggle');
+    assert.ok(await g.page.locator('#mask-btn').isDisabled(), 'Mask is enabled with nothing selected');
+    assert.match(await g.page.locator('#chips').getAttribute('aria-label'), /query/);
+    // The toggle, from the keyboard: Enter presses it; the chips become toggle buttons.
+    const mode = g.page.locator('#select-mode');
+    await mode.focus();
+    await g.page.keyboard.press('Enter');
+    assert.equal(await mode.getAttribute('aria-pressed'), 'true');
+    assert.match(await g.page.locator('#chips').getAttribute('aria-label'), /select/i);
+    assert.equal(await chip(5).getAttribute('aria-pressed'), 'false');
+    await chip(5).focus();
+    await g.page.keyboard.press('Space');
+    await g.page.waitForFunction(() => window.__attnscope.state.selected.join() === '5');
+    assert.equal((await state()).query, 3, 'selecting moved the query');
+    assert.equal(await chip(5).getAttribute('aria-pressed'), 'true');
+    await g.page.screenshot({ path: '/tmp/lesson-shots/chips-selecting-en.png' });
+    // Escape on a chip leaves the mode; a click picks the query again and keeps the selection.
+    await g.page.keyboard.press('Escape');
+    assert.equal(await mode.getAttribute('aria-pressed'), 'false');
+    await chip(2).click();
+    await g.page.waitForFunction(() => window.__attnscope.state.query === 2);
+    assert.deepEqual((await state()).selected, [5]);
+    assert.ok(await g.page.locator('#mask-btn').isEnabled());
+    // Korean labels.
+    await g.page.locator('[data-lang=ko]').click();
+    await g.page.waitForFunction(() => document.documentElement.lang === 'ko');
+    await g.page.waitForFunction(() => /쿼리/.test(document.getElementById('chips').getAttribute('aria-label')));
+    assert.match(await mode.textContent(), /토큰 고르기/);
+    await mode.click();
+    assert.match(await mode.textContent(), /고르는 중/);
+    assert.match(await g.page.locator('#chips').getAttribute('aria-label'), /고르거나/);
+    await g.page.screenshot({ path: '/tmp/lesson-shots/chips-selecting-ko.png' });
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
+  }
+});

@@ -12,6 +12,7 @@ import { LESSON_STRINGS } from './i18n-lesson.js';
 import { ERROR_STRINGS } from './i18n-errors.js';
 import { LENS_STRINGS } from './i18n-lens.js';
 import { LLAMA_STRINGS } from './i18n-llama.js';
+import { CHIPS_STRINGS } from './i18n-chips.js';
 
 const STRINGS = {
   en: {
@@ -65,13 +66,11 @@ const STRINGS = {
     runFailed: 'Could not run the model: {reason}.',
     truncated: '{n} tokens were cut off: this model reads at most {max} tokens.',
     ranIn: '{tokens} tokens, {ms} ms',
-    tokensAria: 'Tokens (click to select as query)',
     predictionsTitle: 'The model’s guesses for this [MASK]',
     controlsTitle: 'Controls',
     hideSpecial: 'Hide [CLS]/[SEP] (rows renormalised)',
     threshold: 'Hide weights below',
     editAria: 'Selected tokens',
-    selectionNone: 'Click tokens to select them.',
     selectionInfo: '{n} selected',
     clearSelection: 'Clear selection',
     maskTokens: 'Exclude selected (attention mask)',
@@ -201,13 +200,11 @@ const STRINGS = {
     runFailed: '모델을 실행하지 못했습니다: {reason}.',
     truncated: '토큰 {n}개가 잘렸습니다. 이 모델은 최대 {max} 토큰까지 읽습니다.',
     ranIn: '토큰 {tokens}개, {ms} ms',
-    tokensAria: '토큰 (클릭하면 쿼리로 선택)',
     predictionsTitle: '이 [MASK] 자리에 대한 모델의 추측',
     controlsTitle: '설정',
     hideSpecial: '[CLS]/[SEP] 숨기기 (행 다시 정규화)',
     threshold: '이보다 작은 가중치 숨기기',
     editAria: '선택한 토큰',
-    selectionNone: '토큰을 클릭해 선택하세요.',
     selectionInfo: '{n}개 선택됨',
     clearSelection: '선택 해제',
     maskTokens: '선택 토큰 제외 (어텐션 마스크)',
@@ -306,6 +303,7 @@ for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LESSON_STR
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], ERROR_STRINGS[lang]);
 // The Llama family (issue 32): grouped heads, rotary positions; the head detectors.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LLAMA_STRINGS[lang]);
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], CHIPS_STRINGS[lang]);
 
 export const LANGUAGES = Object.keys(STRINGS);
 

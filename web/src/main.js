@@ -261,7 +261,7 @@ const picker = createModelPicker({
   progressRow: $('progress-row'), progress: $('progress'), progressText: $('progress-text'),
   cancel: $('cancel'), error: $('model-error'), info: $('model-info'),
 }, app);
-const tokens = createTokensView($('chips'), $('mirror'), app);
+const tokens = createTokensView($('chips'), $('mirror'), app, $('select-mode'));
 const nextToken = createNextTokenPanel($('next-token'), app);
 const ablation = createAblationRunner(app, { getClient: () => runs.client, runOptions: runs.options, onShown: () => renderAll() });
 const generatePanel = createGeneratePanel($('generate-panel'), app, { getClient: () => runs.client, runOptions: runs.options, textInput: $('text-a'), statusLine: $('run-status') });

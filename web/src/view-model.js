@@ -18,7 +18,8 @@
 //   keyMask()              attention_mask of the run shown (masked tokens 0), or null
 //   resultPosition(p)      typed-text position → position in the run shown (−1: dropped)
 //   originalPosition(p)    the reverse
-//   toggleSelected(p)      adds/removes a typed-text position to/from the selection
+//   toggleSelected(p, {query})  adds/removes a typed-text position to/from the selection (and
+//                          makes it the query unless query: false: the chips' selecting mode)
 //   jobs                   the worker, as far as a view may use it (run-controller.js): every
 //                          job below runs on the model in use and is stopped (E_ABORTED) when the
 //                          view shown or the model changes; `signal` adds the view's own Cancel
@@ -126,11 +127,11 @@ export function createViewModel({ state, onSet }) {
       return map ? map.indexOf(position) : position;
     },
 
-    toggleSelected(position) {
+    toggleSelected(position, { query = true } = {}) {
       const selected = state.selected.includes(position)
         ? state.selected.filter((p) => p !== position)
         : [...state.selected, position].sort((a, b) => a - b);
-      app.set({ selected, query: position });
+      app.set(query ? { selected, query: position } : { selected });
     },
 
     // ---- for the host ----
