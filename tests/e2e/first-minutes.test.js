@@ -181,9 +181,10 @@ test('Korean text in the English-only bundled model explains its [UNK]s', async 
   }
 });
 
-test('the first screen shows the attention, at 1280×800 and 390×844; the deeper decoder\'s whole grid at 1280×800', async () => {
+test('the first screen shows the attention, at 1280×800 and 390×844 (EN, KO); the deeper decoder\'s whole grid at 1280×800', async () => {
   const desktop = { width: 1280, height: 800 }, phone = { width: 390, height: 844 };
-  const cases = [{ query: '', viewport: desktop }, { query: '', viewport: phone }, { query: '?model=bundled-causal', viewport: desktop }];
+  const cases = [{ query: '', viewport: desktop }, { query: '', viewport: phone }, { query: '?lang=ko', viewport: phone },
+    { query: '?model=bundled-causal', viewport: desktop }];
   for (const { query, viewport } of cases) {
     const g = await guardedPage(browser, server.origin, viewport);
     try {
@@ -194,11 +195,20 @@ test('the first screen shows the attention, at 1280×800 and 390×844; the deepe
         return c && Number(c.dataset.rendered) === Number(c.dataset.layers) * Number(c.dataset.heads);
       });
       const box = await g.page.locator('canvas.model-grid').boundingBox();
-      // Desktop: the whole grid; phone: at least its first layer's row of heads (a quarter).
+      // Desktop: the whole grid; phone (issue 36: it started at 746 px of 844): its top on screen
+      // and at least 45% of the screen's height of it (or all of it) visible without scrolling,
+      // under the model card, the text box (compacted, not hidden) and the tabs.
       const visible = Math.min(box.y + box.height, viewport.height) - box.y;
       console.log(`# ${query || 'default'} ${viewport.width}×${viewport.height}: grid at ${Math.round(box.y)} px, ${Math.round(visible)} of ${Math.round(box.height)} px on the first screen`);
-      assert.ok(visible >= box.height / (viewport.width >= 1000 ? 1 : 4), `${query} ${viewport.width}×${viewport.height}: the grid starts at ` +
+      const needed = viewport.width >= 1000 ? box.height : Math.min(box.height, 0.45 * viewport.height);
+      assert.ok(box.y >= 0 && visible >= needed, `${query} ${viewport.width}×${viewport.height}: the grid starts at ` +
         `${Math.round(box.y)} px (${Math.round(visible)} of ${Math.round(box.height)} px visible)`);
+      if (viewport.width < 1000) {
+        assert.ok(await g.page.locator('#text-a').isVisible(), 'the text box is hidden');
+        const tabHeights = await g.page.locator('[role=tab]:visible').evaluateAll((tabs) => tabs.map((t) => t.getBoundingClientRect().height));
+        assert.ok(Math.min(...tabHeights) >= 44, `tabs ${Math.min(...tabHeights)} px tall on a phone (44 px touch targets)`);
+        await g.page.screenshot({ path: `/tmp/lesson-shots/first-screen-phone${query ? '-ko' : ''}.png` });
+      }
       assert.ok(box.x >= 0 && box.x + box.width <= viewport.width + 0.5, 'the grid is wider than the screen');
       assert.deepEqual(g.problems, []);
     } finally {

@@ -32,6 +32,7 @@ import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 import { FIGURE_VIEWS, figureData } from '../../js/snapshot.js';
 import { createLesson } from './lesson/stepper.js';
+import { keepTabsInSight } from './tabs-scroll.js';
 import { showTokenLegend } from './token-legend.js';
 
 const BUSY_AFTER_MS = 150;
@@ -218,6 +219,7 @@ function renderNow() {
     b.setAttribute('aria-selected', String(on));
     b.tabIndex = on ? 0 : -1;
   }
+  revealTab();
   $('hide-special').checked = state.hideSpecial;
   $('words').checked = state.words;
   $('threshold').value = String(state.threshold);
@@ -261,6 +263,7 @@ const picker = createModelPicker({
   progressRow: $('progress-row'), progress: $('progress'), progressText: $('progress-text'),
   cancel: $('cancel'), error: $('model-error'), info: $('model-info'),
 }, app);
+const revealTab = keepTabsInSight(document.querySelector('.tabs'));
 const tokens = createTokensView($('chips'), $('mirror'), app, $('select-mode'));
 const nextToken = createNextTokenPanel($('next-token'), app);
 const ablation = createAblationRunner(app, { getClient: () => runs.client, runOptions: runs.options, onShown: () => renderAll() });
