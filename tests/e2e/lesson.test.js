@@ -63,6 +63,9 @@ for (const lang of ['en', 'ko']) {
         if (name === 'phone' && STEPS[n - 1].figure) {
           // The step's own figure starts on a 390×844 phone's first screen, wholly or for at
           // least 45% of the screen's height (issue 36), above the step's text.
+          // (A block step scrolls its section into view once drawn: let that happen first.)
+          if (STEPS[n - 1].section) await page.waitForSelector('.view-block .lesson-focus');
+          await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
           await page.evaluate(() => window.scrollTo(0, 0));
           const box = await page.locator('#lesson .lesson-figure').boundingBox();
           const visible = Math.min(box.y + box.height, viewport.height) - box.y;

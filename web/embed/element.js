@@ -167,7 +167,7 @@ export class AttnScopeElement extends HTMLElement {
 
   #figureCovers() {
     const s = this.#state;
-    return this.#figure.covers(s.view, s.layer, s.head) && !s.words;
+    return this.#figure.covers(s.view, s.layer, s.head, s.words);
   }
 
   /** Downloads (and returns) figureData() as JSON. */
@@ -181,7 +181,8 @@ export class AttnScopeElement extends HTMLElement {
   figureData() {
     const s = this.#state;
     if (!this.result) throw new AttnScopeError('E_INPUT', 'nothing to save yet');
-    return figureData(this.result, { model: s.model, info: this.#app.info, text: s.text, view: s.view, layer: s.layer, head: s.head });
+    return figureData(this.result, { model: s.model, info: this.#app.info, text: s.text, view: s.view, layer: s.layer, head: s.head,
+      words: this.#app.wordsShown() });
   }
 
   // ---- exports ---------------------------------------------------------------------------------
@@ -268,7 +269,10 @@ export class AttnScopeElement extends HTMLElement {
     s.layer = fig && !this.hasAttribute('layer') ? fig.layer : this.#index('layer');
     s.head = fig && !this.hasAttribute('head') ? fig.head : this.#index('head');
     s.lang = this.lang;
-    s.words = this.hasAttribute('words');   // word-level matrices (js/words.js)
+    // Word-level matrices (js/words.js): the attribute, or (without it) what the figure was saved
+    // with; words="off" shows a words figure's tokens.
+    const words = this.getAttribute('words');
+    s.words = words === null ? Boolean(fig?.words) : !/^(off|false|0)$/i.test(words.trim());
     const height = this.getAttribute('height');
     if (height !== null && !HEIGHT.test(height)) warn('height', height, 'a CSS length such as 420px');
     const h = height !== null && HEIGHT.test(height) ? (/\d$/.test(height) ? height + 'px' : height) : '';

@@ -315,7 +315,7 @@ function wire() {
       return;
     }
     const figure = figureData(app.original, { model: state.model, info: app.info, text: state.text,
-      view: state.view, layer: state.layer, head: state.head });
+      view: state.view, layer: state.layer, head: state.head, words: app.wordsShown() });
     downloadBlob(new Blob([JSON.stringify(figure)], { type: 'application/json' }), exportFileName(state, 'figure.json'));
   });
   $('hide-special').addEventListener('change', (e) => app.set({ hideSpecial: e.target.checked }));

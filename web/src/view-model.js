@@ -103,8 +103,12 @@ export function createViewModel({ state, onSet }) {
       const key = `${layer}/${head}`;
       let m = d.matrices.get(key);
       if (!m) {
+        // A run that carries its own word matrices (a frozen figure saved with words) is drawn
+        // from them: the figure's numbers, not a merge redone here.
+        const merged = d.words && (r.words === d.words && r.wordAttentions?.length
+          ? r.wordAttention(layer, head) : mergeHead(raw, d.words, r.shape[2]));
         m = d.words
-          ? restrict(mergeHead(raw, d.words, r.shape[2]), d.words.length, d.rows, true)
+          ? restrict(merged, d.words.length, d.rows, true)
           : restrict(raw, r.shape[2], d.positions, true);
         if (d.matrices.size >= MATRIX_CACHE) d.matrices.delete(d.matrices.keys().next().value);
         d.matrices.set(key, m);
@@ -172,7 +176,7 @@ export function createViewModel({ state, onSet }) {
     const r = app.original;
     if (!r || typeof r.text !== 'string') return null;
     if (app.edited && app.edit?.kind === 'drop') return null;
-    if (wordsOf.result !== r) wordsOf = { result: r, words: findWords(r, r.text) };
+    if (wordsOf.result !== r) wordsOf = { result: r, words: r.words ?? findWords(r, r.text) };
     return wordsOf.words;
   }
 
