@@ -1,9 +1,11 @@
 // A T×T heatmap on canvas: the cells are one ImageData (T×T pixels) scaled onto the grid, token
 // labels are drawn beside it when cells are tall enough to read, and hover/focus highlights live
 // on a second canvas so moving the pointer redraws two rectangles, not the matrix. Keyboard:
-// arrow keys move the focused cell, Enter selects its row. One tooltip element, textContent only.
+// arrow keys move the focused cell (said through a live region, announcer.js), Enter selects its
+// row. One tooltip element, textContent only.
 import { packedColour, sequential } from './colormap.js';
 import { drawMaskTriangle } from './causal-mask.js';
+import { createAnnouncer } from './announcer.js';
 
 const MAX_CELL = 28;       // px: a short sentence should not become a wall of giant squares
 const LABEL_MIN_CELL = 9;  // px: below this, labels would overlap; the tooltip names the tokens
@@ -24,8 +26,9 @@ export class Heatmap {
     this.tip = document.createElement('div');
     this.tip.className = 'tooltip';
     this.tip.hidden = true;
-    this.tip.setAttribute('role', 'status');
+    this.tip.setAttribute('aria-hidden', 'true');   // the announcer says it (keyboard moves)
     this.root.append(this.base, this.overlay, this.tip);
+    this.say = createAnnouncer(this.root);
     host.append(this.root);
     this.hover = null;         // {i, j} under the pointer or keyboard focus
     this.marked = [];          // rows to mark at the left edge (selected queries)
@@ -234,6 +237,7 @@ export class Heatmap {
     e.preventDefault();
     this.keyboard = true;
     this.setHover(c);
+    if (this.options.tooltip && !this.tip.hidden) this.say(this.tip.textContent);
   }
 
   destroy() {
