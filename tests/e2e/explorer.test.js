@@ -170,13 +170,14 @@ test('clicking a thumbnail opens that head; hovering a cell shows its exact weig
   await page.keyboard.press('ArrowRight');
   const moved = await tip.evaluate((t) => [Number(t.dataset.row), Number(t.dataset.col)]);
   assert.deepEqual(moved, [Math.min(i + 1, n - 1), Math.min(j + 1, n - 1)]);
-  // Save PNG: a real PNG of the drawn heatmap, named after the head.
+  // Save PNG: the head as a titled figure (tests/e2e/exports.test.js), named after the head, at
+  // 2 px per CSS px at least (the heatmap with margins, at a 1× screen).
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('.view-head .save-png').click()]);
-  assert.equal(download.suggestedFilename(), `attention-layer${l}-head${h}.png`);
+  assert.equal(download.suggestedFilename(), `attnscope-head-layer${l}-head${h}.png`);
   const png = readFileSync(await download.path());
   assert.equal(png.subarray(1, 4).toString(), 'PNG');
   const width = png.readUInt32BE(16);
-  assert.equal(width, await page.locator('.view-head .heatmap canvas').first().evaluate((c) => c.width));
+  assert.ok(width >= 2 * await page.locator('.view-head .heatmap canvas').first().evaluate((c) => c.getBoundingClientRect().width));
 });
 
 test('keyboard: the grid opens a head with arrows + Enter; the threshold control is mirrored in the URL', async () => {

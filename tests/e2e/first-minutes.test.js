@@ -264,7 +264,7 @@ test('the page has a Copy link that reopens the same text, model and view', asyn
   }
 });
 
-test('the page exports what the element exports: the view as a PNG figure (2× or the screen's finer resolution), the head as SVG', async () => {
+test('the page exports what the element exports: the view as a PNG figure (2× or the screen\'s finer resolution), the head as SVG', async () => {
   const g = await openPage('?view=head&layer=1&head=2');
   try {
     const [png] = await Promise.all([g.page.waitForEvent('download'), g.page.locator('#export-png').click()]);
