@@ -12,6 +12,7 @@ import { LESSON_STRINGS } from './i18n-lesson.js';
 import { ERROR_STRINGS } from './i18n-errors.js';
 import { LENS_STRINGS } from './i18n-lens.js';
 import { LLAMA_STRINGS } from './i18n-llama.js';
+import { SEQ2SEQ_STRINGS } from './i18n-seq2seq.js';
 
 const STRINGS = {
   en: {
@@ -306,6 +307,7 @@ for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LESSON_STR
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], ERROR_STRINGS[lang]);
 // The Llama family (issue 32): grouped heads, rotary positions; the head detectors.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LLAMA_STRINGS[lang]);
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], SEQ2SEQ_STRINGS[lang]);
 
 export const LANGUAGES = Object.keys(STRINGS);
 

@@ -162,7 +162,8 @@ export function createModelPicker(el, app) {
   hubLoad.addEventListener('click', loadHub);
   hubInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') loadHub(); });
   const loadFiles = (files) => {
-    const list = [...files].filter((f) => /(^|\/)(config\.json|model\.safetensors|vocab\.txt|vocab\.json|merges\.txt|tokenizer\.json|tokenizer_config\.json)$/.test(f.webkitRelativePath || f.name));
+    // heldout.jsonl: an encoder–decoder folder's pairs with known alignments (heldout.js).
+    const list = [...files].filter((f) => /(^|\/)(config\.json|model\.safetensors|vocab\.txt|vocab\.json|merges\.txt|tokenizer\.json|tokenizer_config\.json|heldout\.jsonl)$/.test(f.webkitRelativePath || f.name));
     if (!list.some((f) => f.name === 'config.json')) { showError((t) => t('localMissing')); return; }
     load(list, app.t('modelLocalLoaded'));
   };

@@ -25,12 +25,12 @@ export function familySwitch(choose, builders) {
   };
 }
 
-/** A view saying why the tab cannot show this model (the i18n key `reason`). */
+/** A view saying why the tab cannot show this model: `reason` is the i18n key, or gives it (app). */
 export function unavailableView(reason) {
   return (host, app) => {
     const p = document.createElement('p');
     p.className = 'hint view-unavailable';
     host.append(p);
-    return { render() { p.textContent = app.t(reason); } };
+    return { render() { p.textContent = app.t(typeof reason === 'function' ? reason(app) : reason); } };
   };
 }
