@@ -103,6 +103,11 @@ test('the cross view: heatmap source × target, lines, known alignment; ?view=cr
   await page.locator('.view-cross .cross-align input').uncheck();
   await page.waitForFunction(() => document.querySelector('.view-cross .heatmap-overlay').dataset.aligned === '0');
   await page.locator('.view-cross .cross-align input').check();
+  // The page's exports take the cross view as it is drawn.
+  for (const [button, extension] of [['#export-png', /\.png$/], ['#export-svg', /\.svg$/]]) {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator(button).click()]);
+    assert.match(download.suggestedFilename(), extension);
+  }
 
   // A permalink to the cross view of layer 1, head 2: the same page opens there once the folder is in.
   const { page: p2, context, problems: p2problems } = await guardedPage(browser, server.origin);

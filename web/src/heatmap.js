@@ -71,17 +71,18 @@ export class Heatmap {
     const maxSize = this.options.maxSize ?? 720;
     const probe = Math.min(maxSize, width) / Math.max(n, cols);
     const labels = this.options.labels && rowLabels && probe >= LABEL_MIN_CELL;
-    let labelW = 0;
+    let labelW = 0, labelH = 0;
     if (labels) {
       const ctx = this.base.getContext('2d');
       ctx.font = this.font(Math.min(MAX_CELL, probe));
-      for (const s of rowLabels) labelW = Math.max(labelW, ctx.measureText(s).width);
-      labelW = Math.min(LABEL_MAX, Math.ceil(labelW) + 6);
+      const widest = (list) => Math.min(LABEL_MAX, Math.ceil(Math.max(0, ...list.map((s) => ctx.measureText(s).width))) + 6);
+      labelW = widest(rowLabels);
+      labelH = this.data.colLabels ? widest(this.data.colLabels) : labelW;   // the column labels stand rotated above
     }
     const cell = Math.min(MAX_CELL, Math.max(0.5, (Math.min(maxSize, width) - labelW) / Math.max(n, cols, 1)));
     // grid: the square's side; gridW × gridH when rows and columns differ.
     const gridW = Math.floor(Math.max(cols, 1) * cell), gridH = Math.floor(Math.max(n, 1) * cell);
-    return { labels, labelW, labelH: labelW, grid: gridW, gridW, gridH, cell };
+    return { labels, labelW, labelH, grid: gridW, gridW, gridH, cell };
   }
 
   font(cell) {

@@ -356,7 +356,8 @@ function wire() {
   });
   // A frozen figure (js/snapshot.js) of the typed text's run, for <attn-scope src="…">.
   $('save-figure').addEventListener('click', () => {
-    if (!app.original || !FIGURE_VIEWS.includes(state.view)) {
+    // Frozen figures hold one model's single-text run (js/snapshot.js): not an encoder–decoder's.
+    if (!app.original || !FIGURE_VIEWS.includes(state.view) || isSeq2Seq(app.info)) {
       $('run-status').textContent = app.t('saveFigureView');
       return;
     }

@@ -16,7 +16,7 @@ export function createCrossHeads(host, app) {
   pairBtn.type = 'button';
   pairBtn.className = 'use-heldout';
   const table = document.createElement('table');
-  table.className = 'heads-table cross-heads';
+  table.className = 'cross-heads';
   host.append(intro, status, pairBtn, table);
   pairBtn.addEventListener('click', () => {
     const pair = app.heldout?.[0];

@@ -15,9 +15,9 @@ const SVG = 'http://www.w3.org/2000/svg';
 const MIN_WEIGHT = 0.02;   // fainter lines are left out (they would only grey the picture)
 
 /** The cross view's row labels: the token each decoder position writes (see the header). */
-export function crossRowLabels(r, t) {
+export function crossRowLabels(r) {
   const { tokens } = r.targets;
-  return tokens.map((_, i) => (i + 1 < tokens.length ? `→ ${tokens[i + 1]}` : `→ ${r.next?.[0]?.token ?? '?'} ${t('crossGuess')}`));
+  return tokens.map((_, i) => (i + 1 < tokens.length ? `→ ${tokens[i + 1]}` : `→ ${r.next?.[0]?.token ?? ''}?`));
 }
 
 export function createCrossView(host, app) {
@@ -69,7 +69,7 @@ export function createCrossView(host, app) {
     alignRow.hidden = !known;
     alignText.textContent = t('crossShowAlignment');
     aligned = known && alignBox.checked ? known.pair.alignment : null;
-    rowLabels = crossRowLabels(r, t);
+    rowLabels = crossRowLabels(r);
     colLabels = r.sources.tokens;
     matrix = r.cross(state.layer, state.head);
     heatmap.overlay.setAttribute('aria-label', t('crossAria', { layer: state.layer, head: state.head, rows: T, cols: S }));
