@@ -19,7 +19,7 @@ import { createCompare } from './views/compare.js';
 import { createBlock } from './views/block.js';
 import { createPositions } from './views/positions.js';
 import { createRotary } from './views/rotary.js';
-import { familySwitch, unavailableView } from './views/family-switch.js';
+import { familySwitch, guardedView } from './views/family-switch.js';
 import { isRotary, viewUnavailable } from './model-family.js';
 import { createHeadsTable } from './views/heads.js';
 import { createQkMap } from './views/qk-map.js';
@@ -49,8 +49,7 @@ const state = stateFromUrl(location.search);
 // grid, head and lines tabs show it with the cross views (views/cross*.js).
 const crossShown = (a) => isSeq2Seq(a.info) && a.state.kind === 'cross';
 // A view that cannot show the model in use says why (model-family.js), in place of itself.
-const guarded = (name, factory) =>
-  familySwitch((a) => (viewUnavailable(a.info, name) ? 'none' : 'view'), { view: factory, none: unavailableView((a) => viewUnavailable(a.info, name)) });
+const guarded = guardedView;
 const VIEW_FACTORIES = {
   grid: familySwitch((a) => (crossShown(a) ? 'cross' : 'square'), { square: createModelGrid, cross: createCrossGrid }),
   head: familySwitch((a) => (crossShown(a) ? 'cross' : 'square'), { square: createHeadDetail, cross: createCrossView }),
