@@ -78,8 +78,9 @@ export function createSeq2SeqPanel(host, app, { getClient, rerun, setStatus }) {
     if (running !== run) return;
     running = null;
     delete document.body.dataset.generating;
-    // What was written (all of it, or up to Stop) becomes the target shown, if the source is the same.
-    if (app.state.text === source && run.ids.length) app.generated = { targetIds: run.ids, tokens: run.tokens, reason };
+    // What was written (all of it, or up to Stop) becomes the target shown, if the source and the
+    // model are the same.
+    if (app.state.text === source && getClient() === client && run.ids.length) app.generated = { targetIds: run.ids, tokens: run.tokens, reason };
     setStatus?.(app.t(reason === 'eos' ? 'genTargetEos' : reason === 'error' ? 'genTargetFailed' : 'genTargetDone', { n: run.ids.length }));
     render();
     rerun();
