@@ -73,7 +73,10 @@ test('source and target as the Rust tokenizer splits them; the three kinds drawn
     assert.deepEqual(await hook(() => window.__attnscope.shape), shape);
     assert.equal(await hook(() => window.__attnscope.causal), kind === 'dec');
     const page1 = await hook(([l, h]) => window.__attnscope.raw(l, h), [1, 2]);
-    assert.ok(maxDiff(page1, slice(data, shape, 1, 2)) < 1e-6, kind);
+    // The page runs the relaxed-SIMD build (fused multiply-add), the API here the plain one: equal
+    // to rounding, well inside the engine's 1e-4 against PyTorch.
+    const d = maxDiff(page1, slice(data, shape, 1, 2));
+    assert.ok(d < 1e-5, `${kind}: ${d}`);
     if (kind === 'dec') {   // causal: nothing above the diagonal
       for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) assert.equal(page1[i * T + j], 0);
     }
@@ -84,7 +87,7 @@ test('source and target as the Rust tokenizer splits them; the three kinds drawn
   const grid = await page.locator('canvas.cross-grid').evaluate((c) => ({ ...c.dataset }));
   assert.deepEqual([grid.layers, grid.heads, grid.rows, grid.cols].map(Number), [L, H, T, S]);
   const cross = await hook(([l, h]) => window.__attnscope.cross(l, h), [0, 3]);
-  assert.ok(maxDiff(cross, slice(ref.crossAttentions, [L, H, T, S], 0, 3)) < 1e-6);
+  assert.ok(maxDiff(cross, slice(ref.crossAttentions, [L, H, T, S], 0, 3)) < 1e-5);
 });
 
 test('the cross view: heatmap source × target, lines, known alignment; ?view=cross restores layer and head', async () => {
