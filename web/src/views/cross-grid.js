@@ -4,7 +4,7 @@
 import { packedColour, sequential } from '../colormap.js';
 import { renderLegend } from '../legend.js';
 
-const GAP = 6, LABEL = 26;
+const GAP = 12, LABEL = 26;   // wider gaps than the square grid's: rectangles of one layer must not run into the next
 
 export function createCrossGrid(host, app) {
   const note = document.createElement('p');
@@ -25,7 +25,7 @@ export function createCrossGrid(host, app) {
     renderLegend(legend, { scale: sequential, vmax: 1, caption: t('legendSqrt') });
     canvas.setAttribute('aria-label', t('crossGridAria', { layers: L, heads: H }));
     // Thumbnails keep the matrix's aspect (target rows × source columns) within a w × w box.
-    const w = Math.max(24, Math.min(96, Math.floor(((host.clientWidth || 600) - LABEL) / H) - GAP));
+    const w = Math.max(24, Math.min(120, Math.floor(((host.clientWidth || 600) - LABEL) / H) - GAP));
     const cell = w / Math.max(T, S);
     const tw = Math.max(4, Math.round(S * cell)), th = Math.max(4, Math.round(T * cell));
     geo = { L, H, tw, th, w: LABEL + H * (tw + GAP), h: LABEL + L * (th + GAP) };
