@@ -138,15 +138,17 @@ async function loadSeq2Seq(wasm, provider, configText, { read, signal, onProgres
 }
 
 // Marian checkpoints on the hub ship their tokenizers only as SentencePiece models (source.spm,
-// target.spm) with a vocab.json mapping pieces to ids, which the engine does not read: say so
-// rather than ask for merges.txt.
+// target.spm) with a vocab.json mapping pieces to ids, which the engine does not read: when a
+// Marian folder has none of the files it reads, say so rather than ask for merges.txt.
 async function readSeq2SeqTokenizer(read, location, modelType) {
-  if (modelType === 'marian' && (await read('tokenizer.json', false)) === null) {
+  try {
+    return await readTokenizerFiles(read, location);
+  } catch (e) {
+    if (modelType !== 'marian' || e?.code !== 'E_TOKENIZER') throw e;
     throw new AttnScopeError('E_TOKENIZER', `no tokenizer.json at ${location}: Marian checkpoints ship their source and ` +
       'target tokenizers as SentencePiece files (source.spm, target.spm + vocab.json), which AttnScope cannot read yet; ' +
       'it needs a tokenizer.json with the model\'s ids (a Unigram tokenizer in Hugging Face tokenizers\' format)');
   }
-  return readTokenizerFiles(read, location);
 }
 
 /**
