@@ -7,7 +7,7 @@
 // next-token views get q, k, v and predictions for every token, and the test hook can compare
 // each streamed row (computed over the KV cache) with the full run's. The settings live in the
 // state, hence in the permalink: the same prompt and seed write the same text.
-import { isCausal } from './causal-mask.js';
+import { isDecoderOnly } from './causal-mask.js';
 import { errorDetail, errorReason } from './error-text.js';
 import { GenerationResult } from './generation-result.js';
 import { createKvCacheStrip } from './kv-cache.js';
@@ -98,7 +98,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
 
   async function start() {
     const client = getClient();
-    if (running || !client || !app.original || !isCausal(app)) return;
+    if (running || !client || !app.original || !isDecoderOnly(app)) return;
     // Always from the prompt (the typed text), never from the end of an earlier generation: the
     // permalink holds the prompt and the settings, and must write the same text again.
     let base = app.original;
@@ -219,7 +219,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
 
   function render() {
     const { t, state } = app;
-    host.hidden = !isCausal(app);
+    host.hidden = !isDecoderOnly(app);
     if (host.hidden) return;
     title.textContent = t('genTitle');
     for (const [key, [span, labelKey]] of Object.entries(labels)) {

@@ -14,6 +14,7 @@ import { LENS_STRINGS } from './i18n-lens.js';
 import { LLAMA_STRINGS } from './i18n-llama.js';
 import { CHIPS_STRINGS } from './i18n-chips.js';
 import { PHONE_STRINGS } from './i18n-phone.js';
+import { SEQ2SEQ_STRINGS } from './i18n-seq2seq.js';
 
 const STRINGS = {
   en: {
@@ -40,7 +41,7 @@ const STRINGS = {
     modelInfo: '{name}: {layers} layers × {heads} heads, hidden {hidden}, up to {positions} tokens {mlm}',
     withMlm: '· predicts [MASK]',
     hubIdLabel: 'Hugging Face model id',
-    hubNote: 'Downloads from huggingface.co (BERT, DistilBERT, RoBERTa, GPT-2 or Llama family — Llama, Mistral, Qwen2, Qwen3 — with model.safetensors). Files are cached for next time.',
+    hubNote: 'Downloads from huggingface.co (BERT, DistilBERT, RoBERTa, GPT-2, the Llama family — Llama, Mistral, Qwen2, Qwen3 — or an encoder–decoder — BART, T5, Marian with a tokenizer.json — with model.safetensors). Files are cached for next time.',
     load: 'Load',
     dropHere: 'Drop a model folder here',
     pickFolder: 'Choose folder…',
@@ -174,7 +175,7 @@ const STRINGS = {
     modelInfo: '{name}: {layers}개 층 × {heads}개 헤드, 은닉 {hidden}, 최대 {positions} 토큰 {mlm}',
     withMlm: '· [MASK] 예측 가능',
     hubIdLabel: 'Hugging Face 모델 ID',
-    hubNote: 'huggingface.co에서 내려받습니다 (model.safetensors가 있는 BERT, DistilBERT, RoBERTa, GPT-2 또는 Llama 계열 — Llama, Mistral, Qwen2, Qwen3). 다음에는 캐시를 씁니다.',
+    hubNote: 'huggingface.co에서 내려받습니다 (model.safetensors가 있는 BERT, DistilBERT, RoBERTa, GPT-2, Llama 계열 — Llama, Mistral, Qwen2, Qwen3 — 또는 인코더–디코더 — BART, T5, tokenizer.json이 있는 Marian). 다음에는 캐시를 씁니다.',
     load: '불러오기',
     dropHere: '모델 폴더를 여기에 끌어다 놓으세요',
     pickFolder: '폴더 선택…',
@@ -307,6 +308,8 @@ for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LLAMA_STRI
 // The chips' two actions, the phone's scroll cue (issue 36).
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], CHIPS_STRINGS[lang]);
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], PHONE_STRINGS[lang]);
+// Encoder–decoders: source and target, the three attention kinds, the cross view (issue 33).
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], SEQ2SEQ_STRINGS[lang]);
 
 export const LANGUAGES = Object.keys(STRINGS);
 

@@ -60,6 +60,7 @@ export function createViewModel({ state, onSet }) {
     edit: null,
     jobs: null,
     ablates: false,
+    generated: null,   // encoder–decoders: the target a generation wrote ({ targetIds, tokens }), run instead of the typed one
     get result() { return app.edited ?? app.original; },
     get views() { return views; },
     get runsDone() { return runsDone; },
@@ -68,7 +69,7 @@ export function createViewModel({ state, onSet }) {
     set(patch) {
       const before = { ...state };
       Object.assign(state, patch);
-      if ('hideSpecial' in patch || 'words' in patch) cache = null;
+      if ('hideSpecial' in patch || 'words' in patch || 'kind' in patch) cache = null;   // kind: an encoder–decoder's side
       fitToResult();
       onSet(patch, before);
     },
