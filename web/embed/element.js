@@ -16,10 +16,11 @@ import { createHeadLines } from '../src/views/head-lines.js';
 import { createFormula } from '../src/views/formula.js';
 import { createAggregates } from '../src/views/aggregates.js';
 import { createBlock } from '../src/views/block.js';
+import { createLlamaBlock } from '../src/views/block-llama.js';
 import { createPositions } from '../src/views/positions.js';
 import { createRotary } from '../src/views/rotary.js';
-import { familySwitch, unavailableView } from '../src/views/family-switch.js';
-import { isRotary, viewUnavailable } from '../src/model-family.js';
+import { familySwitch } from '../src/views/family-switch.js';
+import { isRotary } from '../src/model-family.js';
 import { AttnScopeError } from '../../js/errors.js';
 import { parseModelId, preview } from './model-id.js';
 import { elementStyleSheet } from './styles.js';
@@ -37,8 +38,8 @@ const VIEW_ALIASES = { aggregate: 'aggregates', model: 'grid' };
 const VIEW_FACTORIES = {
   grid: createModelGrid, head: createHeadDetail, lines: createHeadLines, formula: createFormula,
   aggregates: createAggregates,
-  // As on the page (main.js): rotary models get the rotary Positions view and no Block walk.
-  block: familySwitch((a) => (viewUnavailable(a.info, 'block') ? 'none' : 'walk'), { walk: createBlock, none: unavailableView('blockNotRotary') }),
+  // As on the page (main.js): rotary models get their own Block walk and the rotary Positions view.
+  block: familySwitch((a) => (isRotary(a.info) ? 'llama' : 'walk'), { walk: createBlock, llama: createLlamaBlock }),
   positions: familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary }),
 };
 const DEFAULT_VIEW = 'head';

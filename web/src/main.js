@@ -17,9 +17,10 @@ import { createDiff } from './views/diff.js';
 import { installTestHook } from './test-hook.js';
 import { createCompare } from './views/compare.js';
 import { createBlock } from './views/block.js';
+import { createLlamaBlock } from './views/block-llama.js';
 import { createPositions } from './views/positions.js';
 import { createRotary } from './views/rotary.js';
-import { familySwitch, unavailableView } from './views/family-switch.js';
+import { familySwitch } from './views/family-switch.js';
 import { isRotary, viewUnavailable } from './model-family.js';
 import { createHeadsTable } from './views/heads.js';
 import { createQkMap } from './views/qk-map.js';
@@ -42,8 +43,8 @@ const VIEW_FACTORIES = {
   grid: createModelGrid, head: createHeadDetail, lines: createHeadLines,
   formula: createFormula, aggregates: createAggregates, diff: createDiff, compare: createCompare,
   heads: createHeadsTable, map: createQkMap, layers: createLayers, contributions: createContributions,
-  // Family-dependent tabs (model-family.js): rotary models have no position table, and no trace.
-  block: familySwitch((a) => (viewUnavailable(a.info, 'block') ? 'none' : 'walk'), { walk: createBlock, none: unavailableView('blockNotRotary') }),
+  // Family-dependent tabs (model-family.js): the Llama family's layer and rotary positions.
+  block: familySwitch((a) => (isRotary(a.info) ? 'llama' : 'walk'), { walk: createBlock, llama: createLlamaBlock }),
   positions: familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary }),
 };
 let linkModel = null;       // a link's model that failed to load, kept in the URL (see start())

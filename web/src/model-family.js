@@ -27,10 +27,9 @@ export function kvGroupOf(config, head) {
   return kvGroups(config).find((g) => head >= g.first && head <= g.last) ?? null;
 }
 
-/** The i18n key saying why `view` cannot show this model, or null when it can. The Block view
- *  walks the engine's trace of a post-LN/pre-LN block, which the engine does not record for the
- *  Llama layer (it refuses `trace` with E_INPUT). */
+/** The i18n key saying why `view` cannot show this model, or null when it can (the tab bar hides
+ *  such tabs). Every view applies to every family today: the Llama family's Block tab walks its own
+ *  layer (views/block-llama.js). */
 export function viewUnavailable(info, view) {
-  if (view === 'block' && isRotary(info)) return 'blockNotRotary';
   return null;
 }
