@@ -64,6 +64,18 @@ val trace_to_js(const ForwardTrace& trace) {
     put(layer, "ffnOutput", l.ffn_output);
     put(layer, "ffnResidual", l.ffn_residual);
     put(layer, "output", l.output);
+    // The Llama family's own steps (rotary q/k, grouped-query attention, SwiGLU).
+    put(layer, "qProjection", l.q_projection);
+    put(layer, "kProjection", l.k_projection);
+    put(layer, "vProjection", l.v_projection);
+    put(layer, "qHeadNorm", l.q_head_norm);
+    put(layer, "kHeadNorm", l.k_head_norm);
+    put(layer, "qRotated", l.q_rotated);
+    put(layer, "kRotated", l.k_rotated);
+    put(layer, "attentionContext", l.attention_context);
+    put(layer, "ffnGate", l.ffn_gate);
+    put(layer, "ffnGateActivated", l.ffn_gate_activated);
+    put(layer, "ffnUp", l.ffn_up);
     layers.call<void>("push", layer);
   }
   val out = val::object();

@@ -26,13 +26,8 @@ Attribution direct_logit_attribution(const Transformer& model, const std::vector
                                      int position, int32_t token_id) {
   const ModelConfig& cfg = model.config();
   if (!cfg.is_decoder())
-    throw Error("E_INPUT", "direct logit attribution needs a pre-norm decoder (GPT-2); " + cfg.model_type +
+    throw Error("E_INPUT", "direct logit attribution needs a pre-norm decoder (GPT-2, the Llama family); " + cfg.model_type +
                                " normalises after each layer, so its layers' outputs do not add up to the logit");
-  // The Llama family's final RMSNorm neither centres nor adds a bias, and its trace is not kept:
-  // its parts need their own reading, not this LayerNorm one.
-  if (cfg.family == Family::Llama)
-    throw Error("E_INPUT", "direct logit attribution is not implemented for " + cfg.model_type +
-                               " yet (RMSNorm decoders); it runs on GPT-2 models");
   const int T = static_cast<int>(ids.size());
   if (position < 0) position = T - 1;
   if (position >= T)
@@ -62,7 +57,8 @@ Attribution direct_logit_attribution(const Transformer& model, const std::vector
   out.token_id = token_id;
   out.logit = logits[token_id];
 
-  // The direction a part is read along: γ ⊙ W_U[token] / σ, applied after centring the part.
+  // The direction a part is read along: γ ⊙ W_U[token] / σ, applied after centring the part
+  // (LayerNorm) or as it is (RMSNorm, whose σ is the root mean square).
   std::vector<float> unembed(C);
   const WeightMatrix& wu = model.unembedding();
   if (wu.is_f16())
@@ -70,12 +66,15 @@ Attribution direct_logit_attribution(const Transformer& model, const std::vector
   else
     std::copy_n(wu.f32.data() + static_cast<size_t>(token_id) * C, C, unembed.data());
   const LayerNormParams& ln = model.final_norm();
-  const float* residual = r.trace.layers[L - 1].output.data() + row;  // before the final LayerNorm
+  const float* residual = r.trace.layers[L - 1].output.data() + row;  // before the final norm
+  const bool rms = cfg.family == Family::Llama;
   double mean = 0, var = 0;
-  for (int c = 0; c < C; ++c) mean += residual[c];
-  mean /= C;
+  if (!rms) {
+    for (int c = 0; c < C; ++c) mean += residual[c];
+    mean /= C;
+  }
   for (int c = 0; c < C; ++c) var += (residual[c] - mean) * (residual[c] - mean);
-  var /= C;
+  var /= C;  // RMSNorm: the mean square (mean held at 0)
   const double sigma = std::sqrt(var + static_cast<double>(static_cast<float>(cfg.layer_norm_eps)));
   std::vector<double> direction(C);
   double direction_sum = 0;
@@ -83,11 +82,11 @@ Attribution direct_logit_attribution(const Transformer& model, const std::vector
     direction[c] = static_cast<double>(ln.gamma[c]) * unembed[c] / sigma;
     direction_sum += direction[c];
   }
-  // ((p − mean(p)) / σ ⊙ γ) · W_U[token] = p · direction − mean(p) Σ direction
+  // ((p − mean(p)) / σ ⊙ γ) · W_U[token] = p · direction − mean(p) Σ direction; RMSNorm: p · direction
   auto read = [&](const double* p) {
     double dot = 0, sum = 0;
     for (int c = 0; c < C; ++c) dot += p[c] * direction[c], sum += p[c];
-    return dot - sum / C * direction_sum;
+    return rms ? dot : dot - sum / C * direction_sum;
   };
   std::vector<double> part(C);
   auto read_floats = [&](const float* p) {
@@ -114,12 +113,15 @@ Attribution direct_logit_attribution(const Transformer& model, const std::vector
       linear_slice_forward(head_out.data(), ctx.data(), dh, layer.o, 1, h * dh, dh);
       out.parts.push_back({Kind::Head, l, h, read_floats(head_out.data())});
     }
-    out.parts.push_back({Kind::AttentionBias, l, -1, read_floats(layer.o.bias().data())});
+    if (!layer.o.bias().empty())  // the Llama family's o_proj has one only with attention_bias
+      out.parts.push_back({Kind::AttentionBias, l, -1, read_floats(layer.o.bias().data())});
     out.parts.push_back({Kind::Mlp, l, -1, read_floats(r.trace.layers[l].ffn_output.data() + row)});
   }
-  double bias = 0;
-  for (int c = 0; c < C; ++c) bias += static_cast<double>(ln.beta[c]) * unembed[c];
-  out.parts.push_back({Kind::FinalNormBias, -1, -1, bias});
+  if (!ln.beta.empty()) {  // RMSNorm has no β
+    double bias = 0;
+    for (int c = 0; c < C; ++c) bias += static_cast<double>(ln.beta[c]) * unembed[c];
+    out.parts.push_back({Kind::FinalNormBias, -1, -1, bias});
+  }
   for (const AttributionPart& p : out.parts) out.sum += p.value;
   return out;
 }

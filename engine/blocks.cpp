@@ -33,8 +33,8 @@ Layer pack_layer(LayerWeights&& w, const ModelConfig& c, WeightPrecision precisi
   if (w.ff_g_w.size()) layer.ff_gate = pack_linear_layer(w.ff_g_w, w.ff_g_b, C, F, precision);
   layer.ln_attn = {std::move(w.ln_attn_g), std::move(w.ln_attn_b)};
   layer.ln_ffn = {std::move(w.ln_out_g), std::move(w.ln_out_b)};
-  layer.q_norm = std::move(w.q_norm_g);
-  layer.k_norm = std::move(w.k_norm_g);
+  layer.q_norm.gamma = std::move(w.q_norm_g);
+  layer.k_norm.gamma = std::move(w.k_norm_g);
   layer.heads = c.num_heads;
   layer.kv_heads = c.kv_heads();
   layer.head_dim = c.head_dim();
@@ -156,13 +156,20 @@ void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, 
 }
 
 void gated_ffn_forward(float* out, float* hidden, float* gate, const float* x, const Layer& layer,
-                       kernels::Activation act, const float* residual, int T, float* sublayer_out) {
+                       kernels::Activation act, const float* residual, int T, float* sublayer_out,
+                       const GatedFfnTrace& trace) {
+  const size_t TF = static_cast<size_t>(T) * layer.ff_in.out;
+  // The gate before its activation: the same GEMM again without the epilogue (as ffn_forward's
+  // pre_activation), so `gate` below is exactly what it is untraced.
+  if (trace.gate) linear_forward(trace.gate, x, layer.ff_gate, T);
   kernels::LinearEpilogue activated;  // act(gate) in the GEMM's store: SIMD on wasm, no extra pass
   activated.activate = true;
   activated.activation = act;
   linear_forward(gate, x, layer.ff_gate, T, activated);
+  if (trace.gate_activated) std::copy_n(gate, TF, trace.gate_activated);
   linear_forward(hidden, x, layer.ff_in, T);
-  kernels::multiply_f32(hidden, gate, static_cast<size_t>(T) * layer.ff_in.out);
+  if (trace.up) std::copy_n(hidden, TF, trace.up);
+  kernels::multiply_f32(hidden, gate, TF);
   linear_plus_residual(out, hidden, layer.ff_out, residual, T, sublayer_out);
 }
 
@@ -174,10 +181,7 @@ void embedding_parts(float* word, float* position, float* token_type, const Mode
       f16_to_f32(word + row, w.word_emb.f16.data() + id, C);
     else
       std::copy_n(w.word_emb.f32.data() + id, C, word + row);
-    if (!w.pos_emb.empty())
-      std::copy_n(w.pos_emb.data() + static_cast<size_t>(positions[t]) * C, C, position + row);
-    else
-      std::fill_n(position + row, C, 0.0f);
+    if (position) std::copy_n(w.pos_emb.data() + static_cast<size_t>(positions[t]) * C, C, position + row);
     if (token_type)
       std::copy_n(w.type_emb.data() + static_cast<size_t>(token_types ? token_types[t] : 0) * C, C, token_type + row);
   }

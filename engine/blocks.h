@@ -28,7 +28,7 @@ struct Layer {
   LinearLayer ff_in, ff_out;   // feed-forward: C → F (activation) → C; Llama: up, down
   LinearLayer ff_gate;         // Llama: the SwiGLU gate C → F (empty otherwise)
   LayerNormParams ln_attn, ln_ffn;       // after (encoder) or before (decoder) each sublayer
-  std::vector<float> q_norm, k_norm;     // Qwen3: RMSNorm γ (dh) over each head's q and k
+  LayerNormParams q_norm, k_norm;        // Qwen3: RMSNorm γ (dh) over each head's q and k (beta empty)
   int heads = 0, kv_heads = 0, head_dim = 0;
 };
 Layer pack_layer(LayerWeights&& weights, const ModelConfig& config,
@@ -110,14 +110,22 @@ void attention_output_forward(float* out, const float* ctx, const Layer& layer, 
 void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, kernels::Activation act,
                  const float* residual, int T, float* sublayer_out = nullptr, float* pre_activation = nullptr);
 
+// Where gated_ffn_forward keeps the SwiGLU's parts when tracing, each (T, F) or null: x W_gate + b,
+// act(x W_gate + b) and x W_up + b.
+struct GatedFfnTrace {
+  float *gate = nullptr, *gate_activated = nullptr, *up = nullptr;
+};
+
 // The Llama family's MLP: out (T, C) = (act(x W_gate + b) · (x W_up + b)) W_down + b + residual;
 // `hidden` (T, F) keeps act(gate) · up, `gate` (T, F) is scratch. `sublayer_out` as for
-// attention_output_forward.
+// attention_output_forward; `trace` keeps the parts (the outputs are the same with or without it).
 void gated_ffn_forward(float* out, float* hidden, float* gate, const float* x, const Layer& layer,
-                       kernels::Activation act, const float* residual, int T, float* sublayer_out = nullptr);
+                       kernels::Activation act, const float* residual, int T, float* sublayer_out = nullptr,
+                       const GatedFfnTrace& trace = {});
 
-// word (T, C), position (T, C) and, where the model has them, token_type (T, C) embedding rows:
-// the parts embeddings_forward sums (the trace shows them one by one).
+// word (T, C), position (T, C) and token_type (T, C) embedding rows, each where the model has
+// that table (null otherwise: rotary models have no position table): the parts
+// embeddings_forward sums (the trace shows them one by one).
 void embedding_parts(float* word, float* position, float* token_type, const ModelWeights& weights,
                      const int32_t* ids, const int32_t* positions, const int32_t* token_types, int T, int C);
 

@@ -91,21 +91,45 @@ void decoder_layer_forward(float* x, Activations& a, const Layer& layer, float* 
 // positions on q and k (after Qwen3's per-head RMSNorm), grouped-query attention and SwiGLU:
 //   x ← x + Attention(RMSNorm(x)); x ← x + SwiGLU(RMSNorm(x)).
 void llama_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, float* k, float* v,
-                         const AttentionMask& mask, int queries, int keys, kernels::Activation act, float eps) {
-  const int C = layer.q.in;
+                         const AttentionMask& mask, int queries, int keys, kernels::Activation act, float eps,
+                         LayerTrace* trace) {
+  const int C = layer.q.in, F = layer.ff_in.out;
+  const size_t TC = static_cast<size_t>(queries) * C, TF = static_cast<size_t>(queries) * F;
+  const size_t TQ = static_cast<size_t>(queries) * layer.q.out, TKV = static_cast<size_t>(queries) * layer.k.out;
   const size_t first_new = static_cast<size_t>(keys - queries) * layer.k.out;
+  float *q = a.q.data(), *k_new = k + first_new, *v_new = v + first_new;
+  auto slot = [&](std::vector<float> LayerTrace::*field) { return trace ? &(trace->*field) : nullptr; };
   rms_norm_forward(a.ln.data(), x, layer.ln_attn, queries, C, eps);
-  qkv_projection_forward(a.q.data(), k + first_new, v + first_new, a.ln.data(), layer, queries);
-  if (!layer.q_norm.empty()) {
-    head_rms_norm_forward(a.q.data(), layer.q_norm, queries, layer.heads, layer.head_dim, eps);
-    head_rms_norm_forward(k + first_new, layer.k_norm, queries, layer.kv_heads, layer.head_dim, eps);
+  keep(slot(&LayerTrace::attention_input_norm), a.ln.data(), TC);
+  qkv_projection_forward(q, k_new, v_new, a.ln.data(), layer, queries);
+  keep(slot(&LayerTrace::q_projection), q, TQ);
+  keep(slot(&LayerTrace::k_projection), k_new, TKV);
+  keep(slot(&LayerTrace::v_projection), v_new, TKV);
+  if (!layer.q_norm.gamma.empty()) {
+    head_rms_norm_forward(q, layer.q_norm.gamma, queries, layer.heads, layer.head_dim, eps);
+    head_rms_norm_forward(k_new, layer.k_norm.gamma, queries, layer.kv_heads, layer.head_dim, eps);
+    keep(slot(&LayerTrace::q_head_norm), q, TQ);
+    keep(slot(&LayerTrace::k_head_norm), k_new, TKV);
   }
-  rotary_forward(a.q.data(), queries, layer.heads, layer.head_dim, layer.q.out, a.rope_cos, a.rope_sin);
-  rotary_forward(k + first_new, queries, layer.kv_heads, layer.head_dim, layer.k.out, a.rope_cos, a.rope_sin);
-  attention_heads_forward(a.ctx.data(), probs, a.q.data(), k, v, layer, mask, queries, keys);
-  attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, queries);
+  rotary_forward(q, queries, layer.heads, layer.head_dim, layer.q.out, a.rope_cos, a.rope_sin);
+  rotary_forward(k_new, queries, layer.kv_heads, layer.head_dim, layer.k.out, a.rope_cos, a.rope_sin);
+  keep(slot(&LayerTrace::q_rotated), q, TQ);
+  keep(slot(&LayerTrace::k_rotated), k_new, TKV);
+  attention_heads_forward(a.ctx.data(), probs, q, k, v, layer, mask, queries, keys);
+  keep(slot(&LayerTrace::attention_context), a.ctx.data(), TQ);
+  attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, queries,
+                           sublayer_slot(slot(&LayerTrace::attention_output), TC));
+  keep(slot(&LayerTrace::attention_residual), a.sum.data(), TC);
   rms_norm_forward(a.ln.data(), a.sum.data(), layer.ln_ffn, queries, C, eps);
-  gated_ffn_forward(x, a.ff.data(), a.gate.data(), a.ln.data(), layer, act, /*residual=*/a.sum.data(), queries);
+  keep(slot(&LayerTrace::ffn_input_norm), a.ln.data(), TC);
+  const GatedFfnTrace parts{sublayer_slot(slot(&LayerTrace::ffn_gate), TF),
+                            sublayer_slot(slot(&LayerTrace::ffn_gate_activated), TF),
+                            sublayer_slot(slot(&LayerTrace::ffn_up), TF)};
+  gated_ffn_forward(x, a.ff.data(), a.gate.data(), a.ln.data(), layer, act, /*residual=*/a.sum.data(), queries,
+                    sublayer_slot(slot(&LayerTrace::ffn_output), TC), parts);
+  keep(slot(&LayerTrace::ffn_intermediate), a.ff.data(), TF);
+  keep(slot(&LayerTrace::ffn_residual), x, TC);
+  keep(slot(&LayerTrace::output), x, TC);
 }
 
 // Position ids of T tokens starting at `first`: first, first + 1, ... For RoBERTa, Hugging Face's
@@ -203,6 +227,10 @@ std::vector<std::pair<std::string, const LayerNormParams*>> Transformer::layer_n
   for (size_t l = 0; l < layers_.size(); ++l) {
     out.emplace_back("layers." + std::to_string(l) + ".attention", &layers_[l].ln_attn);
     out.emplace_back("layers." + std::to_string(l) + ".ffn", &layers_[l].ln_ffn);
+    if (!layers_[l].q_norm.gamma.empty()) {  // Qwen3's per-head RMSNorms (dh values each)
+      out.emplace_back("layers." + std::to_string(l) + ".q_norm", &layers_[l].q_norm);
+      out.emplace_back("layers." + std::to_string(l) + ".k_norm", &layers_[l].k_norm);
+    }
   }
   if (!ln_final_.gamma.empty()) out.emplace_back("final", &ln_final_);
   return out;
@@ -289,9 +317,6 @@ void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int
         bad_input("head_mask value for layer " + std::to_string(i / config_.num_heads) + " head " +
                   std::to_string(i % config_.num_heads) + " is not a finite number");
   }
-  if (options.trace && config_.family == Family::Llama)
-    bad_input("trace is not available for " + config_.model_type +
-              " (its RMSNorm, rotary and SwiGLU steps are not in the trace's layout); run without trace");
   const int T = static_cast<int>(ids.size()), C = config_.hidden_size;
   prepare(res, options, T, T);
 
@@ -310,9 +335,10 @@ void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int
   EmbeddingsTrace* trace = options.trace ? &res.trace.embeddings : nullptr;
   if (trace) {
     const size_t TC = static_cast<size_t>(T) * C;
-    for (auto* part : {&trace->word, &trace->position}) part->resize(TC);
+    trace->word.resize(TC);
+    trace->position.resize(weights_.pos_emb.empty() ? 0 : TC);  // rotary models: no position table
     trace->token_type.resize(weights_.type_emb.empty() ? 0 : TC);
-    embedding_parts(trace->word.data(), trace->position.data(),
+    embedding_parts(trace->word.data(), trace->position.empty() ? nullptr : trace->position.data(),
                     trace->token_type.empty() ? nullptr : trace->token_type.data(), weights_, ids.data(),
                     positions.data(), types, T, C);
     keep(&trace->sum, x, TC);
@@ -392,7 +418,7 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
     float* v = kv.v + l * kv.layer_stride;
     LayerTrace* trace = options.trace ? &res.trace.layers[l] : nullptr;
     if (rotary)
-      llama_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, act, eps);
+      llama_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, act, eps, trace);
     else if (decoder)
       decoder_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, H, act, eps, trace);
     else

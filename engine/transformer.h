@@ -30,7 +30,8 @@ struct ForwardOptions {
 };
 
 // The embeddings step by step, each (T, C): the rows looked up, their sum, and the model's input
-// to layer 0 (encoders: the sum's LayerNorm; decoders: the sum itself).
+// to layer 0 (encoders: the sum's LayerNorm; decoders: the sum itself). Rotary models have no
+// position table: position is empty and sum = word.
 struct EmbeddingsTrace {
   std::vector<float> word, position;
   std::vector<float> token_type;  // empty for models without token types (DistilBERT, GPT-2)
@@ -49,15 +50,27 @@ struct EmbeddingsTrace {
 //   attention_residual = input + attention_output;  ffn_input_norm = LayerNorm(attention_residual)
 //   ffn_pre_activation, ffn_intermediate, ffn_output from ffn_input_norm;  ffn_residual = attention_residual + ffn_output
 //   output = ffn_residual  (attention_norm is empty)
+// The Llama family (pre-RMSNorm, rotary, grouped-query attention, SwiGLU) fills the decoder's
+// steps, its norms RMSNorms (attention_input_norm = input_layernorm, ffn_input_norm =
+// post_attention_layernorm), ffn_pre_activation empty, and these, (T, H·dh) for q, (T, KV·dh) for
+// k and v, heads side by side:
+//   q_projection, k_projection, v_projection = x W + b (q_proj, k_proj, v_proj; before any rotation)
+//   q_head_norm, k_head_norm = each head's RMSNorm (Qwen3's q_norm, k_norm; empty for the others)
+//   q_rotated, k_rotated = the rotary rotation of the above (what the scores use)
+//   attention_context = the heads' Σ_j P_ij v_j side by side (T, H·dh), before o_proj
+//   ffn_gate = x W_gate + b, ffn_gate_activated = act(ffn_gate), ffn_up = x W_up + b (T, F);
+//   ffn_intermediate = ffn_gate_activated · ffn_up; ffn_output = ffn_intermediate W_down + b
 struct LayerTrace {
   std::vector<float> attention_input_norm, attention_output, attention_residual, attention_norm;
   std::vector<float> ffn_input_norm, ffn_pre_activation, ffn_intermediate, ffn_output, ffn_residual, output;
+  std::vector<float> q_projection, k_projection, v_projection, q_head_norm, k_head_norm, q_rotated, k_rotated;
+  std::vector<float> attention_context, ffn_gate, ffn_gate_activated, ffn_up;
 };
 
 struct ForwardTrace {
   EmbeddingsTrace embeddings;
   std::vector<LayerTrace> layers;
-  std::vector<float> final_norm;  // decoders: the final LayerNorm of the last output (GPT-2's ln_f)
+  std::vector<float> final_norm;  // decoders: the final norm of the last output (GPT-2's ln_f, Llama's model.norm)
 };
 
 struct ForwardResult {
@@ -118,8 +131,10 @@ class Transformer {
   // encoder (E_WEIGHTS when the checkpoint has none) or the language-model head of a decoder.
   std::vector<float> lm_logits(const float* hidden, int rows) const;
 
-  // Every LayerNorm's γ and β by name, in the order a token meets them: "embeddings" (encoders),
-  // then per layer "layers.<l>.attention" and "layers.<l>.ffn", then "final" (decoders). For a
+  // Every norm's γ and β by name, in the order a token meets them: "embeddings" (encoders),
+  // then per layer "layers.<l>.attention" and "layers.<l>.ffn" (and Qwen3's per-head
+  // "layers.<l>.q_norm", "layers.<l>.k_norm", dh values), then "final" (decoders). RMSNorms
+  // (the Llama family) have an empty β. For a
   // reader recomputing a traced step (the page's block walk-through checks itself with them).
   std::vector<std::pair<std::string, const LayerNormParams*>> layer_norms() const;
 

@@ -3,6 +3,8 @@
 // JavaScript, in float64, from the engine's own numbers, with the largest difference from what the
 // engine returned. The page shows these beside each step, as the formula view does for the
 // softmax. Feed-forward and attention outputs need the weight matrices and are not recomputed here.
+// The Llama family's layer adds RMSNorms (no centring, no β), the rotation of q and k, Qwen3's
+// per-head norms, the grouped heads' context and SwiGLU's act(gate) · up.
 
 /** LayerNorm of one row (C values): (x − mean) / sqrt(var + eps) · γ + β, in float64. */
 function layerNormRow(x, gamma, beta, eps) {
@@ -15,6 +17,33 @@ function layerNormRow(x, gamma, beta, eps) {
   variance /= C;
   const inv = 1 / Math.sqrt(variance + eps);
   return Float64Array.from(x, (v, c) => (v - mean) * inv * gamma[c] + beta[c]);
+}
+
+/** RMSNorm of one row (the Llama family's norms): x / sqrt(mean(x²) + eps) · γ, in float64. */
+function rmsNormRow(x, gamma, eps) {
+  let meanSquare = 0;
+  for (const v of x) meanSquare += v * v;
+  const inv = 1 / Math.sqrt(meanSquare / x.length + eps);
+  return Float64Array.from(x, (v, c) => v * inv * gamma[c]);
+}
+
+/** Each head's dh values of a row (heads side by side) through fn(slice, head) → dh values. */
+function perHead(row, headDim, fn) {
+  const out = new Float64Array(row.length);
+  for (let h = 0; h * headDim < row.length; h++) out.set(fn(row.subarray(h * headDim, (h + 1) * headDim), h), h * headDim);
+  return out;
+}
+
+/** A head's dh values turned by `position` steps, transformers' rotate_half layout: pair (d, d + dh/2)
+ *  by the angle position · invFreq[d] (the engine's inverse frequencies, scaling applied). */
+function rotateHead(x, position, invFreq) {
+  const half = x.length / 2, out = new Float64Array(x.length);
+  for (let d = 0; d < half; d++) {
+    const a = position * invFreq[d], c = Math.cos(a), s = Math.sin(a);
+    out[d] = x[d] * c - x[d + half] * s;
+    out[d + half] = x[d + half] * c + x[d] * s;
+  }
+  return out;
 }
 
 /** erf(x) in float64 to a few ulp: Kummer's series erf(x) = 2/√π · e^(−x²) · Σ 2ⁿ x^(2n+1) / (1·3·…·(2n+1)),
@@ -58,12 +87,76 @@ export function activationFor(hiddenAct) {
 /**
  * @param {object} trace a RunResult's trace (run with { trace: true }), with its layerNorms
  * @param {{layerNormEps: number, isDecoder: boolean, hiddenSize: number, intermediateSize: number,
- *   hiddenAct: string}} config
+ *   hiddenAct: string, family?: string, headDim?: number, rotaryInverseFrequencies?: number[]}} config
  * @param {number} token the position to check (0-based)
+ * @param {{attentions: Float32Array, shape: number[], kvHeads: number[]}} [run] the run's attentions
+ *   (the Llama family: also checks the heads' context Σ_j P_ij v_j against the traced one)
  * @returns {{step: string, maxDiff: number}[]} in the order a token meets them; step names
  *   'embeddings.sum', 'embeddings.output', 'layers.<l>.<name>', 'finalNorm'
  */
-export function blockSelfChecks(trace, { layerNormEps: eps, isDecoder, hiddenSize: C, intermediateSize: F, hiddenAct }, token) {
+export function blockSelfChecks(trace, config, token, run) {
+  if (config.family === 'llama') return llamaSelfChecks(trace, config, token, run);
+  return layerNormSelfChecks(trace, config, token);
+}
+
+/** The Llama family's layer: RMSNorm → q/k/v → (Qwen3: each head's RMSNorm) → rotation →
+ *  grouped-query attention → o_proj → Add → RMSNorm → SwiGLU (act(gate) · up) → down → Add. Steps
+ *  recomputed: every RMSNorm, the rotation of q and k at this token's position, the heads' context
+ *  (with the run's attentions), both residual sums, act(gate) and act(gate) · up, the final norm. */
+function llamaSelfChecks(trace, { layerNormEps: eps, hiddenSize: C, intermediateSize: F, hiddenAct, headDim: dh,
+  rotaryInverseFrequencies: invFreq }, token, run) {
+  const act = activationFor(hiddenAct);
+  const row = (array, width = C) => array.subarray(token * width, (token + 1) * width);
+  const diff = (got, want) => got.reduce((m, v, c) => Math.max(m, Math.abs(v - want[c])), 0);
+  const add = (a, b) => Float64Array.from(a, (v, c) => v + b[c]);
+  const e = trace.embeddings, T = e.word.length / C;
+  const checks = [{ step: 'embeddings.sum', maxDiff: diff(row(e.sum), row(e.word)) }];  // no position table
+  let input = row(e.output);
+  trace.layers.forEach((layer, l) => {
+    const norms = trace.layerNorms.layers[l];
+    const at = (name, want) => checks.push({ step: `layers.${l}.${name}`, maxDiff: diff(row(layer[name], want.length), want) });
+    const Q = layer.qProjection.length / T, KV = layer.kProjection.length / T;  // H·dh, KV·dh
+    at('attentionInputNorm', rmsNormRow(input, norms.attention.gamma, eps));
+    let q = row(layer.qProjection, Q), k = row(layer.kProjection, KV);
+    if (layer.qHeadNorm) {
+      at('qHeadNorm', perHead(q, dh, (x) => rmsNormRow(x, norms.qNorm.gamma, eps)));
+      at('kHeadNorm', perHead(k, dh, (x) => rmsNormRow(x, norms.kNorm.gamma, eps)));
+      q = row(layer.qHeadNorm, Q);
+      k = row(layer.kHeadNorm, KV);
+    }
+    at('qRotated', perHead(q, dh, (x) => rotateHead(x, token, invFreq)));
+    at('kRotated', perHead(k, dh, (x) => rotateHead(x, token, invFreq)));
+    if (run) at('attentionContext', headContexts(run, l, token, layer.vProjection, dh, KV));
+    at('attentionResidual', add(input, row(layer.attentionOutput)));
+    at('ffnInputNorm', rmsNormRow(row(layer.attentionResidual), norms.ffn.gamma, eps));
+    at('ffnGateActivated', Float64Array.from(row(layer.ffnGate, F), act));
+    at('ffnIntermediate', Float64Array.from(row(layer.ffnGateActivated, F), (g, c) => g * row(layer.ffnUp, F)[c]));
+    at('ffnResidual', add(row(layer.attentionResidual), row(layer.ffnOutput)));
+    input = row(layer.output);
+  });
+  checks.push({ step: 'finalNorm', maxDiff: diff(row(trace.finalNorm), rmsNormRow(input, trace.layerNorms.final.gamma, eps)) });
+  return checks;
+}
+
+/** Query head h's context at `token`: m_h Σ_j P_h[token, j] · v_j of the key/value head it reads
+ *  (kvHeads[h]; m_h the run's head mask, L·H, or 1), heads side by side (H·dh), from the run's
+ *  attentions and the traced v projection (T rows of kvWidth). */
+export function headContexts({ attentions, shape: [, H, T, keys = T], kvHeads, headMask }, layer, token, vProjection, dh, kvWidth) {
+  const out = new Float64Array(H * dh);
+  for (let h = 0; h < H; h++) {
+    const m = headMask ? headMask[layer * H + h] : 1;
+    if (m === 0) continue;
+    const p = attentions.subarray(((layer * H + h) * T + token) * keys, ((layer * H + h) * T + token + 1) * keys);
+    for (let j = 0; j < keys; j++) {
+      const v = vProjection.subarray(j * kvWidth + kvHeads[h] * dh, j * kvWidth + (kvHeads[h] + 1) * dh);
+      for (let d = 0; d < dh; d++) out[h * dh + d] += m * p[j] * v[d];
+    }
+  }
+  return out;
+}
+
+/** Post-LN encoders and pre-LN decoders (BERT, GPT-2): LayerNorms, residual sums, the activation. */
+function layerNormSelfChecks(trace, { layerNormEps: eps, isDecoder, hiddenSize: C, intermediateSize: F, hiddenAct }, token) {
   const row = (array, width = C) => array.subarray(token * width, (token + 1) * width);
   const act = activationFor(hiddenAct);
   const diff = (got, want) => got.reduce((m, v, c) => Math.max(m, Math.abs(v - want[c])), 0);
@@ -71,7 +164,7 @@ export function blockSelfChecks(trace, { layerNormEps: eps, isDecoder, hiddenSiz
   const norm = (x, { gamma, beta }) => layerNormRow(x, gamma, beta, eps);
   const e = trace.embeddings;
   const checks = [];
-  let sum = add(row(e.word), row(e.position));
+  let sum = add(row(e.word), row(e.position));  // learned positions (the Llama family has none)
   if (e.tokenType) sum = add(sum, row(e.tokenType));
   checks.push({ step: 'embeddings.sum', maxDiff: diff(row(e.sum), sum) });
   if (!isDecoder) checks.push({ step: 'embeddings.output', maxDiff: diff(row(e.output), norm(row(e.sum), trace.layerNorms.embeddings)) });

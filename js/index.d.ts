@@ -349,8 +349,9 @@ export interface LayerTrace {
   attentionNorm?: Float32Array;
   /** Decoders: LayerNorm(attentionResidual), the feed-forward's input. */
   ffnInputNorm?: Float32Array;
-  /** The first linear layer + bias, before the activation: the feed-forward's input · W₁ + b₁. */
-  ffnPreActivation: Float32Array;
+  /** The first linear layer + bias, before the activation: the feed-forward's input · W₁ + b₁
+   *  (not for the Llama family, whose gate and up projections are ffnGate and ffnUp). */
+  ffnPreActivation?: Float32Array;
   /** After the activation (config.hiddenAct): act(ffnPreActivation). */
   ffnIntermediate: Float32Array;
   /** The second linear layer + bias. */
@@ -359,19 +360,40 @@ export interface LayerTrace {
   ffnResidual: Float32Array;
   /** The layer's output (encoders: LayerNorm(ffnResidual); decoders: ffnResidual). */
   output: Float32Array;
+  // The Llama family (RMSNorm, rotary, grouped-query attention, SwiGLU) only; attentionInputNorm
+  // and ffnInputNorm are its RMSNorms (input_layernorm, post_attention_layernorm).
+  /** T·H·dh: x·W_Q + b (q_proj), query heads side by side, before any rotation. */
+  qProjection?: Float32Array;
+  /** T·KV·dh: x·W_K + b, x·W_V + b (k_proj, v_proj), key/value heads side by side. */
+  kProjection?: Float32Array;
+  vProjection?: Float32Array;
+  /** Qwen3: each head's RMSNorm of qProjection / kProjection (q_norm, k_norm). */
+  qHeadNorm?: Float32Array;
+  kHeadNorm?: Float32Array;
+  /** q and k rotated by their position (what the scores use). */
+  qRotated?: Float32Array;
+  kRotated?: Float32Array;
+  /** T·H·dh: each query head's Σ_j P_ij v_j (over its key/value head), before o_proj. */
+  attentionContext?: Float32Array;
+  /** T·F: x·W_gate + b, act(that), x·W_up + b; ffnIntermediate = ffnGateActivated · ffnUp. */
+  ffnGate?: Float32Array;
+  ffnGateActivated?: Float32Array;
+  ffnUp?: Float32Array;
 }
 
 export interface LayerNormParameters { gamma: Float32Array; beta: Float32Array }
 
 export interface ForwardTrace {
-  /** Each T·C: the rows looked up, their sum, and layer 0's input (encoders: LayerNorm(sum)). */
-  embeddings: { word: Float32Array; position: Float32Array; tokenType?: Float32Array; sum: Float32Array; output: Float32Array };
+  /** Each T·C: the rows looked up, their sum, and layer 0's input (encoders: LayerNorm(sum)).
+   *  Rotary models (the Llama family) have no position table: no position, sum = word. */
+  embeddings: { word: Float32Array; position?: Float32Array; tokenType?: Float32Array; sum: Float32Array; output: Float32Array };
   layers: LayerTrace[];
   /** Decoders: the final LayerNorm (GPT-2's ln_f), T·C. */
   finalNorm?: Float32Array;
-  /** Every LayerNorm's γ and β (C each), to recompute the steps: embeddings (encoders), per layer
-   *  the attention and feed-forward sublayers' norms, final (decoders). */
-  layerNorms: { embeddings?: LayerNormParameters; layers: { attention: LayerNormParameters; ffn: LayerNormParameters }[]; final?: LayerNormParameters };
+  /** Every norm's γ and β (C each), to recompute the steps: embeddings (encoders), per layer
+   *  the attention and feed-forward sublayers' norms (Qwen3 also each head's qNorm, kNorm: dh),
+   *  final (decoders). RMSNorms (the Llama family) have an empty β. */
+  layerNorms: { embeddings?: LayerNormParameters; layers: { attention: LayerNormParameters; ffn: LayerNormParameters; qNorm?: LayerNormParameters; kNorm?: LayerNormParameters }[]; final?: LayerNormParameters };
 }
 
 export interface RunResultData extends Encoding {

@@ -360,12 +360,16 @@ export class Model {
     });
   }
 
-  // {embeddings?, layers: [{attention, ffn}], final?} of {gamma, beta}, as the engine names them.
+  // {embeddings?, layers: [{attention, ffn, qNorm?, kNorm?}], final?} of {gamma, beta}, as the engine
+  // names them (RMSNorms: beta empty).
   #layerNorms() {
     if (!this.#norms) {
       const named = callWasm(() => this.#native.layerNorms());
       const layers = [];
-      for (let l = 0; l < this.config.numLayers; l++) layers.push({ attention: named[`layers.${l}.attention`], ffn: named[`layers.${l}.ffn`] });
+      for (let l = 0; l < this.config.numLayers; l++) {
+        const heads = named[`layers.${l}.q_norm`] ? { qNorm: named[`layers.${l}.q_norm`], kNorm: named[`layers.${l}.k_norm`] } : {};
+        layers.push({ attention: named[`layers.${l}.attention`], ffn: named[`layers.${l}.ffn`], ...heads });  // Qwen3: head norms
+      }
       this.#norms = { ...(named.embeddings ? { embeddings: named.embeddings } : {}), layers, ...(named.final ? { final: named.final } : {}) };
     }
     // Each trace gets its own arrays (a worker transfers them with the result).
@@ -373,7 +377,7 @@ export class Model {
     const n = this.#norms;
     return {
       ...(n.embeddings ? { embeddings: copy(n.embeddings) } : {}),
-      layers: n.layers.map(({ attention, ffn }) => ({ attention: copy(attention), ffn: copy(ffn) })),
+      layers: n.layers.map((norms) => Object.fromEntries(Object.entries(norms).map(([name, ln]) => [name, copy(ln)]))),
       ...(n.final ? { final: copy(n.final) } : {}),
     };
   }

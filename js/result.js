@@ -59,7 +59,7 @@ export class RunResult {
     const traced = this.trace
       ? [this.trace.embeddings, ...this.trace.layers].flatMap((group) => Object.values(group))
         .concat(this.trace.finalNorm ?? [])
-        .concat([norms.embeddings, ...norms.layers.flatMap((l) => [l.attention, l.ffn]), norms.final]
+        .concat([norms.embeddings, ...norms.layers.flatMap((l) => Object.values(l)), norms.final]
           .filter(Boolean).flatMap(({ gamma, beta }) => [gamma, beta]))
       : [];
     return [...RUN_RESULT_ARRAYS.map((name) => this[name]), ...traced].filter(Boolean).map((a) => a.buffer);

@@ -265,7 +265,7 @@ TEST_CASE("llama config: keys the engine does not implement are refused by name"
   }
 }
 
-TEST_CASE("llama bad input: the sliding window, trace, lengths and ids", "[engine][llama]") {
+TEST_CASE("llama bad input: the sliding window, lengths and ids", "[engine][llama]") {
   // A Mistral whose window (16) is shorter than its positions: a run past it is refused, naming
   // sliding_window (the banded mask is not implemented), and inside it runs.
   std::string text = test::read_text(kLlamaFixtures + "/mistral_mqa_f32/config.json");
@@ -284,9 +284,6 @@ TEST_CASE("llama bad input: the sliding window, trace, lengths and ids", "[engin
   CHECK(cache.length == 16);
 
   const Transformer qwen3 = load("qwen3_qknorm_f32");
-  ForwardOptions traced;
-  traced.trace = true;
-  expect_error([&] { qwen3.forward({1, 2}, {}, {}, traced); }, "E_INPUT", "trace");
   expect_error([&] { qwen3.forward({1, 45}, {}, {}, ForwardOptions{}); }, "E_INPUT", "out of vocab");
   expect_error([&] { qwen3.forward({}, {}, {}, ForwardOptions{}); }, "E_INPUT", "no tokens");
   expect_error([&] { qwen3.forward(std::vector<int32_t>(41, 1), {}, {}, ForwardOptions{}); }, "E_INPUT",

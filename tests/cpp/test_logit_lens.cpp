@@ -232,12 +232,18 @@ TEST_CASE("logit lens on the Llama family: the reference's residual stream throu
   CHECK(worst <= 1e-4);
 }
 
-TEST_CASE("direct logit attribution refuses the Llama family by name", "[engine][attribution][llama]") {
+// Its values against PyTorch: test_engine_llama_trace.cpp. Here: its bad input, as GPT-2's.
+TEST_CASE("direct logit attribution on the Llama family: bad input is E_INPUT by name", "[engine][attribution][llama]") {
   const std::string dir = kFixtures + "/llama/llama3_gqa2_f32";
   const ModelConfig config = parse_config(test::read_text(dir + "/config.json"));
   const auto bytes = test::read_bytes(dir + "/model.safetensors");
   const SafeTensors tensors(bytes.data(), bytes.size());
   const Transformer model(config, load_weights(config, tensors));
-  test::expect_error([&] { direct_logit_attribution(model, {1, 2, 3}, {}, {}, -1, -1); }, "E_INPUT",
-                     "not implemented for llama");
+  const Attribution a = direct_logit_attribution(model, {1, 2, 3}, {}, {}, -1, -1);
+  CHECK(a.position == 2);
+  CHECK(std::fabs(a.sum - a.logit) <= 1e-4 * std::max(1.0, std::fabs(static_cast<double>(a.logit))));
+  test::expect_error([&] { direct_logit_attribution(model, {1, 2, 3}, {}, {}, 3); }, "E_INPUT", "position");
+  test::expect_error([&] { direct_logit_attribution(model, {1, 2, 3}, {}, {}, 1, 61); }, "E_INPUT", "token id");
+  test::expect_error([&] { direct_logit_attribution(model, {1, 2, 3}, {}, std::vector<float>(5, 1.0f)); }, "E_INPUT",
+                     "head_mask");
 }

@@ -1,6 +1,6 @@
 // <attn-scope> with a Llama-layout model (issue 32): tests/fixtures/llama_page given as a model
-// URL. view="block" runs without asking the engine for a trace (which it refuses for this family)
-// and says why the walk-through is not offered; view="positions" draws the rotary view (its curve
+// URL. view="block" walks the Llama layer (RMSNorm, rotation, grouped K/V, SwiGLU; every self-check
+// ≤ 1e-4); view="positions" draws the rotary view (its curve
 // and one dial per frequency pair of the config's head_dim); no CSP violation, no console error.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,13 +24,19 @@ after(async () => {
 });
 
 describe('<attn-scope> with a Llama-layout model', () => {
-  it('block explains itself without a failed run; positions is the rotary view', async () => {
+  it('block walks the Llama layer; positions is the rotary view', async () => {
     const g = await guardedPage(browser);
     await g.page.goto(server.origin + '/llama.html');
     await waitForElements(g.page, 2);
-    const why = await g.page.waitForFunction(() => document.querySelectorAll('attn-scope')[0].shadowRoot
-      .querySelector('.view-block .view-unavailable')?.textContent || null, null, { timeout: 60000 }).then((h) => h.jsonValue());
-    assert.ok(why.includes('Llama layer'), why);
+    const walk = await g.page.waitForFunction(() => {
+      const root = document.querySelectorAll('attn-scope')[0].shadowRoot;
+      const titles = [...root.querySelectorAll('.view-block .block-step h4')].map((h) => h.textContent);
+      const checks = [...root.querySelectorAll('.view-block .step.check')].map((p) => Number(p.dataset.maxError));
+      return titles.length ? { titles, checks } : null;
+    }, null, { timeout: 60000 }).then((h) => h.jsonValue());
+    assert.ok(walk.titles.some((x) => x.startsWith('RMSNorm')) && walk.titles.some((x) => x.startsWith('Rotary positions'))
+      && walk.titles.some((x) => x.startsWith('SwiGLU')), walk.titles.join(' | '));
+    assert.ok(walk.checks.length >= 9 && walk.checks.every((d) => d <= 1e-4), walk.checks.join(','));
     await g.page.waitForFunction(() => document.querySelectorAll('attn-scope')[1].shadowRoot.querySelector('.view-positions')?.dataset.ready === '1',
       null, { timeout: 60000 });
     const drawn = await g.page.evaluate(() => {

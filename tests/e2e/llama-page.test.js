@@ -4,8 +4,11 @@
 // the tokens (a small BPE loop here), the K/V groups of the grid and the formula, the rotary
 // view's inverse frequencies, angles and score curve (a rotation written here, from the q and k the
 // page ran), the token lists of the two orders, the head table's columns and its induction score
-// (a separate loop over the API's attention tensor of the same ids). The Block tab is not offered
-// for this model, and the console stays clean.
+// (a separate loop over the API's attention tensor of the same ids). The Block tab walks the Llama
+// layer (RMSNorm, q/k/v, rotation, grouped-query attention, SwiGLU; its self-checks ≤ 1e-4, the
+// rotation of head 0's q redone here from config.json's rope_theta) in English and Korean; the
+// Contributions tab splits the logit with the RMSNorm reading (its parts add up to the logit the
+// API's next-token probabilities imply). The console stays clean.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -75,24 +78,15 @@ after(async () => {
   await server?.close();
 });
 
-test('the folder runs: the tokenizer.json\'s tokens, a causal run of every layer and head, no Block tab', async () => {
+test('the folder runs: the tokenizer.json\'s tokens, a causal run of every layer and head, every tab offered', async () => {
   const text = await page.locator('#text-a').inputValue();
   const tokens = await hook(() => window.__attnscope.tokens);
   assert.deepEqual(tokens, encode(text));
   assert.deepEqual(await hook(() => window.__attnscope.shape), [config.num_hidden_layers, H, tokens.length, tokens.length]);
   assert.equal(await hook(() => window.__attnscope.causal), true);
-  assert.equal(await page.locator('[role=tab][data-view="block"]').isHidden(), true);
-  for (const view of ['grid', 'head', 'lines', 'formula', 'aggregates', 'positions', 'heads']) {
+  for (const view of ['grid', 'head', 'lines', 'formula', 'aggregates', 'positions', 'heads', 'block', 'contributions']) {
     assert.equal(await page.locator(`[role=tab][data-view="${view}"]`).isVisible(), true, view);
   }
-  // Arrow keys along the tabs pass over the hidden one.
-  await page.locator('[role=tab][data-view="diff"]').click();
-  await page.locator('[role=tab][data-view="diff"]').focus();
-  await page.keyboard.press('ArrowRight');
-  await page.keyboard.press('ArrowRight');
-  assert.equal((await hook(() => window.__attnscope.state)).view, 'positions');
-  await page.keyboard.press('ArrowLeft');
-  assert.equal((await hook(() => window.__attnscope.state)).view, 'compare');
   assert.equal(await page.locator('#input-error').textContent(), '');
   const line = await page.locator('#model-info').textContent();
   assert.ok(line.includes(`${KV} K/V heads (grouped-query)`) && line.includes('rotary positions'), line);
@@ -209,11 +203,81 @@ test('every other tab draws this model without an error', async () => {
   assert.deepEqual(problems, []);
 });
 
-test('the Block view, opened anyway (a link), says why it is not offered; the console stayed clean', async () => {
-  await page.evaluate(() => document.querySelector('[role=tab][data-view="block"]').click());
-  await page.waitForFunction(() => document.querySelector('.view-block .view-unavailable')?.textContent.length > 0);
-  const why = await page.locator('.view-block .view-unavailable').textContent();
-  assert.ok(why.includes('Llama layer'), why);
+test('the Block view walks a Llama token: RMSNorm, q/k/v, rotation, grouped K/V, SwiGLU; English and Korean', async () => {
+  await page.locator('[role=tab][data-view="block"]').click();
+  const blockAt = (layer, token) => page.waitForFunction(([l, i]) => {
+    const b = window.__attnscope.block;
+    return b && b.family === 'llama' && b.layer === l && b.token === i ? b : null;
+  }, [layer, token], { timeout: 60000 }).then((h) => h.jsonValue());
+  const state = await hook(() => window.__attnscope.state);
+  let b = await blockAt(state.layer, state.query);
+  // Layer 0 of a later token: the embeddings step (word only), then the layer's steps in order.
+  await page.locator('.view-block .layer-picker select').selectOption('0');
+  await page.locator('.view-block .query-picker select').selectOption('3');
+  b = await blockAt(0, 3);
+  const layerSteps = ['blockInput', 'blockRmsAttn', 'blockQkvLlama', 'blockRotation', 'blockGqa', 'blockWoLlama', 'blockAdd', 'blockRmsFfn', 'blockSwiglu', 'blockAdd'];
+  assert.deepEqual(b.steps, ['blockEmbeddingsRotary', ...layerSteps, 'blockNext']);
+  const checked = ['attentionInputNorm', 'qRotated', 'kRotated', 'attentionContext', 'attentionResidual', 'ffnInputNorm', 'ffnGateActivated', 'ffnIntermediate', 'ffnResidual'];
+  assert.deepEqual(b.checks.map((c) => c.step), ['embeddings.sum', ...checked.map((s) => `layers.0.${s}`)]);
+  for (const { step, maxDiff } of b.allChecks) assert.ok(maxDiff <= 1e-4, `${step}: ${maxDiff}`);
+  assert.equal(await page.locator('.view-block .step.check.bad').count(), 0);
+  // Labels: RMSNorm, never a LayerNorm's; no position strip; a rotation and SwiGLU step.
+  const titles = b.titles.join(' | ');
+  assert.ok(titles.includes('RMSNorm (input_layernorm)') && titles.includes('RMSNorm (post_attention_layernorm)'), titles);
+  assert.ok(!/LayerNorm|layer normalisation|ln_1|ln_2/.test(titles), titles);
+  for (const x of b.titles.filter((x) => /norm/i.test(x))) assert.ok(x.includes('RMSNorm'), x);
+  assert.ok(titles.includes('q and k turned by position 3') && titles.includes('SwiGLU'), titles);
+  const labels = await page.locator('.view-block .vector-name').allTextContents();
+  assert.ok(!labels.includes('position'), labels.join(','));
+  assert.ok(labels.includes('q before') && labels.includes('q rotated') && labels.includes('silu(gate) · up (96)'), labels.join(','));
+  // The rotation, redone here: head 0's q turned by position 3 with config.json's rope_theta.
+  const invFreq = Array.from({ length: dh / 2 }, (_, k) => config.rope_theta ** (-(2 * k) / dh));
+  const turned = rotate(b.rotation.before, 3, invFreq);
+  turned.forEach((v, d) => assert.ok(Math.abs(v - b.rotation.after[d]) <= 1e-4 * (1 + Math.abs(v)), `dim ${d}: ${b.rotation.after[d]} vs ${v}`));
+  assert.equal(b.kvMap, 'query head → K/V head: ' + Array.from({ length: H }, (_, h) => `${h}→${Math.floor(h / PER_KV)}`).join(', '));
+
+  // The last layer ends with model.norm (checked), and Korean labels say RMSNorm too.
+  await page.locator('.view-block .layer-picker select').selectOption(String(config.num_hidden_layers - 1));
+  b = await blockAt(config.num_hidden_layers - 1, 3);
+  assert.equal(b.steps.at(-1), 'blockLast');
+  assert.ok(b.checks.some((c) => c.step === 'finalNorm' && c.maxDiff <= 1e-4));
+  await page.locator('[data-lang="ko"]').click();
+  await page.waitForFunction(() => window.__attnscope.block?.titles?.some((x) => x.includes('회전')));
+  const ko = (await hook(() => window.__attnscope.block)).titles.join(' | ');
+  assert.ok(ko.includes('RMSNorm') && ko.includes('SwiGLU') && ko.includes('그룹 쿼리 어텐션') && !ko.includes('층 정규화'), ko);
+  await page.locator('[data-lang="en"]').click();
+  assert.equal(await page.locator('#input-error').textContent(), '');
+});
+
+test('Contributions: the RMSNorm split of the predicted logit; its parts add up to it', async () => {
+  await page.locator('[role=tab][data-view="contributions"]').click();
+  await page.waitForSelector('.contrib-list li', { timeout: 60000 });
+  const items = await page.locator('.contrib-list li').evaluateAll((lis) => lis.map((li) => ({ kind: li.dataset.kind, value: Number(li.dataset.value) })));
+  assert.ok(items.length > 0 && items.every((p) => p.kind === 'head' || p.kind === 'mlp'), JSON.stringify(items));
+  const formula = await page.locator('.view-contributions .formula-text').textContent();
+  assert.ok(formula.includes('RMSNorm') && !formula.includes('mean p'), formula);
+  const rest = await page.locator('.view-contributions .contrib-rest').textContent();
+  assert.ok(rest.includes('no bias'), rest);
+
+  // The split through the Node API on the same text: the parts add up to the logit, and that logit
+  // is the one the next-token probabilities imply (log p(top) − log p(other) = logit difference).
+  const text = await page.locator('#text-a').inputValue();
+  const model = await loadModel(FOLDER, { threads: 1 });
+  try {
+    const r = await model.run(text, { attribution: true, topK: 2 });
+    const { parts, logit, sum, tokenId } = r.attribution;
+    assert.ok(Math.abs(sum - logit) <= 1e-4 * Math.max(1, Math.abs(logit)), `${sum} vs ${logit}`);
+    assert.deepEqual(new Set(parts.map((p) => p.kind)), new Set(['embeddings', 'head', 'mlp']));
+    assert.equal(parts.filter((p) => p.kind === 'head').length, config.num_hidden_layers * H);
+    assert.equal(r.next[0].id, tokenId);
+    const second = (await model.run(text, { attribution: { tokenId: r.next[1].id }, topK: 0 })).attribution;
+    const fromProbs = Math.log(r.next[0].prob) - Math.log(r.next[1].prob);
+    assert.ok(Math.abs(logit - second.logit - fromProbs) <= 1e-3, `${logit} − ${second.logit} vs ${fromProbs}`);
+    // The page lists the same parts (its top 16 by size).
+    for (const item of items) assert.ok(parts.some((p) => p.kind === item.kind && Math.abs(p.value - item.value) < 1e-9), JSON.stringify(item));
+  } finally {
+    model.dispose();
+  }
   assert.equal(await page.locator('#input-error').textContent(), '');
   assert.deepEqual(problems, []);
 });

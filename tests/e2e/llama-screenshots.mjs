@@ -1,7 +1,7 @@
 // Screenshots of a Llama-layout folder in the page (issue 32), at desktop (1280×800) and phone
 // (390×844) size, English and Korean: the layer × head grid with its K/V groups, the formula
-// naming the shared K/V head, the rotary Positions view and the head table with the induction
-// column. `node tests/e2e/llama-screenshots.mjs` writes docs/screenshots/llama-*.png; then look at
+// naming the shared K/V head, the rotary Positions view, the head table with the induction
+// column, the Block walk through the Llama layer and the Contributions split. `node tests/e2e/llama-screenshots.mjs` writes docs/screenshots/llama-*.png; then look at
 // them. The folder is tests/fixtures/llama_page (random weights, a Llama 2-layout tokenizer).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,6 +36,8 @@ try {
       await shot('formula', 'formula', () => window.__attnscope.formula !== null);
       await shot('positions', 'rotary', () => document.querySelector('.view-positions')?.dataset.ready === '1');
       await shot('heads', 'heads', () => window.__attnscope.heads?.rows?.[0]?.inductionScore !== undefined);
+      await shot('block', 'block', () => window.__attnscope.block?.family === 'llama');
+      await shot('contributions', 'contributions', () => document.querySelector('.contrib-list li') !== null);
       if (size === 'desktop') await page.screenshot({ path: join(out, `llama-page-${lang}-${size}.png`) });
       problems.push(...seen.map((p) => `${lang}-${size}: ${p}`));
       await context.close();

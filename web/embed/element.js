@@ -16,6 +16,7 @@ import { createHeadLines } from '../src/views/head-lines.js';
 import { createFormula } from '../src/views/formula.js';
 import { createAggregates } from '../src/views/aggregates.js';
 import { createBlock } from '../src/views/block.js';
+import { createLlamaBlock } from '../src/views/block-llama.js';
 import { createPositions } from '../src/views/positions.js';
 import { createRotary } from '../src/views/rotary.js';
 import { familySwitch, guardedView } from '../src/views/family-switch.js';
@@ -37,9 +38,9 @@ const VIEW_ALIASES = { aggregate: 'aggregates', model: 'grid' };
 const VIEW_FACTORIES = {
   grid: createModelGrid, head: createHeadDetail, lines: createHeadLines, formula: guardedView('formula', createFormula),
   aggregates: guardedView('aggregates', createAggregates),
-  // As on the page (main.js): rotary models get the rotary Positions view and no Block walk; a view
-  // that cannot apply (an encoder–decoder's formula, say) says why.
-  block: guardedView('block', createBlock),
+  // As on the page (main.js): rotary models get their own Block walk (views/block-llama.js) and the
+  // rotary Positions view; a view that cannot apply (an encoder–decoder's formula, say) says why.
+  block: guardedView('block', familySwitch((a) => (isRotary(a.info) ? 'llama' : 'walk'), { walk: createBlock, llama: createLlamaBlock })),
   positions: guardedView('positions', familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary })),
 };
 const DEFAULT_VIEW = 'head';

@@ -17,6 +17,7 @@ import { createDiff } from './views/diff.js';
 import { installTestHook } from './test-hook.js';
 import { createCompare } from './views/compare.js';
 import { createBlock } from './views/block.js';
+import { createLlamaBlock } from './views/block-llama.js';
 import { createPositions } from './views/positions.js';
 import { createRotary } from './views/rotary.js';
 import { familySwitch, guardedView } from './views/family-switch.js';
@@ -59,8 +60,8 @@ const VIEW_FACTORIES = {
   compare: createCompare, map: guarded('map', createQkMap), layers: guarded('layers', createLayers),
   contributions: guarded('contributions', createContributions), cross: guarded('cross', createCrossView),
   heads: familySwitch((a) => (isSeq2Seq(a.info) ? 'alignment' : 'statistics'), { statistics: createHeadsTable, alignment: createCrossHeads }),
-  // Family-dependent tabs (model-family.js): rotary models have no position table, and no trace.
-  block: guarded('block', createBlock),
+  // Family-dependent tabs (model-family.js): the Llama family's own layer walk and rotary positions.
+  block: guarded('block', familySwitch((a) => (isRotary(a.info) ? 'llama' : 'walk'), { walk: createBlock, llama: createLlamaBlock })),
   positions: guarded('positions', familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary })),
 };
 let linkModel = null;       // a link's model that failed to load, kept in the URL (see start())

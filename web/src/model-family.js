@@ -34,12 +34,12 @@ export function kvGroupOf(config, head) {
   return kvGroups(config).find((g) => head >= g.first && head <= g.last) ?? null;
 }
 
-/** The i18n key saying why `view` cannot show this model, or null when it can. The Block view
- *  walks the engine's trace of a post-LN/pre-LN block, which the engine does not record for the
- *  Llama layer (it refuses `trace` with E_INPUT). */
+/** The i18n key saying why `view` cannot show this model, or null when it can (the tab bar hides
+ *  such tabs). Every decoder and encoder family has every view (the Llama family's Block tab walks
+ *  its own layer, views/block-llama.js); an encoder–decoder has the views in SEQ2SEQ_VIEWS, and
+ *  only it has the cross-attention view. */
 export function viewUnavailable(info, view) {
   if (isSeq2Seq(info)) return SEQ2SEQ_VIEWS.has(view) ? null : 'viewNotSeq2Seq';
   if (view === 'cross') return 'crossNeedsSeq2Seq';
-  if (view === 'block' && isRotary(info)) return 'blockNotRotary';
   return null;
 }

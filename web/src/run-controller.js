@@ -12,11 +12,11 @@ import { cachedCorpus, cachedCorpusMap, corpusMap, corpusSummary } from './corpu
 import { corpusAblation } from './ablation.js';
 import { openModel, stats } from './model-registry.js';
 import { showView } from './view-model.js';
-import { isRotary, viewUnavailable } from './model-family.js';
+import { viewUnavailable } from './model-family.js';
 import { isSeq2Seq, runSeq2Seq } from './seq2seq-run.js';
 
 /** Views that read result.trace (every intermediate of every block): only their runs ask for it
- *  (the trace costs L·T·(7C + F) floats). */
+ *  (the trace costs L·T·(7C + F) floats; the Llama family's about L·T·(7C + 4·H·dh + 5·KV·dh + 4F)). */
 export const TRACE_VIEWS = new Set(['block']);
 /** Views that read result.logitLens / result.attribution (issue 35): only their runs ask for them
  *  (each is one more pass of the model). LENS_TOP_K tokens per lens cell. */
@@ -91,10 +91,9 @@ export function createRunController(app, { views, predictions = true, on = {} })
   // run is not tokenized yet: the last run's length stands for it).
   const lensFits = (r) => !r || r.shape[2] <= lensMaxTokens(app.info);
 
-  // The engine records no trace for the Llama layer (it refuses one) nor attributes its logits:
-  // only the views that apply to the model in use ask for them.
+  // Only the views that apply to the model in use ask for the trace; attribution is for decoders.
   const wantsTrace = (view) => TRACE_VIEWS.has(view) && !viewUnavailable(app.info, view);
-  const wantsAttribution = (view) => ATTRIBUTION_VIEWS.has(view) && isCausal(app) && !isRotary(app.info);
+  const wantsAttribution = (view) => ATTRIBUTION_VIEWS.has(view) && isCausal(app);
 
   const uses = (source, weightPrecision) => Boolean(model) && model.source === source && model.weightPrecision === weightPrecision;
 

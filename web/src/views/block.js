@@ -4,14 +4,14 @@
 // or the pre-LN order of decoders (Norm first in each sublayer, ln_f after the last layer). Each
 // step that is arithmetic on the step before (the residual sums, LayerNorms and the feed-forward's
 // activation) shows the largest difference between js/block-steps.js's float64 recomputation and
-// the engine.
+// the engine. The Llama family's layer has its own walk (block-llama.js).
 import { activationKind, blockSelfChecks } from '../../../js/block-steps.js';
 import { formulaSteps, headVector } from '../attention-math.js';
 import { causalKeyMask, isCausal } from '../causal-mask.js';
 import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
 import { headHue, l2, vectorStrip } from '../vector-strip.js';
 
-const CHECK_BOUND = 1e-4;
+export const CHECK_BOUND = 1e-4;
 // Each activation as its formula (the same for every language).
 const ACTIVATION_FORMULA = {
   geluErf: 'x·Φ(x) = ½x(1 + erf(x/√2))',
@@ -202,7 +202,7 @@ export function createBlock(host, app) {
   return { render, get last() { return last; } };
 }
 
-function note(text) {
+export function note(text) {
   const p = document.createElement('p');
   p.className = 'step';
   p.textContent = text;

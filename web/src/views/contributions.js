@@ -3,8 +3,9 @@
 // scale held at its value there, so the parts add up to the logit); heads and MLPs ranked by the
 // size of what they added, positive pushing the token up, negative down. Clicking a head opens it
 // in the head view. Reads result.attribution (run-controller.js asks for it while this view is
-// shown; decoders only).
+// shown; decoders: GPT-2's final LayerNorm or the Llama family's RMSNorm).
 import { isCausal } from '../causal-mask.js';
+import { isRotary } from '../model-family.js';
 
 const SHOWN = 16;
 const fmt = (x) => (Math.abs(x) >= 0.01 || x === 0 ? x.toFixed(3) : x.toExponential(1));
@@ -22,7 +23,8 @@ export function createContributions(host, app) {
   function render() {
     const { t } = app;
     main.replaceChildren();
-    explain.replaceChildren(heading(t('contribName')), para(t('contribFormula'), 'formula-text'));
+    const rms = isRotary(app.info);  // the Llama family's final norm is an RMSNorm (engine/attribution.h)
+    explain.replaceChildren(heading(t('contribName')), para(t(rms ? 'contribFormulaRms' : 'contribFormula'), 'formula-text'));
     if (!isCausal(app)) { main.append(para(t('contribEncoder'), 'note')); return; }
     // The run on screen when it has the attribution (heads switched off, an edit), else the typed text's.
     const shown = app.result?.attribution ? app.result : app.original;
@@ -73,7 +75,10 @@ export function createContributions(host, app) {
     }
     main.append(list);
     const sumOf = (kind) => a.parts.filter((p) => p.kind === kind).reduce((s, p) => s + p.value, 0);
-    main.append(para(t('contribRest', { emb: fmt(sumOf('embeddings')), bias: fmt(sumOf('attention_bias')), norm: fmt(sumOf('final_norm_bias')) }), 'contrib-rest'));
+    // Only the parts the model has: RMSNorm has no β, and Llama's o_proj has a bias only with attention_bias.
+    const has = (kind) => a.parts.some((p) => p.kind === kind);
+    const rest = has('final_norm_bias') ? 'contribRest' : has('attention_bias') ? 'contribRestRmsBias' : 'contribRestRms';
+    main.append(para(t(rest, { emb: fmt(sumOf('embeddings')), bias: fmt(sumOf('attention_bias')), norm: fmt(sumOf('final_norm_bias')) }), 'contrib-rest'));
   }
 
   return { render };
