@@ -92,15 +92,15 @@ void ffn(float* out, Scratch& s, const float* in, const Seq2SeqLayer& y, kernels
   activated.activation = act;
   if (gated) {
     s.gate.resize(TF);
-    kernels::linear_packed_f32(s.gate.data(), in, y.ff_gate, T, activated);
-    kernels::linear_packed_f32(s.ff.data(), in, y.ff_in, T);
+    linear_forward(s.gate.data(), in, y.ff_gate, T, activated);
+    linear_forward(s.ff.data(), in, y.ff_in, T);
     kernels::multiply_f32(s.ff.data(), s.gate.data(), TF);
   } else {
-    kernels::linear_packed_f32(s.ff.data(), in, y.ff_in, T, activated);
+    linear_forward(s.ff.data(), in, y.ff_in, T, activated);
   }
   kernels::LinearEpilogue add;
   add.residual = residual;
-  kernels::linear_packed_f32(out, s.ff.data(), y.ff_out, T, add);
+  linear_forward(out, s.ff.data(), y.ff_out, T, add);
 }
 
 }  // namespace
@@ -172,11 +172,11 @@ EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source) const {
     add.residual = x;
     const float* in = x;
     if (c.pre_norm()) norm(s.normed.data(), x, y.self.norm, S, C, eps), in = s.normed.data();
-    kernels::linear_packed_f32(s.q.data(), in, y.self.q, S);
-    kernels::linear_packed_f32(k.data(), in, y.self.k, S);
-    kernels::linear_packed_f32(v.data(), in, y.self.v, S);
+    linear_forward(s.q.data(), in, y.self.q, S);
+    linear_forward(k.data(), in, y.self.k, S);
+    linear_forward(v.data(), in, y.self.v, S);
     attend(s.ctx.data(), probs, s.q.data(), k.data(), v.data(), S, S, shape, false, bias.empty() ? nullptr : bias.data());
-    kernels::linear_packed_f32(s.sum.data(), s.ctx.data(), y.self.o, S, add);
+    linear_forward(s.sum.data(), s.ctx.data(), y.self.o, S, add);
     if (c.pre_norm()) {
       norm(s.normed.data(), s.sum.data(), y.ffn_norm, S, C, eps);
       ffn(x, s, s.normed.data(), y, act, s.sum.data(), S, c.gated_ffn);
@@ -195,8 +195,8 @@ EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source) const {
     const Seq2SeqAttention& cross = weights_.decoder.layers[l].cross;
     out.cross_k[l].resize(DW);
     out.cross_v[l].resize(DW);
-    kernels::linear_packed_f32(out.cross_k[l].data(), x, cross.k, S);
-    kernels::linear_packed_f32(out.cross_v[l].data(), x, cross.v, S);
+    linear_forward(out.cross_k[l].data(), x, cross.k, S);
+    linear_forward(out.cross_v[l].data(), x, cross.v, S);
   }
   return out;
 }
@@ -239,13 +239,13 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
     add.residual = x;
     const float* in = x;
     if (c.pre_norm()) norm(s.normed.data(), x, a.norm, T, C, eps), in = s.normed.data();
-    kernels::linear_packed_f32(s.q.data(), in, a.q, T);
+    linear_forward(s.q.data(), in, a.q, T);
     if (project_kv) {
-      kernels::linear_packed_f32(k_new, in, a.k, T);
-      kernels::linear_packed_f32(v_new, in, a.v, T);
+      linear_forward(k_new, in, a.k, T);
+      linear_forward(v_new, in, a.v, T);
     }
     attend(s.ctx.data(), probs, s.q.data(), k, v, T, key_count, shape, causal, attn_bias);
-    kernels::linear_packed_f32(s.sum.data(), s.ctx.data(), a.o, T, add);
+    linear_forward(s.sum.data(), s.ctx.data(), a.o, T, add);
     if (c.pre_norm()) std::copy_n(s.sum.data(), TC, x);
     else norm(x, s.sum.data(), a.norm, T, C, eps);
   };

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "blocks.h"
+#include "linear_layer.h"
 #include "safetensors.h"
 #include "seq2seq_config.h"
 #include "weights.h"
@@ -19,16 +20,17 @@
 namespace attnscope {
 
 // One attention sublayer: projections (inner = heads × head_dim wide; T5's have no biases) and the
-// norm that follows (BART, Marian) or precedes (T5: RMSNorm, β empty) it.
+// norm that follows (BART, Marian) or precedes (T5: RMSNorm, β empty) it. The linear layers are the
+// other families' LinearLayer: packed f32 / f16, or int8 (weightPrecision q8).
 struct Seq2SeqAttention {
-  kernels::PackedLinear q, k, v, o;
+  LinearLayer q, k, v, o;
   LayerNormParams norm;
 };
 
 // An encoder layer (cross empty) or a decoder layer. T5's gated feed-forward: act(x W_gate) · x W_in.
 struct Seq2SeqLayer {
   Seq2SeqAttention self, cross;
-  kernels::PackedLinear ff_in, ff_gate, ff_out;
+  LinearLayer ff_in, ff_gate, ff_out;
   LayerNormParams ffn_norm;
 };
 
@@ -41,6 +43,8 @@ struct Seq2SeqStack {
   std::vector<float> relative_bias;     // T5: (num_buckets, heads), layer 0's table, shared by all
 };
 
+// With WeightPrecision::Q8 the matrices load as with F16 (shared and an untied lm_head stay f16) and
+// every linear layer is quantized to int8 as it is packed, as for the encoder and decoder families.
 struct Seq2SeqWeights {
   WeightMatrix shared;                  // (V, C): the embeddings of both stacks (and a tied head)
   WeightMatrix lm_head;                 // (V, C) when untied; empty when tied

@@ -105,9 +105,10 @@ export async function loadSeq2SeqModel(source, options = {}) {
 }
 
 // An encoder-decoder checkpoint (bart, marian, t5): config.json checked by the engine's seq2seq
-// reader, the tokenizer files, then the weights streamed as for every model. 'auto' precision is f32.
+// reader, the tokenizer files, then the weights streamed as for every model. 'f16' and 'q8' as for
+// every model (q8: int8 linear layers, shared embeddings f16); 'auto' precision is f32.
 async function loadSeq2Seq(wasm, provider, configText, { read, signal, onProgress, files, requestedPrecision, threads, started, heapBefore }) {
-  const weightPrecision = requestedPrecision === 'f16' ? 'f16' : 'f32';
+  const weightPrecision = requestedPrecision === 'f16' || requestedPrecision === 'q8' ? requestedPrecision : 'f32';
   const tok = await readTokenizerFiles(read, provider.location);
   callWasm(() => wasm.checkTokenizer(...tokenizerArgs(tok)));
   const weights = await readWeights(wasm, provider, configText, { signal, onProgress, files, weightPrecision });
