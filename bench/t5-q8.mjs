@@ -45,8 +45,10 @@ try {
   const generate = (model, ids) => model.generate(ids, { maxNewTokens: NEW_TOKENS, temperature: 0, stopAtEos: false, candidates: 0 });
   const agreement = { f16: 0, q8: 0 }, probs = { f16: [], q8: [] };
   let positions = 0;
+  const distinct = new Set();
   for (const ids of sources) {
     const target = [...(await generate(models.f32, ids)).ids];
+    target.slice(1).forEach((id) => distinct.add(id));
     for (let k = 1; k < target.length; k++) {
       const prefix = target.slice(1, k);
       positions++;
@@ -60,7 +62,7 @@ try {
   const times = { f32: [], f16: [], q8: [] };
   for (let i = 0; i < RUNS; i++) for (const p of Object.keys(times)) times[p].push(await timed(() => generate(models[p], sources[0])));
   console.log(`CPU: ${cpu}; 1 thread; load average ${load0.map((x) => x.toFixed(2)).join(' ')} → ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  console.log(`t5-small shape (random weights), ${SOURCES} sources of ${S} tokens, ${NEW_TOKENS} greedy tokens each at f32\n`);
+  console.log(`t5-small shape (random weights), ${SOURCES} sources of ${S} tokens, ${NEW_TOKENS} greedy tokens each at f32 (${distinct.size} distinct ids)\n`);
   console.log('| weights | model memory MB | top-1 = f32 greedy (teacher-forced) | median top-1 prob | generation ms (cpu, median) |');
   console.log('|---|---|---|---|---|');
   for (const p of ['f32', 'f16', 'q8']) {

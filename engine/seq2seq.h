@@ -76,12 +76,39 @@ struct DecoderCache {
   std::vector<std::vector<float>> k, v;      // per decoder layer (length, Hd·dh)
 };
 
+// One decoder layer step by step for the positions run, each (tokens, C) but ffn_pre_activation and
+// ffn_intermediate (tokens, F): transformer.h's LayerTrace with the cross-attention sublayer between
+// the self-attention and the feed-forward, each with its Add & Norm.
+//   BART, Marian (post-LN; the *_input_norm steps empty):
+//     self_attention_output = SelfAttn(input);  self_attention_residual = input + self_attention_output
+//     self_attention_norm = LN(self_attention_residual);  cross_attention_* likewise from it
+//     ffn_* from cross_attention_norm;  ffn_residual = cross_attention_norm + ffn_output;  output = LN(ffn_residual)
+//   T5 (pre-RMSNorm; the *_attention_norm steps empty):
+//     self_attention_input_norm = N(input);  self_attention_output = SelfAttn(self_attention_input_norm)
+//     self_attention_residual = input + self_attention_output;  cross_attention_input_norm = N(self_attention_residual)
+//     ...;  ffn_residual = cross_attention_residual + ffn_output;  output = ffn_residual
+// ffn_pre_activation: the input times W_in (+ b) before the activation (T5's gated form: times W_gate,
+// wi_0); ffn_intermediate: what W_out reads (gated: act(x W_gate) · x W_in). The sublayer outputs are
+// the projections without their residual, computed beside the pass (which is unchanged by tracing).
+struct Seq2SeqDecoderLayerTrace {
+  std::vector<float> self_attention_input_norm, self_attention_output, self_attention_residual, self_attention_norm;
+  std::vector<float> cross_attention_input_norm, cross_attention_output, cross_attention_residual, cross_attention_norm;
+  std::vector<float> ffn_input_norm, ffn_pre_activation, ffn_intermediate, ffn_output, ffn_residual, output;
+};
+
+struct Seq2SeqDecoderTrace {
+  std::vector<float> embeddings;  // (tokens, C): what layer 0 reads (scaled, positioned, BART's norm)
+  std::vector<Seq2SeqDecoderLayerTrace> layers;
+  std::vector<float> final_norm;  // T5: decoder.final_layer_norm of the last output (= hidden)
+};
+
 // A decoder pass over `tokens` new target positions after `keys − tokens` cached ones.
 struct DecoderOutput {
   int tokens = 0, keys = 0, source_len = 0;
   std::vector<float> self_attentions;        // (Ld, Hd, tokens, keys): exact zeros above the diagonal
   std::vector<float> cross_attentions;       // (Ld, Hd, tokens, S)
   std::vector<float> hidden;                 // (tokens, C): after T5's final norm
+  Seq2SeqDecoderTrace trace;                 // with decode(…, trace = true); otherwise empty
 };
 
 class Seq2Seq {
@@ -92,12 +119,16 @@ class Seq2Seq {
   EncoderOutput encode(const std::vector<int32_t>& source) const;
   // Runs `ids` as the target positions after cache.length ones and appends their keys and values.
   // E_INPUT as encode(), or an EncoderOutput of another model's shape (the cache is then unchanged).
-  DecoderOutput decode(const std::vector<int32_t>& ids, const EncoderOutput& encoder, DecoderCache& cache) const;
+  // trace: also fill DecoderOutput::trace (every step of every layer for these positions).
+  DecoderOutput decode(const std::vector<int32_t>& ids, const EncoderOutput& encoder, DecoderCache& cache,
+                       bool trace = false) const;
   // Vocabulary logits (rows, V) of decoder hidden states (rows, C): the (tied: shared, with T5's
   // d_model^-0.5 rescale) head plus BART's and Marian's final_logits_bias.
   std::vector<float> logits(const float* hidden, int rows) const;
 
   const Seq2SeqConfig& config() const { return config_; }
+  // The norms' parameters (γ, β) a reader of a trace recomputes the Add & Norm steps with.
+  const Seq2SeqWeights& weights() const { return weights_; }
 
  private:
   void check_ids(const std::vector<int32_t>& ids, int first, const char* what) const;
