@@ -280,6 +280,49 @@ TEST_CASE("seq2seq config: published checkpoints' key sets parse as transformers
   CHECK((marian.decoder_start_token_id == 58100 && marian.scale_embedding && marian.activation == "swish"));
 }
 
+// decode(…, trace = true): the traced pass gives the same outputs bit for bit, each family's steps
+// (post-LN: the *_norm steps; T5: the *_input_norm steps and the final norm), each Add consistent
+// with its sublayer's output, and the trace ends in the hidden state. The values against float64
+// PyTorch: tests/js/seq2seq-trace.test.js.
+TEST_CASE("seq2seq trace: same outputs, each family's steps, adds that add up", "[engine][seq2seq][trace]") {
+  for (const auto& model : test::listed_names(kFixtures + "/models.txt")) {
+    INFO("fixture " << model);
+    const Seq2Seq m = load(model);
+    const nlohmann::json in = inputs_of(model);
+    const EncoderOutput enc = m.encode(ints(in["source_ids"]));
+    DecoderCache plain_cache, traced_cache;
+    const DecoderOutput plain = m.decode(ints(in["decoder_input_ids"]), enc, plain_cache);
+    const DecoderOutput traced = m.decode(ints(in["decoder_input_ids"]), enc, traced_cache, true);
+    CHECK(plain.trace.layers.empty());
+    CHECK(traced.hidden == plain.hidden);
+    CHECK(traced.self_attentions == plain.self_attentions);
+    CHECK(traced.cross_attentions == plain.cross_attentions);
+    const Seq2SeqConfig& c = m.config();
+    const size_t TC = static_cast<size_t>(traced.tokens) * c.d_model;
+    const bool t5 = c.pre_norm();
+    REQUIRE(traced.trace.layers.size() == static_cast<size_t>(c.decoder_layers));
+    CHECK(traced.trace.embeddings.size() == TC);
+    const std::vector<float>* input = &traced.trace.embeddings;
+    for (const Seq2SeqDecoderLayerTrace& y : traced.trace.layers) {
+      CHECK(y.self_attention_input_norm.size() == (t5 ? TC : 0));
+      CHECK(y.self_attention_norm.size() == (t5 ? 0 : TC));
+      CHECK(y.cross_attention_input_norm.size() == (t5 ? TC : 0));
+      CHECK(y.ffn_input_norm.size() == (t5 ? TC : 0));
+      CHECK(y.ffn_pre_activation.size() == static_cast<size_t>(traced.tokens) * c.decoder_ffn);
+      CHECK(y.ffn_intermediate.size() == y.ffn_pre_activation.size());
+      const std::vector<float>& after_self = t5 ? y.self_attention_residual : y.self_attention_norm;
+      const std::vector<float>& after_cross = t5 ? y.cross_attention_residual : y.cross_attention_norm;
+      for (size_t i = 0; i < TC; ++i) {
+        CHECK(std::fabs((*input)[i] + y.self_attention_output[i] - y.self_attention_residual[i]) <= 1e-5f);
+        CHECK(std::fabs(after_self[i] + y.cross_attention_output[i] - y.cross_attention_residual[i]) <= 1e-5f);
+        CHECK(std::fabs(after_cross[i] + y.ffn_output[i] - y.ffn_residual[i]) <= 1e-5f);
+      }
+      input = &y.output;
+    }
+    CHECK((t5 ? traced.trace.final_norm : traced.trace.layers.back().output) == traced.hidden);
+  }
+}
+
 // weightPrecision q8: the seq2seq linear layers are the other families' LinearLayer, quantized to
 // int8 per output channel. Judged against the same model at f32 (itself checked against PyTorch
 // above): loads from F32, F16 and BF16 files, every attention within a few hundredths (as
