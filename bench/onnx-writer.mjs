@@ -31,8 +31,10 @@ export function node(opType, inputs, outputs, attrs = {}, domain = '') {
   };
 }
 
+// A dimension is a number, or a name for one that varies between runs (t5-onnx.mjs's past length).
 export function valueInfo(name, elemType, dims) {
-  return { name, type: { tensorType: { elemType, shape: { dim: dims.map((d) => ({ dimValue: d })) } } } };
+  const dim = dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d }));
+  return { name, type: { tensorType: { elemType, shape: { dim } } } };
 }
 
 export function model({ nodes, initializers, inputs, outputs, opset = 17, name = 'graph' }) {

@@ -171,3 +171,52 @@ export function randomLlama(shapeName, seed = 1) {
   };
   return { shape: { name: shapeName, ...S, headDim: dh }, config, tensors };
 }
+
+// A t5-small-shaped T5ForConditionalGeneration (v1.0: relu feed-forward, tied head): 6 + 6 layers,
+// d_model 512, 8 heads of d_kv 64, d_ff 2048, vocab 32128, 32 relative position buckets up to 128.
+// Values follow T5PreTrainedModel._init_weights (factor 1): shared std 1, q (d_model·d_kv)^-½,
+// k/v/wi d_model^-½, o (heads·d_kv)^-½, wo d_ff^-½, the bias tables d_model^-½; norms ≈ 1. (Uniform
+// with those stds: the scale is what keeps T5's unscaled q·k and its rescaled tied head realistic.)
+export const T5_SHAPES = {
+  't5-small': { family: 't5', layers: 6, decoderLayers: 6, hidden: 512, heads: 8, dKv: 64, ffn: 2048, vocab: 32128,
+    buckets: 32, maxDistance: 128, eps: 1e-6 },
+};
+
+export function randomT5(shapeName, seed = 1) {
+  const S = T5_SHAPES[shapeName];
+  const C = S.hidden, F = S.ffn, inner = S.heads * S.dKv;
+  let k = seed * 1000;
+  const t = (shape, std, mean = 0) => ({ shape, data: uniform(shape.reduce((a, b) => a * b, 1), ++k, std, mean) });
+  const tensors = { 'shared.weight': t([S.vocab, C], 1) };
+  for (const [stack, layers] of [['encoder', S.layers], ['decoder', S.decoderLayers]]) {
+    for (let l = 0; l < layers; l++) {
+      const p = `${stack}.block.${l}.layer.`;
+      const attention = (name) => {
+        tensors[`${name}.q.weight`] = t([inner, C], (C * S.dKv) ** -0.5);
+        tensors[`${name}.k.weight`] = t([inner, C], C ** -0.5);
+        tensors[`${name}.v.weight`] = t([inner, C], C ** -0.5);
+        tensors[`${name}.o.weight`] = t([C, inner], inner ** -0.5);
+      };
+      attention(`${p}0.SelfAttention`);
+      if (l === 0) tensors[`${p}0.SelfAttention.relative_attention_bias.weight`] = t([S.buckets, S.heads], C ** -0.5);
+      tensors[`${p}0.layer_norm.weight`] = t([C], 0.05, 1);
+      if (stack === 'decoder') {
+        attention(`${p}1.EncDecAttention`);
+        tensors[`${p}1.layer_norm.weight`] = t([C], 0.05, 1);
+      }
+      const ff = `${p}${stack === 'decoder' ? 2 : 1}.`;
+      tensors[`${ff}DenseReluDense.wi.weight`] = t([F, C], C ** -0.5);
+      tensors[`${ff}DenseReluDense.wo.weight`] = t([C, F], F ** -0.5);
+      tensors[`${ff}layer_norm.weight`] = t([C], 0.05, 1);
+    }
+    tensors[`${stack}.final_layer_norm.weight`] = t([C], 0.05, 1);
+  }
+  const config = {
+    model_type: 't5', architectures: ['T5ForConditionalGeneration'], vocab_size: S.vocab, d_model: C, d_kv: S.dKv,
+    d_ff: F, num_layers: S.layers, num_decoder_layers: S.decoderLayers, num_heads: S.heads,
+    relative_attention_num_buckets: S.buckets, relative_attention_max_distance: S.maxDistance,
+    layer_norm_epsilon: S.eps, feed_forward_proj: 'relu', tie_word_embeddings: true, is_encoder_decoder: true,
+    pad_token_id: 0, eos_token_id: 1, decoder_start_token_id: 0,
+  };
+  return { shape: { name: shapeName, ...S }, config, tensors };
+}

@@ -19,6 +19,60 @@ ModelConfig seq2seq_stream_config(const Seq2SeqConfig& config) {
   return stream;
 }
 
+emscripten::val seq2seq_trace_to_js(const Seq2Seq& engine, const DecoderOutput& dec, const EncoderOutput& enc,
+                                    const DecoderCache& cache) {
+  auto put = [](val& object, const char* name, const std::vector<float>& data) {
+    if (!data.empty()) object.set(name, to_float32_array(data));
+  };
+  auto norm_js = [](const LayerNormParams& n) {
+    val pair = val::object();
+    pair.set("gamma", to_float32_array(n.gamma));
+    if (!n.beta.empty()) pair.set("beta", to_float32_array(n.beta));
+    return pair;
+  };
+  const Seq2SeqDecoderTrace& t = dec.trace;
+  const Seq2SeqStack& stack = engine.weights().decoder;
+  val layers = val::array(), norms = val::array();
+  for (size_t l = 0; l < t.layers.size(); ++l) {
+    const Seq2SeqDecoderLayerTrace& y = t.layers[l];
+    val layer = val::object();
+    put(layer, "selfAttentionInputNorm", y.self_attention_input_norm);
+    put(layer, "selfAttentionOutput", y.self_attention_output);
+    put(layer, "selfAttentionResidual", y.self_attention_residual);
+    put(layer, "selfAttentionNorm", y.self_attention_norm);
+    put(layer, "crossAttentionInputNorm", y.cross_attention_input_norm);
+    put(layer, "crossAttentionOutput", y.cross_attention_output);
+    put(layer, "crossAttentionResidual", y.cross_attention_residual);
+    put(layer, "crossAttentionNorm", y.cross_attention_norm);
+    put(layer, "ffnInputNorm", y.ffn_input_norm);
+    put(layer, "ffnPreActivation", y.ffn_pre_activation);
+    put(layer, "ffnIntermediate", y.ffn_intermediate);
+    put(layer, "ffnOutput", y.ffn_output);
+    put(layer, "ffnResidual", y.ffn_residual);
+    put(layer, "output", y.output);
+    // What each head's weights average (Σ α v): the self-attention's values of every key so far
+    // and the cross-attention's of every source position.
+    put(layer, "selfValues", cache.v[l]);
+    put(layer, "crossValues", enc.cross_v[l]);
+    layers.call<void>("push", layer);
+    const Seq2SeqLayer& w = stack.layers[l];
+    val n = val::object();
+    n.set("selfAttention", norm_js(w.self.norm));
+    n.set("crossAttention", norm_js(w.cross.norm));
+    n.set("ffn", norm_js(w.ffn_norm));
+    norms.call<void>("push", n);
+  }
+  val out = val::object();
+  out.set("embeddings", to_float32_array(t.embeddings));
+  out.set("layers", layers);
+  put(out, "finalNorm", t.final_norm);
+  val norm_params = val::object();
+  norm_params.set("layers", norms);
+  if (!stack.final_norm.gamma.empty()) norm_params.set("final", norm_js(stack.final_norm));
+  out.set("norms", norm_params);
+  return out;
+}
+
 Seq2SeqModel* create_seq2seq_model(const val& config_json, WeightStream& weights, WeightPrecision precision,
                                    const std::string files[5]) {
   Seq2SeqConfig config = parse_seq2seq_config(string_from_js(config_json));

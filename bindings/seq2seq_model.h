@@ -18,6 +18,13 @@
 
 namespace attnscope::bindings {
 
+// The decoder's trace as copies, named as js/seq2seq.js's result names them (camelCase; steps a
+// family does not have are left out): {embeddings (T,C), layers: [{selfAttentionInputNorm, …,
+// output, selfValues (T,Hd·dh), crossValues (S,Hd·dh)}], finalNorm?, norms: {layers: [{selfAttention,
+// crossAttention, ffn}: {gamma, beta?}], final?}}.
+emscripten::val seq2seq_trace_to_js(const Seq2Seq& engine, const DecoderOutput& dec, const EncoderOutput& enc,
+                                    const DecoderCache& cache);
+
 class Seq2SeqModel {
  public:
   Seq2SeqModel(Seq2SeqConfig config, Seq2Seq engine, tok::Tokenizer tokenizer)
@@ -45,6 +52,7 @@ class Seq2SeqModel {
     out.set("decoderStartTokenId", emscripten::val(c.decoder_start_token_id));
     out.set("activation", emscripten::val(c.activation));
     out.set("tieWordEmbeddings", emscripten::val(c.tie_word_embeddings));
+    out.set("layerNormEps", emscripten::val(c.eps));  // the traced norms recomputed with it
     return out;
   }
 
@@ -56,12 +64,13 @@ class Seq2SeqModel {
 
   // One pass: the encoder over `source`, the decoder over `decoder_ids` (decoder_start_token_id
   // and the target). {encoderAttentions (Le,He,S,S), decoderAttentions (Ld,Hd,T,T),
-  // crossAttentions (Ld,Hd,T,S), hidden (T,C), logits (T,V)}.
-  emscripten::val run(const emscripten::val& source, const emscripten::val& decoder_ids) const {
+  // crossAttentions (Ld,Hd,T,S), hidden (T,C), logits (T,V)}; with `trace`, decoderTrace
+  // (seq2seq_trace_to_js: every step of every decoder layer, the values the heads averaged, the norms).
+  emscripten::val run(const emscripten::val& source, const emscripten::val& decoder_ids, bool trace) const {
     return guarded([&] {
       const EncoderOutput enc = engine_.encode(int32_vector_from_js(source));
       DecoderCache cache;
-      const DecoderOutput dec = engine_.decode(int32_vector_from_js(decoder_ids), enc, cache);
+      const DecoderOutput dec = engine_.decode(int32_vector_from_js(decoder_ids), enc, cache, trace);
       emscripten::val out = val::object();
       out.set("sourceTokens", emscripten::val(enc.source_len));
       out.set("targetTokens", emscripten::val(dec.tokens));
@@ -70,6 +79,7 @@ class Seq2SeqModel {
       out.set("crossAttentions", to_float32_array(dec.cross_attentions));
       out.set("hidden", to_float32_array(dec.hidden));
       out.set("logits", to_float32_array(engine_.logits(dec.hidden.data(), dec.tokens)));
+      if (trace) out.set("decoderTrace", seq2seq_trace_to_js(engine_, dec, enc, cache));
       return out;
     });
   }

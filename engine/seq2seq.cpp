@@ -92,15 +92,15 @@ void ffn(float* out, Scratch& s, const float* in, const Seq2SeqLayer& y, kernels
   activated.activation = act;
   if (gated) {
     s.gate.resize(TF);
-    kernels::linear_packed_f32(s.gate.data(), in, y.ff_gate, T, activated);
-    kernels::linear_packed_f32(s.ff.data(), in, y.ff_in, T);
+    linear_forward(s.gate.data(), in, y.ff_gate, T, activated);
+    linear_forward(s.ff.data(), in, y.ff_in, T);
     kernels::multiply_f32(s.ff.data(), s.gate.data(), TF);
   } else {
-    kernels::linear_packed_f32(s.ff.data(), in, y.ff_in, T, activated);
+    linear_forward(s.ff.data(), in, y.ff_in, T, activated);
   }
   kernels::LinearEpilogue add;
   add.residual = residual;
-  kernels::linear_packed_f32(out, s.ff.data(), y.ff_out, T, add);
+  linear_forward(out, s.ff.data(), y.ff_out, T, add);
 }
 
 }  // namespace
@@ -172,11 +172,11 @@ EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source) const {
     add.residual = x;
     const float* in = x;
     if (c.pre_norm()) norm(s.normed.data(), x, y.self.norm, S, C, eps), in = s.normed.data();
-    kernels::linear_packed_f32(s.q.data(), in, y.self.q, S);
-    kernels::linear_packed_f32(k.data(), in, y.self.k, S);
-    kernels::linear_packed_f32(v.data(), in, y.self.v, S);
+    linear_forward(s.q.data(), in, y.self.q, S);
+    linear_forward(k.data(), in, y.self.k, S);
+    linear_forward(v.data(), in, y.self.v, S);
     attend(s.ctx.data(), probs, s.q.data(), k.data(), v.data(), S, S, shape, false, bias.empty() ? nullptr : bias.data());
-    kernels::linear_packed_f32(s.sum.data(), s.ctx.data(), y.self.o, S, add);
+    linear_forward(s.sum.data(), s.ctx.data(), y.self.o, S, add);
     if (c.pre_norm()) {
       norm(s.normed.data(), s.sum.data(), y.ffn_norm, S, C, eps);
       ffn(x, s, s.normed.data(), y, act, s.sum.data(), S, c.gated_ffn);
@@ -195,13 +195,14 @@ EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source) const {
     const Seq2SeqAttention& cross = weights_.decoder.layers[l].cross;
     out.cross_k[l].resize(DW);
     out.cross_v[l].resize(DW);
-    kernels::linear_packed_f32(out.cross_k[l].data(), x, cross.k, S);
-    kernels::linear_packed_f32(out.cross_v[l].data(), x, cross.v, S);
+    linear_forward(out.cross_k[l].data(), x, cross.k, S);
+    linear_forward(out.cross_v[l].data(), x, cross.v, S);
   }
   return out;
 }
 
-DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutput& enc, DecoderCache& cache) const {
+DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutput& enc, DecoderCache& cache,
+                              bool trace) const {
   const Seq2SeqConfig& c = config_;
   check_ids(ids, cache.length, "target");
   const int L = c.decoder_layers, H = c.decoder_heads, C = c.d_model, S = enc.source_len;
@@ -225,29 +226,50 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
   out.cross_attentions.resize(static_cast<size_t>(L) * H * T * S);
   float* x = out.hidden.data();
   embed(x, weights_.decoder, ids, first);
+  if (trace) {
+    out.trace.embeddings.assign(x, x + TC);
+    out.trace.layers.resize(L);
+  }
   const std::vector<float> bias = position_bias(c, weights_.decoder.relative_bias, H, T, keys, false);
   Scratch s;
   s.normed.resize(TC);
   s.sum.resize(TC);
   for (auto* b : {&s.q, &s.ctx}) b->resize(TW);
 
+  // Where a traced sublayer's steps go (null: not traced).
+  struct SublayerTrace {
+    std::vector<float>*input_norm, *output, *residual, *norm;
+  };
   // x ← x + Attention(N(x)) (pre-norm) or x ← N(x + Attention(x)) (post-norm), keys and values
   // from k, v (keys rows).
   auto sublayer = [&](const Seq2SeqAttention& a, const float* k, const float* v, int key_count, float* probs,
-                      bool causal, const float* attn_bias, bool project_kv, float* k_new, float* v_new) {
+                      bool causal, const float* attn_bias, bool project_kv, float* k_new, float* v_new,
+                      const SublayerTrace* tr) {
     kernels::LinearEpilogue add;
     add.residual = x;
     const float* in = x;
-    if (c.pre_norm()) norm(s.normed.data(), x, a.norm, T, C, eps), in = s.normed.data();
-    kernels::linear_packed_f32(s.q.data(), in, a.q, T);
+    if (c.pre_norm()) {
+      norm(s.normed.data(), x, a.norm, T, C, eps), in = s.normed.data();
+      if (tr) tr->input_norm->assign(in, in + TC);
+    }
+    linear_forward(s.q.data(), in, a.q, T);
     if (project_kv) {
-      kernels::linear_packed_f32(k_new, in, a.k, T);
-      kernels::linear_packed_f32(v_new, in, a.v, T);
+      linear_forward(k_new, in, a.k, T);
+      linear_forward(v_new, in, a.v, T);
     }
     attend(s.ctx.data(), probs, s.q.data(), k, v, T, key_count, shape, causal, attn_bias);
-    kernels::linear_packed_f32(s.sum.data(), s.ctx.data(), a.o, T, add);
-    if (c.pre_norm()) std::copy_n(s.sum.data(), TC, x);
-    else norm(x, s.sum.data(), a.norm, T, C, eps);
+    linear_forward(s.sum.data(), s.ctx.data(), a.o, T, add);
+    if (tr) {  // the projection alone, beside the fused one the pass keeps
+      tr->output->resize(TC);
+      linear_forward(tr->output->data(), s.ctx.data(), a.o, T);
+      tr->residual->assign(s.sum.begin(), s.sum.begin() + TC);
+    }
+    if (c.pre_norm()) {
+      std::copy_n(s.sum.data(), TC, x);
+    } else {
+      norm(x, s.sum.data(), a.norm, T, C, eps);
+      if (tr) tr->norm->assign(x, x + TC);
+    }
   };
   for (int l = 0; l < L; ++l) {
     const Seq2SeqLayer& y = weights_.decoder.layers[l];
@@ -257,20 +279,47 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
     v.resize(static_cast<size_t>(keys) * W);
     float* self_probs = out.self_attentions.data() + static_cast<size_t>(l) * H * T * keys;
     float* cross_probs = out.cross_attentions.data() + static_cast<size_t>(l) * H * T * S;
+    Seq2SeqDecoderLayerTrace* lt = trace ? &out.trace.layers[l] : nullptr;
+    const SublayerTrace self_trace{lt ? &lt->self_attention_input_norm : nullptr, lt ? &lt->self_attention_output : nullptr,
+                                   lt ? &lt->self_attention_residual : nullptr, lt ? &lt->self_attention_norm : nullptr};
+    const SublayerTrace cross_trace{lt ? &lt->cross_attention_input_norm : nullptr,
+                                    lt ? &lt->cross_attention_output : nullptr,
+                                    lt ? &lt->cross_attention_residual : nullptr, lt ? &lt->cross_attention_norm : nullptr};
     sublayer(y.self, k.data(), v.data(), keys, self_probs, true, bias.empty() ? nullptr : bias.data(), true,
-             k.data() + static_cast<size_t>(first) * W, v.data() + static_cast<size_t>(first) * W);
+             k.data() + static_cast<size_t>(first) * W, v.data() + static_cast<size_t>(first) * W,
+             lt ? &self_trace : nullptr);
     sublayer(y.cross, enc.cross_k[l].data(), enc.cross_v[l].data(), S, cross_probs, false, nullptr, false, nullptr,
-             nullptr);
+             nullptr, lt ? &cross_trace : nullptr);
+    const float* ffn_in = x;
     if (c.pre_norm()) {
       norm(s.normed.data(), x, y.ffn_norm, T, C, eps);
+      ffn_in = s.normed.data();
+      if (lt) lt->ffn_input_norm.assign(ffn_in, ffn_in + TC);
+    }
+    if (lt) {  // before the activation (and the gate's product), beside the fused pass
+      lt->ffn_pre_activation.resize(static_cast<size_t>(T) * y.ff_in.out);
+      linear_forward(lt->ffn_pre_activation.data(), ffn_in, c.gated_ffn ? y.ff_gate : y.ff_in, T);
+    }
+    if (c.pre_norm()) {
       std::copy_n(x, TC, s.sum.data());
       ffn(x, s, s.normed.data(), y, act, s.sum.data(), T, c.gated_ffn);
+      if (lt) lt->ffn_residual.assign(x, x + TC);
     } else {
       ffn(s.sum.data(), s, x, y, act, x, T, c.gated_ffn);
+      if (lt) lt->ffn_residual.assign(s.sum.begin(), s.sum.begin() + TC);
       norm(x, s.sum.data(), y.ffn_norm, T, C, eps);
     }
+    if (lt) {
+      lt->ffn_intermediate.assign(s.ff.begin(), s.ff.begin() + static_cast<size_t>(T) * y.ff_in.out);
+      lt->ffn_output.resize(TC);
+      linear_forward(lt->ffn_output.data(), s.ff.data(), y.ff_out, T);
+      lt->output.assign(x, x + TC);
+    }
   }
-  if (c.pre_norm()) norm(x, x, weights_.decoder.final_norm, T, C, eps);
+  if (c.pre_norm()) {
+    norm(x, x, weights_.decoder.final_norm, T, C, eps);
+    if (trace) out.trace.final_norm.assign(x, x + TC);
+  }
   cache.length = keys;
   return out;
 }

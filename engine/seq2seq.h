@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "blocks.h"
+#include "linear_layer.h"
 #include "safetensors.h"
 #include "seq2seq_config.h"
 #include "weights.h"
@@ -19,16 +20,17 @@
 namespace attnscope {
 
 // One attention sublayer: projections (inner = heads × head_dim wide; T5's have no biases) and the
-// norm that follows (BART, Marian) or precedes (T5: RMSNorm, β empty) it.
+// norm that follows (BART, Marian) or precedes (T5: RMSNorm, β empty) it. The linear layers are the
+// other families' LinearLayer: packed f32 / f16, or int8 (weightPrecision q8).
 struct Seq2SeqAttention {
-  kernels::PackedLinear q, k, v, o;
+  LinearLayer q, k, v, o;
   LayerNormParams norm;
 };
 
 // An encoder layer (cross empty) or a decoder layer. T5's gated feed-forward: act(x W_gate) · x W_in.
 struct Seq2SeqLayer {
   Seq2SeqAttention self, cross;
-  kernels::PackedLinear ff_in, ff_gate, ff_out;
+  LinearLayer ff_in, ff_gate, ff_out;
   LayerNormParams ffn_norm;
 };
 
@@ -41,6 +43,8 @@ struct Seq2SeqStack {
   std::vector<float> relative_bias;     // T5: (num_buckets, heads), layer 0's table, shared by all
 };
 
+// With WeightPrecision::Q8 the matrices load as with F16 (shared and an untied lm_head stay f16) and
+// every linear layer is quantized to int8 as it is packed, as for the encoder and decoder families.
 struct Seq2SeqWeights {
   WeightMatrix shared;                  // (V, C): the embeddings of both stacks (and a tied head)
   WeightMatrix lm_head;                 // (V, C) when untied; empty when tied
@@ -72,12 +76,39 @@ struct DecoderCache {
   std::vector<std::vector<float>> k, v;      // per decoder layer (length, Hd·dh)
 };
 
+// One decoder layer step by step for the positions run, each (tokens, C) but ffn_pre_activation and
+// ffn_intermediate (tokens, F): transformer.h's LayerTrace with the cross-attention sublayer between
+// the self-attention and the feed-forward, each with its Add & Norm.
+//   BART, Marian (post-LN; the *_input_norm steps empty):
+//     self_attention_output = SelfAttn(input);  self_attention_residual = input + self_attention_output
+//     self_attention_norm = LN(self_attention_residual);  cross_attention_* likewise from it
+//     ffn_* from cross_attention_norm;  ffn_residual = cross_attention_norm + ffn_output;  output = LN(ffn_residual)
+//   T5 (pre-RMSNorm; the *_attention_norm steps empty):
+//     self_attention_input_norm = N(input);  self_attention_output = SelfAttn(self_attention_input_norm)
+//     self_attention_residual = input + self_attention_output;  cross_attention_input_norm = N(self_attention_residual)
+//     ...;  ffn_residual = cross_attention_residual + ffn_output;  output = ffn_residual
+// ffn_pre_activation: the input times W_in (+ b) before the activation (T5's gated form: times W_gate,
+// wi_0); ffn_intermediate: what W_out reads (gated: act(x W_gate) · x W_in). The sublayer outputs are
+// the projections without their residual, computed beside the pass (which is unchanged by tracing).
+struct Seq2SeqDecoderLayerTrace {
+  std::vector<float> self_attention_input_norm, self_attention_output, self_attention_residual, self_attention_norm;
+  std::vector<float> cross_attention_input_norm, cross_attention_output, cross_attention_residual, cross_attention_norm;
+  std::vector<float> ffn_input_norm, ffn_pre_activation, ffn_intermediate, ffn_output, ffn_residual, output;
+};
+
+struct Seq2SeqDecoderTrace {
+  std::vector<float> embeddings;  // (tokens, C): what layer 0 reads (scaled, positioned, BART's norm)
+  std::vector<Seq2SeqDecoderLayerTrace> layers;
+  std::vector<float> final_norm;  // T5: decoder.final_layer_norm of the last output (= hidden)
+};
+
 // A decoder pass over `tokens` new target positions after `keys − tokens` cached ones.
 struct DecoderOutput {
   int tokens = 0, keys = 0, source_len = 0;
   std::vector<float> self_attentions;        // (Ld, Hd, tokens, keys): exact zeros above the diagonal
   std::vector<float> cross_attentions;       // (Ld, Hd, tokens, S)
   std::vector<float> hidden;                 // (tokens, C): after T5's final norm
+  Seq2SeqDecoderTrace trace;                 // with decode(…, trace = true); otherwise empty
 };
 
 class Seq2Seq {
@@ -88,12 +119,16 @@ class Seq2Seq {
   EncoderOutput encode(const std::vector<int32_t>& source) const;
   // Runs `ids` as the target positions after cache.length ones and appends their keys and values.
   // E_INPUT as encode(), or an EncoderOutput of another model's shape (the cache is then unchanged).
-  DecoderOutput decode(const std::vector<int32_t>& ids, const EncoderOutput& encoder, DecoderCache& cache) const;
+  // trace: also fill DecoderOutput::trace (every step of every layer for these positions).
+  DecoderOutput decode(const std::vector<int32_t>& ids, const EncoderOutput& encoder, DecoderCache& cache,
+                       bool trace = false) const;
   // Vocabulary logits (rows, V) of decoder hidden states (rows, C): the (tied: shared, with T5's
   // d_model^-0.5 rescale) head plus BART's and Marian's final_logits_bias.
   std::vector<float> logits(const float* hidden, int rows) const;
 
   const Seq2SeqConfig& config() const { return config_; }
+  // The norms' parameters (γ, β) a reader of a trace recomputes the Add & Norm steps with.
+  const Seq2SeqWeights& weights() const { return weights_; }
 
  private:
   void check_ids(const std::vector<int32_t>& ids, int first, const char* what) const;

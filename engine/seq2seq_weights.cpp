@@ -95,15 +95,14 @@ class Reader {
   }
   WeightMatrix matrix(const std::string& name, const Shape& shape) {
     WeightMatrix m;
-    if (precision_ == WeightPrecision::F16) m.f16 = source_.take_f16(prefix_ + name, shape);
+    if (precision_ != WeightPrecision::F32) m.f16 = source_.take_f16(prefix_ + name, shape);  // F16, Q8
     else m.f32 = source_.take_f32(prefix_ + name, shape);
     return m;
   }
-  kernels::PackedLinear linear(const std::string& base, int in, int out, bool bias) {
+  LinearLayer linear(const std::string& base, int in, int out, bool bias) {
     WeightMatrix w = matrix(base + ".weight", {out, in});
     std::vector<float> b = bias ? vector(base + ".bias", {out}) : std::vector<float>{};
-    return w.is_f16() ? kernels::pack_linear(std::move(w.f16), std::move(b), in, out)
-                      : kernels::pack_linear(std::move(w.f32), std::move(b), in, out);
+    return pack_linear_layer(w, b, in, out, precision_);
   }
   LayerNormParams norm(const std::string& base, int C, bool beta) {
     LayerNormParams p;
@@ -192,10 +191,6 @@ class FileTensors : public TensorSource {
 }  // namespace
 
 Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& c, TensorSource& tensors, WeightPrecision precision) {
-  // The int8 linear layers (weightPrecision q8) run in the encoder and decoder-only stacks only.
-  if (precision == WeightPrecision::Q8)
-    throw Error("E_INPUT", "weight precision q8 is not available for encoder-decoder models (" + c.model_type +
-                               ") yet: use f32 or f16");
   const Seq2SeqNames names = c.family == Seq2SeqFamily::T5       ? t5_names(c.gated_ffn)
                              : c.family == Seq2SeqFamily::Marian ? marian_names()
                                                                  : bart_names();

@@ -575,6 +575,8 @@ export interface Seq2SeqConfig {
   decoderStartTokenId: number;
   activation: string;
   tieWordEmbeddings: boolean;
+  /** The norms' epsilon (LayerNorm, or T5's RMSNorm): what a trace's norms are recomputed with. */
+  layerNormEps: number;
 }
 
 export interface Seq2SeqRunOptions {
@@ -585,6 +587,46 @@ export interface Seq2SeqRunOptions {
   /** How many next-token predictions after the last position; default 5. */
   topK?: number;
   maxLength?: number;
+  /** Also return decoderTrace: every step of every decoder layer. */
+  trace?: boolean;
+}
+
+/** One decoder layer step by step, each [T][C] but ffnPreActivation and ffnIntermediate [T][F].
+ *  BART, Marian (post-LN) have the *Norm steps after each residual; T5 (pre-RMSNorm) the *InputNorm
+ *  steps before each sublayer; the steps a family does not have are absent. */
+export interface Seq2SeqDecoderLayerTrace {
+  selfAttentionInputNorm?: Float32Array;
+  /** The sublayer's projection through W_O, before its residual. */
+  selfAttentionOutput: Float32Array;
+  selfAttentionResidual: Float32Array;
+  selfAttentionNorm?: Float32Array;
+  crossAttentionInputNorm?: Float32Array;
+  crossAttentionOutput: Float32Array;
+  crossAttentionResidual: Float32Array;
+  crossAttentionNorm?: Float32Array;
+  ffnInputNorm?: Float32Array;
+  /** x W_in (+ b) before the activation; T5's gated feed-forward: x W_gate (wi_0). */
+  ffnPreActivation: Float32Array;
+  /** What W_out reads (gated: act(x W_gate) · x W_in). */
+  ffnIntermediate: Float32Array;
+  ffnOutput: Float32Array;
+  ffnResidual: Float32Array;
+  output: Float32Array;
+  /** [T][Hd·dh]: the self-attention's values (each head's Σ α v reads its dh columns). */
+  selfValues: Float32Array;
+  /** [S][Hd·dh]: the cross-attention's values over the source. */
+  crossValues: Float32Array;
+}
+
+export interface Seq2SeqNorm { gamma: Float32Array; beta?: Float32Array }
+
+export interface Seq2SeqDecoderTrace {
+  /** [T][C]: what decoder layer 0 reads. */
+  embeddings: Float32Array;
+  layers: Seq2SeqDecoderLayerTrace[];
+  /** T5: the decoder's final norm of the last output (= hidden). */
+  finalNorm?: Float32Array;
+  norms: { layers: { selfAttention: Seq2SeqNorm; crossAttention: Seq2SeqNorm; ffn: Seq2SeqNorm }[]; final?: Seq2SeqNorm };
 }
 
 /** Attentions are flat, row-major, in transformers' layout and names. */
@@ -608,6 +650,8 @@ export interface Seq2SeqRunResult {
   hidden: Float32Array;
   hiddenSize: number;
   next: { id: number; token: string; prob: number }[];
+  /** With { trace: true }. */
+  decoderTrace?: Seq2SeqDecoderTrace;
 }
 
 export interface Seq2SeqGenerationStep {

@@ -107,7 +107,8 @@ export async function loadSeq2SeqModel(source, options = {}) {
 
 // An encoder-decoder checkpoint (bart, marian, t5): config.json checked by the engine's seq2seq
 // reader and against wasm32's memory (memory-estimate.js: 'auto' is f16 above its threshold, as
-// for other models), the tokenizer files, then the weights streamed as for every model.
+// for other models; 'q8' as for every model: int8 linear layers, embeddings f16), the tokenizer
+// files, then the weights streamed as for every model.
 async function loadSeq2Seq(wasm, provider, configText, { read, signal, onProgress, files, requestedPrecision, threads, started, heapBefore }) {
   const hf = JSON.parse(configText);
   const weightPrecision = resolveSeq2SeqPrecision(hf, requestedPrecision);

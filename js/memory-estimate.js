@@ -195,22 +195,30 @@ export function seq2seqParameterCounts(hf) {
   const ffnBias = (F) => (bias ? F + C : 0);
   const attention = (HD) => 4 * C * HD;
   const attentionBias = (HD) => (bias ? 3 * HD + C : 0);
-  const matrices = V * C * (s.tied ? 1 : 2)
-    + s.Le * (attention(HDe) + ffn(s.Fe)) + s.Ld * (2 * attention(HDd) + ffn(s.Fd));
+  const embedding = V * C * (s.tied ? 1 : 2);         // the shared embeddings (and an untied head)
+  const linear = s.Le * (attention(HDe) + ffn(s.Fe)) + s.Ld * (2 * attention(HDd) + ffn(s.Fd));
+  const matrices = embedding + linear;
+  // Output channels of the linear layers (a q8 layer keeps a scale and a column sum for each).
+  const channels = s.Le * (4 * C + F_out(s.Fe, s.gated, C)) + s.Ld * (8 * C + F_out(s.Fd, s.gated, C));
   const other = s.Le * (attentionBias(HDe) + ffnBias(s.Fe) + 2 * norm)
     + s.Ld * (2 * attentionBias(HDd) + ffnBias(s.Fd) + 3 * norm)
     + 2 * norm                                        // each stack's final norm (T5) or embedding norm (BART)
     + 2 * s.positions * C + s.buckets * (s.He + s.Hd) + (bias ? V : 0);
-  return { matrices, other };
+  return { matrices, other, embedding, channels };
 }
 
-/** {weights, run, total} bytes of an encoder–decoder at 'f32' | 'f16': a run of a source and a
+// The output channels of one feed-forward: wi (and the gate) F each, wo C.
+const F_out = (F, gated, C) => (gated ? 2 : 1) * F + C;
+
+/** {weights, run, total} bytes of an encoder–decoder at 'f32' | 'f16' | 'q8': a run of a source and a
  *  target of the longest length keeps the three attention kinds, the decoder's logits, the cross
  *  keys and values of every decoder layer and the activations of one layer. */
 export function estimateSeq2SeqMemory(hf, precision) {
   const s = seq2seqSizes(hf);
-  const { matrices, other } = seq2seqParameterCounts(hf);
-  const weights = matrices * (precision === 'f16' ? 2 : 4) + other * 4;
+  const { matrices, other, embedding, channels } = seq2seqParameterCounts(hf);
+  const weights = precision === 'q8'
+    ? (matrices - embedding) + embedding * 2 + channels * 8 + other * 4   // int8 layers, f16 embeddings
+    : matrices * (precision === 'f16' ? 2 : 4) + other * 4;
   const T = s.tokens, F = Math.max(s.Fe, s.Fd);
   const floats = (s.Le * s.He + 2 * s.Ld * s.Hd) * T * T   // encoder self, decoder self, cross
     + T * s.V                                                // logits
@@ -220,11 +228,10 @@ export function estimateSeq2SeqMemory(hf, precision) {
   return { weights, run, total: weights + run };
 }
 
-/** An encoder–decoder's weight precision for 'auto' (f16 above AUTO_F16_ABOVE_BYTES of f32
- *  weights, as for other models; the engine has no q8 for them). */
+/** An encoder–decoder's weight precision: a requested one as is; for 'auto', f16 above
+ *  AUTO_F16_ABOVE_BYTES of f32 weights, as for other models. */
 export function resolveSeq2SeqPrecision(hf, requested) {
-  if (requested === 'f16' || requested === 'f32') return requested;
-  if (requested === 'q8') throw new AttnScopeError('E_INPUT', 'weight precision q8 is not available for encoder-decoder models yet: use f32 or f16');
+  if (WEIGHT_PRECISIONS.includes(requested)) return requested;
   return estimateSeq2SeqMemory(hf, 'f32').weights > AUTO_F16_ABOVE_BYTES ? 'f16' : 'f32';
 }
 

@@ -11,7 +11,7 @@ import { sampleToken, seededRandom } from './sampling.js';
 import { generateOptions } from './generate.js';
 
 const DEFAULT_TOP_K = 5;
-const RUN_OPTIONS = ['target', 'targetIds', 'topK', 'maxLength'];
+const RUN_OPTIONS = ['target', 'targetIds', 'topK', 'maxLength', 'trace'];
 const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'stopAtEos', 'candidates', 'maxLength',
   'signal', 'onToken'];
 
@@ -68,10 +68,11 @@ export class Seq2SeqModel {
     return this.#run(integerArray(sourceIds, 'ids'), targetIds, options);
   }
 
-  #run(sourceIds, targetIds, { topK = DEFAULT_TOP_K }) {
+  #run(sourceIds, targetIds, { topK = DEFAULT_TOP_K, trace = false }) {
     const native = this.#alive();
+    if (typeof trace !== 'boolean') throw new AttnScopeError('E_INPUT', 'trace must be true or false');
     const decoderIds = Int32Array.from([this.config.decoderStartTokenId, ...targetIds]);
-    const raw = callWasm(() => native.run(Int32Array.from(sourceIds), decoderIds));
+    const raw = callWasm(() => native.run(Int32Array.from(sourceIds), decoderIds, trace));
     const c = this.config;
     const S = raw.sourceTokens;
     const T = raw.targetTokens;
@@ -92,6 +93,9 @@ export class Seq2SeqModel {
       hidden: raw.hidden,
       hiddenSize: c.hiddenSize,
       next: topK > 0 ? this.#named(topKSoftmax(last, Math.min(topK, V))) : [],
+      // trace: every step of every decoder layer for each target position (what the Block view walks
+      // through: self-attention, cross-attention, feed-forward, each with its Add & Norm).
+      ...(raw.decoderTrace ? { decoderTrace: raw.decoderTrace } : {}),
     };
   }
 

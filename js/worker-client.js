@@ -148,11 +148,11 @@ export function createWorkerClient() {
     /** Encoder-decoder models (bart, marian, t5): the source ids, and options.targetIds after
      *  decoder_start_token_id; resolves to the plain result js/seq2seq.js gives. */
     runSeq2SeqIds(sourceIds, options = {}) {
-      return call('runIds', { ids: Array.from(sourceIds ?? []) }, options, ['targetIds', 'topK', 'signal', 'replacePending']);
+      return call('runIds', { ids: Array.from(sourceIds ?? []) }, options, ['targetIds', 'topK', 'trace', 'signal', 'replacePending']);
     },
     /** The same from source text (and options.target text). */
     runSeq2Seq(source, options = {}) {
-      return call('run', { text: source }, options, ['target', 'targetIds', 'topK', 'maxLength', 'signal', 'replacePending']);
+      return call('run', { text: source }, options, ['target', 'targetIds', 'topK', 'maxLength', 'trace', 'signal', 'replacePending']);
     },
     tokenize(text, options = {}) {
       return call('tokenize', { text }, options, [...TOKENIZE_OPTIONS, 'signal']);

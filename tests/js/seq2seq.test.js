@@ -95,6 +95,53 @@ describe('encoder-decoder golden fixtures through the WASM API', () => {
   }
 });
 
+// weightPrecision 'q8': int8 linear layers (the engine's LinearLayer, as the other families), shared
+// embeddings f16. Judged against the float64 PyTorch reference with q8's looser tolerances: the
+// decoder's hidden state within 5% (relative L2; 1.4–4.4% measured) and every attention
+// probability within 0.15 (0.01–0.135 measured: these fixtures are 16–32 channels wide, so each
+// token's activations quantize over few values, and T5's unscaled q·k at the fixtures' weight
+// scales is sharp; a broken quantization is off by far more). Less memory than f32, and
+// generation's steps equal a full q8 run. Top-1 agreement on a t5-small shape: bench/t5-q8.mjs.
+describe('encoder-decoder q8 weights through the WASM API', () => {
+  for (const name of models) {
+    it(`${name}: loads as q8, near the reference, smaller than f32, steps equal a full run`, async (t) => {
+      const f = fixture(name);
+      const source = { config: f.config, weights: f.weights, vocab: f.vocab };
+      const f32 = await loadModel(source, { weightPrecision: 'f32', threads: 1 });
+      const f32Bytes = f32.info.memoryBytes;
+      f32.dispose();
+      const model = await loadModel(source, { weightPrecision: 'q8', threads: 1 });
+      try {
+        assert.equal(model.info.weightPrecision, 'q8');
+        assert.ok(model.info.memoryBytes < f32Bytes, `q8 ${model.info.memoryBytes} B vs f32 ${f32Bytes} B`);
+        const r = await model.runIds(f.inputs.source_ids, { targetIds: f.inputs.target_ids });
+        const e = f.expected;
+        for (const [got, key] of [[r.encoderAttentions, 'encoder_attentions'], [r.decoderAttentions, 'decoder_attentions'], [r.crossAttentions, 'cross_attentions']]) {
+          const err = maxError(got, e[key].data);
+          t.diagnostic(`${name} ${key}: max |q8 − reference| ${err.toExponential(2)}`);
+          assert.ok(err > 0 && err <= 0.15, `${key}: max |q8 − reference| ${err}`);
+        }
+        // The decoder's last hidden state: relative L2 error against the reference.
+        let num = 0, den = 0;
+        for (let i = 0; i < r.hidden.length; i++) { num += (r.hidden[i] - e.hidden.data[i]) ** 2; den += e.hidden.data[i] ** 2; }
+        const relative = Math.sqrt(num / den);
+        t.diagnostic(`${name} hidden: relative L2 error ${relative.toExponential(2)}`);
+        assert.ok(relative <= 0.05, `hidden: relative L2 error ${relative}`);
+        const g = await model.generate(f.inputs.greedy.source_ids, { temperature: 0, maxNewTokens: 4, stopAtEos: false, candidates: 0 });
+        const full = await model.runIds(f.inputs.greedy.source_ids, { targetIds: [...g.ids].slice(1, -1) });
+        const [L, H, Tf, S] = full.crossShape;
+        g.steps.forEach((step, t) => {
+          for (let lh = 0; lh < L * H; lh++) {
+            for (let j = 0; j < S; j++) assert.ok(Math.abs(step.crossAttentions[lh * S + j] - full.crossAttentions[(lh * Tf + t) * S + j]) <= 1e-5);
+          }
+        });
+      } finally {
+        model.dispose();
+      }
+    });
+  }
+});
+
 describe('encoder-decoder bad input', () => {
   it('refuses unimplemented config keys by name, out-of-vocab ids and unknown options', async () => {
     const f = fixture('bart_f32');

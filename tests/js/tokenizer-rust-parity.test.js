@@ -51,12 +51,11 @@ const LAYOUTS = [
 ];
 
 // What SentencePiece charsmaps rewrite: fullwidth and halfwidth forms, compatibility characters,
-// combining sequences short enough to be looked up as one grapheme (under 6 bytes), \r\n. Not
-// U+FEFF: Emscripten's glue decodes every returned string with a TextDecoder that drops a leading
-// byte order mark, so a decode that starts with one loses it (a glue problem, not the tokenizer's).
+// combining sequences short enough to be looked up as one grapheme (under 6 bytes), \r\n, U+FEFF
+// (kept at the start of a returned string since bindings/keep-bom.js; tests/js/keep-bom.test.js).
 const COMPAT = ['ＦＵＬＬ', 'ｗｉｄｔｈ', '１２３', '！？', '　', 'ｶﾀｶﾅ', 'ｶﾞ', 'ﾊﾟ', '①②', '㈜', '㎞', '㍻', 'ﬁ', 'ﬂ', 'ﬃ', '½', '²',
   '™', '℃', 'Ⅻ', 'ⅷ', '㊙', 'Å', 'Ω', 'ǅ', 'ſ', 'µ', 'ﹰ', 'ﺀ', 'a\u0301', 'e\u0301\u0323', 'Ａ\u0301', 'ｶ\u3099', '\u1100\u1161',
-  '\u1100\u1161\u11a8', '각\u0301', '\r\n', '\u0600a', '\u200d', 'x\u200dy', '\u00ad', '\u2028', '…', '‥', '〜', '・', 'ｰ',
+  '\u1100\u1161\u11a8', '각\u0301', '\r\n', '\u0600a', '\u200d', 'x\u200dy', '\u00ad', '\u2028', '…', '‥', '〜', '・', 'ｰ', '\uFEFF', '\uFEFFx',
   'A', 'Ａ', 'a\u0301', 'e\u0301', 'e\u0301\u0301', '\u200b', 'x\u200by', '\u00ad', '\u00adq', '㎡', 'ｶﾞ', '\r\n\r\n'];
 
 function compatString(r) {
