@@ -10,7 +10,7 @@
 // the cached steps against a full forward. The CPU is named from lscpu.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -32,7 +32,7 @@ const { values: args } = parseArgs({
 });
 const T = Number(args.tokens), NEW_TOKENS = Math.max(4, Number(args['new-tokens']));
 const RUNS = Math.max(3, Number(args.runs)), WARMUP = Number(args.warmup), THREADS = Number(args.threads);
-const { loadModel } = await import(pathToFileURL(join(repo, 'js/index.js')));
+const { loadModel, buildInfo } = await import(pathToFileURL(join(repo, 'js/index.js')));
 ort.env.wasm.numThreads = 1;
 ort.env.wasm.simd = true;
 ort.env.logLevel = 'error';
@@ -96,7 +96,8 @@ try {
 
   const o = medians(t.ours), mp = medians(t.maps), hd = medians(t.hidden), g = medians(steps);
   const kvBytes = (heads, positions) => L * positions * 2 * heads * dh * 4;
-  console.log(`CPU: ${cpu}; onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, 1 thread, SIMD); AttnScope threads: ${THREADS}`);
+    const relaxed = (await buildInfo({ threads: THREADS })).relaxedSimd;  // the package's choice (ATTNSCOPE_RELAXED_SIMD=0: plain)
+  console.log(`CPU: ${cpu}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}; onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm, 1 thread, SIMD); AttnScope threads: ${THREADS}, ${relaxed ? 'relaxed-SIMD' : 'plain SIMD128'} build`);
   console.log(`SmolLM2-135M shape (random weights): ${L} layers, ${m.shape.hidden} wide, ${H} heads over ${KV} key/value heads of ${dh}, FFN ${m.shape.ffn}, vocab ${V}`);
   console.log(`checks: max |Δhidden| ${hiddenDiff.toExponential(1)}, max |Δattention| ${attentionDiff.toExponential(1)}; cached greedy ids = full forward's argmax ${greedySame}/${NEW_TOKENS}`);
   console.log(`medians of ${RUNS} alternating runs after ${WARMUP} warm-up\n`);

@@ -45,9 +45,13 @@ ort.env.logLevel = 'error';
 const m = randomBert(args.shape, 1);
 const work = mkdtempSync(join(tmpdir(), 'attnscope-ort-q8-'));
 const models = {};
+let attnscopeBuild = null;
 try {
   if (args.root) {
-    const { loadModel } = await import(pathToFileURL(join(resolve(args.root), 'js/index.js')));
+    const { loadModel, buildInfo } = await import(pathToFileURL(join(resolve(args.root), 'js/index.js')));
+    // Which wasm the package chose (Node: the relaxed-SIMD build where the flag can be turned on,
+    // ATTNSCOPE_RELAXED_SIMD=0 for the plain one).
+    attnscopeBuild = (await buildInfo({ threads: THREADS })).relaxedSimd ? 'relaxed SIMD' : 'plain SIMD128';
     writeHfFolder(join(work, 'model'), m);
     for (const weightPrecision of args.attnscope.split(',')) {
       const model = await loadModel(join(work, 'model'), { weightPrecision, threads: THREADS });
@@ -97,7 +101,7 @@ const times = Object.fromEntries(Object.keys(runners).map((k) => [k, []]));
 for (let i = 0; i < RUNS; i++) for (const [k, run] of Object.entries(runners)) times[k].push(await timed(run));
 const med = (k, clock) => median(times[k].map((t) => t[clock]));
 
-console.log(`CPU: ${cpus()[0].model} (${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)}); onnxruntime-web ${ort.env.versions?.web ?? ''} wasm SIMD, ${THREADS} thread${THREADS > 1 ? 's' : ''} for every engine (ORT: both graphs${args.root ? `; AttnScope: ${args.attnscope}` : ""})`);
+console.log(`CPU: ${cpus()[0].model} (${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)}); onnxruntime-web ${ort.env.versions?.web ?? ''} wasm SIMD, ${THREADS} thread${THREADS > 1 ? 's' : ''} for every engine (ORT: both graphs${args.root ? `; AttnScope: ${args.attnscope}, ${attnscopeBuild} build` : ""})`);
 console.log(`${args.shape} @${T} tokens, random weights; q8 vs f32 last hidden state: relative error ${(100 * relative).toFixed(2)}%, cosine ${cosine.toFixed(5)}`);
 console.log(`medians of ${RUNS} alternating runs after ${WARMUP} warm-up:`);
 for (const clock of ['wall', 'cpu']) {
@@ -106,6 +110,7 @@ for (const clock of ['wall', 'cpu']) {
   for (const k of Object.keys(runners).filter((name) => name.startsWith('AttnScope'))) {
     ratios.push(`${k} / ORT q8 ${(med(k, clock) / med('ORT q8', clock)).toFixed(2)}`, `${k} / ORT f32 ${(med(k, clock) / med('ORT f32', clock)).toFixed(2)}`);
   }
+  if (times['AttnScope f32'] && times['AttnScope q8']) ratios.push(`AttnScope f32 / AttnScope q8 ${(med('AttnScope f32', clock) / med('AttnScope q8', clock)).toFixed(2)}×`);
   console.log(`  ${clock.padEnd(4)}: ${cells.join(', ')}; ${ratios.join(', ')}`);
 }
 for (const s of Object.values(sessions)) await s.release();

@@ -334,7 +334,7 @@ async function bench(values) {
     process.stdout.write(`${JSON.stringify({
       median_ms: round(median), min_ms: round(times[0]), tokens, runs, threads: model.info.threads,
       weight_precision: model.info.weightPrecision,
-      build: `${build.target}${build.simd ? '+simd128' : ''} ${build.compiler}`,
+      build: `${build.target}${build.simd ? '+simd128' : ''}${build.relaxedSimd ? '+relaxed-simd' : ''} ${build.compiler}`,
     })}\n`);
   } finally {
     model.dispose();

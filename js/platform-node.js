@@ -7,21 +7,63 @@ import { resolve as resolvePath, join } from 'node:path';
 import { availableParallelism, homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker, parentPort } from 'node:worker_threads';
+import { setFlagsFromString } from 'node:v8';
 
 import { AttnScopeError, abortedError } from './errors.js';
 import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL } from './bundled-models.js';
 
 export const platformName = 'node';
 
+// A function computing f32x4.relaxed_madd(a, b, c) (js/platform-browser.js has the same probe).
+const RELAXED_SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 0x60, 3, 0x7b, 0x7b, 0x7b, 1,
+  0x7b, 3, 2, 1, 0, 10, 13, 1, 11, 0, 0x20, 0, 0x20, 1, 0x20, 2, 0xfd, 0x85, 0x02, 0x0b]);
+const validates = (bytes) => {
+  try {
+    return WebAssembly.validate(bytes);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Whether this process runs the relaxed-SIMD build (the GEMMs on FMA and the int8 relaxed dot,
+ * what Chromium runs). Node 20 (V8 11.3) has relaxed SIMD behind --experimental-wasm-relaxed-simd;
+ * V8 reads wasm feature flags when it validates a module, so turning the flag on here, before the
+ * first compile, enables it for this process and its worker threads (the pthread workers receive
+ * the compiled module). Only a probe that then validates counts. ATTNSCOPE_RELAXED_SIMD=0 keeps
+ * the plain build (to compare the two, or if a Node version mis-handles the flag).
+ */
+export function relaxedSimdSupported() {
+  if (process.env.ATTNSCOPE_RELAXED_SIMD === '0') return false;
+  if (validates(RELAXED_SIMD_PROBE)) return true;
+  try {
+    setFlagsFromString('--experimental-wasm-relaxed-simd');
+  } catch {
+    return false;
+  }
+  return validates(RELAXED_SIMD_PROBE);
+}
+
 /** Options for the Emscripten factory: Emscripten 3.1.6's own Node path is broken on Node 20, so
- *  the module loads through its web path with the bytes read here. The threaded build's pthread
- *  workers are worker_threads dressed as Web Workers (node-pthread-worker.js). */
+ *  the module loads through its web path with the bytes read here. The two builds of each kind
+ *  share one JavaScript glue, so the relaxed one is taken where it validates whole, else the
+ *  plain one. The threaded build's pthread workers are worker_threads dressed as Web Workers
+ *  (node-pthread-worker.js). */
 export async function wasmModuleOptions({ threaded = false } = {}) {
   const dist = new URL('../dist/', import.meta.url);
+  const read = (name) => readFile(fileURLToPath(new URL(name, dist)));
+  let wasmBinary = null;
+  if (relaxedSimdSupported()) {
+    try {
+      wasmBinary = await read(threaded ? 'attnscope-mt-relaxed.wasm' : 'attnscope-relaxed.wasm');
+      if (!validates(wasmBinary)) wasmBinary = null;
+    } catch {
+      wasmBinary = null;  // a copy without the relaxed build
+    }
+  }
   const wasmPath = fileURLToPath(new URL(threaded ? 'attnscope-mt.wasm' : 'attnscope.wasm', dist));
-  let wasmBinary;
   try {
-    wasmBinary = await readFile(wasmPath);
+    wasmBinary ??= await readFile(wasmPath);
   } catch (error) {
     throw new AttnScopeError('E_INTERNAL', `cannot read ${wasmPath} (run scripts/build.sh wasm): ${error.message}`);
   }

@@ -28,9 +28,13 @@ step "catch2 (native, asan+ubsan)" ctest --test-dir build/native --output-on-fai
 if has_files "tests/js/*.test.js"; then
   step "node:test (wasm, api, cli, tokenizer parity)" node --test --test-concurrency=2 tests/js/
 fi
-# The relaxed-SIMD (FMA, int8 relaxed dot) build is what Chromium runs (the Playwright tests below);
-# Node 20 runs the plain one, and the relaxed kernels only behind a flag (the files run directly so
-# it applies).
+# The relaxed-SIMD (FMA, int8 relaxed dot) build is what Chromium runs (the Playwright tests below)
+# and what the package loads in Node 20 (js/platform-node.js turns V8's flag on), so the suite
+# above ran it through the API; the plain build, which other engines get, runs the q8 accuracy and
+# q8 fixture tests again. The kernel harnesses load a build directory themselves: the relaxed one
+# needs the flag on the command line (the files run directly so it applies).
+step "q8 accuracy (plain SIMD128 build)" env ATTNSCOPE_RELAXED_SIMD=0 node --test tests/js/q8-accuracy.test.js
+step "q8 fixtures (plain SIMD128 build)" env ATTNSCOPE_RELAXED_SIMD=0 node --test tests/js/q8-fixtures.test.js
 step "kernels (relaxed SIMD build)" env ATTNSCOPE_WASM_BUILD=build/wasm-relaxed \
   node --experimental-wasm-relaxed-simd tests/js/kernels-simd.test.js
 step "int8 kernels (relaxed SIMD build)" env ATTNSCOPE_WASM_BUILD=build/wasm-relaxed \

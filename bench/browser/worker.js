@@ -5,62 +5,77 @@
 // fixes its thread count when its wasm starts, so each thread count needs a worker of its own.
 // Bundled to /dist/bench-worker.js (bench/browser.mjs) so every URL the package resolves
 // relative to itself (the wasm, Emscripten's thread workers) is the one dist/worker.js sees.
+// With several weight precisions ('f32', 'q8': bench/browser.mjs --weights) the worker holds one
+// AttnScope model (loadModel's weightPrecision) and one ORT session (the f32 graph, or the graph
+// onnxruntime's quantize_dynamic writes) per precision.
 // Messages: {type, ...} → {value} or {error}; times are measured here, around the call alone.
 import { loadModel } from '../../js/index.js';
 import { LOAD_OPTIONS } from '../../js/options.js';
 import { relaxedSimdSupported } from '#platform';
 
-let ort = null, model = null, session = null, ids = null, feeds = null, last = null;
+let ort = null, ids = null, feeds = null;
+const models = {}, sessions = {}, lasts = {};  // by weight precision
 
 const handlers = {
   // Loads both engines for `threads`. The threads option is passed only once the API has it.
-  async init({ threads, ortModule, ortWasmPaths, modelUrl }) {
+  async init({ threads, ortModule, ortWasmPaths, modelUrl, precisions = ['f32'] }) {
     ort = await import(/* @vite-ignore */ ortModule);  // a URL, left for the browser to load
     ort.env.wasm.numThreads = threads;
     ort.env.wasm.wasmPaths = ortWasmPaths;
     ort.env.wasm.proxy = false;  // already off the main thread
     ort.env.logLevel = 'error';
     const threadsOption = LOAD_OPTIONS.includes('threads');
-    model = await loadModel(modelUrl, { cache: false, ...(threadsOption ? { threads } : {}) });
+    for (const weightPrecision of precisions) {
+      models[weightPrecision] = await loadModel(modelUrl, { cache: false, weightPrecision, ...(threadsOption ? { threads } : {}) });
+      if (models[weightPrecision].info.weightPrecision !== weightPrecision) throw new Error(`asked for ${weightPrecision}, loaded ${models[weightPrecision].info.weightPrecision}`);
+    }
+    const model = models[precisions[0]];
     return { threadsOption, modelThreads: model.threads ?? model.info?.threads ?? null, relaxedSimd: relaxedSimdSupported(),
       isolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency };
   },
 
-  // A session for T tokens (the graph's position ids are constants of length T), then one run
-  // of each to compare their last hidden states.
-  async session({ onnxUrl, tokenIds }) {
-    await session?.release();
+  // A session for T tokens and a precision (the graph's position ids are constants of length T),
+  // then one run of each engine to compare their last hidden states: the largest difference and
+  // the relative L2 error (q8 is close to f32, not equal; the two engines round differently).
+  async session({ onnxUrl, tokenIds, precision = 'f32' }) {
+    await sessions[precision]?.release();
     const bytes = new Uint8Array(await (await fetch(onnxUrl)).arrayBuffer());
-    session = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+    sessions[precision] = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
     const T = tokenIds.length;
     ids = Int32Array.from(tokenIds);
     feeds = {
       input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, T]),
       mask_bias: new ort.Tensor('float32', new Float32Array(T), [1, 1, 1, T]),
     };
-    last = null;
-    const ours = await runAttnScope(), theirs = (await session.run(feeds)).last_hidden_state.data;
-    let maxAbsDiff = 0;
-    for (let i = 0; i < ours.hidden.length; i++) maxAbsDiff = Math.max(maxAbsDiff, Math.abs(ours.hidden[i] - theirs[i]));
-    return { maxAbsDiff, hiddenValues: ours.hidden.length, ortThreads: ort.env.wasm.numThreads, wasm: wasmFiles(),
-      ortVersion: ort.env.versions?.web ?? null };
+    lasts[precision] = null;
+    const ours = await runAttnScope({ precision }), theirs = (await sessions[precision].run(feeds)).last_hidden_state.data;
+    let maxAbsDiff = 0, num = 0, den = 0;
+    for (let i = 0; i < ours.hidden.length; i++) {
+      maxAbsDiff = Math.max(maxAbsDiff, Math.abs(ours.hidden[i] - theirs[i]));
+      num += (ours.hidden[i] - theirs[i]) ** 2;
+      den += theirs[i] ** 2;
+    }
+    return { maxAbsDiff, relativeDiff: Math.sqrt(num / den), hiddenValues: ours.hidden.length, ortThreads: ort.env.wasm.numThreads,
+      wasm: wasmFiles(), ortVersion: ort.env.versions?.web ?? null };
   },
 
-  async attnscope() { return timed(runAttnScope); },
-  async ort() { return timed(() => session.run(feeds)); },
+  async attnscope(args) { return timed(() => runAttnScope(args)); },
+  async ort({ precision = 'f32' }) { return timed(() => sessions[precision].run(feeds)); },
 
   async release() {
-    await session?.release();
-    session = null;
-    last = null;
+    for (const precision of Object.keys(sessions)) {
+      await sessions[precision].release();
+      delete sessions[precision];
+      lasts[precision] = null;
+    }
   },
 };
 
 // As bench/run.mjs: each run writes into the previous result's memory (options.reuse), as a
 // live view would, and returns every attention map.
-async function runAttnScope() {
-  last = await model.runIds(ids, { reuse: last });
-  return last;
+async function runAttnScope({ precision = 'f32' }) {
+  lasts[precision] = await models[precision].runIds(ids, { reuse: lasts[precision] });
+  return lasts[precision];
 }
 
 async function timed(fn) {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { loadModel } from '../../js/index.js';
+import { buildInfo, loadModel } from '../../js/index.js';
 
 const ROOT = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const fixtures = ['engine', 'llama'].flatMap((sub) => readdirSync(join(ROOT, sub))
@@ -30,7 +30,15 @@ function folder(dir) {
 
 const maxDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 
-describe('q8 on every fixture family (wasm)', () => {
+// The attention bound: 0.05 where activations are quantized to 256 levels (plain SIMD128
+// build; the largest seen 0.040, gpt2_lm_bf16), 0.1 where to 128 (the relaxed-SIMD build, which
+// Chromium and Node 20 load: i16x8.relaxed_dot_i8x16_i7x16_s takes 7-bit activations, so the
+// step is twice as coarse; the largest seen 0.070, gpt2_lm_bf16). ATTNSCOPE_RELAXED_SIMD=0 runs
+// this file on the plain build (scripts/test.sh does both).
+const relaxed = (await buildInfo({ threads: 1 })).relaxedSimd;
+const ATTENTION_BOUND = relaxed ? 0.1 : 0.05;
+
+describe(`q8 on every fixture family (wasm, ${relaxed ? 'relaxed-SIMD' : 'plain SIMD128'} build)`, () => {
   it('finds the fixtures', () => assert.ok(fixtures.length >= 17, `${fixtures.length} fixtures`));
   for (const dir of fixtures) {
     it(dir.split('/').slice(-2).join('/'), async () => {
@@ -46,7 +54,7 @@ describe('q8 on every fixture family (wasm)', () => {
           assert.equal(b[name].length, a[name].length, name);
           assert.ok(b[name].every(Number.isFinite), `${name} finite`);
         }
-        assert.ok(maxDiff(a.attentions, b.attentions) < 0.05, `max |Δ attention| ${maxDiff(a.attentions, b.attentions)}`);
+        assert.ok(maxDiff(a.attentions, b.attentions) < ATTENTION_BOUND, `max |Δ attention| ${maxDiff(a.attentions, b.attentions)}`);
         const scale = a.valueNorms.reduce((m, x) => Math.max(m, x), 0);
         assert.ok(maxDiff(a.valueNorms, b.valueNorms) <= 0.05 * scale, 'value norms through the int8 W_O slices');
         if (f32.config.isDecoder) {
