@@ -11,7 +11,7 @@ import { sampleToken, seededRandom } from './sampling.js';
 import { generateOptions } from './generate.js';
 
 const DEFAULT_TOP_K = 5;
-const RUN_OPTIONS = ['target', 'targetIds', 'topK', 'maxLength'];
+const RUN_OPTIONS = ['target', 'targetIds', 'topK', 'maxLength', 'logits'];
 const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'stopAtEos', 'candidates', 'maxLength',
   'signal', 'onToken'];
 
@@ -68,7 +68,7 @@ export class Seq2SeqModel {
     return this.#run(integerArray(sourceIds, 'ids'), targetIds, options);
   }
 
-  #run(sourceIds, targetIds, { topK = DEFAULT_TOP_K }) {
+  #run(sourceIds, targetIds, { topK = DEFAULT_TOP_K, logits = false }) {
     const native = this.#alive();
     const decoderIds = Int32Array.from([this.config.decoderStartTokenId, ...targetIds]);
     const raw = callWasm(() => native.run(Int32Array.from(sourceIds), decoderIds));
@@ -92,6 +92,8 @@ export class Seq2SeqModel {
       hidden: raw.hidden,
       hiddenSize: c.hiddenSize,
       next: topK > 0 ? this.#named(topKSoftmax(last, Math.min(topK, V))) : [],
+      // Every position's logits only when asked: T × V floats would weigh on each worker message.
+      ...(logits ? { logits: raw.logits } : {}),
     };
   }
 
