@@ -19,6 +19,11 @@ EXPORT=${1:-build/train-seq2seq/export}
 DEST=model-seq2seq
 export OMP_NUM_THREADS=1
 
+# The golden test runs the engine on the shipped model: a dist/ built before the encoder-decoders
+# would fail it with E_CONFIG "unsupported model_type t5" after the folder has moved.
+grep -q isSeq2SeqConfig dist/attnscope.wasm ||
+  { echo "dist/attnscope.wasm predates the encoder-decoders: NODE_PATH=/usr/share/nodejs bash scripts/build.sh wasm first" >&2; exit 1; }
+
 snapshot=$(mktemp -d)
 trap 'rm -rf "$snapshot"' EXIT
 for f in config.json model.safetensors tokenizer.json tokenizer_config.json heldout.jsonl; do
