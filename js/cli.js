@@ -37,9 +37,10 @@ commands:
             [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
             (decoders; --temperature 0 is greedy; defaults: ${GENERATE_DEFAULTS.maxNewTokens} tokens, and as Hugging Face:
             temperature ${GENERATE_DEFAULTS.temperature}, top-k ${GENERATE_DEFAULTS.topK}, top-p ${GENERATE_DEFAULTS.topP})
-  snapshot  [--model M] --text "..." [--view head|lines|grid] [--layer L] [--head H] --out fig.json
+  snapshot  [--model M] --text "..." [--view head|lines|grid] [--layer L] [--head H] [--words] --out fig.json
             the data of one figure (tokens, the matrices the view draws, model, text, view/layer/head,
-            a format version): <attn-scope src="fig.json"> draws it with no model download
+            a format version): <attn-scope src="fig.json"> draws it with no model download;
+            --words adds the word spans and each matrix merged into words (drawn as words)
             (encoder-decoder models: --text/--ids is the source; ids start with decoder_start_token_id,
             each step holds its cross_attentions row [L][H][S])
   tokenize  --model M [--text "..." [--text-pair "..."]]   (no --text: one JSON string per stdin line)
@@ -82,7 +83,7 @@ const OPTIONS = {
   },
   snapshot: {
     ...COMMON, text: { type: 'string' }, view: { type: 'string', default: 'head' }, layer: { type: 'string' },
-    head: { type: 'string' }, out: { type: 'string' },
+    head: { type: 'string' }, out: { type: 'string' }, words: { type: 'boolean' },
   },
   tokenize: { ...COMMON, text: { type: 'string' }, 'text-pair': { type: 'string' }, 'max-length': { type: 'string' } },
   bench: { ...COMMON, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '10' } },
@@ -266,7 +267,7 @@ async function snapshot(values) {
     const result = await model.run(values.text, { topK: 0 });
     announceTruncation(result.numTruncated, result.tokens.length, 'the input');
     const figure = figureData(result, { model: values.model ?? 'bundled', info: model.info, text: values.text,
-      view: values.view, layer, head });
+      view: values.view, layer, head, words: Boolean(values.words) });
     writeFileSync(values.out, JSON.stringify(figure) + '\n');
   } finally {
     model.dispose();

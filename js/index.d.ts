@@ -232,18 +232,22 @@ export interface FigureData {
   heads: [number, number][];
   /** T·T values per head, row-major, rounded to 6 decimals. */
   attentions: number[][];
+  /** Saved with words (snapshot --words): the word spans, and W·W values per entry of `heads`. */
+  words?: Word[];
+  wordAttentions?: number[][];
 }
 export const FIGURE_FORMAT: 'attnscope-figure';
 export const FIGURE_VERSION: 1;
 export const FIGURE_VIEWS: readonly ('head' | 'lines' | 'grid')[];
 /** The figure of one view of a run (E_INPUT for a view a figure cannot draw). */
 export function figureData(result: RunResult, what: { model: string; info: ModelInfo; text: string;
-  view: string; layer: number; head: number }): FigureData;
-/** A figure read back (E_INPUT for anything that is not one): RunResult fields, the model info, and
- *  covers(view, layer, head): whether it holds every matrix that view draws. */
+  view: string; layer: number; head: number; words?: boolean }): FigureData;
+/** A figure read back (E_INPUT for anything that is not one): RunResult fields (with words and
+ *  wordAttentions when saved with words), the model info, and covers(view, layer, head, words):
+ *  whether it holds every matrix that view draws (as words, when asked). */
 export function figureResult(doc: unknown): { fields: RunResultData; info: object;
-  covers(view: string, layer: number, head: number): boolean; text: string; model: string; view: string;
-  layer: number; head: number };
+  covers(view: string, layer: number, head: number, words?: boolean): boolean; words: boolean; text: string;
+  model: string; view: string; layer: number; head: number };
 
 /** A word of the input: its text, UTF-16 span and the indices of its tokens. */
 export interface Word {

@@ -13,6 +13,7 @@ import { Seq2SeqModel } from './seq2seq.js';
 import { LOAD_OPTIONS, checkOptionNames } from './options.js';
 import {
   DEFAULT_WEIGHT_PRECISION, WASM32_MAX_BYTES, checkFitsWasm32, checkWeightPrecision, resolveWeightPrecision,
+  checkSeq2SeqFitsWasm32, resolveSeq2SeqPrecision,
 } from './memory-estimate.js';
 
 const MAX_TEXT_FILE = 256 * 1024 ** 2;     // config / vocab / tokenizer.json
@@ -105,10 +106,13 @@ export async function loadSeq2SeqModel(source, options = {}) {
 }
 
 // An encoder-decoder checkpoint (bart, marian, t5): config.json checked by the engine's seq2seq
-// reader, the tokenizer files, then the weights streamed as for every model. 'auto' precision is f32.
+// reader and against wasm32's memory (memory-estimate.js: 'auto' is f16 above its threshold, as
+// for other models), the tokenizer files, then the weights streamed as for every model.
 async function loadSeq2Seq(wasm, provider, configText, { read, signal, onProgress, files, requestedPrecision, threads, started, heapBefore }) {
-  const weightPrecision = requestedPrecision === 'f16' ? 'f16' : 'f32';
-  const tok = await readTokenizerFiles(read, provider.location);
+  const hf = JSON.parse(configText);
+  const weightPrecision = resolveSeq2SeqPrecision(hf, requestedPrecision);
+  checkSeq2SeqFitsWasm32(hf, weightPrecision, wasm.heapStats().inUse);
+  const tok = await readSeq2SeqTokenizer(read, provider.location, hf.model_type);
   callWasm(() => wasm.checkTokenizer(...tokenizerArgs(tok)));
   const weights = await readWeights(wasm, provider, configText, { signal, onProgress, files, weightPrecision });
   let native;
@@ -131,6 +135,20 @@ async function loadSeq2Seq(wasm, provider, configText, { read, signal, onProgres
     threads: 1, memoryBytes: Math.max(0, heap.inUse - heapBefore), wasmMemoryBytes: heap.memoryBytes,
     loadMs: Date.now() - started,
   });
+}
+
+// Marian checkpoints on the hub ship their tokenizers only as SentencePiece models (source.spm,
+// target.spm) with a vocab.json mapping pieces to ids, which the engine does not read: when a
+// Marian folder has none of the files it reads, say so rather than ask for merges.txt.
+async function readSeq2SeqTokenizer(read, location, modelType) {
+  try {
+    return await readTokenizerFiles(read, location);
+  } catch (e) {
+    if (modelType !== 'marian' || e?.code !== 'E_TOKENIZER') throw e;
+    throw new AttnScopeError('E_TOKENIZER', `no tokenizer.json at ${location}: Marian checkpoints ship their source and ` +
+      'target tokenizers as SentencePiece files (source.spm, target.spm + vocab.json), which AttnScope cannot read yet; ' +
+      'it needs a tokenizer.json with the model\'s ids (a Unigram tokenizer in Hugging Face tokenizers\' format)');
+  }
 }
 
 /**

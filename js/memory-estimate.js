@@ -155,3 +155,85 @@ export function checkFitsWasm32(config, precision, inUse = 0) {
 function gigabytes(bytes) {
   return bytes >= 0.1 * 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(2)} GB` : `${Math.round(bytes / 1024 ** 2)} MB`;
 }
+
+// ---- encoder–decoders (bart, marian, t5) --------------------------------------------------------
+
+/** The T5 run budget's length: T5 has relative positions and no table, so no longest input of
+ *  its own; transformers' t5 configs say n_positions 512. */
+const T5_ESTIMATE_TOKENS = 512;
+
+/**
+ * An encoder–decoder's sizes from its config.json as transformers reads it (BartConfig,
+ * MarianConfig, T5Config keys), before anything else is downloaded.
+ */
+export function seq2seqSizes(hf) {
+  const t5 = hf.model_type === 't5';
+  if (t5) {
+    const layers = hf.num_layers, proj = hf.feed_forward_proj ?? 'relu';
+    return { family: 't5', V: hf.vocab_size, C: hf.d_model, Le: layers, Ld: hf.num_decoder_layers ?? layers,
+      He: hf.num_heads, Hd: hf.num_heads, dkv: hf.d_kv, Fe: hf.d_ff, Fd: hf.d_ff, gated: proj.startsWith('gated'),
+      tied: hf.tie_word_embeddings ?? true, buckets: hf.relative_attention_num_buckets ?? 32, positions: 0,
+      tokens: Math.min(hf.n_positions ?? T5_ESTIMATE_TOKENS, RUN_ESTIMATE_MAX_TOKENS) };
+  }
+  const C = hf.d_model, P = hf.max_position_embeddings;
+  return { family: hf.model_type, V: hf.vocab_size, C, Le: hf.encoder_layers, Ld: hf.decoder_layers,
+    He: hf.encoder_attention_heads, Hd: hf.decoder_attention_heads, dkv: C / hf.encoder_attention_heads,
+    Fe: hf.encoder_ffn_dim, Fd: hf.decoder_ffn_dim, gated: false, tied: hf.tie_word_embeddings ?? true, buckets: 0,
+    // BART's learned tables have 2 extra rows (its offset); Marian's sinusoidal table is stored too.
+    positions: hf.model_type === 'bart' ? P + 2 : P, tokens: Math.min(P, RUN_ESTIMATE_MAX_TOKENS) };
+}
+
+/** Parameters of an encoder–decoder: `matrices` (linear layers, the word embeddings and an
+ *  untied head: f16 under 'f16') and `other` (biases, norms, position tables, T5's bucket
+ *  tables, BART/Marian's final_logits_bias: f32). */
+export function seq2seqParameterCounts(hf) {
+  const s = seq2seqSizes(hf);
+  const { V, C } = s, HDe = s.He * s.dkv, HDd = s.Hd * s.dkv;
+  const bias = s.family !== 't5';                    // BART and Marian linear layers have biases
+  const norm = bias ? 2 * C : C;                     // LayerNorm (weight, bias) or RMSNorm (weight)
+  const ffn = (F) => (s.gated ? 3 : 2) * C * F;
+  const ffnBias = (F) => (bias ? F + C : 0);
+  const attention = (HD) => 4 * C * HD;
+  const attentionBias = (HD) => (bias ? 3 * HD + C : 0);
+  const matrices = V * C * (s.tied ? 1 : 2)
+    + s.Le * (attention(HDe) + ffn(s.Fe)) + s.Ld * (2 * attention(HDd) + ffn(s.Fd));
+  const other = s.Le * (attentionBias(HDe) + ffnBias(s.Fe) + 2 * norm)
+    + s.Ld * (2 * attentionBias(HDd) + ffnBias(s.Fd) + 3 * norm)
+    + 2 * norm                                        // each stack's final norm (T5) or embedding norm (BART)
+    + 2 * s.positions * C + s.buckets * (s.He + s.Hd) + (bias ? V : 0);
+  return { matrices, other };
+}
+
+/** {weights, run, total} bytes of an encoder–decoder at 'f32' | 'f16': a run of a source and a
+ *  target of the longest length keeps the three attention kinds, the decoder's logits, the cross
+ *  keys and values of every decoder layer and the activations of one layer. */
+export function estimateSeq2SeqMemory(hf, precision) {
+  const s = seq2seqSizes(hf);
+  const { matrices, other } = seq2seqParameterCounts(hf);
+  const weights = matrices * (precision === 'f16' ? 2 : 4) + other * 4;
+  const T = s.tokens, F = Math.max(s.Fe, s.Fd);
+  const floats = (s.Le * s.He + 2 * s.Ld * s.Hd) * T * T   // encoder self, decoder self, cross
+    + T * s.V                                                // logits
+    + 4 * s.Ld * T * s.Hd * s.dkv                            // cross K/V and the decoder's self K/V cache
+    + 2 * T * s.C + T * F + 4 * T * s.C;                     // encoder output, one layer's activations
+  const run = floats * 4;
+  return { weights, run, total: weights + run };
+}
+
+/** An encoder–decoder's weight precision for 'auto' (f16 above AUTO_F16_ABOVE_BYTES of f32
+ *  weights, as for other models; the engine has no q8 for them). */
+export function resolveSeq2SeqPrecision(hf, requested) {
+  if (requested === 'f16' || requested === 'f32') return requested;
+  if (requested === 'q8') throw new AttnScopeError('E_INPUT', 'weight precision q8 is not available for encoder-decoder models yet: use f32 or f16');
+  return estimateSeq2SeqMemory(hf, 'f32').weights > AUTO_F16_ABOVE_BYTES ? 'f16' : 'f32';
+}
+
+/** Throws E_TOO_LARGE when an encoder–decoder at `precision` cannot fit next to `inUse` bytes. */
+export function checkSeq2SeqFitsWasm32(hf, precision, inUse = 0) {
+  const need = estimateSeq2SeqMemory(hf, precision);
+  const room = Math.max(0, WASM32_MAX_BYTES - HEADROOM_BYTES - inUse);
+  if (need.total <= room) return need;
+  throw new AttnScopeError('E_TOO_LARGE', `this encoder-decoder needs about ${gigabytes(need.total)} of WebAssembly memory ` +
+    `(${gigabytes(need.weights)} of ${precision} weights + ${gigabytes(need.run)} for a ${seq2seqSizes(hf).tokens}-token source and target), ` +
+    `more than the ${gigabytes(room)} wasm32 (4 GB) can hold` + (precision === 'f32' ? ": try weightPrecision 'f16'" : ': pick a smaller model'));
+}

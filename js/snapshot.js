@@ -3,7 +3,11 @@
 // figure with no WebAssembly and no model download (<attn-scope src="fig.json">). Written by
 // `attnscope snapshot`, the page's "Save figure data" and the element; read back by
 // figureResult. Not a cache of a whole run: a head view keeps one head, a lines view one layer.
+// With words (issue 36) it also holds the word spans and each held head's word-level matrix
+// (js/words.js), so the figure draws words with no model; the token matrices stay (a reader may
+// switch words off). Both are optional fields of version 1: an older reader ignores them.
 import { AttnScopeError } from './errors.js';
+import { findWords, mergeHead } from './words.js';
 
 export const FIGURE_FORMAT = 'attnscope-figure';
 export const FIGURE_VERSION = 1;
@@ -27,16 +31,20 @@ export function figureHeads(view, layer, head, layers, heads) {
 /**
  * The figure document for one view of a run.
  * @param result a RunResult (tokens, tokenTexts, specialTokensMask, shape, attention())
- * @param {{model: string, info: object, text: string, view: string, layer: number, head: number}} what
+ * @param {{model: string, info: object, text: string, view: string, layer: number, head: number,
+ *   words?: boolean}} what  words: add `words` [{text, start, end, tokens}] (findWords over the
+ *   run's offsets into `text`) and `wordAttentions`, one W×W matrix per entry of `heads`
  */
-export function figureData(result, { model, info, text, view, layer, head }) {
+export function figureData(result, { model, info, text, view, layer, head, words = false }) {
   if (!FIGURE_VIEWS.includes(view)) {
     throw new AttnScopeError('E_INPUT', `a frozen figure draws the ${FIGURE_VIEWS.join(', ')} views, not "${view}"`);
   }
   const [L, H, T] = result.shape;
   const heads = figureHeads(view, layer, head, L, H);
   const config = info.config;
-  return {
+  const round = (v) => Math.round(v * DECIMALS) / DECIMALS;
+  const wordSpans = words ? findWords(result, text) : null;
+  const figure = {
     format: FIGURE_FORMAT,
     version: FIGURE_VERSION,
     model,
@@ -53,8 +61,13 @@ export function figureData(result, { model, info, text, view, layer, head }) {
     offsets: [...result.offsets],
     shape: [L, H, T],
     heads,
-    attentions: heads.map(([l, h]) => Array.from(result.attention(l, h), (v) => Math.round(v * DECIMALS) / DECIMALS)),
+    attentions: heads.map(([l, h]) => Array.from(result.attention(l, h), round)),
   };
+  if (wordSpans) {
+    figure.words = wordSpans.map(({ text: word, start, end, tokens }) => ({ text: word, start, end, tokens: [...tokens] }));
+    figure.wordAttentions = heads.map(([l, h]) => Array.from(mergeHead(result.attention(l, h), wordSpans, T), round));
+  }
+  return figure;
 }
 
 /**
@@ -84,8 +97,11 @@ export function figureResult(doc) {
   });
   const offsets = Array.isArray(doc.offsets) && doc.offsets.length === 2 * T ? doc.offsets : new Array(2 * T).fill(0);
   const config = { ...doc.modelInfo?.config, numLayers: L, numHeads: H };
+  const words = doc.words === undefined ? null : figureWords(doc, T, L, H, bad);
   return {
     fields: {
+      ...(typeof doc.text === 'string' ? { text: doc.text } : {}),   // what the offsets (and words) index
+      ...(words ?? {}),
       tokens: doc.tokens.map(String),
       tokenTexts: doc.tokenTexts.map(String),
       ids: new Int32Array(T),
@@ -98,13 +114,42 @@ export function figureResult(doc) {
       attentions,
     },
     info: { kind: config.isDecoder ? 'decoder' : 'encoder', config, frozen: true, source: doc.model },
-    /** Whether the figure holds every matrix `view` at (layer, head) draws. */
-    covers: (view, layer, head) => FIGURE_VIEWS.includes(view) &&
+    /** Whether the figure holds every matrix `view` at (layer, head) draws (as words, too, if asked). */
+    covers: (view, layer, head, asWords = false) => FIGURE_VIEWS.includes(view) && (!asWords || words !== null) &&
       figureHeads(view, layer, head, L, H).every(([l, h]) => held.has(`${l}/${h}`)),
+    /** Whether the figure was saved with words on (it holds the word spans and matrices). */
+    words: words !== null,
     text: typeof doc.text === 'string' ? doc.text : '',
     model: typeof doc.model === 'string' ? doc.model : 'bundled',
     view: doc.view,
     layer: Number.isInteger(doc.layer) ? doc.layer : 0,
     head: Number.isInteger(doc.head) ? doc.head : 0,
   };
+}
+
+// A figure's words and word matrices, checked (each word's tokens in range, every token in one
+// word, rows of the given size in [0, 1]) and laid out as a RunResult's words / wordAttentions
+// (L·H·W·W, zero where the figure holds no head).
+function figureWords(doc, T, L, H, bad) {
+  const { words, wordAttentions } = doc;
+  if (!Array.isArray(words) || words.length === 0 || words.length > T) throw bad('words');
+  const seen = new Uint8Array(T);
+  for (const w of words) {
+    if (!w || typeof w.text !== 'string' || !Number.isInteger(w.start) || !Number.isInteger(w.end) ||
+      !Array.isArray(w.tokens) || w.tokens.length === 0) throw bad('a word needs text, start, end and tokens');
+    for (const t of w.tokens) {
+      if (!Number.isInteger(t) || t < 0 || t >= T || seen[t]) throw bad(`word token ${t}`);
+      seen[t] = 1;
+    }
+  }
+  if (!seen.every(Boolean)) throw bad('every token belongs to one word');
+  const W = words.length;
+  if (!Array.isArray(wordAttentions) || wordAttentions.length !== doc.heads.length) throw bad('wordAttentions: one per head');
+  const flat = new Float32Array(L * H * W * W);
+  doc.heads.forEach(([l, h], i) => {
+    const m = wordAttentions[i];
+    if (!Array.isArray(m) || m.length !== W * W || !m.every((v) => typeof v === 'number' && v >= 0 && v <= 1 + 1e-5)) throw bad(`word matrix ${l}/${h}`);
+    flat.set(m, (l * H + h) * W * W);
+  });
+  return { words: words.map((w) => ({ text: w.text, start: w.start, end: w.end, tokens: [...w.tokens] })), wordAttentions: flat };
 }

@@ -148,7 +148,9 @@ test('aggregates: mean, max, rollout and raw stay causal', async () => {
 });
 
 test('diff works for the decoder: masking a key and dropping a token keep every matrix causal', async () => {
+  await page.click('#select-mode');   // a chip click selects for masking only in this mode
   await page.click('#chips .chip[data-pos="1"]');
+  await page.click('#select-mode');
   await page.click('#mask-btn');
   await page.waitForFunction(() => window.__attnscope.edit?.kind === 'mask' && window.__attnscope.diff('edited'));
   const T = (await hook(() => window.__attnscope.shape))[2];
@@ -195,7 +197,6 @@ test('next-token panel: the selected position shows its top guesses and the toke
   assert.equal(await page.locator('#next-token .next-list li').count(), entry.top.length);
   assert.equal(await page.locator('#next-token .next-actual').getAttribute('data-rank'), String(entry.actual.rank));
   assert.match(await page.locator('#next-token .next-actual').textContent(), new RegExp(`no\\. ${entry.actual.rank + 1}\\b`));
-  await page.click('#chips .chip[data-pos="2"]');   // unselect
 });
 
 async function generate() {

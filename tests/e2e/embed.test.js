@@ -282,7 +282,7 @@ describe('exports', () => {
       textSelectors: ['.hint', '.legend span:first-child', '.legend span:nth-of-type(2)', '.legend-caption'],
     });
     assert.ok(check.found, `the heatmap's pixels are not in the PNG (${JSON.stringify(check.size)})`);
-    assert.ok(check.panelY >= 30 && check.titleInk > 200, 'no title band above the view');
+    assert.ok(check.firstY >= 30 && check.titleInk > 200, 'no title band above the view');
     for (const t of check.texts) assert.ok(t.ink > 0, `"${t.text}" (${t.sel}) is blank in the PNG`);
     assert.deepEqual(await g.check(), []);
     await g.context.close();

@@ -170,13 +170,14 @@ test('clicking a thumbnail opens that head; hovering a cell shows its exact weig
   await page.keyboard.press('ArrowRight');
   const moved = await tip.evaluate((t) => [Number(t.dataset.row), Number(t.dataset.col)]);
   assert.deepEqual(moved, [Math.min(i + 1, n - 1), Math.min(j + 1, n - 1)]);
-  // Save PNG: a real PNG of the drawn heatmap, named after the head.
+  // Save PNG: the head as a titled figure (tests/e2e/exports.test.js), named after the head, at
+  // 2 px per CSS px at least (the heatmap with margins, at a 1× screen).
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('.view-head .save-png').click()]);
-  assert.equal(download.suggestedFilename(), `attention-layer${l}-head${h}.png`);
+  assert.equal(download.suggestedFilename(), `attnscope-head-layer${l}-head${h}.png`);
   const png = readFileSync(await download.path());
   assert.equal(png.subarray(1, 4).toString(), 'PNG');
   const width = png.readUInt32BE(16);
-  assert.equal(width, await page.locator('.view-head .heatmap canvas').first().evaluate((c) => c.width));
+  assert.ok(width >= 2 * await page.locator('.view-head .heatmap canvas').first().evaluate((c) => c.getBoundingClientRect().width));
 });
 
 test('keyboard: the grid opens a head with arrows + Enter; the threshold control is mirrored in the URL', async () => {
@@ -356,8 +357,10 @@ test('aggregates: mean, max and rollout match independent computations', async (
 
 test('selecting several query tokens shows their mean attention row', async () => {
   await page.locator('[role=tab][data-view=head]').click();
+  await page.locator('#select-mode').click();   // a chip click selects only in this mode
   await page.locator('#chips .chip[data-pos="1"]').click();
   await page.locator('#chips .chip[data-pos="3"]').click();
+  await page.locator('#select-mode').click();
   await page.waitForFunction(() => window.__attnscope.state.selected.join() === '1,3');
   await page.waitForFunction(() => document.querySelector('.view-head canvas.bars')?.dataset.values);
   const { l, h } = await hook(() => ({ l: window.__attnscope.state.layer, h: window.__attnscope.state.head }));
@@ -379,7 +382,9 @@ test('masking a token zeroes its column; dropping it removes it; the diff view c
   await page.locator('[role=tab][data-view=head]').click();
   const T = await hook(() => window.__attnscope.shape[2]);
   const pos = 2;
+  await page.locator('#select-mode').click();
   await page.locator(`#chips .chip[data-pos="${pos}"]`).click();
+  await page.locator('#select-mode').click();
   await page.waitForFunction((p) => window.__attnscope.state.selected.includes(p), pos);
   await page.locator('#mask-btn').click();
   await page.waitForFunction(() => window.__attnscope.edit?.kind === 'mask' && window.__attnscope.state.view === 'diff');
@@ -521,7 +526,9 @@ test('no console errors, uncaught errors, unhandled rejections or foreign reques
     await page.waitForFunction((v) => document.querySelector(`.view-${v}`) && !document.querySelector(`.view-${v}`).hidden &&
       document.querySelector(`.view-${v}`).children.length > 0, view);
   }
+  await page.locator('#select-mode').click();
   await page.locator('#chips .chip').nth(2).click();
+  await page.locator('#select-mode').click();
   await page.locator('#mask-btn').click();
   await page.waitForFunction(() => window.__attnscope.edit?.kind === 'mask');
   await page.waitForTimeout(300);

@@ -52,7 +52,7 @@ test('the head view PNG at devicePixelRatio 2: title band, the heatmap pixel for
     });
     assert.ok(check.distinct >= 3, 'the sampled heatmap row is not uniform');
     assert.ok(check.found, `the heatmap's pixels are not in the PNG at 2 px per CSS px (PNG ${JSON.stringify(check.size)})`);
-    assert.ok(check.panelY >= 30, `no title band above the view (view at y=${check.panelY})`);
+    assert.ok(check.firstY >= 30, `no title band above the view (view at y=${check.firstY})`);
     assert.ok(check.titleInk > 200, 'the title band is blank');
     for (const t of check.texts) assert.ok(t.ink > 0, `"${t.text}" (${t.sel}) is blank in the PNG`);
     assert.deepEqual(g.problems, []);
@@ -103,6 +103,47 @@ test('every other view exports a titled SVG figure in the UI language, with its 
       const png = await download(g.page, '#export-png');
       assert.equal(png.bytes.subarray(1, 4).toString('latin1'), 'PNG', view);
     }
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
+  }
+});
+
+test('on a 1× screen the PNG is 2×; figures leave out how-to text and inputs; the head view\'s own Save PNG is the titled figure with its scale', async () => {
+  const g = await openPage('view=grid&layer=1&head=0', { dpr: 1 });
+  try {
+    const howTo = { grid: 'use the arrow keys and Enter', lines: 'Hover a token to follow', formula: null };
+    for (const [view, words] of Object.entries(howTo)) {
+      await g.page.locator(`[role=tab][data-view="${view}"]`).click();
+      await g.page.waitForFunction((v) => window.__attnscope.state.view === v, view);
+      await g.page.waitForTimeout(300);
+      // The same display list makes the SVG and the PNG: its words are the PNG's.
+      const svg = await download(g.page, '#export-svg');
+      const doc = await g.page.evaluate((text) => {
+        const root = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
+        return { width: Number(root.getAttribute('width')), texts: [...root.querySelectorAll('text')].map((t) => t.textContent) };
+      }, svg.bytes.toString('utf8'));
+      if (words) {
+        assert.ok(await g.page.locator(`.view-${view} .how-to`).isVisible(), `${view}: the page lost its how-to`);
+        assert.doesNotMatch(doc.texts.join(' '), new RegExp(words), `${view}: the figure carries the how-to`);
+      }
+      // The pickers' labels ("Layer", "Head", "Query token" beside their lists) stay on the page.
+      const labels = await g.page.locator(`.view-${view} label:has(select) > span`).allTextContents();
+      if (view !== 'grid') assert.ok(labels.length > 0, `${view} has no pickers to leave out`);
+      for (const label of labels) assert.ok(!doc.texts.includes(label.trim()), `${view}: the picker "${label}" is in the figure`);
+      const png = await download(g.page, '#export-png');
+      assert.equal(png.bytes.readUInt32BE(16), Math.round(doc.width * 2), `${view}: the PNG is not 2× the figure's ${doc.width} px`);
+    }
+    // The head view's own button: the same titled figure (with its colour scale) as the page's PNG.
+    await g.page.locator('[role=tab][data-view="head"]').click();
+    await g.page.waitForFunction(() => window.__attnscope.state.view === 'head');
+    const own = await download(g.page, '.view-head .save-png');
+    const page = await download(g.page, '#export-png');
+    assert.equal(own.name, 'attnscope-head-layer1-head0.png');
+    assert.ok(own.bytes.equals(page.bytes), 'the head view\'s Save PNG differs from the titled figure');
+    // (That figure's title band, heatmap and inked scale: the first test, at devicePixelRatio 2.)
+    const viewWidth = await g.page.evaluate(() => document.querySelector('.view-head').getBoundingClientRect().width);
+    assert.ok(own.bytes.readUInt32BE(16) >= 2 * viewWidth, `the head PNG is ${own.bytes.readUInt32BE(16)} px for a ${viewWidth}-px view`);
     assert.deepEqual(g.problems, []);
   } finally {
     await g.context.close();

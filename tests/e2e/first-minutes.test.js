@@ -181,9 +181,10 @@ test('Korean text in the English-only bundled model explains its [UNK]s', async 
   }
 });
 
-test('the first screen shows the attention, at 1280×800 and 390×844; the deeper decoder\'s whole grid at 1280×800', async () => {
+test('the first screen shows the attention, at 1280×800 and 390×844 (EN, KO); the deeper decoder\'s whole grid at 1280×800', async () => {
   const desktop = { width: 1280, height: 800 }, phone = { width: 390, height: 844 };
-  const cases = [{ query: '', viewport: desktop }, { query: '', viewport: phone }, { query: '?model=bundled-causal', viewport: desktop }];
+  const cases = [{ query: '', viewport: desktop }, { query: '', viewport: phone }, { query: '?lang=ko', viewport: phone },
+    { query: '?model=bundled-causal', viewport: desktop }];
   for (const { query, viewport } of cases) {
     const g = await guardedPage(browser, server.origin, viewport);
     try {
@@ -194,11 +195,20 @@ test('the first screen shows the attention, at 1280×800 and 390×844; the deepe
         return c && Number(c.dataset.rendered) === Number(c.dataset.layers) * Number(c.dataset.heads);
       });
       const box = await g.page.locator('canvas.model-grid').boundingBox();
-      // Desktop: the whole grid; phone: at least its first layer's row of heads (a quarter).
+      // Desktop: the whole grid; phone (issue 36: it started at 746 px of 844): its top on screen
+      // and at least 45% of the screen's height of it (or all of it) visible without scrolling,
+      // under the model card, the text box (compacted, not hidden) and the tabs.
       const visible = Math.min(box.y + box.height, viewport.height) - box.y;
       console.log(`# ${query || 'default'} ${viewport.width}×${viewport.height}: grid at ${Math.round(box.y)} px, ${Math.round(visible)} of ${Math.round(box.height)} px on the first screen`);
-      assert.ok(visible >= box.height / (viewport.width >= 1000 ? 1 : 4), `${query} ${viewport.width}×${viewport.height}: the grid starts at ` +
+      const needed = viewport.width >= 1000 ? box.height : Math.min(box.height, 0.45 * viewport.height);
+      assert.ok(box.y >= 0 && visible >= needed, `${query} ${viewport.width}×${viewport.height}: the grid starts at ` +
         `${Math.round(box.y)} px (${Math.round(visible)} of ${Math.round(box.height)} px visible)`);
+      if (viewport.width < 1000) {
+        assert.ok(await g.page.locator('#text-a').isVisible(), 'the text box is hidden');
+        const tabHeights = await g.page.locator('[role=tab]:visible').evaluateAll((tabs) => tabs.map((t) => t.getBoundingClientRect().height));
+        assert.ok(Math.min(...tabHeights) >= 44, `tabs ${Math.min(...tabHeights)} px tall on a phone (44 px touch targets)`);
+        await g.page.screenshot({ path: `/tmp/lesson-shots/first-screen-phone${query ? '-ko' : ''}.png` });
+      }
       assert.ok(box.x >= 0 && box.x + box.width <= viewport.width + 0.5, 'the grid is wider than the screen');
       assert.deepEqual(g.problems, []);
     } finally {
@@ -254,7 +264,7 @@ test('the page has a Copy link that reopens the same text, model and view', asyn
   }
 });
 
-test('the page exports what the element exports: the view as a PNG figure at screen resolution, the head as SVG', async () => {
+test('the page exports what the element exports: the view as a PNG figure (2× or the screen\'s finer resolution), the head as SVG', async () => {
   const g = await openPage('?view=head&layer=1&head=2');
   try {
     const [png] = await Promise.all([g.page.waitForEvent('download'), g.page.locator('#export-png').click()]);
@@ -340,6 +350,54 @@ test('errors in the Korean UI: the sentence is Korean, the engine\'s English det
     assert.match(en.main, /could not be loaded/);
     assert.equal(en.detail, ko.detail);
     assert.doesNotMatch(await g.page.title(), /[가-힣]/);
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
+  }
+});
+
+test('a chip click picks the query only; "Select tokens…" (keyboard too) selects for masking; EN and KO labels', async () => {
+  const g = await openPage('?view=head');
+  const state = () => g.page.evaluate(() => ({ query: window.__attnscope.state.query, selected: window.__attnscope.state.selected }));
+  const chip = (i) => g.page.locator(`#chips .chip[data-pos="${i}"]`);
+  try {
+    // Query mode: a click moves the query and selects nothing; the chip is a plain button marked current.
+    await chip(3).click();
+    await g.page.waitForFunction(() => window.__attnscope.state.query === 3);
+    assert.deepEqual((await state()).selected, []);
+    assert.equal(await chip(3).getAttribute('aria-current'), 'true');
+    assert.equal(await chip(3).getAttribute('aria-pressed'), null, 'a query-mode chip is no toggle');
+    assert.ok(await g.page.locator('#mask-btn').isDisabled(), 'Mask is enabled with nothing selected');
+    assert.match(await g.page.locator('#chips').getAttribute('aria-label'), /query/);
+    // The toggle, from the keyboard: Enter presses it; the chips become toggle buttons.
+    const mode = g.page.locator('#select-mode');
+    await mode.focus();
+    await g.page.keyboard.press('Enter');
+    assert.equal(await mode.getAttribute('aria-pressed'), 'true');
+    assert.match(await g.page.locator('#chips').getAttribute('aria-label'), /select/i);
+    assert.equal(await chip(5).getAttribute('aria-pressed'), 'false');
+    await chip(5).focus();
+    await g.page.keyboard.press('Space');
+    await g.page.waitForFunction(() => window.__attnscope.state.selected.join() === '5');
+    assert.equal((await state()).query, 3, 'selecting moved the query');
+    assert.equal(await chip(5).getAttribute('aria-pressed'), 'true');
+    await g.page.screenshot({ path: '/tmp/lesson-shots/chips-selecting-en.png' });
+    // Escape on a chip leaves the mode; a click picks the query again and keeps the selection.
+    await g.page.keyboard.press('Escape');
+    assert.equal(await mode.getAttribute('aria-pressed'), 'false');
+    await chip(2).click();
+    await g.page.waitForFunction(() => window.__attnscope.state.query === 2);
+    assert.deepEqual((await state()).selected, [5]);
+    assert.ok(await g.page.locator('#mask-btn').isEnabled());
+    // Korean labels.
+    await g.page.locator('[data-lang=ko]').click();
+    await g.page.waitForFunction(() => document.documentElement.lang === 'ko');
+    await g.page.waitForFunction(() => /쿼리/.test(document.getElementById('chips').getAttribute('aria-label')));
+    assert.match(await mode.textContent(), /토큰 고르기/);
+    await mode.click();
+    assert.match(await mode.textContent(), /고르는 중/);
+    assert.match(await g.page.locator('#chips').getAttribute('aria-label'), /고르거나/);
+    await g.page.screenshot({ path: '/tmp/lesson-shots/chips-selecting-ko.png' });
     assert.deepEqual(g.problems, []);
   } finally {
     await g.context.close();

@@ -23,6 +23,8 @@ const FIGURES = [
   { name: 'e', model: 'bundled-causal', text: 'The cat sat.', view: 'lines', layer: 1, head: 0 },
 ];
 const expected = {};   // name → { tokens, matrices: {"l/h": number[]} } from the Node API
+// A figure saved with words (snapshot --words): a text whose words split into pieces.
+const WORDS_FIGURE = { name: 'w', text: 'The unaffable tokenizer mispronounced embeddings.', layer: 1, head: 2 };
 let server, browser;
 
 before(async () => {
@@ -47,8 +49,21 @@ before(async () => {
       model.dispose();
     }
   }
+  {
+    const model = await loadModel('bundled', { threads: 1 });
+    try {
+      const r = await model.run(WORDS_FIGURE.text, { topK: 0 });
+      expected.w = { tokens: r.tokens, offsets: Array.from(r.offsets), T: r.shape[2],
+        matrix: Array.from(r.attention(WORDS_FIGURE.layer, WORDS_FIGURE.head)) };
+    } finally {
+      model.dispose();
+    }
+    execFileSync(process.execPath, [CLI, 'snapshot', '--threads', '1', '--text', WORDS_FIGURE.text, '--view', 'head',
+      '--layer', String(WORDS_FIGURE.layer), '--head', String(WORDS_FIGURE.head), '--words', '--out', join(DIR, 'w.json')]);
+  }
   server = await startServer({ pages: {
     '/five.html': elementPage(FIGURES.map((f) => `<attn-scope id="${f.name}" src="/dist/test-figures/${f.name}.json"></attn-scope>`).join('\n')),
+    '/words.html': elementPage('<attn-scope id="w" src="/dist/test-figures/w.json"></attn-scope>'),
   } });
   browser = await launchBrowser();
 });
@@ -148,6 +163,76 @@ test('a figure whose attributes ask for another text runs live', async () => {
     document.body.append(el);
   });
   await page.waitForFunction(() => { const el = document.getElementById('other'); return el.dataset.status === 'ready' && !el.frozen && el.result?.tokens.includes('figure'); }, null, { timeout: 60000 });
+  assert.deepEqual(await check(), []);
+  await page.context().close();
+});
+
+// The reference for the words figure, computed here apart from js/words.js: a token belongs to the
+// whitespace chunk its span starts in ([CLS]/[SEP] alone); to a word = the sum over its pieces'
+// columns, from it = the mean of its pieces' rows.
+function referenceWords({ tokens, offsets, matrix, T }, text) {
+  const chunks = [...text.matchAll(/\S+/gu)].map((m) => [m.index, m.index + m[0].length]);
+  const groups = [];
+  let last = -1;
+  tokens.forEach((token, t) => {
+    const [s, e] = [offsets[2 * t], offsets[2 * t + 1]];
+    const chunk = e > s && !/^\[(CLS|SEP)\]$/.test(token) ? chunks.findIndex(([a, b]) => s >= a && s < b) : -1;
+    if (chunk >= 0 && chunk === last) groups.at(-1).push(t);
+    else groups.push([t]);
+    last = chunk;
+  });
+  const merged = [];
+  for (const rows of groups) {
+    for (const cols of groups) {
+      let sum = 0;
+      for (const i of rows) for (const j of cols) sum += matrix[i * T + j];
+      merged.push(sum / rows.length);
+    }
+  }
+  return { groups, merged };
+}
+
+test('snapshot --words: the file holds the word spans and word matrix; the element draws words with no wasm and no model', async () => {
+  const doc = JSON.parse(readFileSync(join(DIR, 'w.json'), 'utf8'));
+  const ref = referenceWords(expected.w, WORDS_FIGURE.text);
+  assert.ok(ref.groups.some((g) => g.length > 1), 'the text has split words');
+  assert.deepEqual(doc.words.map((w) => w.tokens), ref.groups);
+  assert.deepEqual(doc.words.slice(1, -1).map((w) => WORDS_FIGURE.text.slice(w.start, w.end)), WORDS_FIGURE.text.split(' '));
+  assert.equal(doc.wordAttentions.length, 1);
+  const W = ref.groups.length;
+  doc.wordAttentions[0].forEach((v, c) => assert.ok(Math.abs(v - ref.merged[c]) <= 1e-6, `word cell ${c}: ${v} vs ${ref.merged[c]}`));
+  for (let a = 0; a < W; a++) {
+    const sum = doc.wordAttentions[0].slice(a * W, (a + 1) * W).reduce((x, y) => x + y, 0);
+    assert.ok(Math.abs(sum - 1) < 1e-5, `word row ${a} sums to ${sum}`);
+  }
+
+  const { page, workers, check } = await guardedPage(browser, { viewport: { width: 1280, height: 800 } });
+  server.log.length = 0;
+  await page.goto(`${server.origin}/words.html`);
+  await waitForElements(page, 1);
+  await page.waitForTimeout(300);
+  const paths = [...server.log];
+  assert.equal(paths.filter((p) => p.endsWith('.wasm')).length, 0, 'no wasm');
+  assert.equal(paths.filter((p) => p.startsWith('/model')).length, 0, 'no model file');
+  assert.deepEqual(workers, [], 'no worker');
+  const shown = await page.evaluate(() => {
+    const el = document.getElementById('w');
+    const svg = new DOMParser().parseFromString(el.exportSvg(), 'image/svg+xml');
+    return { frozen: el.frozen, badge: el.shadowRoot.querySelector('.words-badge')?.textContent ?? null,
+      cells: [...svg.querySelectorAll('g[shape-rendering] > rect > title')].map((t) => t.textContent) };
+  });
+  assert.equal(shown.frozen, true);
+  assert.match(shown.badge ?? '', /^Words: pieces merged/, 'the figure does not say it shows words');
+  // The drawn matrix (the SVG's cell titles, "word → word: weight"): W × W, named by words.
+  assert.equal(shown.cells.length, W * W);
+  const words = doc.words.map((w) => w.text);
+  assert.ok(words.includes('unaffable') && words.includes('embeddings.'), words.join(' '));
+  shown.cells.forEach((title, c) => {
+    const [a, b] = [Math.floor(c / W), c % W];
+    assert.ok(title.startsWith(`${words[a]} → ${words[b]}: `), title);
+    assert.ok(Math.abs(Number(title.split(': ').at(-1)) - ref.merged[c]) <= 5e-5, `${title} vs ${ref.merged[c]}`);
+  });
+  await page.locator('#w').screenshot({ path: '/tmp/lesson-shots/frozen-words.png' });
   assert.deepEqual(await check(), []);
   await page.context().close();
 });

@@ -60,6 +60,18 @@ for (const lang of ['en', 'ko']) {
         if (STEPS[n - 1].figure) assert.ok(shown.figure > 0, `step ${n} has its figure`);
         assert.ok(shown.lessonWidth <= viewport.width, `step ${n}: the lesson fits the width`);
         if (lang === 'ko') assert.match(shown.body, /[가-힣]/);
+        if (name === 'phone' && STEPS[n - 1].figure) {
+          // The step's own figure starts on a 390×844 phone's first screen, wholly or for at
+          // least 45% of the screen's height (issue 36), above the step's text.
+          // (A block step scrolls its section into view once drawn: let that happen first.)
+          if (STEPS[n - 1].section) await page.waitForSelector('.view-block .lesson-focus');
+          await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+          await page.evaluate(() => window.scrollTo(0, 0));
+          const box = await page.locator('#lesson .lesson-figure').boundingBox();
+          const visible = Math.min(box.y + box.height, viewport.height) - box.y;
+          assert.ok(box.y >= 0 && visible >= Math.min(box.height, 0.45 * viewport.height) - 0.5,
+            `step ${n}: the figure starts at ${Math.round(box.y)} px, ${Math.round(visible)} of ${Math.round(box.height)} px on the first screen`);
+        }
         if (name === 'phone' && [1, 4, 9].includes(n)) {
           await page.locator('#lesson').screenshot({ path: `/tmp/lesson-shots/lesson-${lang}-${name}-${n}.png` });
         }

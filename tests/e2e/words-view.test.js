@@ -2,9 +2,11 @@
 // lines views draw one row and column per word, each view says so, and the matrix equals a merge
 // computed here from the engine's raw token matrix (words from splitting the text on whitespace;
 // columns summed, then rows averaged) with rows summing to 1; hiding [CLS]/[SEP] hides their
-// words; switching it off brings the tokens back; the permalink keeps it (w=1).
+// words; switching it off brings the tokens back; the permalink keeps it (w=1); Save figure data
+// then writes the words and their matrix.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
 
 const TEXT = 'The unaffable tokenizer mispronounced embeddings.';
@@ -49,7 +51,7 @@ function referenceMerge(raw, T, groups) {
 
 test('head view: words merged, equal to an independent merge, rows sum to 1; off restores tokens', async () => {
   const { page, problems } = await guardedPage(browser, server.origin);
-  await page.goto(`${server.origin}/?view=head&w=1&text=${encodeURIComponent(TEXT)}`);
+  await page.goto(`${server.origin}/?view=head&layer=1&head=2&w=1&text=${encodeURIComponent(TEXT)}`);
   await waitForRuns(page, 1);
   const got = await page.evaluate(() => {
     const h = window.__attnscope;
@@ -71,6 +73,15 @@ test('head view: words merged, equal to an independent merge, rows sum to 1; off
     const sum = got.shown.slice(a * W, (a + 1) * W).reduce((x, y) => x + y, 0);
     assert.ok(Math.abs(sum - 1) < 1e-5, `row ${a} sums to ${sum}`);
   }
+  // "Save figure data" with words on writes the word spans and the head's word matrix (the frozen
+  // figure that <attn-scope src> draws as words, tests/e2e/frozen-figures.test.js).
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save-figure')]);
+  const figure = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  assert.deepEqual([figure.view, figure.layer, figure.head], ['head', 1, 2]);
+  assert.deepEqual(figure.words.map((w) => w.tokens), groups);
+  assert.deepEqual(figure.words.map((w) => w.text), got.labels);
+  assert.equal(figure.wordAttentions.length, 1);
+  figure.wordAttentions[0].forEach((v, c) => assert.ok(Math.abs(v - want[c]) <= 1e-6, `saved word cell ${c}: ${v} vs ${want[c]}`));
   // Hiding [CLS]/[SEP] hides their words; rows renormalised over the words shown.
   await page.check('#hide-special');
   const hidden = await page.evaluate(() => ({ labels: window.__attnscope.shownLabels(), shown: window.__attnscope.shown(1, 2) }));

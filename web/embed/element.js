@@ -18,8 +18,8 @@ import { createAggregates } from '../src/views/aggregates.js';
 import { createBlock } from '../src/views/block.js';
 import { createPositions } from '../src/views/positions.js';
 import { createRotary } from '../src/views/rotary.js';
-import { familySwitch, unavailableView } from '../src/views/family-switch.js';
-import { isRotary, viewUnavailable } from '../src/model-family.js';
+import { familySwitch, guardedView } from '../src/views/family-switch.js';
+import { isRotary } from '../src/model-family.js';
 import { AttnScopeError } from '../../js/errors.js';
 import { parseModelId, preview } from './model-id.js';
 import { elementStyleSheet } from './styles.js';
@@ -35,11 +35,12 @@ import { stepContent } from '../src/lesson/stepper.js';
 export const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'block', 'positions'];
 const VIEW_ALIASES = { aggregate: 'aggregates', model: 'grid' };
 const VIEW_FACTORIES = {
-  grid: createModelGrid, head: createHeadDetail, lines: createHeadLines, formula: createFormula,
-  aggregates: createAggregates,
-  // As on the page (main.js): rotary models get the rotary Positions view and no Block walk.
-  block: familySwitch((a) => (viewUnavailable(a.info, 'block') ? 'none' : 'walk'), { walk: createBlock, none: unavailableView('blockNotRotary') }),
-  positions: familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary }),
+  grid: createModelGrid, head: createHeadDetail, lines: createHeadLines, formula: guardedView('formula', createFormula),
+  aggregates: guardedView('aggregates', createAggregates),
+  // As on the page (main.js): rotary models get the rotary Positions view and no Block walk; a view
+  // that cannot apply (an encoder–decoder's formula, say) says why.
+  block: guardedView('block', createBlock),
+  positions: guardedView('positions', familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary })),
 };
 const DEFAULT_VIEW = 'head';
 const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;
@@ -54,7 +55,9 @@ export class AttnScopeElement extends HTMLElement {
   }
 
   #dom = null;
-  #state = { ...defaultState(), view: DEFAULT_VIEW };
+  // An encoder–decoder shows its encoder's self-attention here (the page has the kind switch and
+  // the cross views; the element draws square matrices only).
+  #state = { ...defaultState(), view: DEFAULT_VIEW, kind: 'enc' };
   #app = createViewModel({ state: this.#state, onSet: () => this.#changed() });
   // <attn-scope> shows no predictions; its status line and events follow the runs.
   #runs = createRunController(this.#app, { views: VIEW_FACTORIES, predictions: false, on: {
@@ -167,7 +170,7 @@ export class AttnScopeElement extends HTMLElement {
 
   #figureCovers() {
     const s = this.#state;
-    return this.#figure.covers(s.view, s.layer, s.head) && !s.words;
+    return this.#figure.covers(s.view, s.layer, s.head, s.words);
   }
 
   /** Downloads (and returns) figureData() as JSON. */
@@ -181,7 +184,8 @@ export class AttnScopeElement extends HTMLElement {
   figureData() {
     const s = this.#state;
     if (!this.result) throw new AttnScopeError('E_INPUT', 'nothing to save yet');
-    return figureData(this.result, { model: s.model, info: this.#app.info, text: s.text, view: s.view, layer: s.layer, head: s.head });
+    return figureData(this.result, { model: s.model, info: this.#app.info, text: s.text, view: s.view, layer: s.layer, head: s.head,
+      words: this.#app.wordsShown() });
   }
 
   // ---- exports ---------------------------------------------------------------------------------
@@ -268,7 +272,10 @@ export class AttnScopeElement extends HTMLElement {
     s.layer = fig && !this.hasAttribute('layer') ? fig.layer : this.#index('layer');
     s.head = fig && !this.hasAttribute('head') ? fig.head : this.#index('head');
     s.lang = this.lang;
-    s.words = this.hasAttribute('words');   // word-level matrices (js/words.js)
+    // Word-level matrices (js/words.js): the attribute, or (without it) what the figure was saved
+    // with; words="off" shows a words figure's tokens.
+    const words = this.getAttribute('words');
+    s.words = words === null ? Boolean(fig?.words) : !/^(off|false|0)$/i.test(words.trim());
     const height = this.getAttribute('height');
     if (height !== null && !HEIGHT.test(height)) warn('height', height, 'a CSS length such as 420px');
     const h = height !== null && HEIGHT.test(height) ? (/\d$/.test(height) ? height + 'px' : height) : '';

@@ -201,7 +201,10 @@ export function currentViewPng(app, dpr) {
  */
 export function currentViewSvg(app) {
   if (!app.result) return null;
-  if (app.state.view === 'head') return currentHeadSvg(app);
+  // A square matrix as vector cells; an encoder–decoder's cross-attention (target × source) is drawn
+  // by the cross view, exported as its figure.
+  const [, , rows, cols] = app.result.shape;
+  if (app.state.view === 'head' && rows === cols) return currentHeadSvg(app);
   const figure = currentViewFigure(app);
   return figure && figureToSvg(figure, `AttnScope · ${app.t('view_' + app.state.view)}`);
 }

@@ -12,7 +12,13 @@ const SUB_FONT = '12px system-ui, "Noto Sans KR", sans-serif';
 const SUB_COLOUR = '#555555';
 const MAX_TEXT_CHARS = 160;           // of the input text quoted in the title band
 // Controls are not part of a figure: their state is in the title band (layer, head) or the picture.
-const SKIP = new Set(['INPUT', 'TEXTAREA', 'SCRIPT', 'STYLE', 'TEMPLATE', 'OPTION']);
+const SKIP = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'SCRIPT', 'STYLE', 'TEMPLATE', 'OPTION']);
+// Nor are the labels around them ("Layer [0]"), buttons other than toggles that stand as a legend
+// (the lines view's head dots: aria-pressed), or how-to text marked data-no-export (issue 36).
+const isControl = (el) => (el.tagName === 'LABEL' && el.querySelector('input, select, textarea')) ||
+  (el.tagName === 'BUTTON' && !el.hasAttribute('aria-pressed'));
+/** A PNG figure's pixels per CSS px: at least 2 (slides and print), the screen's if finer. */
+export const PNG_SCALE_MIN = 2;
 
 let scratch = null;
 function measureCtx() {
@@ -57,7 +63,7 @@ export function readPanel(panel) {
   const ops = [];
   const rel = (r) => ({ x: r.left - box.left, y: r.top - box.top, w: r.width, h: r.height });
   const visit = (el, clip) => {
-    if (SKIP.has(el.tagName) || el.hasAttribute?.('data-no-export') || el.hidden) return;
+    if (SKIP.has(el.tagName) || el.hasAttribute?.('data-no-export') || el.hidden || isControl(el)) return;
     const style = getComputedStyle(el);
     if (style.display === 'none') return;
     const r = el.getBoundingClientRect();
@@ -93,7 +99,13 @@ export function readPanel(panel) {
     }
   };
   visit(panel, box);
-  return { width: box.width, height: box.height, ops };
+  // What was left out (the pickers, the how-to) sat above the picture: start at the first thing drawn.
+  // (The panel's own box, if it paints one, does not count; a text's top is about its size above its baseline.)
+  const tops = ops.filter((op) => !(op.type === 'rect' && op.y <= 0.5 && op.h >= 0.9 * box.height))
+    .map((op) => (op.type === 'text' ? op.y - Number(/([\d.]+)px/.exec(op.font)?.[1] ?? 14) : op.y));
+  const top = tops.length ? Math.max(0, Math.floor(Math.min(...tops)) - 2) : 0;
+  for (const op of ops) if (!(op.type === 'rect' && op.y <= 0.5 && op.h >= 0.9 * box.height)) op.y -= top;
+  return { width: box.width, height: box.height - top, ops };
 }
 
 // A text node as the lines it is laid out on: one range per word, words grouped by their top.
@@ -224,7 +236,7 @@ function scaleOps({ caption, vmax, colour = (t) => cssColour(sequential, t) }, o
 }
 
 /** Draws a figure onto a new canvas at `dpr` device pixels per CSS pixel, on white. */
-export function figureToCanvas(figure, dpr = window.devicePixelRatio || 1) {
+export function figureToCanvas(figure, dpr = Math.max(PNG_SCALE_MIN, window.devicePixelRatio || 1)) {
   const canvas = document.createElement('canvas');
   canvas.width = Math.round(figure.width * dpr);
   canvas.height = Math.round(figure.height * dpr);
@@ -233,6 +245,8 @@ export function figureToCanvas(figure, dpr = window.devicePixelRatio || 1) {
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, figure.width, figure.height);
   ctx.textBaseline = 'alphabetic';
+  // A 1× screen's canvases are scaled up smoothly (their labels read better soft than blocky).
+  ctx.imageSmoothingQuality = 'high';
   for (const op of figure.ops) {
     if (op.type === 'rect') { ctx.fillStyle = op.fill; ctx.fillRect(op.x, op.y, op.w, op.h); }
     else if (op.type === 'text') { ctx.font = op.font; ctx.fillStyle = op.fill; ctx.fillText(op.text, op.x, op.y); }

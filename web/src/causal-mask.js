@@ -4,10 +4,18 @@
 // a pale "0". Every view asks this module which cells are masked, so the test hook reads the same
 // answer the views draw.
 
-/** True when the model on screen is a decoder, whose attention is causal. */
+/** True when the attention on screen is causal: a decoder's, or an encoder–decoder's decoder
+ *  self-attention (state.kind 'dec', seq2seq-run.js). */
 export function isCausal(app) {
   const info = app?.info;
+  if (info?.kind === 'encoder-decoder') return app.state?.kind === 'dec';
   return info?.kind === 'decoder' || info?.config?.isDecoder === true;
+}
+
+/** A decoder-only model (next-token panel, Generate): not an encoder–decoder's decoder side. */
+export function isDecoderOnly(app) {
+  const info = app?.info;
+  return info?.kind === 'decoder' || (info?.kind !== 'encoder-decoder' && info?.config?.isDecoder === true);
 }
 
 /** Cell (i, j) of a shown matrix is hidden by the causal mask (the key comes after the query).

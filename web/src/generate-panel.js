@@ -7,7 +7,7 @@
 // next-token views get q, k, v and predictions for every token, and the test hook can compare
 // each streamed row (computed over the KV cache) with the full run's. The settings live in the
 // state, hence in the permalink: the same prompt and seed write the same text.
-import { isCausal } from './causal-mask.js';
+import { isDecoderOnly } from './causal-mask.js';
 import { errorDetail, errorReason } from './error-text.js';
 import { GenerationResult } from './generation-result.js';
 import { createKvCacheStrip } from './kv-cache.js';
@@ -76,7 +76,13 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
   status.setAttribute('aria-live', 'polite');
   const hint = document.createElement('p');
   hint.className = 'hint';
-  host.append(title, controls, status, hint);
+  // The tokens written so far, in the panel itself: on a phone the chips they join are a screen
+  // above the panel (issue 36: the new tokens appeared off-screen).
+  const written = document.createElement('p');
+  written.id = 'gen-written';
+  written.className = 'gen-written';
+  written.hidden = true;
+  host.append(title, controls, status, written, hint);
   const kvCache = createKvCacheStrip(host, app);   // one key and one value row per new token, per layer
 
   let running = null;   // { controller, prompt, stopped } while a generation is in progress
@@ -92,7 +98,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
 
   async function start() {
     const client = getClient();
-    if (running || !client || !app.original || !isCausal(app)) return;
+    if (running || !client || !app.original || !isDecoderOnly(app)) return;
     // Always from the prompt (the typed text), never from the end of an earlier generation: the
     // permalink holds the prompt and the settings, and must write the same text again.
     let base = app.original;
@@ -126,6 +132,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
       gen.steps.push({ index: step.index, position: step.position, id: step.id, text: step.text, prob: step.prob,
         keys: step.keys, attention: Array.from(step.attention) });
       kvCache.render();
+      showWritten();
       ids.push(step.id);
       // Each step copies every head (L·H·T² floats): past MAX_STREAMED_FLOATS (a 12×12-head
       // model at ~470 tokens) the rows are not streamed into the views, only the final full run.
@@ -212,7 +219,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
 
   function render() {
     const { t, state } = app;
-    host.hidden = !isCausal(app);
+    host.hidden = !isDecoderOnly(app);
     if (host.hidden) return;
     title.textContent = t('genTitle');
     for (const [key, [span, labelKey]] of Object.entries(labels)) {
@@ -226,6 +233,23 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     hint.textContent = t('genHint');
     if (statusFor) status.textContent = statusFor();
     kvCache.render();
+    showWritten();
+  }
+
+  // The current prompt's generation: its label, then each new token marked (spaces shown as ␣).
+  function showWritten() {
+    const gen = app.generation;
+    const steps = gen && gen.prompt === app.state.text ? gen.steps : [];
+    written.hidden = !steps.length;
+    if (!steps.length) return;
+    const label = document.createElement('span');
+    label.className = 'gen-written-label';
+    label.textContent = app.t('genWritten');
+    written.replaceChildren(label, ...steps.map((step) => {
+      const mark = document.createElement('mark');
+      mark.textContent = String(step.text ?? '').replace(/ /g, '␣') || '∅';
+      return mark;
+    }));
   }
 
   return { render, start, stop, get running() { return Boolean(running); } };

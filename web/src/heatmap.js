@@ -1,9 +1,11 @@
-// A T×T heatmap on canvas: the cells are one ImageData (T×T pixels) scaled onto the grid, token
+// A T×T heatmap (or rows × cols: an encoder–decoder's cross-attention, target × source) on canvas: the cells are one ImageData (T×T pixels) scaled onto the grid, token
 // labels are drawn beside it when cells are tall enough to read, and hover/focus highlights live
 // on a second canvas so moving the pointer redraws two rectangles, not the matrix. Keyboard:
-// arrow keys move the focused cell, Enter selects its row. One tooltip element, textContent only.
+// arrow keys move the focused cell (said through a live region, announcer.js), Enter selects its
+// row. One tooltip element, textContent only.
 import { packedColour, sequential } from './colormap.js';
 import { drawMaskTriangle } from './causal-mask.js';
+import { createAnnouncer } from './announcer.js';
 
 const MAX_CELL = 28;       // px: a short sentence should not become a wall of giant squares
 const LABEL_MIN_CELL = 9;  // px: below this, labels would overlap; the tooltip names the tokens
@@ -24,8 +26,9 @@ export class Heatmap {
     this.tip = document.createElement('div');
     this.tip.className = 'tooltip';
     this.tip.hidden = true;
-    this.tip.setAttribute('role', 'status');
+    this.tip.setAttribute('aria-hidden', 'true');   // the announcer says it (keyboard moves)
     this.root.append(this.base, this.overlay, this.tip);
+    this.say = createAnnouncer(this.root);
     host.append(this.root);
     this.hover = null;         // {i, j} under the pointer or keyboard focus
     this.marked = [];          // rows to mark at the left edge (selected queries)
@@ -51,11 +54,12 @@ export class Heatmap {
     this.overlay.addEventListener('blur', () => { this.keyboard = false; this.setHover(null); });
   }
 
-  // data: { matrix (n×n), n, rowLabels, colLabels, scale, vmax, threshold }
+  // data: { matrix (n×cols), n (rows), cols (default n), rowLabels, colLabels, scale, vmax, threshold }
   setData(data) {
     this.data = data;
     this.n = data.n;
-    if (this.hover && (this.hover.i >= this.n || this.hover.j >= this.n)) this.hover = null;
+    this.cols = data.cols ?? data.n;
+    if (this.hover && (this.hover.i >= this.n || this.hover.j >= this.cols)) this.hover = null;
     this.draw();
   }
 
@@ -65,20 +69,23 @@ export class Heatmap {
   }
 
   layout() {
-    const { n, rowLabels } = this.data;
+    const { n, rowLabels } = this.data, cols = this.cols;
     const width = this.root.parentElement ? this.root.parentElement.clientWidth : 300;
     const maxSize = this.options.maxSize ?? 720;
-    const probe = Math.min(maxSize, width) / n;
+    const probe = Math.min(maxSize, width) / Math.max(n, cols);
     const labels = this.options.labels && rowLabels && probe >= LABEL_MIN_CELL;
-    let labelW = 0;
+    let labelW = 0, labelH = 0;
     if (labels) {
       const ctx = this.base.getContext('2d');
       ctx.font = this.font(Math.min(MAX_CELL, probe));
-      for (const s of rowLabels) labelW = Math.max(labelW, ctx.measureText(s).width);
-      labelW = Math.min(LABEL_MAX, Math.ceil(labelW) + 6);
+      const widest = (list) => Math.min(LABEL_MAX, Math.ceil(Math.max(0, ...list.map((s) => ctx.measureText(s).width))) + 6);
+      labelW = widest(rowLabels);
+      labelH = this.data.colLabels ? widest(this.data.colLabels) : labelW;   // the column labels stand rotated above
     }
-    const grid = Math.max(n, 1) * Math.min(MAX_CELL, Math.max(0.5, (Math.min(maxSize, width) - labelW) / n));
-    return { labels, labelW, labelH: labelW, grid: Math.floor(grid), cell: grid / n };
+    const cell = Math.min(MAX_CELL, Math.max(0.5, (Math.min(maxSize, width) - labelW) / Math.max(n, cols, 1)));
+    // grid: the square's side; gridW × gridH when rows and columns differ.
+    const gridW = Math.floor(Math.max(cols, 1) * cell), gridH = Math.floor(Math.max(n, 1) * cell);
+    return { labels, labelW, labelH, grid: gridW, gridW, gridH, cell };
   }
 
   font(cell) {
@@ -89,7 +96,8 @@ export class Heatmap {
     const { matrix, n, rowLabels, colLabels, scale = sequential, vmax, threshold = 0 } = this.data;
     const L = (this.geo = this.layout());
     const dpr = window.devicePixelRatio || 1;
-    const cssW = L.labelW + L.grid, cssH = L.labelH + L.grid;
+    const cols = this.cols;
+    const cssW = L.labelW + L.gridW, cssH = L.labelH + L.gridH;
     for (const c of [this.base, this.overlay]) {
       c.width = Math.round(cssW * dpr);
       c.height = Math.round(cssH * dpr);
@@ -103,15 +111,15 @@ export class Heatmap {
     ctx.fillStyle = '#fff';   // opaque, so a saved PNG reads on any background
     ctx.fillRect(0, 0, cssW, cssH);
     // Cells: one pixel per cell, scaled. Upscaling stays crisp; downscaling smooths.
-    const img = new ImageData(Math.max(1, n), Math.max(1, n));
+    const img = new ImageData(Math.max(1, cols), Math.max(1, n));
     const px = new Uint32Array(img.data.buffer);
-    for (let x = 0; x < n * n; x++) px[x] = packedColour(scale, matrix[x], vmax, threshold);
+    for (let x = 0; x < n * cols; x++) px[x] = packedColour(scale, matrix[x], vmax, threshold);
     const tile = document.createElement('canvas');
     tile.width = img.width;
     tile.height = img.height;
     tile.getContext('2d').putImageData(img, 0, 0);
-    ctx.imageSmoothingEnabled = n > L.grid;
-    ctx.drawImage(tile, L.labelW, L.labelH, L.grid, L.grid);
+    ctx.imageSmoothingEnabled = Math.max(n, cols) > L.gridW;
+    ctx.drawImage(tile, L.labelW, L.labelH, L.gridW, L.gridH);
     // A decoder's later keys are masked (−∞ before the softmax), not weighted 0: drawn hatched.
     if (this.data.causal) drawMaskTriangle(ctx, L.labelW, L.labelH, n, L.cell);
     this.overlay.dataset.causal = this.data.causal ? '1' : '';
@@ -128,14 +136,14 @@ export class Heatmap {
       ctx.save();
       ctx.rotate(-Math.PI / 2);
       ctx.textAlign = 'left';
-      for (let j = 0; j < n; j++) {
+      for (let j = 0; j < cols; j++) {
         // Rotated: x runs upward from the grid's top edge.
         ctx.fillText(clip(ctx, (colLabels || rowLabels)[j], L.labelH - 4), -L.labelH + 3, L.labelW + (j + 0.5) * L.cell);
       }
       ctx.restore();
     }
     // Geometry for tests and assistive tooling: where cell (i, j) is on screen.
-    Object.assign(this.overlay.dataset, { n, labelW: L.labelW, labelH: L.labelH, cell: L.cell });
+    Object.assign(this.overlay.dataset, { n, cols, labelW: L.labelW, labelH: L.labelH, cell: L.cell });
     this.drawOverlay();
   }
 
@@ -143,7 +151,7 @@ export class Heatmap {
     if (!this.geo || !this.n) return null;
     const r = this.overlay.getBoundingClientRect();
     const x = e.clientX - r.left - this.geo.labelW, y = e.clientY - r.top - this.geo.labelH;
-    if (x < 0 || y < 0 || x >= this.geo.grid || y >= this.geo.grid) return null;
+    if (x < 0 || y < 0 || x >= this.geo.gridW || y >= this.geo.gridH) return null;
     return { i: Math.floor(y / this.geo.cell), j: Math.floor(x / this.geo.cell) };
   }
 
@@ -162,7 +170,7 @@ export class Heatmap {
   updateTip(event) {
     const cell = this.hover;
     if (!cell || !this.options.tooltip) { this.tip.hidden = true; return; }
-    const v = this.data.matrix[cell.i * this.n + cell.j];
+    const v = this.data.matrix[cell.i * this.cols + cell.j];
     this.tip.textContent = this.options.tooltip(cell.i, cell.j, v);
     this.tip.dataset.row = cell.i;
     this.tip.dataset.col = cell.j;
@@ -175,9 +183,9 @@ export class Heatmap {
       x = event.clientX - r.left + 14;
       y = event.clientY - r.top + 14;
     }
-    const w = this.tip.offsetWidth, maxX = g.labelW + g.grid - w;
+    const w = this.tip.offsetWidth, maxX = g.labelW + g.gridW - w;
     this.tip.style.left = Math.max(0, Math.min(x, maxX)) + 'px';
-    this.tip.style.top = Math.max(0, Math.min(y, g.labelH + g.grid - 10)) + 'px';
+    this.tip.style.top = Math.max(0, Math.min(y, g.labelH + g.gridH - 10)) + 'px';
   }
 
   requestOverlay() {
@@ -193,21 +201,22 @@ export class Heatmap {
     const g = this.geo, dpr = window.devicePixelRatio || 1;
     const ctx = this.overlay.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, g.labelW + g.grid, g.labelH + g.grid);
+    ctx.clearRect(0, 0, g.labelW + g.gridW, g.labelH + g.gridH);
     ctx.fillStyle = '#d95f02';
     for (const i of this.marked) {
       if (i < this.n) ctx.fillRect(g.labelW - 3, g.labelH + i * g.cell, 3, Math.max(1, g.cell));
     }
     const cell = this.hover;
     if (cell) this.drawHover(ctx, g, cell);
+    this.options.drawExtra?.(ctx, g);   // marks of the view's own (the cross view's known alignment)
     // Measured so the tests can hold hover redraws to a frame budget at 512 tokens.
     this.overlay.dataset.drawMs = (performance.now() - started).toFixed(3);
   }
 
   drawHover(ctx, g, cell) {
     ctx.fillStyle = 'rgba(255, 170, 0, 0.18)';
-    ctx.fillRect(0, g.labelH + cell.i * g.cell, g.labelW + g.grid, Math.max(1, g.cell));
-    ctx.fillRect(g.labelW + cell.j * g.cell, 0, Math.max(1, g.cell), g.labelH + g.grid);
+    ctx.fillRect(0, g.labelH + cell.i * g.cell, g.labelW + g.gridW, Math.max(1, g.cell));
+    ctx.fillRect(g.labelW + cell.j * g.cell, 0, Math.max(1, g.cell), g.labelH + g.gridH);
     ctx.strokeStyle = '#111';
     ctx.lineWidth = 1.5;
     const s = Math.max(2, g.cell);
@@ -222,9 +231,9 @@ export class Heatmap {
       case 'ArrowUp': c.i = Math.max(0, c.i - step); break;
       case 'ArrowDown': c.i = Math.min(this.n - 1, c.i + step); break;
       case 'ArrowLeft': c.j = Math.max(0, c.j - step); break;
-      case 'ArrowRight': c.j = Math.min(this.n - 1, c.j + step); break;
+      case 'ArrowRight': c.j = Math.min(this.cols - 1, c.j + step); break;
       case 'Home': c.j = 0; break;
-      case 'End': c.j = this.n - 1; break;
+      case 'End': c.j = this.cols - 1; break;
       case 'Enter': case ' ':
         if (this.options.onSelect) this.options.onSelect(c.i, c.j);
         e.preventDefault();
@@ -234,6 +243,7 @@ export class Heatmap {
     e.preventDefault();
     this.keyboard = true;
     this.setHover(c);
+    if (this.options.tooltip && !this.tip.hidden) this.say(this.tip.textContent);
   }
 
   destroy() {

@@ -12,6 +12,9 @@ import { LESSON_STRINGS } from './i18n-lesson.js';
 import { ERROR_STRINGS } from './i18n-errors.js';
 import { LENS_STRINGS } from './i18n-lens.js';
 import { LLAMA_STRINGS } from './i18n-llama.js';
+import { CHIPS_STRINGS } from './i18n-chips.js';
+import { PHONE_STRINGS } from './i18n-phone.js';
+import { SEQ2SEQ_STRINGS } from './i18n-seq2seq.js';
 
 const STRINGS = {
   en: {
@@ -38,7 +41,7 @@ const STRINGS = {
     modelInfo: '{name}: {layers} layers × {heads} heads, hidden {hidden}, up to {positions} tokens {mlm}',
     withMlm: '· predicts [MASK]',
     hubIdLabel: 'Hugging Face model id',
-    hubNote: 'Downloads from huggingface.co (BERT, DistilBERT, RoBERTa, GPT-2 or Llama family — Llama, Mistral, Qwen2, Qwen3 — with model.safetensors). Files are cached for next time.',
+    hubNote: 'Downloads from huggingface.co (BERT, DistilBERT, RoBERTa, GPT-2, the Llama family — Llama, Mistral, Qwen2, Qwen3 — or an encoder–decoder — BART, T5, Marian with a tokenizer.json — with model.safetensors). Files are cached for next time.',
     load: 'Load',
     dropHere: 'Drop a model folder here',
     pickFolder: 'Choose folder…',
@@ -65,13 +68,11 @@ const STRINGS = {
     runFailed: 'Could not run the model: {reason}.',
     truncated: '{n} tokens were cut off: this model reads at most {max} tokens.',
     ranIn: '{tokens} tokens, {ms} ms',
-    tokensAria: 'Tokens (click to select as query)',
     predictionsTitle: 'The model’s guesses for this [MASK]',
     controlsTitle: 'Controls',
     hideSpecial: 'Hide [CLS]/[SEP] (rows renormalised)',
     threshold: 'Hide weights below',
     editAria: 'Selected tokens',
-    selectionNone: 'Click tokens to select them.',
     selectionInfo: '{n} selected',
     clearSelection: 'Clear selection',
     maskTokens: 'Exclude selected (attention mask)',
@@ -92,10 +93,10 @@ const STRINGS = {
     headShort: 'H',
     layerHead: 'Layer {layer}, head {head}',
     queryToken: 'Query token',
-    gridHint: 'Every layer (rows) and head (columns), one colour scale for all (√weight, so faint links stay visible). Click one, or use the arrow keys and Enter, to open it.',
+    gridHint: 'Every layer (rows) and head (columns), one colour scale for all (√weight, so faint links stay visible).',
     gridAria: 'Attention of {layers} layers × {heads} heads',
     zoomTitle: 'Close-up of rows {r0}–{r1} × columns {c0}–{c1}: the full map is too small for token labels; click a cell there to move this window.',
-    headHint: 'Row = the token that is looking (query), column = the token it looks at (key). Hover or use the arrow keys for exact weights; click or Enter selects a query.',
+    headHint: 'Row = the token that is looking (query), column = the token it looks at (key).',
     headAria: 'Attention heatmap, layer {layer}, head {head}, {n} tokens',
     savePng: 'Save PNG',
     selectionTitle: 'Where the selected queries look, on average: {tokens}',
@@ -103,7 +104,7 @@ const STRINGS = {
     legendNorm: 'α·‖f(x)‖',
     legendSqrt: 'attention weight, colour ∝ √weight',
     legendDelta: 'edited − original',
-    linesHint: 'Left: tokens that look. Right: tokens they look at. Thicker, darker lines carry more weight. Hover a token to follow only its lines; toggle heads above.',
+    linesHint: 'Left: tokens that look. Right: tokens they look at. Thicker, darker lines carry more weight.',
     linesAria: 'Attention lines of layer {layer}',
     headsToggle: 'Show or hide heads',
     formulaNoQkv: 'This run has no q, k, v vectors.',
@@ -174,7 +175,7 @@ const STRINGS = {
     modelInfo: '{name}: {layers}개 층 × {heads}개 헤드, 은닉 {hidden}, 최대 {positions} 토큰 {mlm}',
     withMlm: '· [MASK] 예측 가능',
     hubIdLabel: 'Hugging Face 모델 ID',
-    hubNote: 'huggingface.co에서 내려받습니다 (model.safetensors가 있는 BERT, DistilBERT, RoBERTa, GPT-2 또는 Llama 계열 — Llama, Mistral, Qwen2, Qwen3). 다음에는 캐시를 씁니다.',
+    hubNote: 'huggingface.co에서 내려받습니다 (model.safetensors가 있는 BERT, DistilBERT, RoBERTa, GPT-2, Llama 계열 — Llama, Mistral, Qwen2, Qwen3 — 또는 인코더–디코더 — BART, T5, tokenizer.json이 있는 Marian). 다음에는 캐시를 씁니다.',
     load: '불러오기',
     dropHere: '모델 폴더를 여기에 끌어다 놓으세요',
     pickFolder: '폴더 선택…',
@@ -201,13 +202,11 @@ const STRINGS = {
     runFailed: '모델을 실행하지 못했습니다: {reason}.',
     truncated: '토큰 {n}개가 잘렸습니다. 이 모델은 최대 {max} 토큰까지 읽습니다.',
     ranIn: '토큰 {tokens}개, {ms} ms',
-    tokensAria: '토큰 (클릭하면 쿼리로 선택)',
     predictionsTitle: '이 [MASK] 자리에 대한 모델의 추측',
     controlsTitle: '설정',
     hideSpecial: '[CLS]/[SEP] 숨기기 (행 다시 정규화)',
     threshold: '이보다 작은 가중치 숨기기',
     editAria: '선택한 토큰',
-    selectionNone: '토큰을 클릭해 선택하세요.',
     selectionInfo: '{n}개 선택됨',
     clearSelection: '선택 해제',
     maskTokens: '선택 토큰 제외 (어텐션 마스크)',
@@ -228,10 +227,10 @@ const STRINGS = {
     headShort: 'H',
     layerHead: '{layer}층, {head}번 헤드',
     queryToken: '쿼리 토큰',
-    gridHint: '모든 층(행)과 헤드(열)를 같은 색 척도(√가중치, 약한 연결도 보이도록)로 그렸습니다. 클릭하거나 방향키와 Enter로 열어 보세요.',
+    gridHint: '모든 층(행)과 헤드(열)를 같은 색 척도(√가중치, 약한 연결도 보이도록)로 그렸습니다.',
     gridAria: '{layers}개 층 × {heads}개 헤드의 어텐션',
     zoomTitle: '{r0}–{r1}행 × {c0}–{c1}열 확대: 전체 지도는 토큰 이름을 쓰기에 너무 작습니다. 거기서 칸을 클릭하면 이 창이 옮겨 갑니다.',
-    headHint: '행은 바라보는 토큰(쿼리), 열은 바라봐지는 토큰(키)입니다. 마우스를 올리거나 방향키를 쓰면 정확한 값이 보이고, 클릭이나 Enter로 쿼리를 선택합니다.',
+    headHint: '행은 바라보는 토큰(쿼리), 열은 바라봐지는 토큰(키)입니다.',
     headAria: '어텐션 히트맵, {layer}층 {head}번 헤드, 토큰 {n}개',
     savePng: 'PNG로 저장',
     selectionTitle: '선택한 쿼리들이 평균적으로 보는 곳: {tokens}',
@@ -239,7 +238,7 @@ const STRINGS = {
     legendNorm: 'α·‖f(x)‖',
     legendSqrt: '어텐션 가중치, 색은 √가중치에 비례',
     legendDelta: '변경 − 원래',
-    linesHint: '왼쪽은 바라보는 토큰, 오른쪽은 바라봐지는 토큰입니다. 진한 선일수록 가중치가 큽니다. 토큰에 마우스를 올리면 그 토큰의 선만 보이고, 위에서 헤드를 켜고 끌 수 있습니다.',
+    linesHint: '왼쪽은 바라보는 토큰, 오른쪽은 바라봐지는 토큰입니다. 진한 선일수록 가중치가 큽니다.',
     linesAria: '{layer}층의 어텐션 연결선',
     headsToggle: '헤드 보이기/숨기기',
     formulaNoQkv: '이 결과에는 q, k, v 벡터가 없습니다.',
@@ -306,6 +305,11 @@ for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LESSON_STR
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], ERROR_STRINGS[lang]);
 // The Llama family (issue 32): grouped heads, rotary positions; the head detectors.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LLAMA_STRINGS[lang]);
+// The chips' two actions, the phone's scroll cue (issue 36).
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], CHIPS_STRINGS[lang]);
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], PHONE_STRINGS[lang]);
+// Encoder–decoders: source and target, the three attention kinds, the cross view (issue 33).
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], SEQ2SEQ_STRINGS[lang]);
 
 export const LANGUAGES = Object.keys(STRINGS);
 

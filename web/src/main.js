@@ -19,7 +19,7 @@ import { createCompare } from './views/compare.js';
 import { createBlock } from './views/block.js';
 import { createPositions } from './views/positions.js';
 import { createRotary } from './views/rotary.js';
-import { familySwitch, unavailableView } from './views/family-switch.js';
+import { familySwitch, guardedView } from './views/family-switch.js';
 import { isRotary, viewUnavailable } from './model-family.js';
 import { createHeadsTable } from './views/heads.js';
 import { createQkMap } from './views/qk-map.js';
@@ -32,19 +32,36 @@ import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 import { FIGURE_VIEWS, figureData } from '../../js/snapshot.js';
 import { createLesson } from './lesson/stepper.js';
+import { keepTabsInSight } from './tabs-scroll.js';
 import { showTokenLegend } from './token-legend.js';
+import { isSeq2Seq } from './seq2seq-run.js';
+import { createSeq2SeqPanel } from './seq2seq-panel.js';
+import { createKindSwitch } from './kind-switch.js';
+import { readHeldout } from './heldout.js';
+import { createCrossView } from './views/cross.js';
+import { createCrossGrid } from './views/cross-grid.js';
+import { createCrossHeads } from './views/cross-heads.js';
 
 const BUSY_AFTER_MS = 150;
 const $ = (id) => document.getElementById(id);
 const state = stateFromUrl(location.search);
 
+// An encoder–decoder's cross-attention (state.kind 'cross') is target × source, not square: the
+// grid, head and lines tabs show it with the cross views (views/cross*.js).
+const crossShown = (a) => isSeq2Seq(a.info) && a.state.kind === 'cross';
+// A view that cannot show the model in use says why (model-family.js), in place of itself.
+const guarded = guardedView;
 const VIEW_FACTORIES = {
-  grid: createModelGrid, head: createHeadDetail, lines: createHeadLines,
-  formula: createFormula, aggregates: createAggregates, diff: createDiff, compare: createCompare,
-  heads: createHeadsTable, map: createQkMap, layers: createLayers, contributions: createContributions,
+  grid: familySwitch((a) => (crossShown(a) ? 'cross' : 'square'), { square: createModelGrid, cross: createCrossGrid }),
+  head: familySwitch((a) => (crossShown(a) ? 'cross' : 'square'), { square: createHeadDetail, cross: createCrossView }),
+  lines: familySwitch((a) => (crossShown(a) ? 'cross' : 'square'), { square: createHeadLines, cross: createCrossView }),
+  formula: guarded('formula', createFormula), aggregates: guarded('aggregates', createAggregates), diff: guarded('diff', createDiff),
+  compare: createCompare, map: guarded('map', createQkMap), layers: guarded('layers', createLayers),
+  contributions: guarded('contributions', createContributions), cross: guarded('cross', createCrossView),
+  heads: familySwitch((a) => (isSeq2Seq(a.info) ? 'alignment' : 'statistics'), { statistics: createHeadsTable, alignment: createCrossHeads }),
   // Family-dependent tabs (model-family.js): rotary models have no position table, and no trace.
-  block: familySwitch((a) => (viewUnavailable(a.info, 'block') ? 'none' : 'walk'), { walk: createBlock, none: unavailableView('blockNotRotary') }),
-  positions: familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary }),
+  block: guarded('block', createBlock),
+  positions: guarded('positions', familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary })),
 };
 let linkModel = null;       // a link's model that failed to load, kept in the URL (see start())
 let busyTimer = 0;
@@ -80,7 +97,7 @@ function onSet(patch, before) {
   }
   // Opening the block, Layers or Contributions view needs a run of the text on screen with more outputs.
   if (patch.view !== undefined && runs.needsTrace()) runs.run();
-  if (patch.headsOff !== undefined) ablation.rerun();
+  if (patch.headsOff !== undefined && !isSeq2Seq(app.info)) ablation.rerun();
   renderAll();
 }
 
@@ -101,12 +118,36 @@ async function loadModel(source, label, { signal, onProgress } = {}) {
     throw e;
   }
   if (linkModel && source !== 'bundled') linkModel = null;   // the user chose another model
+  await showSeq2Seq(source);
   state.model = typeof source === 'string' ? source : 'local';
   picker.fillOptions();
   picker.showInfo();
   writeUrl();
   await runs.run();
 }
+
+// An encoder–decoder: its held-out pairs (heldout.jsonl, the alignment overlay and the head
+// table's accuracy), no head ablation or token edits (the seq2seq run takes neither), the source
+// box titled as such and the target panel shown.
+async function showSeq2Seq(source) {
+  const seq2seq = isSeq2Seq(app.info);
+  app.generated = null;
+  app.ablates = !seq2seq;
+  app.heldout = seq2seq ? await readHeldout(source, app.info.source === 'bundled' ? app.info.location : null) : null;
+  if (seq2seq && state.headsOff.length) state.headsOff = [];
+  if (seq2seq) document.body.dataset.seq2seq = ''; else delete document.body.dataset.seq2seq;
+  $('input-title').dataset.i18n = seq2seq ? 'sourceTitle' : 'inputTitle';
+  $('input-title').textContent = app.t($('input-title').dataset.i18n);
+}
+
+// A held-out pair (the head table's button) as the source and the target.
+app.openPair = (pair) => {
+  $('text-a').value = pair.source;
+  app.generated = null;
+  state.text = pair.source;
+  app.set({ target: pair.target });
+  runs.schedule();
+};
 
 // ---- runs ------------------------------------------------------------------------------------
 
@@ -121,9 +162,11 @@ function onRunStart() {
 
 function onRunShown(r, ms) {
   if (queryAfterRun !== null) { app.set({ query: queryAfterRun }); queryAfterRun = null; }
-  ablation.rerun();   // heads switched off: the same text without them, as the diff's edit
+  if (!isSeq2Seq(app.info)) ablation.rerun();   // heads switched off: the same text without them, as the diff's edit
   showInputError(null);
-  $('run-status').textContent = app.t('ranIn', { tokens: r.tokens.length, ms: Math.round(ms) });
+  $('run-status').textContent = r.seq2seq
+    ? app.t('ranInSeq2Seq', { source: r.sources.S, target: r.targets.T, ms: Math.round(ms) })
+    : app.t('ranIn', { tokens: r.tokens.length, ms: Math.round(ms) });
   setStatus('ready');
   writeUrl();   // layer, head and query as clamped to this run: the URL says what is shown
   renderAll();
@@ -218,6 +261,7 @@ function renderNow() {
     b.setAttribute('aria-selected', String(on));
     b.tabIndex = on ? 0 : -1;
   }
+  revealTab();
   $('hide-special').checked = state.hideSpecial;
   $('words').checked = state.words;
   $('threshold').value = String(state.threshold);
@@ -237,6 +281,8 @@ function renderNow() {
   tokens.render();
   nextToken.render();
   generatePanel.render();
+  seq2seqPanel.render();
+  kindSwitch.render();
   if (!app.result) return;
   const host = $('view-host');
   runs.show(host);
@@ -261,9 +307,13 @@ const picker = createModelPicker({
   progressRow: $('progress-row'), progress: $('progress'), progressText: $('progress-text'),
   cancel: $('cancel'), error: $('model-error'), info: $('model-info'),
 }, app);
-const tokens = createTokensView($('chips'), $('mirror'), app);
+const revealTab = keepTabsInSight(document.querySelector('.tabs'));
+const tokens = createTokensView($('chips'), $('mirror'), app, $('select-mode'));
 const nextToken = createNextTokenPanel($('next-token'), app);
 const ablation = createAblationRunner(app, { getClient: () => runs.client, runOptions: runs.options, onShown: () => renderAll() });
+const seq2seqPanel = createSeq2SeqPanel($('seq2seq-panel'), app, { getClient: () => runs.client, rerun: () => runs.schedule(),
+  setStatus: (text) => { $('run-status').textContent = text; } });
+const kindSwitch = createKindSwitch($('kind-switch'), app);
 const generatePanel = createGeneratePanel($('generate-panel'), app, { getClient: () => runs.client, runOptions: runs.options, textInput: $('text-a'), statusLine: $('run-status') });
 
 function wire() {
@@ -274,6 +324,7 @@ function wire() {
   pairOn.checked = state.pairOn;
   b.hidden = !state.pairOn;
   const onText = () => {
+    if (app.generated) app.generated = null;   // a new source: the generated target was another's
     state.text = a.value;
     state.pair = b.value;
     writeUrl();
@@ -307,12 +358,13 @@ function wire() {
   });
   // A frozen figure (js/snapshot.js) of the typed text's run, for <attn-scope src="…">.
   $('save-figure').addEventListener('click', () => {
-    if (!app.original || !FIGURE_VIEWS.includes(state.view)) {
+    // Frozen figures hold one model's single-text run (js/snapshot.js): not an encoder–decoder's.
+    if (!app.original || !FIGURE_VIEWS.includes(state.view) || isSeq2Seq(app.info)) {
       $('run-status').textContent = app.t('saveFigureView');
       return;
     }
     const figure = figureData(app.original, { model: state.model, info: app.info, text: state.text,
-      view: state.view, layer: state.layer, head: state.head });
+      view: state.view, layer: state.layer, head: state.head, words: app.wordsShown() });
     downloadBlob(new Blob([JSON.stringify(figure)], { type: 'application/json' }), exportFileName(state, 'figure.json'));
   });
   $('hide-special').addEventListener('change', (e) => app.set({ hideSpecial: e.target.checked }));
@@ -330,7 +382,7 @@ function wire() {
   }
   const tabs = [...document.querySelectorAll('[role=tab]')];
   for (const [k, tab] of tabs.entries()) {
-    tab.addEventListener('click', () => app.set({ view: tab.dataset.view }));
+    tab.addEventListener('click', () => app.set(viewPatch(tab.dataset.view)));
     tab.addEventListener('keydown', (e) => {
       const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
       if (!d) return;
@@ -339,7 +391,7 @@ function wire() {
       while (tabs[(k + step + 2 * tabs.length) % tabs.length].hidden && Math.abs(step) < tabs.length) step += d;
       const next = tabs[(k + step + 2 * tabs.length) % tabs.length];
       next.focus();
-      app.set({ view: next.dataset.view });
+      app.set(viewPatch(next.dataset.view));
     });
   }
   // Views size to the width only: a height change (a phone's address bar) needs no redraw.
@@ -351,6 +403,9 @@ function wire() {
     resizeTimer = setTimeout(renderAll, 150);
   });
 }
+
+// The cross view shows an encoder–decoder's cross-attention only: opening it chooses that kind.
+const viewPatch = (view) => (view === 'cross' ? { view, kind: 'cross' } : { view });
 
 // The guided lesson (?lesson=attention&step=N): a stepper above the page's own views.
 let lesson = null;

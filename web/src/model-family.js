@@ -2,6 +2,13 @@
 // rotary (the Llama family: no position table, q and k turned by position), which query heads
 // share a key/value head (grouped-query attention), and which views cannot apply and why.
 // Not here: drawing; the views and the tab bar ask these questions.
+import { isSeq2Seq } from './seq2seq-run.js';
+
+/** The views an encoder–decoder has (its three attention kinds in the grid, head and lines views,
+ *  the cross-attention view, the head table of alignment accuracy; the encoder-vs-decoder view
+ *  runs the bundled models whatever is loaded). The others read outputs the seq2seq run does not
+ *  give (q/k/v, value norms, the trace, the lens, the attribution, a corpus of single texts). */
+const SEQ2SEQ_VIEWS = new Set(['grid', 'head', 'lines', 'cross', 'heads', 'compare']);
 
 /** Rotary positions: the Llama family (llama, mistral, qwen2, qwen3 all rotate q and k). */
 export function isRotary(info) {
@@ -31,6 +38,8 @@ export function kvGroupOf(config, head) {
  *  walks the engine's trace of a post-LN/pre-LN block, which the engine does not record for the
  *  Llama layer (it refuses `trace` with E_INPUT). */
 export function viewUnavailable(info, view) {
+  if (isSeq2Seq(info)) return SEQ2SEQ_VIEWS.has(view) ? null : 'viewNotSeq2Seq';
+  if (view === 'cross') return 'crossNeedsSeq2Seq';
   if (view === 'block' && isRotary(info)) return 'blockNotRotary';
   return null;
 }

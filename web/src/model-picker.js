@@ -26,7 +26,15 @@ export const CURATED_MB = {
   // past the wasm32 limit); Qwen2.5-0.5B needs about 3.2 GB of it, SmolLM2-135M 1.8 GB.
   'HuggingFaceTB/SmolLM2-135M': 269,
   'Qwen/Qwen2.5-0.5B': 988,
+  // Encoder–decoders (cross-attention; the memory estimate is js/memory-estimate.js's). t5-small
+  // and bart-base ship a tokenizer.json; opus-mt-en-de only SentencePiece files (source.spm,
+  // target.spm), which the engine cannot read: listed so the page says so (NO_TOKENIZER_JSON).
+  't5-small': 242,
+  'facebook/bart-base': 558,
+  'Helsinki-NLP/opus-mt-en-de': 298,
 };
+/** Hub models whose tokenizer is not in a form AttnScope reads (Marian's SentencePiece files). */
+export const NO_TOKENIZER_JSON = new Set(['Helsinki-NLP/opus-mt-en-de']);
 export const CURATED = Object.keys(CURATED_MB);
 
 export function createModelPicker(el, app) {
@@ -49,7 +57,9 @@ export function createModelPicker(el, app) {
     };
     add('bundled', t('modelBundled'));
     add('bundled-causal', t('modelBundledCausal'));
-    for (const id of CURATED) add(id, id + (id.includes('multilingual') ? ' — ' + t('modelMultilingual') : ''));
+    for (const id of CURATED) {
+      add(id, id + (id.includes('multilingual') ? ' — ' + t('modelMultilingual') : NO_TOKENIZER_JSON.has(id) ? ' — ' + t('modelNoTokenizerJson') : ''));
+    }
     const m = app.state.model;
     if (m !== 'bundled' && m !== 'bundled-causal' && m !== 'local' && !CURATED.includes(m)) add(m, m);
     add('__hub', t('modelOtherHub'));
@@ -77,7 +87,8 @@ export function createModelPicker(el, app) {
     offered = id;
     hubInput.value = id;
     const mb = CURATED_MB[id];
-    hubSize.textContent = mb ? app.t('hubSize', { name: id, mb }) : app.t('hubSizeUnknown', { name: id });
+    hubSize.textContent = (mb ? app.t('hubSize', { name: id, mb }) : app.t('hubSizeUnknown', { name: id })) +
+      (NO_TOKENIZER_JSON.has(id) ? ' ' + app.t('hubMarianTokenizer') : '');
     syncRows();
   }
 
@@ -162,7 +173,8 @@ export function createModelPicker(el, app) {
   hubLoad.addEventListener('click', loadHub);
   hubInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') loadHub(); });
   const loadFiles = (files) => {
-    const list = [...files].filter((f) => /(^|\/)(config\.json|model\.safetensors|vocab\.txt|vocab\.json|merges\.txt|tokenizer\.json|tokenizer_config\.json)$/.test(f.webkitRelativePath || f.name));
+    // heldout.jsonl: an encoder–decoder folder's pairs with known alignments (heldout.js).
+    const list = [...files].filter((f) => /(^|\/)(config\.json|model\.safetensors|vocab\.txt|vocab\.json|merges\.txt|tokenizer\.json|tokenizer_config\.json|heldout\.jsonl)$/.test(f.webkitRelativePath || f.name));
     if (!list.some((f) => f.name === 'config.json')) { showError((t) => t('localMissing')); return; }
     load(list, app.t('modelLocalLoaded'));
   };
@@ -191,8 +203,16 @@ export function createModelPicker(el, app) {
     const bundled = i.source === 'bundled';
     const bundledName = app.state.model === 'bundled-causal' ? app.t('modelBundledCausal') : app.t('modelBundled');
     info.dataset.kind = i.kind ?? 'encoder';
+    const name = i.source === 'files' ? app.t('modelLocalLoaded') : bundled ? bundledName : (i.id ?? app.state.model);
+    if (i.kind === 'encoder-decoder') {   // js/seq2seq.js's config: two stacks
+      const s = i.config;
+      info.textContent = app.t('modelInfoSeq2Seq', { name, type: s.modelType, enc: s.encoderLayers, dec: s.decoderLayers,
+        heads: s.decoderHeads, hidden: s.hiddenSize }) + memoryText(i);
+      info.title = i.memoryBytes ? app.t('memoryTitle', { model: mb(i.memoryBytes), wasm: mb(i.wasmMemoryBytes), precision: i.weightPrecision }) : '';
+      return;
+    }
     info.textContent = app.t(i.kind === 'decoder' ? 'kindDecoder' : 'kindEncoder') + ' — ' + app.t('modelInfo', {
-      name: i.source === 'files' ? app.t('modelLocalLoaded') : bundled ? bundledName : (i.id ?? app.state.model),
+      name,
       layers: c.layers, heads: c.heads, hidden: c.hidden, positions: c.maxPositions,
       mlm: i.hasMlmHead ? app.t('withMlm') : '',
     }) + familyText(i) + (bundled ? ` · ${app.t('englishOnly')}` : '') + memoryText(i);

@@ -13,6 +13,7 @@ import { corpusAblation } from './ablation.js';
 import { openModel, stats } from './model-registry.js';
 import { showView } from './view-model.js';
 import { isRotary, viewUnavailable } from './model-family.js';
+import { isSeq2Seq, runSeq2Seq } from './seq2seq-run.js';
 
 /** Views that read result.trace (every intermediate of every block): only their runs ask for it
  *  (the trace costs L·T·(7C + F) floats). */
@@ -114,7 +115,7 @@ export function createRunController(app, { views, predictions = true, on = {} })
    *  the logit lens, the attribution). */
   const needsTrace = () => {
     const { view } = app.state;
-    if (!app.original) return false;
+    if (!app.original || isSeq2Seq(app.info)) return false;
     // The typed text's run, and the heads-off run on screen (the ablation reruns after the typed
     // text's; a token edit is never dropped for this: those views then show the typed text's run).
     const runs = app.edit?.kind === 'heads' ? [app.original, app.edited] : [app.original];
@@ -147,12 +148,16 @@ export function createRunController(app, { views, predictions = true, on = {} })
     try {
       const pair = state.pairOn && state.pair.trim() ? state.pair : undefined;
       const { text } = state;
-      const r = await model.client.run(text, { textPair: pair, signal, ...options() });
+      // An encoder–decoder: the source, and the target typed or generated (app.generated).
+      const r = isSeq2Seq(app.info)
+        ? await runSeq2Seq(model.client, { source: text, target: state.target, targetIds: app.generated?.targetIds, signal },
+          () => app.state.kind)
+        : await model.client.run(text, { textPair: pair, signal, ...options() });
       lastRunMs = performance.now() - started;
       if (seq !== runSeq) return;
       // The text this run is of (word-level views read its offsets against it); none with a pair,
-      // whose second segment's offsets index the pair.
-      if (!pair) r.text = text;
+      // whose second segment's offsets index the pair (a seq2seq result says for itself).
+      if (!pair && !isSeq2Seq(app.info)) r.text = text;
       stats.runs++;
       app.showRun(r);
       on.shown?.(r, lastRunMs);

@@ -6,11 +6,12 @@ import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
 import { GENERATE_DEFAULTS } from '../../js/generate.js';
 import { WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
 import { LESSONS } from './lesson/steps.js';
+import { ATTENTION_KINDS } from './seq2seq-run.js';
 
 export { isHubId };
 
 export const VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'diff', 'compare', 'block', 'positions', 'heads', 'map',
-  'layers', 'contributions'];
+  'layers', 'contributions', 'cross'];
 export const LANGS = ['en', 'ko'];
 // The API's choices, 'auto' first: the page's default (the API's is f32).
 export const WEIGHT_PRECISIONS = ['auto', ...WEIGHT_PRECISION_CHOICES.filter((p) => p !== 'auto')];
@@ -49,6 +50,10 @@ export function defaultState() {
     weightPrecision: 'auto', // 'auto' (f16 when f32 weights would pass ~300 MB) | 'f32' | 'f16' | 'q8'
     positionsA: DEFAULT_POSITION_PAIR[0],   // the positions view's sentences (typed text: kept in the link)
     positionsB: DEFAULT_POSITION_PAIR[1],
+    // Encoder–decoders (seq2seq-run.js): the target typed after the source, and which attention
+    // the grid, head and lines views show ('enc' | 'dec' | 'cross').
+    target: '',
+    kind: 'cross',
   };
 }
 
@@ -69,12 +74,17 @@ export function stateFromUrl(search) {
     const v = p.get(name);
     if (v !== null) s[key] = v.slice(0, MAX_POSITION_CHARS);
   }
+  const target = p.get('tgt');
+  if (target !== null) s.target = target.slice(0, MAX_TEXT_CHARS);
+  const kind = p.get('k');
+  if (ATTENTION_KINDS.includes(kind)) s.kind = kind;
   const pair = p.get('pair');
   if (pair !== null) { s.pair = pair.slice(0, MAX_TEXT_CHARS); s.pairOn = true; }
   const model = p.get('model');
   if (isBundledModelId(model) || isHubId(model)) s.model = model;
   const view = p.get('view');
   if (VIEWS.includes(view)) s.view = view;
+  if (s.view === 'cross') s.kind = 'cross';   // the cross view shows that kind only
   // Upper bounds are generous here; they are clamped to the loaded model and input later.
   s.layer = intParam(p, 'layer', 0, 999) ?? s.layer;
   s.head = intParam(p, 'head', 0, 999) ?? s.head;
@@ -115,6 +125,8 @@ export function stateToUrl(s) {
   const p = new URLSearchParams();
   if (s.text !== d.text) p.set('text', s.text);
   if (s.pairOn) p.set('pair', s.pair);
+  if (s.target !== d.target) p.set('tgt', s.target);
+  if (s.kind !== d.kind) p.set('k', s.kind);
   if (s.positionsA !== d.positionsA) p.set('pa', s.positionsA);
   if (s.positionsB !== d.positionsB) p.set('pb', s.positionsB);
   if (s.model !== 'local' && s.model !== d.model) p.set('model', s.model);

@@ -1,6 +1,7 @@
 // A read-only window into the page for the Playwright tests (and curious users in DevTools):
 // copies of the state and of the numbers each view draws, never references to live objects.
 import { isCausal, isMaskedCell } from './causal-mask.js';
+import { knownAlignment } from './heldout.js';
 
 /** @param viewJobs () → the view jobs started lately (run-controller.js viewJobs) */
 export function installTestHook(app, { viewJobs }) {
@@ -60,6 +61,21 @@ export function installTestHook(app, { viewJobs }) {
     /** The Layers and Contributions views' data (the typed text's run; issue 35). */
     get logitLens() { return app.original?.logitLens ? JSON.parse(JSON.stringify(app.original.logitLens)) : null; },
     get attribution() { return app.original?.attribution ? JSON.parse(JSON.stringify(app.original.attribution)) : null; },
+    // Encoder–decoders (issue 33): the run's two sides, the kind shown, a generated target, the
+    // known alignment's scores; one head's cross-attention [T][S].
+    get seq2seq() {
+      const r = app.original;
+      if (!r?.seq2seq) return null;
+      const k = knownAlignment(app);
+      return JSON.parse(JSON.stringify({
+        kind: app.state.kind, sourceTokens: r.sources.tokens, targetTokens: r.targets.tokens,
+        encoderShape: r.seq2seq.encoderShape, decoderShape: r.seq2seq.decoderShape, crossShape: r.seq2seq.crossShape,
+        generated: app.generated, heldout: app.heldout?.length ?? 0,
+        alignment: k && { pair: k.pair, aligned: k.score.aligned, heads: Array.from(k.score.heads), layerMean: Array.from(k.score.layerMean),
+          allMean: k.score.allMean, diagonal: k.score.diagonal },
+      }));
+    },
+    cross(layer, head) { return copy(app.original?.cross?.(layer, head)); },
     compare(side) {
       const e = app.views.compare?.view.exposed[side];
       return e ? { ...e, matrix: Array.from(e.matrix) } : null;

@@ -1,9 +1,50 @@
 // The tokens as chips under the input, with each chip's source span highlighted in a copy of the
-// text (offsets are UTF-16 indices, i.e. JavaScript string indices). Clicking a chip selects that
-// query token; [MASK] chips show the model's top predictions. Built with textContent only.
+// text (offsets are UTF-16 indices, i.e. JavaScript string indices). Clicking a chip makes it the
+// query; only while the "Select tokens" toggle (`modeButton`) is pressed does a click add it to or
+// remove it from the selection that Mask/Drop act on — one click never does both (issue 36: it
+// did, so picking a query also queued the token for masking). [MASK] chips show the model's top
+// predictions. Built with textContent only.
 
-export function createTokensView(chipsHost, mirrorHost, app) {
+export function createTokensView(chipsHost, mirrorHost, app, modeButton) {
   let result = null, spans = null, builtFor = null;
+  let selecting = false;   // the toggle's state: a UI mode, not part of the permalink
+  modeButton.addEventListener('click', () => {
+    selecting = !selecting;
+    showMode();
+    // On a phone the toggle sits under the views, far from the chips it changes: bring them up.
+    if (selecting) chipsHost.scrollIntoView({ block: 'nearest' });
+  });
+  // Escape on a chip leaves the selecting mode (keyboard users need no trip to the toggle).
+  chipsHost.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && selecting) {
+      selecting = false;
+      showMode();
+    }
+  });
+
+  // The toggle, the chips' group label and each chip's aria-pressed say which click this is: a
+  // chip is a toggle button only while selecting (pressed = selected), a plain button otherwise.
+  function showMode() {
+    modeButton.setAttribute('aria-pressed', String(selecting));
+    modeButton.textContent = app.t(selecting ? 'selectModeOn' : 'selectMode');
+    chipsHost.classList.toggle('selecting', selecting);
+    chipsHost.setAttribute('aria-label', app.t(selecting ? 'tokensAriaSelecting' : 'tokensAria'));
+    for (const chip of chipsHost.children) pressedState(chip, Number(chip.dataset.pos));
+  }
+
+  function pressedState(chip, i) {
+    if (selecting) chip.setAttribute('aria-pressed', String(app.state.selected.includes(i)));
+    else chip.removeAttribute('aria-pressed');
+    if (i === app.state.query) chip.setAttribute('aria-current', 'true');
+    else chip.removeAttribute('aria-current');
+  }
+
+  showMode();
+
+  function onChipClick(i) {
+    if (selecting) app.toggleSelected(i, { query: false });
+    else app.set({ query: i });
+  }
 
   // Rebuilds the chips only when the run, the edit or the language changed; otherwise just
   // updates classes (512 chips rebuilt on every hover or selection would cost whole frames).
@@ -33,7 +74,7 @@ export function createTokensView(chipsHost, mirrorHost, app) {
       if (state.selected.includes(i)) chip.classList.add('selected');
       if (i === state.query) chip.classList.add('query');
       if (edit && edit.positions.includes(i)) chip.classList.add(edit.kind === 'mask' ? 'masked' : 'dropped');
-      chip.setAttribute('aria-pressed', String(state.selected.includes(i)));
+      pressedState(chip, i);
       const label = document.createElement('span');
       label.className = 'chip-token';
       label.textContent = result.tokenTexts?.[i] ?? tok;   // readable: '␣river', not 'Ġriver'
@@ -49,7 +90,7 @@ export function createTokensView(chipsHost, mirrorHost, app) {
         list.title = t('predictionsTitle');
         chip.append(list);
       }
-      chip.addEventListener('click', () => app.toggleSelected(i));
+      chip.addEventListener('click', () => onChipClick(i));
       chip.addEventListener('pointerenter', () => highlight(i));
       chip.addEventListener('focus', () => highlight(i));
       chip.addEventListener('pointerleave', () => highlight(null));
@@ -57,6 +98,7 @@ export function createTokensView(chipsHost, mirrorHost, app) {
       frag.append(chip);
     });
     chipsHost.append(frag);
+    showMode();   // the labels in the language shown
     shownSelected = new Set(state.selected);
     shownQuery = state.query;
     highlight(null);
@@ -75,7 +117,7 @@ export function createTokensView(chipsHost, mirrorHost, app) {
       if (!chip) continue;
       chip.classList.toggle('selected', selected.has(i));
       chip.classList.toggle('query', i === state.query);
-      chip.setAttribute('aria-pressed', String(selected.has(i)));
+      pressedState(chip, i);
     }
     const selectionChanged = selected.size !== shownSelected.size || [...selected].some((i) => !shownSelected.has(i));
     shownSelected = selected;
@@ -119,5 +161,5 @@ export function createTokensView(chipsHost, mirrorHost, app) {
     mirrorHost.dataset.highlight = pos ?? '';
   }
 
-  return { render, highlight, get highlighted() { return spans; } };
+  return { render, highlight, get highlighted() { return spans; }, get selecting() { return selecting; } };
 }

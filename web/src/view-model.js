@@ -18,7 +18,8 @@
 //   keyMask()              attention_mask of the run shown (masked tokens 0), or null
 //   resultPosition(p)      typed-text position → position in the run shown (−1: dropped)
 //   originalPosition(p)    the reverse
-//   toggleSelected(p)      adds/removes a typed-text position to/from the selection
+//   toggleSelected(p, {query})  adds/removes a typed-text position to/from the selection (and
+//                          makes it the query unless query: false: the chips' selecting mode)
 //   jobs                   the worker, as far as a view may use it (run-controller.js): every
 //                          job below runs on the model in use and is stopped (E_ABORTED) when the
 //                          view shown or the model changes; `signal` adds the view's own Cancel
@@ -59,6 +60,7 @@ export function createViewModel({ state, onSet }) {
     edit: null,
     jobs: null,
     ablates: false,
+    generated: null,   // encoder–decoders: the target a generation wrote ({ targetIds, tokens }), run instead of the typed one
     get result() { return app.edited ?? app.original; },
     get views() { return views; },
     get runsDone() { return runsDone; },
@@ -67,7 +69,7 @@ export function createViewModel({ state, onSet }) {
     set(patch) {
       const before = { ...state };
       Object.assign(state, patch);
-      if ('hideSpecial' in patch || 'words' in patch) cache = null;
+      if ('hideSpecial' in patch || 'words' in patch || 'kind' in patch) cache = null;   // kind: an encoder–decoder's side
       fitToResult();
       onSet(patch, before);
     },
@@ -102,8 +104,12 @@ export function createViewModel({ state, onSet }) {
       const key = `${layer}/${head}`;
       let m = d.matrices.get(key);
       if (!m) {
+        // A run that carries its own word matrices (a frozen figure saved with words) is drawn
+        // from them: the figure's numbers, not a merge redone here.
+        const merged = d.words && (r.words === d.words && r.wordAttentions?.length
+          ? r.wordAttention(layer, head) : mergeHead(raw, d.words, r.shape[2]));
         m = d.words
-          ? restrict(mergeHead(raw, d.words, r.shape[2]), d.words.length, d.rows, true)
+          ? restrict(merged, d.words.length, d.rows, true)
           : restrict(raw, r.shape[2], d.positions, true);
         if (d.matrices.size >= MATRIX_CACHE) d.matrices.delete(d.matrices.keys().next().value);
         d.matrices.set(key, m);
@@ -126,11 +132,11 @@ export function createViewModel({ state, onSet }) {
       return map ? map.indexOf(position) : position;
     },
 
-    toggleSelected(position) {
+    toggleSelected(position, { query = true } = {}) {
       const selected = state.selected.includes(position)
         ? state.selected.filter((p) => p !== position)
         : [...state.selected, position].sort((a, b) => a - b);
-      app.set({ selected, query: position });
+      app.set(query ? { selected, query: position } : { selected });
     },
 
     // ---- for the host ----
@@ -171,7 +177,7 @@ export function createViewModel({ state, onSet }) {
     const r = app.original;
     if (!r || typeof r.text !== 'string') return null;
     if (app.edited && app.edit?.kind === 'drop') return null;
-    if (wordsOf.result !== r) wordsOf = { result: r, words: findWords(r, r.text) };
+    if (wordsOf.result !== r) wordsOf = { result: r, words: r.words ?? findWords(r, r.text) };
     return wordsOf.words;
   }
 

@@ -45,9 +45,14 @@ export async function checkFigureInPage({ b64, root, panelSelector, canvasSelect
     const r = el.getBoundingClientRect();
     return { sel, text: el.textContent.slice(0, 40), ink: ink(panelX + r.left - P.left, panelY + r.top - P.top, panelX + r.right - P.left, panelY + r.bottom - P.top) };
   });
+  // The first of the view's parts checked (the canvas, the texts) in the PNG: what lies above it
+  // is the title band (the exporter drops the pickers and how-to above the picture, so the panel's
+  // own top may lie above the PNG's).
+  const tops = [C.top, ...textSelectors.map((sel) => panel.querySelector(sel)?.getBoundingClientRect().top).filter((v) => v !== undefined)];
+  const firstY = panelY + Math.min(...tops) - P.top;
   return {
-    found, distinct, panelX, panelY, size: { width: img.width, height: img.height },
-    titleInk: ink(0, 0, img.width / dpr, panelY),   // the title band above the view
+    found, distinct, panelX, panelY, firstY, size: { width: img.width, height: img.height },
+    titleInk: ink(0, 0, img.width / dpr, firstY),   // the title band above the view
     texts,
   };
 }

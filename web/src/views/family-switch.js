@@ -2,6 +2,8 @@
 // and keeps it, so the slot stays while the view inside is rebuilt when a model of another kind
 // loads (the Positions tab: learned position table or rotary angles; the Block tab: the walk
 // through, or why it cannot apply). choose(app) names the builder to use.
+import { viewUnavailable } from '../model-family.js';
+
 export function familySwitch(choose, builders) {
   return (host, app) => {
     let key = null, current = null;
@@ -25,12 +27,18 @@ export function familySwitch(choose, builders) {
   };
 }
 
-/** A view saying why the tab cannot show this model (the i18n key `reason`). */
+/** `factory`'s view, or in its place why the model in use cannot have it (model-family.js). */
+export function guardedView(name, factory) {
+  return familySwitch((a) => (viewUnavailable(a.info, name) ? 'none' : 'view'),
+    { view: factory, none: unavailableView((a) => viewUnavailable(a.info, name)) });
+}
+
+/** A view saying why the tab cannot show this model: `reason` is the i18n key, or gives it (app). */
 export function unavailableView(reason) {
   return (host, app) => {
     const p = document.createElement('p');
     p.className = 'hint view-unavailable';
     host.append(p);
-    return { render() { p.textContent = app.t(reason); } };
+    return { render() { p.textContent = app.t(typeof reason === 'function' ? reason(app) : reason); } };
   };
 }

@@ -13,6 +13,7 @@ import { configNumbers } from '../model-picker.js';
 import { causalKeyMask, isCausal } from '../causal-mask.js';
 import { maskStep } from './formula-mask.js';
 import { isRotary, kvGroupOf } from '../model-family.js';
+import { scrollHint } from '../scroll-hint.js';
 
 const MAX_ROWS = 48;   // long inputs: the table lists the strongest keys; the check covers all
 
@@ -151,7 +152,12 @@ export function createFormula(host, app) {
       if (j === i) r.className = 'self';
       r.addEventListener('click', () => { chosenKey = { layer: state.layer, head: state.head, query: i, key: j }; render(); });
     }
-    main.append(table);
+    const tableBox = document.createElement('div');
+    tableBox.className = 'table-scroll';
+    tableBox.append(table);
+    const more = scrollHint(tableBox, () => t('scrollMore'));
+    main.append(more.element, tableBox);
+    more.update();
     if (shown.length < order.length) main.append(step(t('formulaTopOnly', { shown: shown.length, total: order.length })));
     if (hidden.size) main.append(step(t('formulaHiddenNote')));
     // One key's k and v (the strongest unless a row was clicked for this layer, head and query).

@@ -8,6 +8,8 @@ import { meanOfRows, maxOf } from '../attention-math.js';
 import { layerHeadPickers, tokenName } from '../pickers.js';
 import { isCausal } from '../causal-mask.js';
 import { createHeadZoom } from './head-zoom.js';
+import { captionWithHowTo } from '../how-to.js';
+import { currentViewPng, downloadBlob, exportFileName } from '../../embed/export.js';
 
 export function createHeadDetail(host, app) {
   const top = document.createElement('div');
@@ -45,14 +47,11 @@ export function createHeadDetail(host, app) {
   save.type = 'button';
   save.className = 'save-png';
   save.dataset.noExport = '';   // the page's PNG/SVG exports are figures; this button is not in them
-  save.addEventListener('click', () => {
-    heatmap.base.toBlob((blob) => {
-      const a = document.createElement('a');
-      a.href = URL.createObjectURL(blob);
-      a.download = `attention-layer${app.state.layer}-head${app.state.head}.png`;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(a.href), 1000);
-    });
+  // The same figure as the page's PNG export (title band, labels, colour scale, at ≥ 2×; it was
+  // the bare heatmap canvas, with no title or scale).
+  save.addEventListener('click', async () => {
+    const png = currentViewPng(app);
+    if (png) downloadBlob(await png, exportFileName(app.state, 'png'));
   });
 
   // The selected tokens' rows in the matrix shown (selection is kept in the typed text's positions).
@@ -64,7 +63,7 @@ export function createHeadDetail(host, app) {
     const { t, state } = app;
     save.textContent = t('savePng');
     top.replaceChildren(layerHeadPickers(app), save);
-    hint.textContent = t('headHint');
+    captionWithHowTo(hint, t('headHint'), t('headHowTo'));
     ({ positions, labels } = app.display());
     const matrix = app.displayMatrix(state.layer, state.head);
     const n = positions.length, vmax = maxOf(matrix);

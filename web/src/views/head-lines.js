@@ -5,6 +5,7 @@
 import { HEAD_COLOURS } from '../colormap.js';
 import { layerHeadPickers } from '../pickers.js';
 import { isCausal } from '../causal-mask.js';
+import { captionWithHowTo } from '../how-to.js';
 
 const LABEL_W = 92, MIN_ROW_FOR_LABELS = 10;
 // Long inputs, nothing focused: each query's strongest links only (a 512-token layer would be
@@ -33,7 +34,7 @@ export function createHeadLines(host, app) {
     const H = result.shape[1];
     top.replaceChildren(layerHeadPickers(app, { head: false }));
     // A decoder's lines only ever go back to earlier tokens (later keys are masked, weight 0).
-    hint.textContent = isCausal(app) ? `${t('linesHint')} ${t('linesHintCausal')}` : t('linesHint');
+    captionWithHowTo(hint, isCausal(app) ? `${t('linesHint')} ${t('linesHintCausal')}` : t('linesHint'), t('linesHowTo'));
     toggles.setAttribute('aria-label', t('headsToggle'));
     toggles.replaceChildren();
     for (let h = 0; h < H; h++) {

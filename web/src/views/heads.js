@@ -8,6 +8,7 @@ import { HEAD_STATISTICS, headStatistics } from '../../../js/head-stats.js';
 import { ABLATION_SENTENCES } from '../ablation.js';
 import { measureInduction } from '../../../js/head-detectors.js';
 import { isCausal } from '../causal-mask.js';
+import { scrollHint } from '../scroll-hint.js';
 
 // The statistics a model's heads can have: a decoder's next token is always masked and it has
 // no [CLS]/[SEP]; an encoder whose first token is [CLS] shows that mass once, as [CLS]. The
@@ -39,7 +40,8 @@ export function createHeadsTable(host, app) {
   scroll.append(table);
   const legend = document.createElement('dl');
   legend.className = 'hint heads-legend';
-  host.append(bar, note, scroll, legend);
+  const more = scrollHint(scroll, () => app.t('scrollMore'));
+  host.append(bar, note, more.element, scroll, legend);
   let induction = null;   // { model, promise, scores } the induction scores of the model in use
 
   let sort = { key: 'layer', dir: 1 };
@@ -121,6 +123,7 @@ export function createHeadsTable(host, app) {
 
   function render() {
     const { t, original } = app;
+    more.update();   // after this frame's table: wider than a phone?
     corpusBtn.textContent = t('headsCorpusBtn');
     ablateBtn.textContent = t('headsAblateBtn', { n: ABLATION_SENTENCES });
     cancelBtn.textContent = t('cancel');

@@ -7,6 +7,8 @@ import { isCausal, maskPixel } from '../causal-mask.js';
 import { createAblationToggle, drawHeadsOff, toggleHead } from '../ablation.js';
 import { drawKvBands, KV_BAND } from '../kv-bands.js';
 import { kvGroupOf, kvGroups } from '../model-family.js';
+import { createAnnouncer } from '../announcer.js';
+import { captionWithHowTo } from '../how-to.js';
 
 const GAP = 6, LABEL = 26;
 
@@ -23,6 +25,7 @@ export function createModelGrid(host, app) {
   tip.className = 'tooltip';
   tip.hidden = true;
   wrap.append(canvas, tip);
+  const say = createAnnouncer(wrap);   // arrow-key moves, said to screen readers
   const legend = document.createElement('div');
   const ablate = createAblationToggle(app);   // issue 19: a click switches a head off instead of opening it
   ablate.element.dataset.noExport = '';       // a control, not part of an exported figure
@@ -34,7 +37,7 @@ export function createModelGrid(host, app) {
     const [L, H] = result.shape;
     const causal = isCausal(app);
     ablate.render();
-    note.textContent = causal ? `${t('gridHint')} ${t('gridHintCausal')}` : t('gridHint');
+    captionWithHowTo(note, causal ? `${t('gridHint')} ${t('gridHintCausal')}` : t('gridHint'), t('gridHowTo'));
     renderLegend(legend, { scale: sequential, vmax: 1, caption: causal ? `${t('legendSqrt')} · ${t('legendMasked')}` : t('legendSqrt') });
     canvas.setAttribute('aria-label', t('gridAria', { layers: L, heads: H }));
     const s = thumbSize(L, H);
@@ -167,8 +170,7 @@ export function createModelGrid(host, app) {
       }
     }
     if (focus) {
-      const g = kvGroupOf(app.info?.config, focus.h);
-      tip.textContent = app.t('layerHead', { layer: focus.l, head: focus.h }) + (g ? ' · ' + app.t('kvBand', { kv: g.kv }) : '');
+      tip.textContent = headText(focus);
       tip.hidden = false;
       tip.style.left = Math.min(geo.w - 120, LABEL + (focus.h + 1) * (geo.s + GAP)) + 'px';
       tip.style.top = geo.top + focus.l * (geo.s + GAP) + 'px';
@@ -209,7 +211,14 @@ export function createModelGrid(host, app) {
     else return;
     e.preventDefault();
     setFocus(f);
+    say(headText(f));
   });
+
+  // "Layer 2, head 3" (and its key/value group): the tooltip's words, and what a move says.
+  function headText(f) {
+    const g = kvGroupOf(app.info?.config, f.h);
+    return app.t('layerHead', { layer: f.l, head: f.h }) + (g ? ' · ' + app.t('kvBand', { kv: g.kv }) : '');
+  }
 
   return { render, destroy() { generation++; } };
 }

@@ -2,7 +2,7 @@
 // token after it — what it expected at that point of the text — and the rank of the token that
 // actually follows. Reads result.nextByPosition (a run with nextAll), or, while a generation is
 // streaming, the entries built from each step's candidates. Hidden for encoders.
-import { isCausal } from '../causal-mask.js';
+import { isDecoderOnly } from '../causal-mask.js';
 import { tokenName } from '../pickers.js';
 import { createSamplingPreview } from './sampling-preview.js';
 
@@ -21,7 +21,7 @@ export function createNextTokenPanel(host, app) {
     sampling.render();
     const r = app.result;
     const entries = r?.nextByPosition;
-    host.hidden = !isCausal(app) || !entries;
+    host.hidden = !isDecoderOnly(app) || !entries;
     if (host.hidden) return;
     const { t, state } = app;
     const texts = r.tokenTexts ?? r.tokens;

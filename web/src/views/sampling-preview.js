@@ -4,7 +4,7 @@
 // the k best kept (0: no limit), then the smallest prefix of them whose weight reaches top-p of
 // theirs, renormalised. Shows the top tokens with what each would get, greying what is cut off.
 // The settings are the Generate panel's (genTemperature, genTopK, genTopP: in the permalink).
-import { isCausal } from '../causal-mask.js';
+import { isDecoderOnly } from '../causal-mask.js';
 
 const SHOWN = 10;
 const DELAY_MS = 200;
@@ -67,7 +67,7 @@ export function createSamplingPreview(host, app) {
 
   function render() {
     const r = app.result;
-    box.hidden = !isCausal(app) || !r || Boolean(app.generation && !app.generation.done);
+    box.hidden = !isDecoderOnly(app) || !r || Boolean(app.generation && !app.generation.done);
     if (box.hidden) return;
     const { t, state } = app;
     box.replaceChildren();
