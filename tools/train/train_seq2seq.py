@@ -111,10 +111,7 @@ def run(rank, args):
     train = read_jsonl(os.path.join(args.work, "train.jsonl"))
     held = read_jsonl(os.path.join(args.work, "held_out.jsonl"))
     model = build(args, vocab_size(args.work))
-    decay = [p for p in model.parameters() if p.dim() >= 2]
-    no_decay = [p for p in model.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.98))
+    opt = torch.optim.AdamW(scaled_groups(model, args), lr=args.lr, betas=(0.9, 0.98))
     n_params = sum(p.numel() for p in model.parameters())
     print(f"train {len(train)} pairs, held out {len(held)}; parameters {n_params} ({2 * n_params / 1e6:.2f} MB fp16)",
           flush=True)
@@ -142,7 +139,8 @@ def run(rank, args):
         idx = torch.randint(len(train), (per_rank,), generator=gen).tolist()
         src, mask, tgt_in, labels = make_batch([train[i] for i in idx], model.config)
         for g in opt.param_groups:
-            g["lr"] = lr = lr_at(step, done, args)
+            lr = lr_at(step, done, args)
+            g["lr"] = lr * g["lr_scale"]
         logits = model(src, mask, tgt_in)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100)
         opt.zero_grad(set_to_none=True)
@@ -170,6 +168,22 @@ def run(rank, args):
     if rank == 0:
         save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, probe, held)
     print(f"done: {step} steps, {train_seconds / 60:.1f} min of training", flush=True)
+
+
+def scaled_groups(model, args):
+    """One AdamW group per parameter, its learning rate scaled by the parameter's size at
+    initialisation (the RMS of a freshly initialised matrix, 1 for norm weights), as Adafactor's
+    relative steps do. T5's initialisation spans 1.0 (embeddings) to 0.008 (the query matrices,
+    which stand in for the 1/sqrt(d_kv) T5 does not apply): one plain Adam rate moved the embeddings
+    by 0.2% a step and the queries by 25%, and the run stayed a unigram model for 1,400 steps
+    (probe loss 5.70); scaled, the same data reached 3.97 in 700 steps of 32 pairs. --lr is then
+    the relative step (1e-2: 1% of a weight's scale)."""
+    groups = []
+    for p in model.parameters():
+        matrix = p.dim() >= 2
+        groups.append({"params": [p], "lr_scale": float(p.detach().pow(2).mean().sqrt()) if matrix else 1.0,
+                       "weight_decay": args.weight_decay if matrix else 0.0})
+    return groups
 
 
 @torch.no_grad()

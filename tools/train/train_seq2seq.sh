@@ -32,7 +32,7 @@ if [[ -z ${SKIP_TRAIN:-} ]]; then
   log "training → $WORK/train.log"
   $PY tools/train/train_seq2seq.py --work $WORK --out "$OUT" --d-model "${D_MODEL:-256}" --d-ff "${D_FF:-512}" \
     --layers "${LAYERS:-2}" --decoder-layers "${DEC_LAYERS:-2}" --heads "${HEADS:-4}" --d-kv 64 \
-    --batch "${BATCH:-64}" --lr "${LR:-1e-3}" --warmup 200 --dropout 0.1 --weight-decay 0.01 --steps 100000 \
+    --batch "${BATCH:-64}" --lr "${LR:-1.5e-2}" --warmup 200 --dropout 0.1 --weight-decay 0.01 --steps 100000 \
     --time-budget "${TIME_BUDGET:-60}" --ranks 2 --threads 1 --checkpoint-minutes 4 --log-every 50 \
     ${RESUME:+--resume} >> $WORK/train.log 2>&1
   tail -n 2 $WORK/train.log
