@@ -48,7 +48,8 @@ commands:
   info      [--model M]
 
 --model is a folder, an http(s) URL, a Hugging Face hub id, bundled-causal (the bundled GPT-2),
-or omitted for the bundled BERT.
+bundled-seq2seq (the bundled T5: English → subject–object–verb order), or omitted for the bundled
+BERT.
 --weight-precision f16 (any command) keeps the weight matrices as f16 in memory: half the RAM;
 q8 quantizes the linear layers to int8 (a quarter, int8 GEMM; results close to f32, not equal);
 auto picks f16 when f32 weights would take more than ${AUTO_F16_ABOVE_BYTES / 1024 ** 2} MB, q8 only where f16 would not fit

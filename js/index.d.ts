@@ -39,12 +39,14 @@ export interface ModelFiles {
 /**
  * - omitted or 'bundled': the small BERT shipped in the package (model/)
  * - 'bundled-causal': the small GPT-2 shipped in the package (model-causal/)
+ * - 'bundled-seq2seq': the small T5 shipped in the package (model-seq2seq/), an encoder–decoder
+ *   that rewrites English into subject–object–verb order
  * - 'owner/name': a Hugging Face hub id (files from <hubUrl>/<id>/resolve/<revision>/)
  * - 'https://host/path/': a folder URL (URL objects too)
  * - Node: a local folder path ('/dir', './dir', 'file:///dir', or any existing directory)
  * - an object of files, or the Files of a picked folder (FileList / File[])
  */
-export type ModelSource = undefined | 'bundled' | 'bundled-causal' | string | URL | ModelFiles | FileList | File[];
+export type ModelSource = undefined | 'bundled' | 'bundled-causal' | 'bundled-seq2seq' | string | URL | ModelFiles | FileList | File[];
 
 export interface LoadProgress {
   /** Hub file name: 'config.json', 'model.safetensors', ... */
@@ -589,6 +591,8 @@ export interface Seq2SeqRunOptions {
   maxLength?: number;
   /** Also return decoderTrace: every step of every decoder layer. */
   trace?: boolean;
+  /** Also return every target position's logits (result.logits, [T][V]); default false. */
+  logits?: boolean;
 }
 
 /** One decoder layer step by step, each [T][C] but ffnPreActivation and ffnIntermediate [T][F].
@@ -652,6 +656,8 @@ export interface Seq2SeqRunResult {
   next: { id: number; token: string; prob: number }[];
   /** With { trace: true }. */
   decoderTrace?: Seq2SeqDecoderTrace;
+  /** [T][V]: the next-token logits at every decoder position; only with options.logits. */
+  logits?: Float32Array;
 }
 
 export interface Seq2SeqGenerationStep {
@@ -730,8 +736,13 @@ export const DEFAULT_HUB_URL: string;
 export function hubUrlFor(id: string, options?: { hubUrl?: string; revision?: string }): string;
 /** Where the bundled model lives (a folder path in Node, a URL in browsers). */
 export const bundledModelLocation: string;
-/** Where each bundled model lives: the BERT ('bundled') and the small GPT-2 ('bundled-causal'). */
-export const bundledModelLocations: Readonly<{ bundled: string; 'bundled-causal': string }>;
+/** Where each bundled model lives: the BERT ('bundled'), the small GPT-2 ('bundled-causal') and the
+ *  small T5 ('bundled-seq2seq'). */
+export const bundledModelLocations: Readonly<{ bundled: string; 'bundled-causal': string; 'bundled-seq2seq': string }>;
+/** One file of a bundled model (a path in Node, a URL in browsers), or null for an unknown model
+ *  or, in browsers, a file the package does not list: e.g. bundledModelFile('bundled-seq2seq',
+ *  'heldout.jsonl'), the held-out pairs with their known source → target token alignment. */
+export function bundledModelFile(name: 'bundled' | 'bundled-causal' | 'bundled-seq2seq', file: string): string | null;
 
 /** WebAssembly heap diagnostics: malloc'd bytes in use, and the wasm memory size. */
 export function heapStats(options?: { threads?: number }): Promise<{ inUse: number; memoryBytes: number }>;

@@ -8,7 +8,7 @@ export { RunResult } from './result.js';
 export { AttnScopeError, ERROR_CODES } from './errors.js';
 export { clearModelCache } from './http-provider.js';
 export { DEFAULT_HUB_URL, hubUrlFor } from './sources.js';
-export { bundledModelLocation, bundledModelLocations } from '#platform';
+export { bundledModelFile, bundledModelLocation, bundledModelLocations } from '#platform';
 export { HEAD_STATISTICS, ablationEffects, headStatistics } from './head-stats.js';
 export { INDUCTION_DEFAULTS, inductionInput, inductionScores, measureInduction } from './head-detectors.js';
 export { FIGURE_FORMAT, FIGURE_VERSION, FIGURE_VIEWS, figureData, figureResult } from './snapshot.js';

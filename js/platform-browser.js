@@ -4,7 +4,7 @@
 // with no configuration.
 import { AttnScopeError } from './errors.js';
 import { httpProvider } from './http-provider.js';
-import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL } from './bundled-models.js';
+import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from './bundled-models.js';
 
 export const platformName = 'browser';
 
@@ -94,6 +94,15 @@ const bundledFiles = {
     'tokenizer.json': new URL('../model-causal/tokenizer.json', import.meta.url),
     'tokenizer_config.json': new URL('../model-causal/tokenizer_config.json', import.meta.url),
   },
+  // heldout.jsonl is not read by the loader: it is the known alignment the page overlays on the
+  // cross-attention, found through bundledModelFile().
+  [BUNDLED_SEQ2SEQ_MODEL]: {
+    'config.json': new URL('../model-seq2seq/config.json', import.meta.url),
+    'model.safetensors': new URL('../model-seq2seq/model.safetensors', import.meta.url),
+    'tokenizer.json': new URL('../model-seq2seq/tokenizer.json', import.meta.url),
+    'tokenizer_config.json': new URL('../model-seq2seq/tokenizer_config.json', import.meta.url),
+    'heldout.jsonl': new URL('../model-seq2seq/heldout.jsonl', import.meta.url),
+  },
 };
 const folderOf = (files) => files['config.json'].href.replace(/config\.json$/, '');
 
@@ -102,9 +111,15 @@ export const bundledModelLocation = folderOf(bundledFiles[BUNDLED_MODEL]);
 export const bundledModelLocations = Object.freeze({
   [BUNDLED_MODEL]: bundledModelLocation,
   [BUNDLED_CAUSAL_MODEL]: folderOf(bundledFiles[BUNDLED_CAUSAL_MODEL]),
+  [BUNDLED_SEQ2SEQ_MODEL]: folderOf(bundledFiles[BUNDLED_SEQ2SEQ_MODEL]),
 });
 
-/** A bundled model ('bundled' or 'bundled-causal'); the single-file build inlines one of them. */
+/** The URL of one file of a bundled model (e.g. 'bundled-seq2seq', 'heldout.jsonl'), or null. */
+export function bundledModelFile(name, file) {
+  return bundledFiles[name]?.[file]?.href ?? null;
+}
+
+/** A bundled model (one of BUNDLED_MODEL_IDS); the single-file build inlines one of them. */
 export function bundledModelProvider(name = BUNDLED_MODEL) {
   if (inline?.model && (inline.modelName ?? BUNDLED_MODEL) === name) return inlineModelProvider(inline.model);
   const files = bundledFiles[name];

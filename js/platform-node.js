@@ -10,7 +10,7 @@ import { Worker, parentPort } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
 
 import { AttnScopeError, abortedError } from './errors.js';
-import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL } from './bundled-models.js';
+import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from './bundled-models.js';
 
 export const platformName = 'node';
 
@@ -110,13 +110,20 @@ export function env(name) {
 }
 
 export const bundledModelLocation = fileURLToPath(new URL('../model', import.meta.url));
-/** The bundled models' folders by name: the BERT ('bundled') and the GPT-2 ('bundled-causal'). */
+/** The bundled models' folders by name: the BERT ('bundled'), the GPT-2 ('bundled-causal') and the
+ *  T5 ('bundled-seq2seq'). */
 export const bundledModelLocations = Object.freeze({
   [BUNDLED_MODEL]: bundledModelLocation,
   [BUNDLED_CAUSAL_MODEL]: fileURLToPath(new URL('../model-causal', import.meta.url)),
+  [BUNDLED_SEQ2SEQ_MODEL]: fileURLToPath(new URL('../model-seq2seq', import.meta.url)),
 });
 
-/** A bundled model's folder as a source ('bundled' or 'bundled-causal'). */
+/** The path of one file of a bundled model (e.g. 'bundled-seq2seq', 'heldout.jsonl'), or null. */
+export function bundledModelFile(name, file) {
+  return bundledModelLocations[name] ? join(bundledModelLocations[name], file) : null;
+}
+
+/** A bundled model's folder as a source (one of BUNDLED_MODEL_IDS). */
 export function bundledModelProvider(name = BUNDLED_MODEL) {
   return directoryProvider(bundledModelLocations[name], 'bundled');
 }

@@ -11,7 +11,7 @@ import { sampleToken, seededRandom } from './sampling.js';
 import { generateOptions } from './generate.js';
 
 const DEFAULT_TOP_K = 5;
-const RUN_OPTIONS = ['target', 'targetIds', 'topK', 'maxLength', 'trace'];
+const RUN_OPTIONS = ['target', 'targetIds', 'topK', 'maxLength', 'trace', 'logits'];
 const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'stopAtEos', 'candidates', 'maxLength',
   'signal', 'onToken'];
 
@@ -68,7 +68,7 @@ export class Seq2SeqModel {
     return this.#run(integerArray(sourceIds, 'ids'), targetIds, options);
   }
 
-  #run(sourceIds, targetIds, { topK = DEFAULT_TOP_K, trace = false }) {
+  #run(sourceIds, targetIds, { topK = DEFAULT_TOP_K, trace = false, logits = false }) {
     const native = this.#alive();
     if (typeof trace !== 'boolean') throw new AttnScopeError('E_INPUT', 'trace must be true or false');
     const decoderIds = Int32Array.from([this.config.decoderStartTokenId, ...targetIds]);
@@ -96,6 +96,8 @@ export class Seq2SeqModel {
       // trace: every step of every decoder layer for each target position (what the Block view walks
       // through: self-attention, cross-attention, feed-forward, each with its Add & Norm).
       ...(raw.decoderTrace ? { decoderTrace: raw.decoderTrace } : {}),
+      // Every position's logits only when asked: T × V floats would weigh on each worker message.
+      ...(logits ? { logits: raw.logits } : {}),
     };
   }
 

@@ -1,5 +1,5 @@
 // The static server behind `npm start`: serves the explorer page at `/` and only the folders it
-// needs (web/, js/, dist/, model/, model-causal/, and examples/ for the <attn-scope> blog example), with correct MIME types (application/wasm for streaming
+// needs (web/, js/, dist/, model/, model-causal/, model-seq2seq/, and examples/ for the <attn-scope> blog example), with correct MIME types (application/wasm for streaming
 // compilation), cross-origin isolated (see ISOLATION_HEADERS). Zero dependencies; not a
 // production server. PORT=0 picks a free port; ATTNSCOPE_ISOLATION=off serves without isolation
 // (to try the one-thread fallback by hand).
@@ -10,7 +10,7 @@ import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SERVED_FOLDERS = ['web', 'js', 'dist', 'model', 'model-causal', 'examples'];
+const SERVED_FOLDERS = ['web', 'js', 'dist', 'model', 'model-causal', 'model-seq2seq', 'examples'];
 
 // Cross-origin isolation: with these two headers on the page (and on every script, worker and
 // iframe it loads) `crossOriginIsolated` is true, so SharedArrayBuffer exists and the engine can
@@ -32,6 +32,7 @@ const MIME = {
   '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.json': 'application/json; charset=utf-8',
+  '.jsonl': 'application/jsonl; charset=utf-8',  // model-seq2seq/heldout.jsonl, one JSON a line
   '.wasm': 'application/wasm',
   '.txt': 'text/plain; charset=utf-8',
   '.svg': 'image/svg+xml',

@@ -41,10 +41,11 @@ describe('npm package', () => {
       'dist/attnscope-mt-relaxed.wasm', 'dist/attnscope-mt.worker.js', 'js/node-pthread-worker.js', 'js/index.js', 'js/index.d.ts',
       'js/worker.js', 'js/worker-client.js', 'js/worker-client.d.ts', 'js/cli.js', 'js/platform-node.js',
       'js/platform-browser.js', 'model/config.json', 'model/model.safetensors', 'model/vocab.txt',
-      'model-causal/config.json', 'model-causal/model.safetensors', 'model-causal/tokenizer.json']) {
+      'model-causal/config.json', 'model-causal/model.safetensors', 'model-causal/tokenizer.json',
+      'model-seq2seq/config.json', 'model-seq2seq/model.safetensors', 'model-seq2seq/tokenizer.json', 'model-seq2seq/heldout.jsonl']) {
       assert.ok(files.includes(needed), `${needed} missing from the tarball`);
     }
-    const allowed = /^(package\.json|README\.md|LICENSE|dist\/attnscope(-mt)?(\.mjs|\.wasm|-relaxed\.wasm|\.worker\.js)|js\/[\w-]+\.(js|d\.ts)|model(-causal)?\/[\w.-]+)$/;
+    const allowed = /^(package\.json|README\.md|LICENSE|dist\/attnscope(-mt)?(\.mjs|\.wasm|-relaxed\.wasm|\.worker\.js)|js\/[\w-]+\.(js|d\.ts)|model(-causal|-seq2seq)?\/[\w.-]+)$/;
     const unexpected = files.filter((f) => !allowed.test(f));
     assert.deepEqual(unexpected, [], 'files users do not need');
     assert.ok(!files.some((f) => /(^|\/)(tests?|fixtures|engine|bindings|scripts|tools|web|docs|build)\//.test(f)));

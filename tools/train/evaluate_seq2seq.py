@@ -3,7 +3,9 @@
 #     and token accuracy (greedy token i == reference token i, over the reference's tokens incl. </s>);
 #   - per-head alignment accuracy: with the reference target teacher-forced, the share of target
 #     tokens whose cross-attention argmax over the source is alignment[i], for every (layer, head);
-#     against the diagonal baseline (target token i → source token min(i, S-1));
+#     against the diagonal baseline (target token i → source token min(i, S-1)); and the same for
+#     the layer-averaged attention: each decoder layer's cross-attention averaged over its heads,
+#     and the average over all layers and heads (what a reader sees before picking a head);
 #   - a reference check: the fp16 weights run through tests/fixtures/make_seq2seq_fixtures.py's
 #     independent t5_forward (float64) give the same logits and cross-attentions as model_seq2seq.
 #   python3 evaluate_seq2seq.py [FOLDER] [--limit N]
@@ -73,6 +75,8 @@ def main():
     exact = tok_right = tok_total = 0
     head_right = torch.zeros(L, H)
     moved_right = torch.zeros(L, H)  # on the target tokens that align off the diagonal (a != i)
+    layer_right = torch.zeros(L + 1)  # head-averaged attention of each layer, then of all layers
+    layer_moved_right = torch.zeros(L + 1)
     diag_right = aligned = moved = 0
     shown = 0
     for n, ex in enumerate(held):
@@ -96,15 +100,19 @@ def main():
         cross = []
         model.decode(model.encode(s, mask), mask, torch.tensor([[c.decoder_start_token_id] + ref[:-1]]), cross=cross)
         argmax = torch.stack([x[0].argmax(-1) for x in cross])  # (L, H, T)
+        per_layer = torch.stack([x[0].mean(0) for x in cross])  # (L, T, S): heads averaged
+        averaged = torch.cat([per_layer, per_layer.mean(0, keepdim=True)]).argmax(-1)  # (L + 1, T)
         for i, a in enumerate(ex["alignment"]):
             if a is None:
                 continue
             aligned += 1
             diag_right += min(i, len(src) - 1) == a
             head_right += (argmax[:, :, i] == a).float()
+            layer_right += (averaged[:, i] == a).float()
             if a != min(i, len(src) - 1):
                 moved += 1
                 moved_right += (argmax[:, :, i] == a).float()
+                layer_moved_right += (averaged[:, i] == a).float()
     print(f"held-out examples {len(held)}: greedy exact match {exact / len(held):.1%}, "
           f"greedy token accuracy {tok_right / tok_total:.1%} ({tok_total} tokens)")
     diag = diag_right / aligned
@@ -116,9 +124,22 @@ def main():
                                                     for h in range(H)))
     best = acc.max().item()
     l, h = divmod(int(acc.argmax()), H)
-    print(f"best head L{l}H{h} {best:.1%}: {100 * (best - diag):+.1f} points over the diagonal")
+    print(f"best head L{l}H{h} {best:.1%}: {100 * (best - diag):+.1f} points over the diagonal "
+          f"(moved {moved_right[l, h] / max(1, moved):.1%})")
+    layer_acc = layer_right / aligned
+    layer_moved = layer_moved_right / max(1, moved)
+    print("layer-averaged attention (heads averaged, then argmax): " + "  ".join(
+        f"layer {k} {layer_acc[k]:.1%} (moved {layer_moved[k]:.1%})" for k in range(L)) +
+        f"  all layers {layer_acc[L]:.1%} (moved {layer_moved[L]:.1%}): "
+        f"{100 * (layer_acc[L].item() - diag):+.1f} points over the diagonal")
     print(json.dumps({"exact_match": exact / len(held), "token_accuracy": tok_right / tok_total,
-                      "diagonal_baseline": diag, "best_head": [l, h], "best_head_alignment": best}))
+                      "diagonal_baseline": diag, "best_head": [l, h], "best_head_alignment": best,
+                      "best_head_alignment_moved": (moved_right[l, h] / max(1, moved)).item(),
+                      "layer_averaged_alignment": layer_acc[:L].tolist(),
+                      "all_layers_averaged_alignment": layer_acc[L].item(),
+                      "all_layers_averaged_alignment_moved": layer_moved[L].item(),
+                      "examples": len(held), "target_tokens": tok_total, "aligned_tokens": aligned,
+                      "moved_tokens": moved}))
 
 
 def wp_decode(wp, ids):

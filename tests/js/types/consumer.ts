@@ -1,8 +1,8 @@
 // What an npm user writes (README "Use it from JavaScript"), type-checked against js/*.d.ts by
 // tests/js/types.test.js. Never run: only the compiler reads it. Lines marked @ts-expect-error
 // must be rejected, so a declaration that accepts anything fails the test too.
-import { AttnScopeError, ERROR_CODES, RunResult, buildInfo, bundledModelLocation, clearModelCache,
-  DEFAULT_HUB_URL, heapStats, hubUrlFor, loadModel } from 'attnscope';
+import { AttnScopeError, ERROR_CODES, RunResult, buildInfo, bundledModelFile, bundledModelLocation, clearModelCache,
+  DEFAULT_HUB_URL, heapStats, hubUrlFor, loadModel, loadSeq2SeqModel } from 'attnscope';
 import type { ErrorCode, LoadProgress, MaskPrediction, Model, ModelInfo } from 'attnscope';
 import { createWorkerClient } from 'attnscope/worker';
 
@@ -43,6 +43,12 @@ try {
 }
 const url: string = hubUrlFor('owner/name', { revision: 'v1' }) + DEFAULT_HUB_URL + bundledModelLocation;
 const cleared: boolean = await clearModelCache();
+const t5 = await loadSeq2SeqModel('bundled-seq2seq');
+const withLogits = await t5.run('Only Miss Gee asked for bail.', { target: 'Only Miss Gee for bail asked.', logits: true });
+const logits: Float32Array | undefined = withLogits.logits;
+const heldout: string | null = bundledModelFile('bundled-seq2seq', 'heldout.jsonl');
+// @ts-expect-error: only the bundled ids have files
+bundledModelFile('gpt2', 'config.json');
 const { inUse, memoryBytes } = await heapStats();
 const { relaxedSimd } = await buildInfo();
 const fromFields = new RunResult({ ...enc, shape: [1, 1, 1, 1], attentions: new Float32Array(1),
