@@ -5,6 +5,7 @@
 import { cssColour, sequential } from '../src/colormap.js';
 import { composeFigure, figureToCanvas, figureToSvg, quoteText } from './figure.js';
 import { MASK_FILL, isCausal } from '../src/causal-mask.js';
+import { bundledLabel } from '../src/bundled-labels.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const SVG_VECTOR_MAX = 128;   // tokens: above this the cells go in as one embedded PNG, not n² rects
@@ -185,7 +186,7 @@ function figureSubtitle(app) {
 function modelName(app) {
   const i = app.info;
   if (i?.source === 'files') return app.t('modelLocalLoaded');
-  if (i?.source === 'bundled' || !i) return app.state.model === 'bundled-causal' ? app.t('modelBundledCausal') : app.t('modelBundled');
+  if (i?.source === 'bundled' || !i) return bundledLabel(app.t, app.state.model) ?? app.t('modelBundled');
   return i.id ?? app.state.model;
 }
 

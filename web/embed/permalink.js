@@ -3,6 +3,7 @@
 // restorable by the page (a URL) is left out, so the page falls back to its bundled model.
 import { defaultState, isHubId, stateToUrl, LANGS, MAX_POSITION_CHARS, MAX_TEXT_CHARS, VIEWS, WEIGHT_PRECISIONS } from '../src/state.js';
 import { AttnScopeError } from '../../js/errors.js';
+import { isBundledModelId } from '../../js/bundled-models.js';
 
 /** The page URL for an element's settings; pageUrl must be an http(s) URL. */
 export function permalinkFor(pageUrl, { text, textPair, model, view, layer, head, lang, weightPrecision, positionsA, positionsB }) {
@@ -18,7 +19,7 @@ export function permalinkFor(pageUrl, { text, textPair, model, view, layer, head
   const s = defaultState();
   if (typeof text === 'string' && text) s.text = text.slice(0, MAX_TEXT_CHARS);
   if (typeof textPair === 'string' && textPair) { s.pair = textPair.slice(0, MAX_TEXT_CHARS); s.pairOn = true; }
-  if (model === 'bundled' || model === 'bundled-causal' || isHubId(model)) s.model = model;
+  if (isBundledModelId(model) || isHubId(model)) s.model = model;
   if (WEIGHT_PRECISIONS.includes(weightPrecision)) s.weightPrecision = weightPrecision;
   if (typeof positionsA === 'string') s.positionsA = positionsA.slice(0, MAX_POSITION_CHARS);
   if (typeof positionsB === 'string') s.positionsB = positionsB.slice(0, MAX_POSITION_CHARS);

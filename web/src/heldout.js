@@ -26,15 +26,44 @@ export async function readHeldout(source, baseUrl) {
 const scored = new WeakMap();   // result → { pair, score } | null
 
 /** The run's pair in heldout.jsonl and its heads' alignment accuracy, or null (no pair, a
- *  generated target, or an alignment that does not fit the tokens). */
+ *  generated target other than the pair's, or an alignment that does not fit the tokens). */
 export function knownAlignment(app) {
   const r = app.original;
-  if (!r?.seq2seq || !app.heldout?.length || app.generated) return null;
+  if (!r?.seq2seq || !app.heldout?.length) return null;
   if (!scored.has(r)) {
-    const pair = findHeldout(app.heldout, app.state.text, app.state.target);
+    const pair = app.generated ? generatedPair(app, r) : findHeldout(app.heldout, app.state.text, app.state.target);
     const raw = r.seq2seq;
     const score = pair && alignmentAccuracy(raw.crossAttentions, raw.crossShape, pair.alignment);
     scored.set(r, score ? { pair, score } : null);
   }
   return scored.get(r);
 }
+
+// A generated target is scored only when the model wrote the held-out target itself: the same
+// words once the tokenizer's normalisation (lowercase, accents off, punctuation split) is undone
+// on both sides. Then the decoder ran the pair's tokens and its alignment applies row for row.
+function generatedPair(app, r) {
+  const pair = findHeldout(app.heldout, app.state.text);
+  return pair && sameWords(wordsOfTokens(r.targets?.tokens, r.targets?.special), wordsOfText(pair.target)) ? pair : null;
+}
+
+// The words of WordPiece tokens: specials dropped, '##' pieces joined to the word before.
+export function wordsOfTokens(tokens = [], special = []) {
+  const words = [];
+  tokens.forEach((tok, i) => {
+    if (special[i]) return;
+    if (tok.startsWith('##') && words.length) words[words.length - 1] += tok.slice(2);
+    else words.push(tok);
+  });
+  return words;
+}
+
+// A text as BERT's normaliser and pre-tokenizer cut it: lowercase, accents stripped, split at
+// spaces and around each punctuation character (ASCII symbols count as punctuation, as in BERT).
+const PUNCT = String.raw`\p{P}!-\/:-@\[-\x60{-~`;
+const WORD_OR_PUNCT = new RegExp(`[${PUNCT}]|[^\\s${PUNCT}]+`, 'gu');
+export function wordsOfText(text) {
+  return text.normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase().match(WORD_OR_PUNCT) ?? [];
+}
+
+const sameWords = (a, b) => a.length === b.length && a.every((w, i) => w === b[i]);

@@ -6,6 +6,13 @@
 export const SEQ2SEQ_STRINGS = {
   en: {
     view_cross: 'Cross-attention',
+    // The bundled T5 (model-seq2seq/) and the page's example list (examples.js).
+    modelBundledSeq2Seq: 'Bundled T5: English → SOV (offline)',
+    modelBundledSeq2SeqAbout: 'a small T5 trained by the project to rewrite English into subject–object–verb order, like Korean',
+    examplesTitle: 'Examples:',
+    exampleBert: 'BERT: what does “it” look at?',
+    exampleGpt: 'GPT: continue a sentence',
+    exampleSov: 'T5: English → subject–object–verb',
     modelNoTokenizerJson: 'cannot load yet (no tokenizer.json)',
     hubMarianTokenizer: 'Marian checkpoints ship their tokenizers only as SentencePiece files (source.spm, target.spm), which AttnScope cannot read yet: Load stops after config.json and says so, before the weights are downloaded.',
     viewNotSeq2Seq: 'This view covers encoder-only and decoder-only models. For an encoder–decoder, use All heads, Head and Lines (with the attention switch), Cross-attention and the Head table.',
@@ -54,6 +61,12 @@ export const SEQ2SEQ_STRINGS = {
     alignDiagonal: 'Diagonal baseline (target i ↔ source i)',
   },
   ko: {
+    modelBundledSeq2Seq: '내장 T5: 영어 → SOV (오프라인)',
+    modelBundledSeq2SeqAbout: '영어 문장을 한국어처럼 주어–목적어–동사 순서로 바꾸도록 이 프로젝트가 학습시킨 작은 T5',
+    examplesTitle: '예제:',
+    exampleBert: 'BERT: “it”은 어디를 볼까?',
+    exampleGpt: 'GPT: 문장 이어 쓰기',
+    exampleSov: 'T5: 영어 → 주어–목적어–동사',
     view_cross: '교차 어텐션',
     modelNoTokenizerJson: '아직 불러올 수 없음 (tokenizer.json 없음)',
     hubMarianTokenizer: 'Marian 체크포인트는 토크나이저를 SentencePiece 파일(source.spm, target.spm)로만 제공하며, AttnScope는 아직 이를 읽지 못합니다. 불러오기는 config.json 다음에 멈추고 그 이유를 알려 주며, 가중치는 내려받지 않습니다.',

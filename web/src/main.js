@@ -39,6 +39,9 @@ import { isSeq2Seq } from './seq2seq-run.js';
 import { createSeq2SeqPanel } from './seq2seq-panel.js';
 import { createKindSwitch } from './kind-switch.js';
 import { readHeldout } from './heldout.js';
+import { modelLabel } from './bundled-labels.js';
+import { createExamples } from './examples.js';
+import { isBundledModelId } from '../../js/bundled-models.js';
 import { createCrossView } from './views/cross.js';
 import { createCrossGrid } from './views/cross-grid.js';
 import { createCrossHeads } from './views/cross-heads.js';
@@ -94,6 +97,7 @@ function onSet(patch, before) {
     applyStatic(document, state.lang);
     picker.fillOptions();
     picker.showInfo();
+    examples.render();
     relocalizeMessages(app.t);
   }
   // Opening the block, Layers or Contributions view needs a run of the text on screen with more outputs.
@@ -272,7 +276,7 @@ function renderNow() {
   trunc.hidden = !(r && r.numTruncated > 0);
   if (r && r.numTruncated > 0) trunc.textContent = app.t('truncated', { n: r.numTruncated, max: r.tokens.length });
   showUnknownNotice(r);
-  showTokenLegend($('token-legend'), $('unk-notice'), r, app.t, { bundled: state.model === 'bundled' || state.model === 'bundled-causal' });
+  showTokenLegend($('token-legend'), $('unk-notice'), r, app.t, { bundled: isBundledModelId(state.model) });
   $('selection-info').textContent = state.selected.length
     ? app.t('selectionInfo', { n: state.selected.length }) : app.t('selectionNone');
   for (const id of ['mask-btn', 'drop-btn', 'clear-selection']) $(id).disabled = !state.selected.length || !r;
@@ -315,6 +319,11 @@ const ablation = createAblationRunner(app, { getClient: () => runs.client, runOp
 const seq2seqPanel = createSeq2SeqPanel($('seq2seq-panel'), app, { getClient: () => runs.client, rerun: () => runs.schedule(),
   setStatus: (text) => { $('run-status').textContent = text; } });
 const kindSwitch = createKindSwitch($('kind-switch'), app);
+const examples = createExamples($('examples'), app, {
+  loadModel: (id) => picker.load(id, modelLabel(app.t, id)),
+  openText: (text, patch) => app.openText(text, patch),
+  generateTarget: () => seq2seqPanel.generate(),
+});
 const generatePanel = createGeneratePanel($('generate-panel'), app, { getClient: () => runs.client, runOptions: runs.options, textInput: $('text-a'), statusLine: $('run-status') });
 
 function wire() {
@@ -420,7 +429,7 @@ async function start() {
   installTestHook(app, { viewJobs: runs.viewJobs });
   renderNow();
   const wanted = state.model;
-  const label = wanted === 'bundled' ? app.t('modelBundled') : wanted === 'bundled-causal' ? app.t('modelBundledCausal') : wanted;
+  const label = modelLabel(app.t, wanted);
   const failure = await picker.load(wanted, label);
   // A link's hub model that cannot load: show the bundled one, say so, and keep the link's model
   // in the URL (a reload retries) until the user picks another.

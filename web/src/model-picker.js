@@ -8,6 +8,8 @@
 import { isHubId, WEIGHT_PRECISIONS } from './state.js';
 import { errorReason, showMessage } from './error-text.js';
 import { isRotary, kvGroups } from './model-family.js';
+import { bundledLabel } from './bundled-labels.js';
+import { BUNDLED_MODEL_IDS, BUNDLED_SEQ2SEQ_MODEL, isBundledModelId } from '../../js/bundled-models.js';
 
 // Hub models offered in the list, with the size of their model.safetensors on the hub in MB
 // (read from huggingface.co, rounded; only for the notice before a download).
@@ -55,13 +57,12 @@ export function createModelPicker(el, app) {
       o.textContent = text;
       select.append(o);
     };
-    add('bundled', t('modelBundled'));
-    add('bundled-causal', t('modelBundledCausal'));
+    for (const id of BUNDLED_MODEL_IDS) add(id, bundledLabel(t, id));
     for (const id of CURATED) {
       add(id, id + (id.includes('multilingual') ? ' — ' + t('modelMultilingual') : NO_TOKENIZER_JSON.has(id) ? ' — ' + t('modelNoTokenizerJson') : ''));
     }
     const m = app.state.model;
-    if (m !== 'bundled' && m !== 'bundled-causal' && m !== 'local' && !CURATED.includes(m)) add(m, m);
+    if (!isBundledModelId(m) && m !== 'local' && !CURATED.includes(m)) add(m, m);
     add('__hub', t('modelOtherHub'));
     add('__local', t('modelLocal'));
     if (app.state.model === 'local') add('local', t('modelLocalLoaded'));
@@ -160,8 +161,7 @@ export function createModelPicker(el, app) {
     syncRows();
     if (v === '__hub') { hubInput.focus(); return; }
     if (v === '__local' || v === 'local') return;
-    if (v === 'bundled') load(v, app.t('modelBundled'));   // nothing to download
-    else if (v === 'bundled-causal') load(v, app.t('modelBundledCausal'));
+    if (isBundledModelId(v)) load(v, bundledLabel(app.t, v));   // nothing to download
     else if (v !== app.state.model) offer(v);
   });
   select.addEventListener('keydown', (e) => { if (e.key === 'Enter' && offered) loadHub(); });
@@ -201,13 +201,14 @@ export function createModelPicker(el, app) {
     if (!i) { info.textContent = ''; return; }
     const c = configNumbers(i);
     const bundled = i.source === 'bundled';
-    const bundledName = app.state.model === 'bundled-causal' ? app.t('modelBundledCausal') : app.t('modelBundled');
+    const bundledName = bundledLabel(app.t, app.state.model) ?? app.t('modelBundled');
     info.dataset.kind = i.kind ?? 'encoder';
     const name = i.source === 'files' ? app.t('modelLocalLoaded') : bundled ? bundledName : (i.id ?? app.state.model);
     if (i.kind === 'encoder-decoder') {   // js/seq2seq.js's config: two stacks
       const s = i.config;
       info.textContent = app.t('modelInfoSeq2Seq', { name, type: s.modelType, enc: s.encoderLayers, dec: s.decoderLayers,
-        heads: s.decoderHeads, hidden: s.hiddenSize }) + memoryText(i);
+        heads: s.decoderHeads, hidden: s.hiddenSize }) +
+        (bundled && app.state.model === BUNDLED_SEQ2SEQ_MODEL ? ' · ' + app.t('modelBundledSeq2SeqAbout') : '') + memoryText(i);
       info.title = i.memoryBytes ? app.t('memoryTitle', { model: mb(i.memoryBytes), wasm: mb(i.wasmMemoryBytes), precision: i.weightPrecision }) : '';
       return;
     }

@@ -115,7 +115,7 @@ export function createSeq2SeqPanel(host, app, { getClient, rerun, setStatus }) {
     tgtChips.show(t('targetTokens'), r?.targets?.tokens, r?.targets?.special);
   }
 
-  return { render, stop, get running() { return Boolean(running); } };
+  return { render, stop, generate, get running() { return Boolean(running); } };
 }
 
 function button(id) {

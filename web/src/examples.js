@@ -1,0 +1,53 @@
+// The page's example list: one button per bundled model, each opening it on a text that shows
+// what that kind of model does. The encoder–decoder's example types a held-out source (its
+// folder's heldout.jsonl knows which source word each target word comes from) and lets the model
+// write the target, so the cross-attention view can overlay the known alignment on the model's
+// own output.
+import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from '../../js/bundled-models.js';
+import { findHeldout } from '../../js/alignment-accuracy.js';
+import { DEFAULT_TEXT } from './state.js';
+
+// A short held-out pair with a visible reordering: "I by her on the divan sat."
+export const SEQ2SEQ_EXAMPLE_SOURCE = 'I sat by her on the divan.';
+
+export const EXAMPLES = [
+  { id: 'bert', model: BUNDLED_MODEL, label: 'exampleBert', text: DEFAULT_TEXT, patch: { view: 'grid' } },
+  { id: 'gpt', model: BUNDLED_CAUSAL_MODEL, label: 'exampleGpt', text: 'The river ran past the old mill, and the river', patch: { view: 'grid' } },
+  { id: 'sov', model: BUNDLED_SEQ2SEQ_MODEL, label: 'exampleSov', text: SEQ2SEQ_EXAMPLE_SOURCE, patch: { view: 'cross', kind: 'cross', target: '' }, generate: true },
+];
+
+/**
+ * Fills `host` with the example buttons.
+ * @param loadModel (id) → Promise<error|null>: the picker's load of a bundled model
+ * @param openText (text, patch): the page's text box and state
+ * @param generateTarget (): the target panel's Generate, once the model and source are in
+ */
+export function createExamples(host, app, { loadModel, openText, generateTarget }) {
+  const title = document.createElement('span');
+  title.id = 'examples-title';
+  title.className = 'muted';
+  const buttons = EXAMPLES.map((ex) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.dataset.example = ex.id;
+    b.addEventListener('click', () => open(ex));
+    return b;
+  });
+  host.append(title, ...buttons);
+
+  async function open(ex) {
+    if (app.state.model !== ex.model && await loadModel(ex.model)) return;   // the picker says why
+    // A held-out source when the model's file has this one (its weights may be retrained).
+    const text = ex.generate && app.heldout?.length && !findHeldout(app.heldout, ex.text) ? app.heldout[0].source : ex.text;
+    app.generated = null;
+    openText(text, ex.patch);
+    if (ex.generate) generateTarget();
+  }
+
+  function render() {
+    title.textContent = app.t('examplesTitle');
+    EXAMPLES.forEach((ex, i) => { buttons[i].textContent = app.t(ex.label); });
+  }
+  render();
+  return { render };
+}
