@@ -150,6 +150,7 @@ test('?model=bundled-seq2seq&view=cross with a held-out pair: cross view as the 
   await crossDrawn(page);
   assert.match(await page.locator('#model-select option:checked').textContent(), /T5/);
   assert.match(await page.locator('[data-example="sov"]').textContent(), /주어/);
+  assert.match(await page.locator('#run-status').textContent(), /원문 \d+개 \+ 목표 \d+개 토큰/);   // re-worded, not left in English
   await shoot(page, 'cross-desktop-ko');
   assert.deepEqual(problems, []);
   await context.close();

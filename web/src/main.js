@@ -99,6 +99,9 @@ function onSet(patch, before) {
     picker.showInfo();
     examples.render();
     relocalizeMessages(app.t);
+    if (ranStatus && $('run-status').textContent === ranStatus.text) {
+      $('run-status').textContent = ranStatus.text = ranStatus.build(app.t);
+    }
   }
   // Opening the block, Layers or Contributions view needs a run of the text on screen with more outputs.
   if (patch.view !== undefined && runs.needsTrace()) runs.run();
@@ -165,13 +168,19 @@ function onRunStart() {
   busyTimer = setTimeout(() => showBusy(true), BUSY_AFTER_MS);
 }
 
+// The last "ran in" line, re-worded on a language switch while it is still the one shown (other
+// messages share the status line and replace it).
+let ranStatus = null;
+
 function onRunShown(r, ms) {
   if (queryAfterRun !== null) { app.set({ query: queryAfterRun }); queryAfterRun = null; }
   if (!isSeq2Seq(app.info)) ablation.rerun();   // heads switched off: the same text without them, as the diff's edit
   showInputError(null);
-  $('run-status').textContent = r.seq2seq
-    ? app.t('ranInSeq2Seq', { source: r.sources.S, target: r.targets.T, ms: Math.round(ms) })
-    : app.t('ranIn', { tokens: r.tokens.length, ms: Math.round(ms) });
+  const build = (t) => (r.seq2seq
+    ? t('ranInSeq2Seq', { source: r.sources.S, target: r.targets.T, ms: Math.round(ms) })
+    : t('ranIn', { tokens: r.tokens.length, ms: Math.round(ms) }));
+  $('run-status').textContent = build(app.t);
+  ranStatus = { build, text: $('run-status').textContent };
   setStatus('ready');
   writeUrl();   // layer, head and query as clamped to this run: the URL says what is shown
   renderAll();
