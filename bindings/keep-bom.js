@@ -5,6 +5,11 @@
 // mark. A token or a decode that starts with U+FEFF is text, not a file's BOM: Hugging Face keeps
 // it, so the glue's decoder must too (tests/js/keep-bom.test.js). Strings of 16 bytes or fewer take
 // the glue's hand-written decoder, which already keeps it.
+// The threaded build's heap is a SharedArrayBuffer, which browsers' TextDecoder refuses to read
+// (Node's accepts it): its glue wraps the decoder to copy such bytes first (TextDecoderWrapper),
+// and so must this replacement.
 if (typeof UTF8Decoder !== 'undefined' && typeof TextDecoder !== 'undefined') {
-  UTF8Decoder = new TextDecoder('utf8', { ignoreBOM: true });
+  const keepBom = new TextDecoder('utf8', { ignoreBOM: true });
+  const shared = (bytes) => typeof SharedArrayBuffer !== 'undefined' && bytes.buffer instanceof SharedArrayBuffer;
+  UTF8Decoder = { decode: (bytes) => keepBom.decode(shared(bytes) ? bytes.slice() : bytes) };
 }

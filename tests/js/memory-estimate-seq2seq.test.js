@@ -33,7 +33,11 @@ test('auto takes f16 above 300 MiB of f32 weights; f16 halves the matrices; a to
   const f32 = estimateSeq2SeqMemory(T5_SMALL, 'f32'), f16 = estimateSeq2SeqMemory(T5_SMALL, 'f16');
   assert.equal(f32.weights - f16.weights, 2 * seq2seqParameterCounts(T5_SMALL).matrices);
   assert.equal(f32.run, f16.run);
-  assert.throws(() => resolveSeq2SeqPrecision(T5_SMALL, 'q8'), /q8/);
+  // q8: int8 linear layers, the shared embeddings at f16 (as the engine keeps them).
+  assert.equal(resolveSeq2SeqPrecision(T5_SMALL, 'q8'), 'q8');
+  const q8 = estimateSeq2SeqMemory(T5_SMALL, 'q8');
+  const { matrices, embedding } = seq2seqParameterCounts(T5_SMALL);
+  assert.ok(q8.weights > (matrices - embedding) + 2 * embedding && q8.weights < f16.weights, `q8 ${q8.weights} B`);
   const huge = { ...T5_SMALL, d_model: 8192, d_ff: 32768, num_layers: 24, d_kv: 128, num_heads: 64 };
   assert.throws(() => checkSeq2SeqFitsWasm32(huge, 'f16'), (e) => e.code === 'E_TOO_LARGE' && /encoder-decoder/.test(e.message));
   assert.ok(checkSeq2SeqFitsWasm32(T5_SMALL, 'f32').total < 1024 ** 3);

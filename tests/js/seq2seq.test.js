@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-import { loadModel } from '../../js/index.js';
+import { buildInfo, loadModel } from '../../js/index.js';
 import { createWorkerClient } from '../../js/worker-client.js';
 import { readSafetensors } from './helpers/safetensors.js';
 
@@ -98,10 +98,15 @@ describe('encoder-decoder golden fixtures through the WASM API', () => {
 // weightPrecision 'q8': int8 linear layers (the engine's LinearLayer, as the other families), shared
 // embeddings f16. Judged against the float64 PyTorch reference with q8's looser tolerances: the
 // decoder's hidden state within 5% (relative L2; 1.4–4.4% measured) and every attention
-// probability within 0.15 (0.01–0.135 measured: these fixtures are 16–32 channels wide, so each
-// token's activations quantize over few values, and T5's unscaled q·k at the fixtures' weight
-// scales is sharp; a broken quantization is off by far more). Less memory than f32, and
+// probability within 0.15 on the plain SIMD128 build (0.01–0.135 measured: these fixtures are
+// 16–32 channels wide, so each token's activations quantize over few values, and T5's unscaled q·k
+// at the fixtures' weight scales is sharp; a broken quantization is off by far more), 0.25 on the
+// relaxed-SIMD build Node and Chromium load (activations over 128 levels, not 256, as
+// q8-fixtures.test.js says: 0.011–0.183 measured, Intel Xeon). Less memory than f32, and
 // generation's steps equal a full q8 run. Top-1 agreement on a t5-small shape: bench/t5-q8.mjs.
+const RELAXED = (await buildInfo({ threads: 1 })).relaxedSimd;
+const Q8_ATTENTION_BOUND = RELAXED ? 0.25 : 0.15;
+const Q8_HIDDEN_BOUND = RELAXED ? 0.07 : 0.05;  // relaxed: 1.2–4.9% measured
 describe('encoder-decoder q8 weights through the WASM API', () => {
   for (const name of models) {
     it(`${name}: loads as q8, near the reference, smaller than f32, steps equal a full run`, async (t) => {
@@ -119,14 +124,14 @@ describe('encoder-decoder q8 weights through the WASM API', () => {
         for (const [got, key] of [[r.encoderAttentions, 'encoder_attentions'], [r.decoderAttentions, 'decoder_attentions'], [r.crossAttentions, 'cross_attentions']]) {
           const err = maxError(got, e[key].data);
           t.diagnostic(`${name} ${key}: max |q8 − reference| ${err.toExponential(2)}`);
-          assert.ok(err > 0 && err <= 0.15, `${key}: max |q8 − reference| ${err}`);
+          assert.ok(err > 0 && err <= Q8_ATTENTION_BOUND, `${key}: max |q8 − reference| ${err}`);
         }
         // The decoder's last hidden state: relative L2 error against the reference.
         let num = 0, den = 0;
         for (let i = 0; i < r.hidden.length; i++) { num += (r.hidden[i] - e.hidden.data[i]) ** 2; den += e.hidden.data[i] ** 2; }
         const relative = Math.sqrt(num / den);
         t.diagnostic(`${name} hidden: relative L2 error ${relative.toExponential(2)}`);
-        assert.ok(relative <= 0.05, `hidden: relative L2 error ${relative}`);
+        assert.ok(relative <= Q8_HIDDEN_BOUND, `hidden: relative L2 error ${relative}`);
         const g = await model.generate(f.inputs.greedy.source_ids, { temperature: 0, maxNewTokens: 4, stopAtEos: false, candidates: 0 });
         const full = await model.runIds(f.inputs.greedy.source_ids, { targetIds: [...g.ids].slice(1, -1) });
         const [L, H, Tf, S] = full.crossShape;
