@@ -45,7 +45,8 @@ export function installTestHook(app, { viewJobs }) {
     get qkMap() { const e = app.views.map?.view.exposed; return e ? JSON.parse(JSON.stringify(e)) : null; },
     /** The map on screen as the worker sent it (points, kinds, runs, positions). */
     qkMapPoints() {
-      const m = app.views.map?.view.currentMap();
+      const view = app.views.map?.view;  // the map tab is guarded (guardedView): its view is inside
+      const m = (view?.inner ?? view)?.currentMap?.();
       return m ? { layer: m.layer, head: m.head, points: copy(m.points), kinds: copy(m.kinds), runs: copy(m.runs), positions: copy(m.positions) } : null;
     },
     aggregate(kind) { return copy(app.views.aggregates?.view.exposed[kind]); },

@@ -20,9 +20,10 @@ export function familySwitch(choose, builders) {
         current.render();
       },
       destroy() { current?.destroy?.(); },
-      // The test hook reads these of the view inside.
+      // The test hook reads these of the view inside (and calls its methods through inner).
       get exposed() { return current?.exposed; },
       get last() { return current?.last; },
+      get inner() { return current; },
     };
   };
 }
