@@ -119,10 +119,12 @@ def run(rank, args):
 
     ckpt_path = os.path.join(args.work, "checkpoint.pt")
     step, train_seconds = 0, 0.0
+    fresh_moments_from = 0  # the step AdamW's moments were last zeroed at
     if args.resume:
         step, train_seconds = resume_state(model, opt, ckpt_path)
         if step == 0:
             step, train_seconds = resume_from_export(model, args.out)
+            fresh_moments_from = step
 
     per_rank = args.batch // ranks
     t_start, t_checkpoint, t_log = time.time() - train_seconds, time.time(), time.time()
@@ -139,7 +141,7 @@ def run(rank, args):
         idx = torch.randint(len(train), (per_rank,), generator=gen).tolist()
         src, mask, tgt_in, labels = make_batch([train[i] for i in idx], model.config)
         for g in opt.param_groups:
-            lr = lr_at(step, done, args)
+            lr = lr_at(step, done, args) * rewarm(step, fresh_moments_from, args)
             g["lr"] = lr * g["lr_scale"]
         logits = model(src, mask, tgt_in)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100)
@@ -168,6 +170,15 @@ def run(rank, args):
     if rank == 0:
         save_checkpoint(model, opt, step, train_seconds, args, ckpt_path, probe, held)
     print(f"done: {step} steps, {train_seconds / 60:.1f} min of training", flush=True)
+
+
+def rewarm(step, fresh_moments_from, args):
+    """A run resumed from exported weights starts AdamW's moments at zero, and Adam's first
+    bias-corrected steps are full-sized whatever the gradient's scale: ramp the rate up again over
+    --warmup steps so they do not knock a trained model off its minimum."""
+    if fresh_moments_from == 0:
+        return 1.0  # lr_at's own warm-up covers a fresh run
+    return min(1.0, (step - fresh_moments_from + 1) / args.warmup)
 
 
 def scaled_groups(model, args):
