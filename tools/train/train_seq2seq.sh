@@ -9,6 +9,8 @@
 #   from $OUT's weights and the step and time their metadata records (fresh optimizer moments).
 #   TIME_BUDGET=<minutes> (default 60) is the training's wall-clock schedule; BATCH (default 64)
 #   the pairs per step; D_MODEL, D_FF, LAYERS, DEC_LAYERS, HEADS, LR the shape and rate.
+#   RANKS (default 2) the processes the batch is split over: 1 on a machine whose other core is
+#   busy (two ranks wait for each other at every step, so one busy core stalls both).
 #   SKIP_TRAIN=1 reruns data, tokenizer and evaluation only.
 # Run it niced on a shared machine:  setsid nohup nice -n 19 tools/train/train_seq2seq.sh &
 set -euo pipefail
@@ -28,12 +30,12 @@ $PY tools/train/seq2seq_tokenizer.py $WORK 4096
 
 if [[ -z ${SKIP_TRAIN:-} ]]; then
   # T5 v1.0 (relu, tied), d_model 256, 4 heads of 64, d_ff 512, 2 + 2 blocks: 3.67 M parameters,
-  # 7.35 MB in fp16 (the limit is 8 MB). 64 pairs per step over two ranks.
+  # 7.35 MB in fp16 (the limit is 8 MB). 64 pairs per step, split over the ranks.
   log "training → $WORK/train.log"
   $PY tools/train/train_seq2seq.py --work $WORK --out "$OUT" --d-model "${D_MODEL:-256}" --d-ff "${D_FF:-512}" \
     --layers "${LAYERS:-2}" --decoder-layers "${DEC_LAYERS:-2}" --heads "${HEADS:-4}" --d-kv 64 \
     --batch "${BATCH:-64}" --lr "${LR:-1.5e-2}" --warmup 200 --dropout 0.1 --weight-decay 0.01 --steps 100000 \
-    --time-budget "${TIME_BUDGET:-60}" --ranks 2 --threads 1 --checkpoint-minutes 4 --log-every 50 \
+    --time-budget "${TIME_BUDGET:-60}" --ranks "${RANKS:-2}" --threads 1 --checkpoint-minutes 4 --log-every 50 \
     ${RESUME:+--resume} >> $WORK/train.log 2>&1
   tail -n 2 $WORK/train.log
 fi
