@@ -31,20 +31,10 @@ def parse_args():
     p.add_argument("--heads", type=int, default=4)
     p.add_argument("--max-len", type=int, default=128)
     p.add_argument("--batch", type=int, default=32)
-    p.add_argument("--steps", type=int, default=6000)
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--warmup", type=int, default=300)
-    p.add_argument("--weight-decay", type=float, default=0.01)
-    p.add_argument("--seed", type=int, default=20261130)
-    p.add_argument("--threads", type=int, default=2)
+    add_run_args(p, steps=6000, lr=1e-3, warmup=300, weight_decay=0.01, seed=20261130, threads=2,
+                 checkpoint_minutes=5.0)
     p.add_argument("--checkpoint-every", type=int, default=250)
-    p.add_argument("--time-budget", type=float, default=0,
-                   help="minutes of wall-clock training; the schedule follows whichever of steps or time "
-                        "runs out first (the machine is shared, so throughput varies)")
-    p.add_argument("--checkpoint-minutes", type=float, default=5.0)
     p.add_argument("--bench", type=int, default=0, help="run N steps, print tokens/s, write nothing")
-    p.add_argument("--resume", action="store_true")
-    p.add_argument("--dropout", type=float, default=0.1)
     p.add_argument("--qk-init-std", type=float, default=0.0,
                    help="initial std of the query/key weights (default: initializer_range 0.02). "
                         "Attention logits are bilinear in W_q and W_k, so with both at 0.02 every head "
@@ -56,12 +46,42 @@ def parse_args():
                         "so every step sees about as many tokens. Short sequences give the masked token "
                         "a bag of *nearby* words even while attention is still uniform, which gets the "
                         "model past the unigram plateau far sooner")
-    p.add_argument("--log-every", type=int, default=50)
+    return p.parse_args()
+
+
+def add_run_args(p, *, steps, lr, warmup, weight_decay, seed, threads, checkpoint_minutes):
+    """The options every trainer here (train.py, train_causal.py, train_seq2seq.py) shares: its
+    schedule, seed, processes, logging and checkpoints; the defaults are each trainer's own."""
+    p.add_argument("--steps", type=int, default=steps)
+    p.add_argument("--lr", type=float, default=lr)
+    p.add_argument("--warmup", type=int, default=warmup)
+    p.add_argument("--weight-decay", type=float, default=weight_decay)
+    p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--seed", type=int, default=seed)
+    p.add_argument("--threads", type=int, default=threads)
     p.add_argument("--ranks", type=int, default=1,
                    help="data-parallel processes (one core each, gloo all-reduce of the gradients); each "
                         "step's batch is split between them, so a step means the same as with 1. On this "
-                        "2-core VM a second torch thread gained 7%%, a second process nearly doubles steps/s")
-    return p.parse_args()
+                        "2-core VM a second torch thread gained 7%%, a second process nearly doubles steps/s "
+                        "(but where the other core is busy, the ranks wait for each other at every step)")
+    p.add_argument("--time-budget", type=float, default=0,
+                   help="minutes of wall-clock training; the schedule follows whichever of steps or time "
+                        "runs out first (the machine is shared, so throughput varies)")
+    p.add_argument("--checkpoint-minutes", type=float, default=checkpoint_minutes)
+    p.add_argument("--log-every", type=int, default=50)
+    p.add_argument("--resume", action="store_true")
+
+
+def launch(run, args, port):
+    """run(rank, args) on args.ranks processes (gloo over 127.0.0.1:port; each trainer has its own
+    port, so two can run at once), or in this process for one rank."""
+    if args.ranks > 1:
+        import torch.multiprocessing
+        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+        os.environ.setdefault("MASTER_PORT", str(port))
+        torch.multiprocessing.spawn(run, args=(args,), nprocs=args.ranks, join=True)
+    else:
+        run(0, args)
 
 
 def ensure_vocab(work, vocab_size):
@@ -103,14 +123,7 @@ def seq_len_at(done, args):
 
 
 def main():
-    args = parse_args()
-    if args.ranks > 1:
-        import torch.multiprocessing
-        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-        os.environ.setdefault("MASTER_PORT", "29533")
-        torch.multiprocessing.spawn(run, args=(args,), nprocs=args.ranks, join=True)
-    else:
-        run(0, args)
+    launch(run, parse_args(), 29533)
 
 
 def run(rank, args):

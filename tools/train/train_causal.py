@@ -19,7 +19,7 @@ import causal_data  # noqa: E402
 import safetensors_io  # noqa: E402
 import shipped_causal  # noqa: E402
 from model_causal import GPT2Config, GPT2LMHeadModel  # noqa: E402
-from train import average_gradients, lr_at, progress, resume_state, seq_len_at, synced  # noqa: E402
+from train import add_run_args, average_gradients, launch, lr_at, progress, resume_state, seq_len_at, synced  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TOKENIZER_FILES = ("tokenizer.json", "vocab.json", "merges.txt", "tokenizer_config.json")
@@ -35,19 +35,9 @@ def parse_args(argv=None):
     p.add_argument("--n-positions", type=int, default=256)
     p.add_argument("--seq-len", type=int, default=0, help="training window (default: n_positions)")
     p.add_argument("--batch", type=int, default=16, help="windows per step, over all ranks")
-    p.add_argument("--steps", type=int, default=20000)
-    p.add_argument("--lr", type=float, default=2e-3)
-    p.add_argument("--warmup", type=int, default=300)
-    p.add_argument("--weight-decay", type=float, default=0.1)
-    p.add_argument("--dropout", type=float, default=0.1)
-    p.add_argument("--seed", type=int, default=20261201)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--ranks", type=int, default=1)
-    p.add_argument("--time-budget", type=float, default=0, help="minutes; as train.py")
-    p.add_argument("--checkpoint-minutes", type=float, default=4.0)
-    p.add_argument("--log-every", type=int, default=50)
+    add_run_args(p, steps=20000, lr=2e-3, warmup=300, weight_decay=0.1, seed=20261201, threads=1,
+                 checkpoint_minutes=4.0)
     p.add_argument("--bench", type=int, default=0, help="run N steps, print tokens/s, write nothing")
-    p.add_argument("--resume", action="store_true")
     p.add_argument("--qk-init-std", type=float, default=0.0,
                    help="initial std of the query/key columns of c_attn (default 0.02 like the rest). As in "
                         "train.py: attention logits are bilinear in W_q and W_k, so with both at 0.02 every "
@@ -69,14 +59,7 @@ def parse_args(argv=None):
 
 
 def main():
-    args = parse_args()
-    if args.ranks > 1:
-        import torch.multiprocessing
-        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-        os.environ.setdefault("MASTER_PORT", "29541")  # not train.py's 29533: both may run at once
-        torch.multiprocessing.spawn(run, args=(args,), nprocs=args.ranks, join=True)
-    else:
-        run(0, args)
+    launch(run, parse_args(), 29541)
 
 
 def build(args, vocab_size, eot):

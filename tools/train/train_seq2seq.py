@@ -19,7 +19,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(__file__))
 import safetensors_io  # noqa: E402
 from model_seq2seq import T5Config, T5ForConditionalGeneration  # noqa: E402
-from train import average_gradients, lr_at, progress, resume_state, synced  # noqa: E402
+from train import add_run_args, average_gradients, launch, lr_at, progress, resume_state, synced  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
@@ -37,18 +37,8 @@ def parse_args(argv=None):
     p.add_argument("--decoder-layers", type=int, default=2)
     p.add_argument("--heads", type=int, default=4)
     p.add_argument("--batch", type=int, default=64, help="sentence pairs per step, over all ranks")
-    p.add_argument("--steps", type=int, default=20000)
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--warmup", type=int, default=200)
-    p.add_argument("--weight-decay", type=float, default=0.01)
-    p.add_argument("--dropout", type=float, default=0.1)
-    p.add_argument("--seed", type=int, default=20261202)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--ranks", type=int, default=1)
-    p.add_argument("--time-budget", type=float, default=0, help="minutes of training for the whole schedule")
-    p.add_argument("--checkpoint-minutes", type=float, default=4.0)
-    p.add_argument("--log-every", type=int, default=50)
-    p.add_argument("--resume", action="store_true")
+    add_run_args(p, steps=20000, lr=1e-3, warmup=200, weight_decay=0.01, seed=20261202, threads=1,
+                 checkpoint_minutes=4.0)
     args = p.parse_args(argv)
     args.len_schedule = ""
     return args
@@ -89,14 +79,7 @@ def vocab_size(work):
 
 
 def main():
-    args = parse_args()
-    if args.ranks > 1:
-        import torch.multiprocessing
-        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-        os.environ.setdefault("MASTER_PORT", "29547")  # not train.py's nor train_causal.py's
-        torch.multiprocessing.spawn(run, args=(args,), nprocs=args.ranks, join=True)
-    else:
-        run(0, args)
+    launch(run, parse_args(), 29547)
 
 
 def run(rank, args):
