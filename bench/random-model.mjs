@@ -5,6 +5,7 @@
 // checkpoints produce.
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { safetensorsHeader } from '../tests/js/helpers/safetensors.js';
 
 export const SHAPES = {
   'bert-base': { family: 'bert', layers: 12, hidden: 768, heads: 12, ffn: 3072 },
@@ -117,20 +118,9 @@ export function writeHfFolder(dir, { config, tensors }) {
   const size = config.vocab_size ?? VOCAB;
   const vocab = [...special, ...Array.from({ length: size - special.length }, (_, i) => `w${i}`)];
   writeFileSync(join(dir, 'vocab.txt'), vocab.join('\n') + '\n');
-  const header = {};
-  let offset = 0;
-  for (const [name, t] of Object.entries(tensors)) {
-    header[name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + t.data.byteLength] };
-    offset += t.data.byteLength;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);  // keep the data 8-byte aligned
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(json.length));
   const fd = openSync(join(dir, 'model.safetensors'), 'w');
   try {
-    writeSync(fd, len);
-    writeSync(fd, Buffer.from(json));
+    writeSync(fd, safetensorsHeader(Object.entries(tensors).map(([name, t]) => [name, 'F32', t.shape])));
     for (const t of Object.values(tensors)) writeSync(fd, new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
   } finally {
     closeSync(fd);

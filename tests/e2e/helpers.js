@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { createStaticServer } from '../../scripts/serve.mjs';
 import { buildExplorer } from '../../web/build.mjs';
+import { safetensorsBytes } from '../js/helpers/safetensors.js';
 
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--no-first-run', '--disable-sync'];
@@ -125,12 +126,12 @@ export function writeBertFixture(dir, { layers = 2, heads = 4, hidden = 32, inte
   }, null, 2));
   writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ do_lower_case: true }));
   const rand = normals(seed);
-  const tensors = [];
+  const tensors = {};
   const add = (name, shape, init) => {
     const n = shape.reduce((x, y) => x * y, 1);
     const data = new Float32Array(n);
     for (let i = 0; i < n; i++) data[i] = init === 'ones' ? 1 : init === 'zeros' ? 0 : rand(init);
-    tensors.push({ name, shape, data });
+    tensors[name] = { shape, data };
   };
   const V = vocab.length, C = hidden, F = intermediate;
   add('bert.embeddings.word_embeddings.weight', [V, C], 0.5);
@@ -161,22 +162,7 @@ export function writeBertFixture(dir, { layers = 2, heads = 4, hidden = 32, inte
     add('cls.predictions.transform.LayerNorm.bias', [C], 'zeros');
     add('cls.predictions.bias', [V], 0.02);
   }
-  writeFileSync(join(dir, 'model.safetensors'), safetensors(tensors));
+  writeFileSync(join(dir, 'model.safetensors'), safetensorsBytes(tensors));
   return { dir, vocab, config: { layers, heads, hidden, maxPositions } };
 }
 
-// The safetensors layout: u64 LE header length, JSON header (padded with spaces to 8 bytes),
-// then the tensors' little-endian bytes in header order.
-function safetensors(tensors) {
-  const header = {};
-  let offset = 0;
-  for (const t of tensors) {
-    header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + t.data.byteLength] };
-    offset += t.data.byteLength;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const head = Buffer.alloc(8);
-  head.writeBigUInt64LE(BigInt(json.length));
-  return Buffer.concat([head, Buffer.from(json), ...tensors.map((t) => Buffer.from(t.data.buffer))]);
-}

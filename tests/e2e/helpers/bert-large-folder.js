@@ -8,6 +8,7 @@ import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:f
 import { join } from 'node:path';
 import { seededRandom } from '../../../js/sampling.js';
 import { FIXTURE_WORDS } from '../helpers.js';
+import { safetensorsHeader } from '../../js/helpers/safetensors.js';
 
 export const BERT_LARGE = Object.freeze({ layers: 24, hidden: 1024, heads: 16, intermediate: 4096, vocab: 30522, positions: 512 });
 
@@ -76,23 +77,11 @@ export function writeBertLargeFolder(dir, { seed = 20, qkStd = 0.06, std = 0.02 
     );
   }
 
-  const header = {};
-  let offset = 0, parameters = 0;
-  for (const [name, shape] of tensors) {
-    const n = shape.reduce((a, b) => a * b, 1);
-    header[name] = { dtype: 'F16', shape, data_offsets: [offset, offset + 2 * n] };
-    offset += 2 * n;
-    parameters += n;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const head = Buffer.alloc(8);
-  head.writeBigUInt64LE(BigInt(json.length));
-
+  const parameters = tensors.reduce((sum, [, shape]) => sum + shape.reduce((a, b) => a * b, 1), 0);
+  const head = safetensorsHeader(tensors.map(([name, shape]) => [name, 'F16', shape]));
   const fd = openSync(join(dir, 'model.safetensors'), 'w');
   try {
     writeSync(fd, head);
-    writeSync(fd, Buffer.from(json));
     for (const [, shape, fill] of tensors) {
       const data = new Uint16Array(shape.reduce((a, b) => a * b, 1));
       if (fill === 'one') data.fill(ONE);
@@ -108,5 +97,5 @@ export function writeBertLargeFolder(dir, { seed = 20, qkStd = 0.06, std = 0.02 
   } finally {
     closeSync(fd);
   }
-  return { dir, tensors: tensors.length, parameters, bytes: 8 + json.length + offset, vocab };
+  return { dir, tensors: tensors.length, parameters, bytes: head.length + 2 * parameters, vocab };
 }
