@@ -9,6 +9,7 @@
 #include "config.h"
 #include "safetensors.h"
 #include "test_engine_support.h"
+#include "test_fixture_models.h"
 #include "tokenizer/tokenizer.h"
 #include "transformer.h"
 #include "weights.h"
@@ -21,7 +22,7 @@ namespace {
 const std::string kFixture = std::string(ATTNSCOPE_FIXTURES_DIR) + "/bundled-causal";
 const std::string kRepo = std::string(ATTNSCOPE_FIXTURES_DIR) + "/../..";
 
-std::vector<int32_t> ints(const nlohmann::json& j) { return j.get<std::vector<int32_t>>(); }
+using test::ints;
 
 }  // namespace
 

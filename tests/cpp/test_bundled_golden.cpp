@@ -9,6 +9,7 @@
 #include "transformer.h"
 #include "safetensors.h"
 #include "test_engine_support.h"
+#include "test_fixture_models.h"
 #include "tokenizer/tokenizer.h"
 #include "weights.h"
 
@@ -20,7 +21,7 @@ namespace {
 const std::string kFixture = std::string(ATTNSCOPE_FIXTURES_DIR) + "/bundled";
 const std::string kRepo = std::string(ATTNSCOPE_FIXTURES_DIR) + "/../..";
 
-std::vector<int32_t> ints(const nlohmann::json& j) { return j.get<std::vector<int32_t>>(); }
+using test::ints;
 
 }  // namespace
 

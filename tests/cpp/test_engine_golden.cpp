@@ -5,7 +5,6 @@
 // a full recompute (≤ 1e-5), and greedy generation equals the reference's greedy ids.
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -14,30 +13,22 @@
 #include "transformer.h"
 #include "safetensors.h"
 #include "test_engine_support.h"
+#include "test_fixture_models.h"
 #include "weights.h"
 
-namespace fs = std::filesystem;
 using namespace attnscope;
 using attnscope::test::check_close;
+using attnscope::test::ints;
 
 namespace {
 
 const std::string kEngineFixtures = std::string(ATTNSCOPE_FIXTURES_DIR) + "/engine";
 
-std::vector<std::string> fixture_models() {
-  std::vector<std::string> models;
-  for (const auto& e : fs::directory_iterator(kEngineFixtures))
-    if (e.is_directory() && fs::exists(e.path() / "inputs.json")) models.push_back(e.path().filename().string());
-  std::sort(models.begin(), models.end());
-  return models;
-}
-
-std::vector<int32_t> ints(const nlohmann::json& j) { return j.get<std::vector<int32_t>>(); }
 
 }  // namespace
 
 TEST_CASE("engine golden: forward matches the float64 PyTorch reference", "[engine][golden]") {
-  const auto models = fixture_models();
+  const auto models = test::fixture_models(kEngineFixtures);
   // The fixture script lists what it wrote in models.txt: fewer directories means a broken
   // fixture tree (a test that silently ran on less would pass), more an unlisted one.
   std::vector<std::string> listed = test::listed_names(kEngineFixtures + "/models.txt");

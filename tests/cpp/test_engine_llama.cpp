@@ -5,7 +5,6 @@
 // config key the engine refuses, by name.
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -13,36 +12,25 @@
 #include "config.h"
 #include "safetensors.h"
 #include "test_engine_support.h"
+#include "test_fixture_models.h"
 #include "transformer.h"
 #include "weight_stream.h"
 #include "weights.h"
 
-namespace fs = std::filesystem;
 using namespace attnscope;
 using attnscope::test::check_close;
 using attnscope::test::expect_error;
+using attnscope::test::ints;
 
 namespace {
 
 const std::string kLlamaFixtures = std::string(ATTNSCOPE_FIXTURES_DIR) + "/llama";
 
-std::vector<std::string> llama_models() {
-  std::vector<std::string> models;
-  for (const auto& e : fs::directory_iterator(kLlamaFixtures))
-    if (e.is_directory() && fs::exists(e.path() / "inputs.json")) models.push_back(e.path().filename().string());
-  std::sort(models.begin(), models.end());
-  return models;
-}
-
-std::vector<int32_t> ints(const nlohmann::json& j) { return j.get<std::vector<int32_t>>(); }
+std::vector<std::string> llama_models() { return test::fixture_models(kLlamaFixtures); }
 
 Transformer load(const std::string& model, WeightPrecision precision = WeightPrecision::F32,
                  const std::string& config_text = "") {
-  const std::string dir = kLlamaFixtures + "/" + model;
-  const ModelConfig config = parse_config(config_text.empty() ? test::read_text(dir + "/config.json") : config_text);
-  const auto bytes = test::read_bytes(dir + "/model.safetensors");
-  const SafeTensors tensors(bytes.data(), bytes.size());
-  return Transformer(config, load_weights(config, tensors, precision));
+  return test::load_transformer(kLlamaFixtures + "/" + model, precision, config_text);
 }
 
 nlohmann::json inputs_of(const std::string& model) {

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "safetensors.h"
 #include "test_engine_support.h"
+#include "test_fixture_models.h"
 #include "transformer.h"
 #include "weights.h"
 
@@ -26,15 +27,9 @@ const std::string kLlama = std::string(ATTNSCOPE_FIXTURES_DIR) + "/llama";
 const char* const kModels[] = {"llama3_gqa2_f32", "llama_gqa4_linear_bf16", "mistral_mqa_f32", "qwen2_bias_f16",
                                "qwen3_qknorm_f32"};
 
-Transformer load(const std::string& model) {
-  const std::string dir = kLlama + "/" + model;
-  const ModelConfig config = parse_config(test::read_text(dir + "/config.json"));
-  const auto bytes = test::read_bytes(dir + "/model.safetensors");
-  const SafeTensors tensors(bytes.data(), bytes.size());
-  return Transformer(config, load_weights(config, tensors));
-}
+Transformer load(const std::string& model) { return test::load_transformer(kLlama + "/" + model); }
 
-std::vector<int32_t> ints(const nlohmann::json& j) { return j.get<std::vector<int32_t>>(); }
+using test::ints;
 
 // max |got − want| / max |want| (0 for two empty tensors); requires equal sizes.
 double relative_error(const std::string& what, const std::vector<float>& want, const std::vector<float>& got) {

@@ -12,6 +12,7 @@
 #include "safetensors.h"
 #include "seq2seq.h"
 #include "test_engine_support.h"
+#include "test_fixture_models.h"
 
 namespace fs = std::filesystem;
 using namespace attnscope;
@@ -22,7 +23,7 @@ namespace {
 
 const std::string kFixtures = std::string(ATTNSCOPE_FIXTURES_DIR) + "/seq2seq";
 
-std::vector<int32_t> ints(const nlohmann::json& j) { return j.get<std::vector<int32_t>>(); }
+using test::ints;
 
 Seq2Seq load(const std::string& model, WeightPrecision precision = WeightPrecision::F32) {
   const std::string dir = kFixtures + "/" + model;

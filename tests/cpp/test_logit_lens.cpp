@@ -13,6 +13,7 @@
 #include "logit_lens.h"
 #include "safetensors.h"
 #include "test_engine_support.h"
+#include "test_fixture_models.h"
 #include "transformer.h"
 #include "weights.h"
 
@@ -22,15 +23,9 @@ namespace {
 
 const std::string kFixtures = std::string(ATTNSCOPE_FIXTURES_DIR);
 
-Transformer load(const std::string& name) {
-  const std::string dir = kFixtures + "/engine/" + name;
-  const ModelConfig config = parse_config(test::read_text(dir + "/config.json"));
-  const auto bytes = test::read_bytes(dir + "/model.safetensors");
-  const SafeTensors tensors(bytes.data(), bytes.size());
-  return Transformer(config, load_weights(config, tensors));
-}
+Transformer load(const std::string& name) { return test::load_transformer(kFixtures + "/engine/" + name); }
 
-std::vector<int32_t> ints(const nlohmann::json& j) { return j.get<std::vector<int32_t>>(); }
+using test::ints;
 std::vector<float> head_mask_of(const nlohmann::json& c) {
   std::vector<float> mask;
   if (c.contains("head_mask") && !c["head_mask"].is_null())

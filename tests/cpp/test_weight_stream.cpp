@@ -11,6 +11,7 @@
 #include "error.h"
 #include "safetensors.h"
 #include "test_engine_support.h"
+#include "test_fixture_models.h"
 #include "weight_stream.h"
 #include "weights.h"
 
@@ -63,10 +64,9 @@ using attnscope::test::expect_error;
 
 TEST_CASE("weight stream: same weights as the whole-file reader, any piece size", "[engine][stream]") {
   int models = 0;
-  for (const auto& entry : fs::directory_iterator(kEngineFixtures)) {
-    if (!fs::exists(entry.path() / "model.safetensors")) continue;
+  for (const auto& name : test::fixture_models(kEngineFixtures, "model.safetensors")) {
     ++models;
-    const std::string dir = entry.path().string();
+    const std::string dir = kEngineFixtures + "/" + name;
     INFO(dir);
     const ModelConfig config = parse_config(test::read_text(dir + "/config.json"));
     const auto file = test::read_bytes(dir + "/model.safetensors");
@@ -93,10 +93,9 @@ TEST_CASE("weight stream: same weights as the whole-file reader, any piece size"
 TEST_CASE("weight stream: F16 precision keeps the matrices as rounded f16, everything else f32",
           "[engine][stream][f16]") {
   int models = 0;
-  for (const auto& entry : fs::directory_iterator(kEngineFixtures)) {
-    if (!fs::exists(entry.path() / "model.safetensors")) continue;
+  for (const auto& name : test::fixture_models(kEngineFixtures, "model.safetensors")) {
     ++models;
-    const std::string dir = entry.path().string();
+    const std::string dir = kEngineFixtures + "/" + name;
     INFO(dir);
     const ModelConfig config = parse_config(test::read_text(dir + "/config.json"));
     const auto file = test::read_bytes(dir + "/model.safetensors");
