@@ -15,6 +15,11 @@ export const RUN_IDS_OPTIONS = Object.freeze(['tokenTypes', 'attentionMask', ...
 export const GENERATE_OPTIONS = Object.freeze(['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'stopAtEos',
   'candidates', 'onToken', 'signal']);
 
+// Encoder-decoders (js/seq2seq.js): one option list for run and runIds (runIds refuses target text
+// itself), and the decoders' generate options plus maxLength (the source is tokenized there).
+export const SEQ2SEQ_RUN_OPTIONS = Object.freeze(['target', 'targetIds', 'topK', 'maxLength', 'trace', 'logits']);
+export const SEQ2SEQ_GENERATE_OPTIONS = Object.freeze([...GENERATE_OPTIONS, 'maxLength']);
+
 /** Options the worker client handles itself (per call), on top of the call's own. */
 export const JOB_OPTIONS = Object.freeze(['signal', 'onProgress', 'onToken', 'replacePending']);
 

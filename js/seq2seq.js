@@ -9,11 +9,9 @@ import { callWasm } from './wasm.js';
 import { topKSoftmax } from './mlm.js';
 import { sampleToken, seededRandom } from './sampling.js';
 import { generateOptions } from './generate.js';
+import { SEQ2SEQ_GENERATE_OPTIONS, SEQ2SEQ_RUN_OPTIONS, checkOptionNames } from './options.js';
 
 const DEFAULT_TOP_K = 5;
-const RUN_OPTIONS = ['target', 'targetIds', 'topK', 'maxLength', 'trace', 'logits'];
-const GENERATE_OPTIONS = ['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'stopAtEos', 'candidates', 'maxLength',
-  'signal', 'onToken'];
 
 const finalizer = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((native) => { try { native.delete(); } catch { /* already freed */ } })
@@ -50,7 +48,7 @@ export class Seq2SeqModel {
 
   /** Runs source text (and target text, options.target) through the model. */
   async run(source, options = {}) {
-    checkOptions(options, RUN_OPTIONS, 'run');
+    checkOptionNames(options, SEQ2SEQ_RUN_OPTIONS, 'run');
     const sourceIds = this.tokenize(source, options).ids;
     let targetIds = options.targetIds == null ? [] : integerArray(options.targetIds, 'targetIds');
     if (options.target != null) {
@@ -62,7 +60,7 @@ export class Seq2SeqModel {
 
   /** Runs source ids, and options.targetIds after decoder_start_token_id, through the model. */
   async runIds(sourceIds, options = {}) {
-    checkOptions(options, RUN_OPTIONS, 'runIds');
+    checkOptionNames(options, SEQ2SEQ_RUN_OPTIONS, 'runIds');
     if (options.target != null) throw new AttnScopeError('E_INPUT', 'runIds takes targetIds, not target text');
     const targetIds = options.targetIds == null ? [] : integerArray(options.targetIds, 'targetIds');
     return this.#run(integerArray(sourceIds, 'ids'), targetIds, options);
@@ -107,7 +105,7 @@ export class Seq2SeqModel {
    * (Ld, Hd, S). temperature 0 is greedy.
    */
   async generate(source, options = {}) {
-    checkOptions(options, GENERATE_OPTIONS, 'generate');
+    checkOptionNames(options, SEQ2SEQ_GENERATE_OPTIONS, 'generate');
     const { maxLength, signal, ...rest } = options;
     const o = generateOptions(rest);
     const native = this.#alive();
@@ -177,13 +175,6 @@ function softmaxAt(logits, id) {
   let sum = 0;
   for (const x of logits) sum += Math.exp(x - max);
   return Math.exp(logits[id] - max) / sum;
-}
-
-function checkOptions(options, allowed, call) {
-  if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', `${call}: options must be an object`);
-  for (const key of Object.keys(options)) {
-    if (!allowed.includes(key)) throw new AttnScopeError('E_INPUT', `${call}: unknown option "${key}" (known: ${allowed.join(', ')})`);
-  }
 }
 
 function integerArray(values, name) {

@@ -5,7 +5,8 @@
 import { AttnScopeError, abortedError } from './errors.js';
 import { RunResult } from './result.js';
 import {
-  GENERATE_OPTIONS, JOB_OPTIONS, LOAD_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames,
+  JOB_OPTIONS, LOAD_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, SEQ2SEQ_GENERATE_OPTIONS, SEQ2SEQ_RUN_OPTIONS,
+  TOKENIZE_OPTIONS, checkOptionNames,
 } from './options.js';
 import { createWorker } from '#platform';
 
@@ -148,11 +149,11 @@ export function createWorkerClient() {
     /** Encoder-decoder models (bart, marian, t5): the source ids, and options.targetIds after
      *  decoder_start_token_id; resolves to the plain result js/seq2seq.js gives. */
     runSeq2SeqIds(sourceIds, options = {}) {
-      return call('runIds', { ids: Array.from(sourceIds ?? []) }, options, ['targetIds', 'topK', 'trace', 'signal', 'replacePending']);
+      return call('runIds', { ids: Array.from(sourceIds ?? []) }, options, [...SEQ2SEQ_RUN_OPTIONS, 'signal', 'replacePending']);
     },
     /** The same from source text (and options.target text). */
     runSeq2Seq(source, options = {}) {
-      return call('run', { text: source }, options, ['target', 'targetIds', 'topK', 'maxLength', 'trace', 'signal', 'replacePending']);
+      return call('run', { text: source }, options, [...SEQ2SEQ_RUN_OPTIONS, 'signal', 'replacePending']);
     },
     tokenize(text, options = {}) {
       return call('tokenize', { text }, options, [...TOKENIZE_OPTIONS, 'signal']);
@@ -163,7 +164,9 @@ export function createWorkerClient() {
      */
     generate(prompt, options = {}) {
       const payload = { prompt: typeof prompt === 'string' ? prompt : Array.from(prompt ?? []) };
-      return call('generate', payload, options, GENERATE_OPTIONS);
+      // Either model kind's names pass here (the client does not track which is loaded); the
+      // worker's model refuses by name the one a decoder does not take (maxLength).
+      return call('generate', payload, options, SEQ2SEQ_GENERATE_OPTIONS);
     },
     /**
      * Runs sentences (strings or [text, words] pairs) in the worker, keeping there what the

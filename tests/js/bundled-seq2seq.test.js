@@ -17,6 +17,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { Seq2SeqModel, bundledModelFile, bundledModelLocations, loadModel } from '../../js/index.js';
 import { BUNDLED_SEQ2SEQ_MODEL } from '../../js/bundled-models.js';
 import { readSafetensors } from './helpers/safetensors.js';
+import { maxError } from './helpers/fixture-folder.js';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -29,13 +30,6 @@ const FIXTURE = join(ROOT, 'tests/fixtures/bundled-seq2seq');
 const fixture = JSON.parse(readFileSync(join(FIXTURE, 'inputs.json'), 'utf8'));
 const heldout = readFileSync(join(MODEL_DIR, 'heldout.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 const MAX_BYTES = 8_000_000;  // issue 34: ≤ 8 MB shipped
-
-function maxError(got, expected) {
-  assert.equal(got.length, expected.length, `length ${got.length} vs ${expected.length}`);
-  let max = 0;
-  for (let i = 0; i < got.length; i++) max = Math.max(max, Math.abs(got[i] - expected[i]));
-  return max;
-}
 
 function safetensorsHeader(path) {
   const buf = readFileSync(path);

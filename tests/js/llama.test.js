@@ -18,6 +18,7 @@ import { parameterCounts } from '../../js/memory-estimate.js';
 import { createWorkerClient } from '../../js/worker-client.js';
 import { softmax } from './helpers/api-reference.js';
 import { readSafetensors } from './helpers/safetensors.js';
+import { maxError, readFixture } from './helpers/fixture-folder.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
@@ -27,24 +28,7 @@ const FIELDS = { attentions: 'attentions', hidden_out: 'hidden', hidden_states: 
 const models = existsSync(FIXTURES) ? readdirSync(FIXTURES).filter((d) => existsSync(join(FIXTURES, d, 'inputs.json'))).sort() : [];
 const worst = {};
 
-const fixture = (name) => {
-  const dir = join(FIXTURES, name);
-  const config = readFileSync(join(dir, 'config.json'), 'utf8');
-  const V = JSON.parse(config).vocab_size;
-  return {
-    dir, config, V, weights: readFileSync(join(dir, 'model.safetensors')),
-    inputs: JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8')),
-    // The fixtures ship no tokenizer; runs by ids need only token names.
-    vocab: `${Array.from({ length: V }, (_, i) => ['[PAD]', '[UNK]', '[CLS]', '[SEP]'][i] ?? `w${i}`).join('\n')}\n`,
-  };
-};
-
-function maxError(got, expected) {
-  assert.equal(got.length, expected.length, `length ${got.length} vs ${expected.length}`);
-  let max = 0;
-  for (let i = 0; i < got.length; i++) max = Math.max(max, Math.abs(got[i] - expected[i]));
-  return max;
-}
+const fixture = (name) => readFixture(join(FIXTURES, name));
 
 describe('Llama-family golden fixtures through the WASM API', () => {
   it('finds the fixtures', () => assert.ok(models.length >= 5, `only ${models.length} fixtures in ${FIXTURES}`));

@@ -14,32 +14,14 @@ import { promisify } from 'node:util';
 
 import { buildInfo, loadModel } from '../../js/index.js';
 import { createWorkerClient } from '../../js/worker-client.js';
-import { readSafetensors } from './helpers/safetensors.js';
+import { maxError, readFixture } from './helpers/fixture-folder.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/seq2seq/', import.meta.url));
 const models = readFileSync(join(FIXTURES, 'models.txt'), 'utf8').split('\n').filter(Boolean);
 
-const fixture = (name) => {
-  const dir = join(FIXTURES, name);
-  const config = readFileSync(join(dir, 'config.json'), 'utf8');
-  const V = JSON.parse(config).vocab_size;
-  return {
-    dir, config, V, weights: readFileSync(join(dir, 'model.safetensors')),
-    inputs: JSON.parse(readFileSync(join(dir, 'inputs.json'), 'utf8')),
-    expected: readSafetensors(join(dir, 'expected.safetensors')),
-    // The fixtures ship no tokenizer; runs by ids need only token names.
-    vocab: `${Array.from({ length: V }, (_, i) => ['[PAD]', '[UNK]', '[CLS]', '[SEP]'][i] ?? `w${i}`).join('\n')}\n`,
-  };
-};
-
-function maxError(got, expected) {
-  assert.equal(got.length, expected.length, `length ${got.length} vs ${expected.length}`);
-  let max = 0;
-  for (let i = 0; i < got.length; i++) max = Math.max(max, Math.abs(got[i] - expected[i]));
-  return max;
-}
+const fixture = (name) => readFixture(join(FIXTURES, name), { expected: true });
 
 const flat = (nested) => Float32Array.from(nested.flat(Infinity));
 
@@ -225,9 +207,12 @@ describe('encoder-decoder models through the worker client', () => {
     try {
       const info = await client.load(source, { threads: 1 });
       assert.equal(info.kind, 'encoder-decoder');
-      const options = { targetIds: f.inputs.target_ids };
+      // Every run option the API takes passes the client too (its list is the API's, js/options.js).
+      const options = { targetIds: f.inputs.target_ids, logits: true, trace: true, topK: 3 };
       const [viaWorker, direct] = [await client.runSeq2SeqIds(f.inputs.source_ids, options), await model.runIds(f.inputs.source_ids, options)];
-      for (const key of ['encoderAttentions', 'decoderAttentions', 'crossAttentions', 'hidden']) {
+      assert.ok(direct.logits?.length > 0 && direct.decoderTrace, 'the API returned logits and the decoder trace');
+      assert.deepEqual(viaWorker.next, direct.next);
+      for (const key of ['encoderAttentions', 'decoderAttentions', 'crossAttentions', 'hidden', 'logits']) {
         assert.deepEqual([...viaWorker[key]], [...direct[key]], key);
       }
       const steps = [];
