@@ -379,7 +379,7 @@ export class AttnScopeElement extends HTMLElement {
     const s = this.#state;
     this.#reflecting = true;
     try {
-      // kind only where it means something (an encoder–decoder), or where the page set it.
+      // kind only where it means something (an encoder–decoder), or where the host page set it.
       const kind = isSeq2Seq(this.#app.info) || this.hasAttribute('kind') ? [['kind', s.kind]] : [];
       for (const [name, value] of [['view', s.view], ['layer', String(s.layer)], ['head', String(s.head)], ...kind]) {
         if (this.getAttribute(name) !== value) this.setAttribute(name, value);
