@@ -211,7 +211,7 @@ function summaryTable(t, summary) {
     name.textContent = t(names[s.key]);
     tr.append(name);
     for (const text of [s.added === null ? '' : s.added.toFixed(2), s.after.toFixed(2),
-      s.top.map(([d, v]) => `${d}: ${v >= 0 ? '+' : ''}${v.toFixed(2)}`).join(', ')]) {
+      s.top.map(([d, v]) => `${d}: ${v >= 0 ? '+' : ''}${v.toFixed(2)}`).join('\n')]) {
       tr.insertCell().textContent = text;
     }
   }
