@@ -5,13 +5,16 @@
 // after each sublayer, the largest entries each sublayer added) is compared with the float64
 // PyTorch forward of tests/fixtures/make_seq2seq*_fixtures.py run now on model-seq2seq/ (through
 // tests/e2e/helpers/seq2seq-torch-reference.py), the ids with Hugging Face's Rust tokenizers, the
-// weights shown with the run's own cross_attentions row; every Add & Norm check is ≤ 1e-4. Also:
+// weights shown with the run's own cross_attentions row; every Add & Norm check is ≤ 1e-4. The same
+// for a post-norm family (the BART golden fixture opened as a folder). Also:
 // the tab is offered for an encoder–decoder, the permalink keeps layer and token, Korean text,
 // no overflow at phone width, a clean console. ATTNSCOPE_SCREENSHOTS=dir keeps EN/KO desktop/phone shots.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Tokenizer } from 'tokenizers';
 
 import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
@@ -28,10 +31,16 @@ const SHOTS = process.env.ATTNSCOPE_SCREENSHOTS;
 const WEIGHT_TOLERANCE = 1e-4;   // the engine's attention tolerance against PyTorch
 const NORM_TOLERANCE = 1e-3;     // relative, for lengths of float32 vectors of ~256 numbers
 
-let server, browser, rust;
+// A post-norm family: the BART golden fixture as a folder (its vocabulary: token names only).
+const BART = fileURLToPath(new URL('../fixtures/seq2seq/bart_f32/', import.meta.url));
+let server, browser, rust, bartDir;
 
 before(async () => {
   rust = Tokenizer.fromFile(join(MODEL_DIR, 'tokenizer.json'));
+  bartDir = mkdtempSync(join(tmpdir(), 'attnscope-e2e-bart-'));
+  for (const f of ['config.json', 'model.safetensors']) cpSync(join(BART, f), join(bartDir, f));
+  const V = JSON.parse(readFileSync(join(BART, 'config.json'), 'utf8')).vocab_size;
+  writeFileSync(join(bartDir, 'vocab.txt'), `${Array.from({ length: V }, (_, i) => ['[PAD]', '[UNK]', '[CLS]', '[SEP]'][i] ?? `w${i}`).join('\n')}\n`);
   server = await startServer();
   browser = await launchBrowser();
 });
@@ -39,6 +48,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.close();
+  if (bartDir) rmSync(bartDir, { recursive: true, force: true });
 });
 
 const blockUrl = (extra = {}) => `${server.origin}/?${new URLSearchParams({ model: MODEL, view: 'block', text: PAIR.source, tgt: PAIR.target, ...extra })}`;
@@ -61,8 +71,8 @@ function walkOf(page, layer, token) {
 }
 
 // What the view shows for (layer, token) against PyTorch's float64 forward, computed now.
-function assertAgainstTorch(block) {
-  const ref = torchSeq2SeqBlock(MODEL_DIR, { sourceIds: block.sourceIds, decoderIds: block.targetIds, layer: block.layer, token: block.token });
+function assertAgainstTorch(block, modelDir = MODEL_DIR) {
+  const ref = torchSeq2SeqBlock(modelDir, { sourceIds: block.sourceIds, decoderIds: block.targetIds, layer: block.layer, token: block.token });
   const dSelf = maxDiff(block.selfWeights, ref.self), dCross = maxDiff(block.crossWeights, ref.cross);
   assert.ok(dSelf <= WEIGHT_TOLERANCE, `self-attention weights differ from PyTorch by ${dSelf}`);
   assert.ok(dCross <= WEIGHT_TOLERANCE, `cross-attention weights differ from PyTorch by ${dCross}`);
@@ -170,4 +180,34 @@ test('Korean, and phone width: the walk fits and reads in the page language', as
     assert.deepEqual(g.problems, []);
     await g.context.close();
   }
+});
+
+test('a post-norm family (BART): Add, then LayerNorm after each sublayer; numbers against PyTorch', async () => {
+  const g = await open({ layer: '1', q: '2' });
+  const { page } = g;
+  await walkOf(page, 1, 2);
+  const runs = await page.evaluate(() => window.__attnscope.runsDone);
+  await page.locator('#model-select').selectOption('__local');
+  await page.locator('#folder-input').setInputFiles(bartDir);
+  await page.waitForFunction((r) => window.__attnscope.runsDone > r && window.__attnscope.info?.config?.modelType === 'bart', runs, { timeout: 60000 });
+  for (const [selector, text] of [['#text-a', 'w5 w6 w7 w8'], ['#target-text', 'w9 w10 w11']]) {
+    const n = await page.evaluate(() => window.__attnscope.runsDone);
+    await page.locator(selector).fill(text);
+    await page.waitForFunction((k) => window.__attnscope.runsDone > k && document.body.dataset.status === 'ready', n);
+  }
+  await page.locator('.view-block .layer-picker select').selectOption('1');
+  await page.locator('.view-block .query-picker select').selectOption('2');
+  const block = await page.waitForFunction(() => {
+    const b = window.__attnscope.block;
+    return b && b.modelType === 'bart' && b.layer === 1 && b.token === 2 && b.targetIds.length > 3 ? b : null;
+  }, null, { timeout: 60000 }).then((h) => h.jsonValue());
+  assert.equal(block.preNorm, false);
+  assert.deepEqual(block.checks.map((c) => c.step), ['layers.1.selfAttentionResidual', 'layers.1.selfAttentionNorm',
+    'layers.1.crossAttentionResidual', 'layers.1.crossAttentionNorm', 'layers.1.ffnIntermediate', 'layers.1.ffnResidual', 'layers.1.output']);
+  assert.ok(block.allChecks.every((c) => c.maxDiff <= 1e-4), JSON.stringify(block.allChecks));
+  const d = assertAgainstTorch(block, bartDir);
+  if (SHOTS) await page.locator('.view-block').screenshot({ path: join(SHOTS, 'seq2seq-block-bart-en-1280.png') });
+  console.log(`# seq2seq Block (BART) vs PyTorch: weights ${Math.max(d.dSelf, d.dCross).toExponential(2)}, norms (relative) ${d.worst.toExponential(2)}`);
+  assert.deepEqual(g.problems, []);
+  await g.context.close();
 });
