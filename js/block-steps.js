@@ -191,3 +191,49 @@ function layerNormSelfChecks(trace, { layerNormEps: eps, isDecoder, hiddenSize: 
   if (isDecoder) checks.push({ step: 'finalNorm', maxDiff: diff(row(trace.finalNorm), norm(input, trace.layerNorms.final)) });
   return checks;
 }
+
+/**
+ * The decoder layer of an encoder–decoder (js/seq2seq.js's decoderTrace): masked self-attention,
+ * cross-attention over the source, feed-forward, each with its Add & Norm — T5 normalising before
+ * each sublayer (RMSNorm, then decoder.final_layer_norm after the last layer), BART and Marian
+ * after each Add (LayerNorm). Steps recomputed: every norm, every residual sum, the activation
+ * (not T5's gated act(x W_gate) · x W_in, whose second factor the trace does not keep), and that
+ * each layer reads the one before it (its first norm or sum is recomputed from that output).
+ * @param {object} trace a Seq2SeqRunResult's decoderTrace
+ * @param {{layerNormEps: number, hiddenSize: number, decoderFfnDim: number, activation: string,
+ *   gatedFfn?: boolean}} config a Seq2SeqConfig
+ * @param {number} token the target position to check (0-based)
+ * @returns {{step: string, maxDiff: number}[]} step names 'layers.<l>.<name>', 'finalNorm'
+ */
+export function seq2seqSelfChecks(trace, { layerNormEps: eps, hiddenSize: C, decoderFfnDim: F, activation, gatedFfn }, token) {
+  const row = (array, width = C) => array.subarray(token * width, (token + 1) * width);
+  const act = activationFor(activation);
+  const diff = (got, want) => got.reduce((m, v, c) => Math.max(m, Math.abs(v - want[c])), 0);
+  const add = (a, b) => Float64Array.from(a, (v, c) => v + b[c]);
+  // LayerNorm where the norm has a β (BART, Marian), T5's RMSNorm where it has none.
+  const norm = (x, { gamma, beta }) => (beta ? layerNormRow(x, gamma, beta, eps) : rmsNormRow(x, gamma, eps));
+  const checks = [];
+  let input = row(trace.embeddings);
+  trace.layers.forEach((layer, l) => {
+    const n = trace.norms.layers[l];
+    const at = (name, want) => checks.push({ step: `layers.${l}.${name}`, maxDiff: diff(row(layer[name], want.length), want) });
+    const preNorm = Boolean(layer.selfAttentionInputNorm);
+    let x = input;
+    for (const [sub, p] of [['selfAttention', n.selfAttention], ['crossAttention', n.crossAttention]]) {
+      if (preNorm) at(`${sub}InputNorm`, norm(x, p));
+      at(`${sub}Residual`, add(x, row(layer[`${sub}Output`])));
+      x = row(layer[`${sub}Residual`]);
+      if (!preNorm) {
+        at(`${sub}Norm`, norm(x, p));
+        x = row(layer[`${sub}Norm`]);
+      }
+    }
+    if (preNorm) at('ffnInputNorm', norm(x, n.ffn));
+    if (!gatedFfn) at('ffnIntermediate', Float64Array.from(row(layer.ffnPreActivation, F), act));
+    at('ffnResidual', add(x, row(layer.ffnOutput)));
+    at('output', preNorm ? row(layer.ffnResidual) : norm(row(layer.ffnResidual), n.ffn));
+    input = row(layer.output);
+  });
+  if (trace.finalNorm) checks.push({ step: 'finalNorm', maxDiff: diff(row(trace.finalNorm), norm(input, trace.norms.final)) });
+  return checks;
+}

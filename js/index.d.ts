@@ -576,6 +576,8 @@ export interface Seq2SeqConfig {
   eosTokenId: number;
   decoderStartTokenId: number;
   activation: string;
+  /** T5 "gated-*" feed_forward_proj: the feed-forward is act(x W_gate) · x W_in. */
+  gatedFfn: boolean;
   tieWordEmbeddings: boolean;
   /** The norms' epsilon (LayerNorm, or T5's RMSNorm): what a trace's norms are recomputed with. */
   layerNormEps: number;

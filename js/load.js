@@ -124,7 +124,11 @@ async function loadSeq2Seq(wasm, provider, configText, { read, signal, onProgres
     weights.delete();
   }
   const heap = wasm.heapStats();
-  const config = callWasm(() => native.config());
+  // gatedFfn (T5's "gated-*" feed_forward_proj: act(x W_gate) · x W_in) as the engine's reader
+  // decides it (engine/seq2seq_config.cpp; it refuses an is_gated_act that disagrees): the Block
+  // view names the feed-forward by it, and a trace's ffnIntermediate is act(ffnPreActivation) only
+  // without it.
+  const config = { ...callWasm(() => native.config()), gatedFfn: hf.model_type === 't5' && String(hf.feed_forward_proj ?? 'relu').startsWith('gated-') };
   if (native.tokenizerVocabSize() > config.vocabSize) {
     native.delete();
     throw new AttnScopeError('E_TOKENIZER', `the vocabulary has ${native.tokenizerVocabSize()} tokens but config.json ` +

@@ -7,23 +7,40 @@
 //   dist/attnscope-embed-causal.html  the same with the bundled decoder (model-causal/, GPT-2
 //                              style) inlined and <attn-scope model="bundled-causal">; built when
 //                              model-causal/ is present
+//   dist/attnscope-embed-seq2seq.html  the same with the bundled T5 (model-seq2seq/) inlined,
+//                              showing its cross-attention (kind="cross") on a held-out pair;
+//                              built when model-seq2seq/ is present
 // Needs dist/attnscope.{mjs,wasm} (scripts/build.sh wasm). Usage: node scripts/build-embed.mjs
 import { build } from 'esbuild';
 import { readFileSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { SEQ2SEQ_EXAMPLE_SOURCE } from '../web/src/examples.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
 const MODEL_FILES = { config: 'config.json', weights: 'model.safetensors', vocab: 'vocab.txt', tokenizerConfig: 'tokenizer_config.json' };
+const TOKENIZER_JSON_FILES = { config: 'config.json', weights: 'model.safetensors', tokenizer: 'tokenizer.json', tokenizerConfig: 'tokenizer_config.json' };
 // The single files: which bundled model each inlines (the names js/platform-browser.js knows), its
 // folder and files (the decoder's tokenizer.json holds its vocabulary and merges).
 const SINGLE_FILES = [
   { out: 'attnscope-embed.html', modelName: 'bundled', folder: 'model', files: MODEL_FILES },
-  { out: 'attnscope-embed-causal.html', modelName: 'bundled-causal', folder: 'model-causal',
-    files: { config: 'config.json', weights: 'model.safetensors', tokenizer: 'tokenizer.json', tokenizerConfig: 'tokenizer_config.json' } },
+  { out: 'attnscope-embed-causal.html', modelName: 'bundled-causal', folder: 'model-causal', files: TOKENIZER_JSON_FILES },
+  { out: 'attnscope-embed-seq2seq.html', modelName: 'bundled-seq2seq', folder: 'model-seq2seq', files: TOKENIZER_JSON_FILES,
+    attributes: seq2seqAttributes },
 ];
+
+// The T5's single file opens on the page's example source with its held-out target (the data's
+// own subject–object–verb rewrite, read at build time: the file changes when the model does), at
+// its cross-attention.
+function seq2seqAttributes() {
+  const pairs = readFileSync(join(ROOT, 'model-seq2seq', 'heldout.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const pair = pairs.find((p) => p.source === SEQ2SEQ_EXAMPLE_SOURCE) ?? pairs[0];
+  return { text: pair.source, target: pair.target, kind: 'cross', view: 'head', layer: '0', head: '0' };
+}
+
+const escapeAttribute = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 const common = {
   bundle: true, format: 'esm', platform: 'browser', target: 'es2022', absWorkingDir: ROOT,
@@ -97,8 +114,12 @@ export async function buildEmbed({ quiet = false } = {}) {
     const blocks = `<script type="application/octet-stream" id="attnscope-wasm">${wasm}</script>\n` +
       `<script type="application/json" id="attnscope-model">${JSON.stringify(model)}</script>\n` +
       `<script type="text/plain" id="attnscope-model-name">${single.modelName}</script>\n`;
-    const page = single.modelName === 'bundled' ? template
+    let page = single.modelName === 'bundled' ? template
       : template.replace('<attn-scope ', `<attn-scope model="${single.modelName}" `);
+    if (single.attributes) {
+      const attributes = Object.entries(single.attributes()).map(([k, v]) => `${k}="${escapeAttribute(v)}"`).join(' ');
+      page = page.replace(/<attn-scope [^>]*>/, () => `<attn-scope model="${single.modelName}" ${attributes}>`);
+    }
     const html = page.replace(marker, () => `${blocks}<script type="module">${js}</script>`);
     writeFileSync(join(DIST, single.out), html);
   }

@@ -15,7 +15,7 @@ export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-ev
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--no-first-run', '--disable-sync'];
 
-const FOLDERS = ['dist', 'model', 'model-causal', 'examples', 'tests'];   // tests: fixture folders as model URLs
+const FOLDERS = ['dist', 'model', 'model-causal', 'model-seq2seq', 'examples', 'tests'];   // tests: fixture folders as model URLs
 const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.json': 'application/json',
   '.wasm': 'application/wasm', '.txt': 'text/plain; charset=utf-8' };

@@ -5,7 +5,8 @@
 // mask of the decoder's self-attention, the head table's alignment accuracy (an argmax loop here
 // over the API's cross-attentions), the greedy target against the API's generate. Also: ?view=cross
 // restores the view, layer and head; views that cannot apply say why; generation streams and Stop
-// keeps what was written without touching the typed target; a phone-width page does not overflow;
+// keeps what was written without touching the typed target; the Block tab walks a decoder layer
+// (its cross weights the API's); a phone-width page does not overflow;
 // the console stays clean.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -150,14 +151,30 @@ test('head table: each cross head\'s alignment accuracy, the layer means and the
 });
 
 test('views that cannot apply are not offered, and say why when linked to', async () => {
-  for (const view of ['formula', 'aggregates', 'block', 'positions', 'layers', 'contributions', 'map', 'diff']) {
+  for (const view of ['formula', 'aggregates', 'positions', 'layers', 'contributions', 'map', 'diff']) {
     assert.equal(await page.locator(`[role=tab][data-view="${view}"]`).isHidden(), true, view);
   }
-  for (const view of ['grid', 'head', 'lines', 'cross', 'heads']) assert.equal(await page.locator(`[role=tab][data-view="${view}"]`).isVisible(), true, view);
+  for (const view of ['grid', 'head', 'lines', 'cross', 'heads', 'block']) assert.equal(await page.locator(`[role=tab][data-view="${view}"]`).isVisible(), true, view);
   await hook(() => window.history.replaceState(null, '', location.pathname));
   await page.evaluate(() => document.querySelector('[role=tab][data-view="formula"]').click());
   await page.waitForFunction(() => document.querySelector('.view-formula .view-unavailable')?.textContent);
   assert.match(await page.locator('.view-formula .view-unavailable').textContent(), /encoder–decoder/);
+  await page.locator('[role=tab][data-view="cross"]').click();
+});
+
+test('Block walks the folder\'s decoder layer: the cross weights are the run\'s, every Add & Norm check ≤ 1e-4', async () => {
+  await page.locator('[role=tab][data-view="block"]').click();
+  const block = await page.waitForFunction(() => window.__attnscope.block?.family === 'seq2seq' && window.__attnscope.block,
+    null, { timeout: 60000 }).then((h) => h.jsonValue());
+  const ref = await api.run(PAIR.source, { target: PAIR.target });
+  const [, , T, S] = ref.crossShape;
+  assert.deepEqual(block.targetIds, Array.from(ref.targetIds));
+  for (let h = 0; h < H; h++) {
+    const at = ((block.layer * H + h) * T + block.token) * S;
+    const d = maxDiff(block.crossWeights[h], Array.from(ref.crossAttentions.subarray(at, at + S)));
+    assert.ok(d < 1e-5, `head ${h}: ${d}`);
+  }
+  assert.ok(block.checks.length >= 7 && block.allChecks.every((c) => c.maxDiff <= 1e-4), JSON.stringify(block.allChecks));
   await page.locator('[role=tab][data-view="cross"]').click();
 });
 

@@ -15,12 +15,12 @@ import { createHeadDetail } from '../src/views/head-detail.js';
 import { createHeadLines } from '../src/views/head-lines.js';
 import { createFormula } from '../src/views/formula.js';
 import { createAggregates } from '../src/views/aggregates.js';
-import { createBlock } from '../src/views/block.js';
-import { createLlamaBlock } from '../src/views/block-llama.js';
-import { createPositions } from '../src/views/positions.js';
-import { createRotary } from '../src/views/rotary.js';
-import { familySwitch, guardedView } from '../src/views/family-switch.js';
-import { isRotary } from '../src/model-family.js';
+import { createCrossGrid } from '../src/views/cross-grid.js';
+import { createCrossView } from '../src/views/cross.js';
+import { guardedView } from '../src/views/family-switch.js';
+import { blockView, crossShown, positionsView, squareOrCross } from '../src/views/family-views.js';
+import { createKindSwitch } from '../src/kind-switch.js';
+import { ATTENTION_KINDS, isSeq2Seq } from '../src/seq2seq-run.js';
 import { AttnScopeError } from '../../js/errors.js';
 import { parseModelId, preview } from './model-id.js';
 import { elementStyleSheet } from './styles.js';
@@ -36,19 +36,20 @@ import { stepContent } from '../src/lesson/stepper.js';
 export const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'block', 'positions'];
 const VIEW_ALIASES = { aggregate: 'aggregates', model: 'grid' };
 const VIEW_FACTORIES = {
-  grid: createModelGrid, head: createHeadDetail, lines: createHeadLines, formula: guardedView('formula', createFormula),
-  aggregates: guardedView('aggregates', createAggregates),
-  // As on the page (main.js): rotary models get their own Block walk (views/block-llama.js) and the
-  // rotary Positions view; a view that cannot apply (an encoder–decoder's formula, say) says why.
-  block: guardedView('block', familySwitch((a) => (isRotary(a.info) ? 'llama' : 'walk'), { walk: createBlock, llama: createLlamaBlock })),
-  positions: guardedView('positions', familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary })),
+  // As on the page (main.js, views/family-views.js): an encoder–decoder's cross-attention in the
+  // cross views, each family's own Block walk and Positions view; a view that cannot apply (an
+  // encoder–decoder's formula, say) says why.
+  grid: squareOrCross(createModelGrid, createCrossGrid), head: squareOrCross(createHeadDetail, createCrossView),
+  lines: squareOrCross(createHeadLines, createCrossView), formula: guardedView('formula', createFormula),
+  aggregates: guardedView('aggregates', createAggregates), block: blockView, positions: positionsView,
 };
 const DEFAULT_VIEW = 'head';
+const DEFAULT_KIND = 'enc';
 const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;
 const INDEX = /^\d{1,4}$/;
 
 export class AttnScopeElement extends HTMLElement {
-  static observedAttributes = ['text', 'text-pair', 'model', 'weight-precision', 'view', 'layer', 'head', 'theme', 'lang', 'height', 'page-url', 'words', 'src', 'lesson', 'step'];
+  static observedAttributes = ['text', 'text-pair', 'target', 'kind', 'model', 'weight-precision', 'view', 'layer', 'head', 'theme', 'lang', 'height', 'page-url', 'words', 'src', 'lesson', 'step'];
 
   /** Counters of the page's model workers: { workers, modelLoads, runs }. */
   static engineStats() {
@@ -56,9 +57,9 @@ export class AttnScopeElement extends HTMLElement {
   }
 
   #dom = null;
-  // An encoder–decoder shows its encoder's self-attention here (the page has the kind switch and
-  // the cross views; the element draws square matrices only).
-  #state = { ...defaultState(), view: DEFAULT_VIEW, kind: 'enc' };
+  // An encoder–decoder: the kind attribute (the page's k) chooses which of its attentions the grid,
+  // head and lines views draw; the encoder's self-attention unless it says otherwise.
+  #state = { ...defaultState(), view: DEFAULT_VIEW, kind: DEFAULT_KIND };
   #app = createViewModel({ state: this.#state, onSet: () => this.#changed() });
   // <attn-scope> shows no predictions; its status line and events follow the runs.
   #runs = createRunController(this.#app, { views: VIEW_FACTORIES, predictions: false, on: {
@@ -90,6 +91,12 @@ export class AttnScopeElement extends HTMLElement {
   set text(v) { this.setAttribute('text', String(v)); }
   get textPair() { return this.getAttribute('text-pair') ?? ''; }
   set textPair(v) { if (v == null || v === '') this.removeAttribute('text-pair'); else this.setAttribute('text-pair', String(v)); }
+  /** An encoder–decoder's target text (the decoder runs over decoder_start_token_id, then it). */
+  get target() { return this.getAttribute('target') ?? ''; }
+  set target(v) { if (v == null || v === '') this.removeAttribute('target'); else this.setAttribute('target', String(v)); }
+  /** Which of an encoder–decoder's attentions the grid, head and lines views draw: 'enc' | 'dec' | 'cross'. */
+  get kind() { return this.#state.kind; }
+  set kind(v) { this.setAttribute('kind', String(v)); }
   get model() { return this.getAttribute('model') ?? 'bundled'; }
   set model(v) { this.setAttribute('model', String(v)); }
   /** 'auto' (default: f16 matrices only when f32 weights would pass AUTO_F16_ABOVE_BYTES of js/memory-estimate.js), 'f32', 'f16' or 'q8'. */
@@ -132,10 +139,11 @@ export class AttnScopeElement extends HTMLElement {
       return;
     }
     // A new text (or pair, model) is no longer the figure's: run it live.
-    if (name === 'text' || name === 'text-pair' || name === 'model' || name === 'weight-precision') this.#figure = null;
+    const rerun = ['text', 'text-pair', 'target', 'model', 'weight-precision'].includes(name);
+    if (rerun) this.#figure = null;
     this.#readAttributes();
     if (this.#figure && !this.#figureCovers()) this.#figure = null;
-    if (!this.#figure && (name === 'text' || name === 'text-pair' || name === 'model' || name === 'weight-precision' ||
+    if (!this.#figure && (rerun ||
       this.#runs.needsTrace() || !this.result || this.#app.info?.frozen)) this.#queueRun();
     else this.#queueRender();
   }
@@ -215,11 +223,11 @@ export class AttnScopeElement extends HTMLElement {
     return json;
   }
 
-  /** The explorer page's URL for this element's text, model, weights, view, layer, head and
-   *  (positions view) sentences. */
+  /** The explorer page's URL for this element's text (and target, attention kind), model, weights,
+   *  view, layer, head and (positions view) sentences. */
   permalink() {
     const s = this.#state;
-    return permalinkFor(this.pageUrl, { text: s.text, textPair: s.pair, model: s.model, view: s.view,
+    return permalinkFor(this.pageUrl, { text: s.text, textPair: s.pair, target: s.target, kind: s.kind, model: s.model, view: s.view,
       layer: s.layer, head: s.head, lang: s.lang, weightPrecision: s.weightPrecision,
       positionsA: s.positionsA, positionsB: s.positionsB });
   }
@@ -250,6 +258,12 @@ export class AttnScopeElement extends HTMLElement {
     s.text = text.slice(0, MAX_TEXT_CHARS);
     s.pair = pair.slice(0, MAX_TEXT_CHARS);
     s.pairOn = s.pair.trim() !== '';
+    const target = this.getAttribute('target') ?? '';
+    if (target.length > MAX_TEXT_CHARS) this.#notes.push(this.#t('shortened', { n: MAX_TEXT_CHARS }));
+    s.target = target.slice(0, MAX_TEXT_CHARS);
+    const kind = this.getAttribute('kind');
+    s.kind = ATTENTION_KINDS.includes(kind) ? kind : DEFAULT_KIND;
+    if (kind !== null && s.kind !== kind) warn('kind', kind, ATTENTION_KINDS.join('|'));
     s.model = fig && !this.hasAttribute('model') ? fig.model : this.model;
     const precision = this.getAttribute('weight-precision');
     s.weightPrecision = WEIGHT_PRECISIONS.includes(precision) ? precision : 'auto';
@@ -332,6 +346,9 @@ export class AttnScopeElement extends HTMLElement {
       b.addEventListener('click', () => report(run));
       actionButtons[key] = b;
     }
+    // An encoder–decoder's attention kind, as on the page (hidden for other models and views).
+    const kinds = el('div', 'kind-switch', frame);
+    const kindSwitch = createKindSwitch(kinds, this.#app);
     const status = el('p', 'status', frame);
     status.setAttribute('role', 'status');
     const lesson = el('div', 'lesson lesson-one', frame);
@@ -343,7 +360,7 @@ export class AttnScopeElement extends HTMLElement {
     const host = el('div', 'view-host', body);
     const brand = el('p', 'brand', frame);
     this.shadowRoot.append(frame);
-    this.#dom = { frame, caption, views, viewButtons, actions, actionButtons, status, body, host, brand, lesson };
+    this.#dom = { frame, caption, views, viewButtons, actions, actionButtons, kindSwitch, status, body, host, brand, lesson };
     this.#lessonStep = stepContent(this.#app, { stepTitle, body: stepBody, figure: stepFigure, root: this.shadowRoot,
       tryText: (text) => this.setAttribute('text', text) });
   }
@@ -362,7 +379,9 @@ export class AttnScopeElement extends HTMLElement {
     const s = this.#state;
     this.#reflecting = true;
     try {
-      for (const [name, value] of [['view', s.view], ['layer', String(s.layer)], ['head', String(s.head)]]) {
+      // kind only where it means something (an encoder–decoder), or where the host page set it.
+      const kind = isSeq2Seq(this.#app.info) || this.hasAttribute('kind') ? [['kind', s.kind]] : [];
+      for (const [name, value] of [['view', s.view], ['layer', String(s.layer)], ['head', String(s.head)], ...kind]) {
         if (this.getAttribute(name) !== value) this.setAttribute(name, value);
       }
     } finally {
@@ -447,6 +466,12 @@ export class AttnScopeElement extends HTMLElement {
       pair.textContent = ' ‖ ' + s.pair;
       dom.caption.append(pair);
     }
+    if (s.target && isSeq2Seq(this.#app.info)) {
+      const target = document.createElement('span');
+      target.className = 'pair';
+      target.textContent = ' → ' + s.target;
+      dom.caption.append(target);
+    }
     dom.views.setAttribute('aria-label', t('viewsAria'));
     dom.actions.setAttribute('aria-label', t('actionsAria'));
     for (const [v, b] of Object.entries(dom.viewButtons)) {
@@ -457,7 +482,9 @@ export class AttnScopeElement extends HTMLElement {
       b.textContent = t(key);
       b.title = t(key + 'Title');
       b.disabled = !this.result || (key === 'json' && this.frozen) ||   // BertViz wants every head
-        (key === 'figure' && !['head', 'lines', 'grid'].includes(s.view));
+        (key === 'figure' && !['head', 'lines', 'grid'].includes(s.view)) ||
+        // BertViz and figure files hold square self-attention: not a target × source matrix.
+        ((key === 'json' || key === 'figure') && crossShown(this.#app));
     }
     dom.actionButtons.link.hidden = !this.pageUrl;
     dom.brand.textContent = t('brand');
@@ -474,6 +501,7 @@ export class AttnScopeElement extends HTMLElement {
         : t('ran', { tokens: r.shape[2], layers: r.shape[0], heads: r.shape[1] }));
     }
     this.dataset.frozen = String(this.frozen);
+    dom.kindSwitch.render();
     this.#runs.show(dom.host);
   }
 }

@@ -4,9 +4,10 @@
 import { defaultState, isHubId, stateToUrl, LANGS, MAX_POSITION_CHARS, MAX_TEXT_CHARS, VIEWS, WEIGHT_PRECISIONS } from '../src/state.js';
 import { AttnScopeError } from '../../js/errors.js';
 import { isBundledModelId } from '../../js/bundled-models.js';
+import { ATTENTION_KINDS } from '../src/seq2seq-run.js';
 
 /** The page URL for an element's settings; pageUrl must be an http(s) URL. */
-export function permalinkFor(pageUrl, { text, textPair, model, view, layer, head, lang, weightPrecision, positionsA, positionsB }) {
+export function permalinkFor(pageUrl, { text, textPair, target, kind, model, view, layer, head, lang, weightPrecision, positionsA, positionsB }) {
   let base;
   try {
     base = new URL(pageUrl);
@@ -19,6 +20,9 @@ export function permalinkFor(pageUrl, { text, textPair, model, view, layer, head
   const s = defaultState();
   if (typeof text === 'string' && text) s.text = text.slice(0, MAX_TEXT_CHARS);
   if (typeof textPair === 'string' && textPair) { s.pair = textPair.slice(0, MAX_TEXT_CHARS); s.pairOn = true; }
+  // An encoder–decoder's target and attention kind (the page's tgt and k).
+  if (typeof target === 'string' && target) s.target = target.slice(0, MAX_TEXT_CHARS);
+  if (ATTENTION_KINDS.includes(kind)) s.kind = kind;
   if (isBundledModelId(model) || isHubId(model)) s.model = model;
   if (WEIGHT_PRECISIONS.includes(weightPrecision)) s.weightPrecision = weightPrecision;
   if (typeof positionsA === 'string') s.positionsA = positionsA.slice(0, MAX_POSITION_CHARS);

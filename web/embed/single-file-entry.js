@@ -14,7 +14,9 @@ defineAttnScopeElement();
 // element's attributes (the element validates each; values only ever become attribute text).
 const PARAMS = { text: 'text', pair: 'text-pair', 'text-pair': 'text-pair', model: 'model', view: 'view',
   layer: 'layer', head: 'head', theme: 'theme', lang: 'lang', height: 'height', wp: 'weight-precision',
-  'weight-precision': 'weight-precision', src: 'src', lesson: 'lesson', step: 'step', words: 'words' };
+  'weight-precision': 'weight-precision', src: 'src', lesson: 'lesson', step: 'step', words: 'words',
+  // An encoder–decoder's target and attention kind, named as the page's link names them too.
+  target: 'target', tgt: 'target', kind: 'kind', k: 'kind' };
 const element = document.querySelector('attn-scope');
 if (element) {
   // A frozen figure (?src=fig.json) brings its own text, view, layer and head.

@@ -15,6 +15,7 @@ import { LLAMA_STRINGS } from './i18n-llama.js';
 import { CHIPS_STRINGS } from './i18n-chips.js';
 import { PHONE_STRINGS } from './i18n-phone.js';
 import { SEQ2SEQ_STRINGS } from './i18n-seq2seq.js';
+import { BLOCK_SEQ2SEQ_STRINGS } from './i18n-block-seq2seq.js';
 
 const STRINGS = {
   en: {
@@ -310,6 +311,7 @@ for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], CHIPS_STRI
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], PHONE_STRINGS[lang]);
 // Encoder–decoders: source and target, the three attention kinds, the cross view (issue 33).
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], SEQ2SEQ_STRINGS[lang]);
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], BLOCK_SEQ2SEQ_STRINGS[lang]);
 
 export const LANGUAGES = Object.keys(STRINGS);
 

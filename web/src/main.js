@@ -16,12 +16,9 @@ import { createAggregates } from './views/aggregates.js';
 import { createDiff } from './views/diff.js';
 import { installTestHook } from './test-hook.js';
 import { createCompare } from './views/compare.js';
-import { createBlock } from './views/block.js';
-import { createLlamaBlock } from './views/block-llama.js';
-import { createPositions } from './views/positions.js';
-import { createRotary } from './views/rotary.js';
+import { blockView, positionsView, squareOrCross } from './views/family-views.js';
 import { familySwitch, guardedView } from './views/family-switch.js';
-import { isRotary, viewUnavailable } from './model-family.js';
+import { viewUnavailable } from './model-family.js';
 import { createHeadsTable } from './views/heads.js';
 import { createQkMap } from './views/qk-map.js';
 import { createLayers } from './views/layers.js';
@@ -50,22 +47,19 @@ const BUSY_AFTER_MS = 150;
 const $ = (id) => document.getElementById(id);
 const state = stateFromUrl(location.search);
 
-// An encoder–decoder's cross-attention (state.kind 'cross') is target × source, not square: the
-// grid, head and lines tabs show it with the cross views (views/cross*.js).
-const crossShown = (a) => isSeq2Seq(a.info) && a.state.kind === 'cross';
 // A view that cannot show the model in use says why (model-family.js), in place of itself.
 const guarded = guardedView;
 const VIEW_FACTORIES = {
-  grid: familySwitch((a) => (crossShown(a) ? 'cross' : 'square'), { square: createModelGrid, cross: createCrossGrid }),
-  head: familySwitch((a) => (crossShown(a) ? 'cross' : 'square'), { square: createHeadDetail, cross: createCrossView }),
-  lines: familySwitch((a) => (crossShown(a) ? 'cross' : 'square'), { square: createHeadLines, cross: createCrossView }),
+  // An encoder–decoder's cross-attention (target × source, not square) in the cross views.
+  grid: squareOrCross(createModelGrid, createCrossGrid), head: squareOrCross(createHeadDetail, createCrossView),
+  lines: squareOrCross(createHeadLines, createCrossView),
   formula: guarded('formula', createFormula), aggregates: guarded('aggregates', createAggregates), diff: guarded('diff', createDiff),
   compare: createCompare, map: guarded('map', createQkMap), layers: guarded('layers', createLayers),
   contributions: guarded('contributions', createContributions), cross: guarded('cross', createCrossView),
   heads: familySwitch((a) => (isSeq2Seq(a.info) ? 'alignment' : 'statistics'), { statistics: createHeadsTable, alignment: createCrossHeads }),
-  // Family-dependent tabs (model-family.js): the Llama family's own layer walk and rotary positions.
-  block: guarded('block', familySwitch((a) => (isRotary(a.info) ? 'llama' : 'walk'), { walk: createBlock, llama: createLlamaBlock })),
-  positions: guarded('positions', familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary })),
+  // Family-dependent tabs (model-family.js, views/family-views.js): the Block walk, rotary positions.
+  block: blockView,
+  positions: positionsView,
 };
 let linkModel = null;       // a link's model that failed to load, kept in the URL (see start())
 let busyTimer = 0;

@@ -5,10 +5,11 @@
 import { isSeq2Seq } from './seq2seq-run.js';
 
 /** The views an encoder–decoder has (its three attention kinds in the grid, head and lines views,
- *  the cross-attention view, the head table of alignment accuracy; the encoder-vs-decoder view
- *  runs the bundled models whatever is loaded). The others read outputs the seq2seq run does not
- *  give (q/k/v, value norms, the trace, the lens, the attribution, a corpus of single texts). */
-const SEQ2SEQ_VIEWS = new Set(['grid', 'head', 'lines', 'cross', 'heads', 'compare']);
+ *  the cross-attention view, the head table of alignment accuracy, the Block walk through a decoder
+ *  layer (views/block-seq2seq.js); the encoder-vs-decoder view runs the bundled models whatever is
+ *  loaded). The others read outputs the seq2seq run does not give (q/k/v, value norms, the
+ *  encoder's trace, the lens, the attribution, a corpus of single texts). */
+const SEQ2SEQ_VIEWS = new Set(['grid', 'head', 'lines', 'cross', 'heads', 'compare', 'block']);
 
 /** Rotary positions: the Llama family (llama, mistral, qwen2, qwen3 all rotate q and k). */
 export function isRotary(info) {
@@ -36,8 +37,8 @@ export function kvGroupOf(config, head) {
 
 /** The i18n key saying why `view` cannot show this model, or null when it can (the tab bar hides
  *  such tabs). Every decoder and encoder family has every view (the Llama family's Block tab walks
- *  its own layer, views/block-llama.js); an encoder–decoder has the views in SEQ2SEQ_VIEWS, and
- *  only it has the cross-attention view. */
+ *  its own layer, views/block-llama.js); an encoder–decoder has the views in SEQ2SEQ_VIEWS (its
+ *  Block tab walks a decoder layer), and only it has the cross-attention view. */
 export function viewUnavailable(info, view) {
   if (isSeq2Seq(info)) return SEQ2SEQ_VIEWS.has(view) ? null : 'viewNotSeq2Seq';
   if (view === 'cross') return 'crossNeedsSeq2Seq';

@@ -13,7 +13,7 @@ import { corpusAblation } from './ablation.js';
 import { openModel, stats } from './model-registry.js';
 import { showView } from './view-model.js';
 import { viewUnavailable } from './model-family.js';
-import { isSeq2Seq, runSeq2Seq } from './seq2seq-run.js';
+import { isSeq2Seq, kindShown, runSeq2Seq } from './seq2seq-run.js';
 
 /** Views that read result.trace (every intermediate of every block): only their runs ask for it
  *  (the trace costs L·T·(7C + F) floats; the Llama family's about L·T·(7C + 4·H·dh + 5·KV·dh + 4F)). */
@@ -114,7 +114,9 @@ export function createRunController(app, { views, predictions = true, on = {} })
    *  the logit lens, the attribution). */
   const needsTrace = () => {
     const { view } = app.state;
-    if (!app.original || isSeq2Seq(app.info)) return false;
+    if (!app.original) return false;
+    // An encoder–decoder's run carries its decoder's trace (the Block view) and nothing else asked.
+    if (isSeq2Seq(app.info)) return wantsTrace(view) && !app.original.seq2seq.decoderTrace;
     // The typed text's run, and the heads-off run on screen (the ablation reruns after the typed
     // text's; a token edit is never dropped for this: those views then show the typed text's run).
     const runs = app.edit?.kind === 'heads' ? [app.original, app.edited] : [app.original];
@@ -149,8 +151,8 @@ export function createRunController(app, { views, predictions = true, on = {} })
       const { text } = state;
       // An encoder–decoder: the source, and the target typed or generated (app.generated).
       const r = isSeq2Seq(app.info)
-        ? await runSeq2Seq(model.client, { source: text, target: state.target, targetIds: app.generated?.targetIds, signal },
-          () => app.state.kind)
+        ? await runSeq2Seq(model.client, { source: text, target: state.target, targetIds: app.generated?.targetIds,
+          trace: wantsTrace(state.view), signal }, () => kindShown(app.state))
         : await model.client.run(text, { textPair: pair, signal, ...options() });
       lastRunMs = performance.now() - started;
       if (seq !== runSeq) return;

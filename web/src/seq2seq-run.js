@@ -7,6 +7,12 @@
 
 export const ATTENTION_KINDS = ['enc', 'dec', 'cross'];
 
+/** The kind the views draw: state.kind, but the Block view walks a decoder layer, so there the
+ *  result is the decoder's (its layers, heads and the target's tokens to pick the query from). */
+export function kindShown(state) {
+  return state.view === 'block' ? 'dec' : state.kind;
+}
+
 /** The loaded model is an encoder–decoder (BART, Marian, T5). */
 export function isSeq2Seq(info) {
   return info?.kind === 'encoder-decoder';
@@ -15,12 +21,13 @@ export function isSeq2Seq(info) {
 /**
  * Runs `source` (and the target: typed text, or the ids of a generation) on a worker client
  * holding an encoder–decoder; resolves to a result whose matrices follow kindOf() ('enc' | 'dec'
- * | 'cross'), read each time a view asks.
+ * | 'cross'), read each time a view asks. trace: also the decoder's trace (raw.decoderTrace, the
+ * Block view's).
  */
-export async function runSeq2Seq(client, { source, target, targetIds, signal }, kindOf) {
+export async function runSeq2Seq(client, { source, target, targetIds, trace = false, signal }, kindOf) {
   const targetOption = targetIds ? { targetIds: Array.from(targetIds) } : target ? { target } : {};
   const [raw, src, tgt] = await Promise.all([
-    client.runSeq2Seq(source, { ...targetOption, topK: 5, signal }),
+    client.runSeq2Seq(source, { ...targetOption, topK: 5, trace, signal }),
     client.tokenize(source, { signal }),
     targetIds || !target ? null : client.tokenize(target, { signal }),
   ]);
@@ -73,6 +80,6 @@ export function seq2seqResult(raw, { source, src, tgt }, kindOf) {
 }
 
 // SentencePiece's ▁ and byte-level BPE's Ġ mark a word's start: shown as ␣ like the other models.
-function readable(token) {
+export function readable(token) {
   return token.replace(/^[\u2581\u0120]/, '\u2423');
 }

@@ -69,7 +69,7 @@ export function createViewModel({ state, onSet }) {
     set(patch) {
       const before = { ...state };
       Object.assign(state, patch);
-      if ('hideSpecial' in patch || 'words' in patch || 'kind' in patch) cache = null;   // kind: an encoder–decoder's side
+      if ('hideSpecial' in patch || 'words' in patch) cache = null;
       fitToResult();
       onSet(patch, before);
     },
@@ -81,17 +81,18 @@ export function createViewModel({ state, onSet }) {
     display() {
       const r = app.result;
       const words = app.wordsShown() ? resultWords() : null;
-      if (!cache || cache.result !== r || cache.words !== words) {
+      // An encoder–decoder's run shows one of its sides (r.kind: seq2seq-run.js), chosen by the state.
+      if (!cache || cache.result !== r || cache.words !== words || cache.kind !== r.kind) {
         if (words) {
           // Words in the run's order; hiding special tokens hides the words they stand for.
           const kept = words.map((w, i) => i).filter((i) => !state.hideSpecial || !r.specialTokensMask[words[i].tokens[0]]);
           const rows = kept.length ? kept : words.map((w, i) => i);
-          cache = { result: r, words, rows, positions: rows.map((i) => words[i].tokens[0]),
+          cache = { result: r, kind: r.kind, words, rows, positions: rows.map((i) => words[i].tokens[0]),
             labels: rows.map((i) => words[i].text), matrices: new Map() };
         } else {
           const positions = visiblePositions(r, state.hideSpecial);
           const texts = r.tokenTexts ?? r.tokens;   // readable forms ('␣river', not 'Ġriver')
-          cache = { result: r, words, positions, labels: positions.map((p) => texts[p]), matrices: new Map() };
+          cache = { result: r, kind: r.kind, words, positions, labels: positions.map((p) => texts[p]), matrices: new Map() };
         }
       }
       return cache;

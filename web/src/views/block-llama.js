@@ -9,25 +9,22 @@
 import { blockSelfChecks } from '../../../js/block-steps.js';
 import { kvGroups } from '../model-family.js';
 import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
-import { headHue, l2, vectorStrip } from '../vector-strip.js';
-import { CHECK_BOUND, note } from './block.js';
+import { headHue, l2 } from '../vector-strip.js';
+import { blockShell, note } from './block-shell.js';
 
 const HEADS_SHOWN = 4;  // heads drawn one by one before "… n more"
 
 export function createLlamaBlock(host, app) {
-  const bar = document.createElement('div');
-  bar.className = 'view-bar';
-  const body = document.createElement('div');
-  body.className = 'block-walk';
-  host.append(bar, body);
+  const shell = blockShell(host, app);
+  const { bar, body, section, check, strip } = shell;
   let last = null;
 
   function render() {
     const { t, state, result, info } = app;
     bar.replaceChildren(layerHeadPickers(app, { head: false }), queryPicker(app));
-    body.replaceChildren();
     const tr = result.trace;
     if (!tr) {
+      shell.start();
       body.append(note(t('blockNeedsTrace')));
       last = null;
       return;
@@ -38,40 +35,10 @@ export function createLlamaBlock(host, app) {
     const l = state.layer, i = state.query;
     const texts = result.tokenTexts ?? result.tokens;
     const row = (a, width = C) => a.subarray(i * width, (i + 1) * width);
-    const checks = new Map(blockSelfChecks(tr, cfg, i, result).map((c) => [c.step, c.maxDiff]));
-    const shownChecks = [];
+    shell.start(blockSelfChecks(tr, cfg, i, result));
     const layer = tr.layers[l];
     const norms = tr.layerNorms.layers[l];
-    const strip = (values, label, extra = {}) => vectorStrip(values, { label, t, ...extra });
-    const section = (titleKey, vars) => {
-      const s = document.createElement('section');
-      s.className = 'block-step';
-      s.dataset.step = titleKey;
-      const h = document.createElement('h4');
-      h.textContent = t(titleKey, vars);
-      s.append(h);
-      body.append(s);
-      return s;
-    };
-    const check = (s, step) => {
-      const d = checks.get(step);
-      if (d === undefined) return;
-      shownChecks.push({ step, maxDiff: d });
-      const p = note(t('blockCheck', { err: d.toExponential(1) }));
-      p.className = 'step check ' + (d <= CHECK_BOUND ? 'ok' : 'bad');
-      p.dataset.step = step;
-      p.dataset.maxError = String(d);
-      s.append(p);
-    };
-    // RMSNorm: x / RMS(x) · γ, RMS(x) = √(mean(x²) + ε); no mean subtracted, no β.
-    const rmsStats = (s, x, gamma, out, step) => {
-      let meanSquare = 0;
-      for (const v of x) meanSquare += v * v;
-      meanSquare /= x.length;
-      s.append(note(t('blockRmsStats', { n: x.length, ms: meanSquare.toFixed(4), rms: Math.sqrt(meanSquare + cfg.layerNormEps).toFixed(4), eps: cfg.layerNormEps })));
-      s.append(strip(gamma, 'γ'), strip(out, t('blockNormOut')));
-      check(s, step);
-    };
+    const rmsStats = (s, x, gamma, out, step) => shell.rmsNormStats(s, x, gamma, out, step, cfg.layerNormEps);
 
     body.append(note(t('blockIntroLlama', { token: tokenName(i, texts[i]), layer: l, layers: L })));
 
@@ -175,11 +142,11 @@ export function createLlamaBlock(host, app) {
       input: l2(input).toFixed(2), attn: l2(row(layer.attentionOutput)).toFixed(2),
       ffn: l2(row(layer.ffnOutput)).toFixed(2), out: l2(row(layer.output)).toFixed(2),
     })));
-    last = { family: 'llama', layer: l, token: i, tokens: T, C, H, KV, dh, F, decoder: true, checks: shownChecks,
+    last = { family: 'llama', layer: l, token: i, tokens: T, C, H, KV, dh, F, decoder: true, checks: shell.shownChecks(),
       // Head 0's q before and after the rotation (a test turns `before` itself and compares).
       rotation: { position: i, before: Array.from(qBefore.subarray(0, dh)), after: Array.from(qAfter.subarray(0, dh)) },
       kvMap: split.getAttribute('aria-label'),
-      allChecks: [...checks].map(([step, maxDiff]) => ({ step, maxDiff })),
+      allChecks: shell.allChecks(),
       steps: [...body.querySelectorAll('.block-step')].map((s) => s.dataset.step),
       titles: [...body.querySelectorAll('.block-step h4')].map((h) => h.textContent),
       sections: body.querySelectorAll('.block-step').length };

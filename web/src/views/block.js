@@ -9,30 +9,28 @@ import { activationKind, blockSelfChecks } from '../../../js/block-steps.js';
 import { formulaSteps, headVector } from '../attention-math.js';
 import { causalKeyMask, isCausal } from '../causal-mask.js';
 import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
-import { headHue, l2, vectorStrip } from '../vector-strip.js';
+import { headHue, l2 } from '../vector-strip.js';
+import { blockShell, note } from './block-shell.js';
 
-export const CHECK_BOUND = 1e-4;
 // Each activation as its formula (the same for every language).
-const ACTIVATION_FORMULA = {
+export const ACTIVATION_FORMULA = {
   geluErf: 'x·Φ(x) = ½x(1 + erf(x/√2))',
   geluTanh: '½x(1 + tanh(√(2/π)(x + 0.044715x³)))',
   relu: 'max(0, x)',
+  silu: 'x·σ(x)',
 };
 
 export function createBlock(host, app) {
-  const bar = document.createElement('div');
-  bar.className = 'view-bar';
-  const body = document.createElement('div');
-  body.className = 'block-walk';
-  host.append(bar, body);
+  const shell = blockShell(host, app);
+  const { bar, body, section, check, strip } = shell;
   let last = null;
 
   function render() {
     const { t, state, result, info } = app;
     bar.replaceChildren(layerHeadPickers(app, { head: false }), queryPicker(app));
-    body.replaceChildren();
     const tr = result.trace;
     if (!tr) {
+      shell.start();
       body.append(note(t('blockNeedsTrace')));
       last = null;
       return;
@@ -44,42 +42,10 @@ export function createBlock(host, app) {
     const decoder = isCausal(app);
     const texts = result.tokenTexts ?? result.tokens;
     const row = (a, width = C) => a.subarray(i * width, (i + 1) * width);
-    const checks = new Map(blockSelfChecks(tr, cfg, i).map((c) => [c.step, c.maxDiff]));
-    const shownChecks = [];
+    shell.start(blockSelfChecks(tr, cfg, i));
     const layer = tr.layers[l];
     const norms = tr.layerNorms.layers[l];
-    const strip = (values, label, extra = {}) => vectorStrip(values, { label, t, ...extra });
-    const section = (titleKey, vars) => {
-      const s = document.createElement('section');
-      s.className = 'block-step';
-      s.dataset.step = titleKey;   // the lesson's anchor
-      const h = document.createElement('h4');
-      h.textContent = t(titleKey, vars);
-      s.append(h);
-      body.append(s);
-      return s;
-    };
-    const check = (s, step) => {
-      const d = checks.get(step);
-      if (d === undefined) return;
-      shownChecks.push({ step, maxDiff: d });
-      const p = note(t('blockCheck', { err: d.toExponential(1) }));
-      p.className = 'step check ' + (d <= CHECK_BOUND ? 'ok' : 'bad');
-      p.dataset.step = step;
-      p.dataset.maxError = String(d);
-      s.append(p);
-    };
-    const normStats = (s, x, ln, out, step) => {
-      let mean = 0;
-      for (const v of x) mean += v;
-      mean /= x.length;
-      let variance = 0;
-      for (const v of x) variance += (v - mean) ** 2;
-      variance /= x.length;
-      s.append(note(t('blockNormStats', { mean: mean.toFixed(4), variance: variance.toFixed(4), eps: cfg.layerNormEps })));
-      s.append(strip(ln.gamma, 'γ'), strip(ln.beta, 'β'), strip(out, t('blockNormOut')));
-      check(s, step);
-    };
+    const normStats = (s, x, ln, out, step) => shell.layerNormStats(s, x, ln, out, step, cfg.layerNormEps);
 
     body.append(note(t(decoder ? 'blockIntroDecoder' : 'blockIntroEncoder', { token: tokenName(i, texts[i]), layer: l, layers: L })));
 
@@ -194,17 +160,10 @@ export function createBlock(host, app) {
       input: l2(input).toFixed(2), attn: l2(row(layer.attentionOutput)).toFixed(2),
       ffn: l2(row(layer.ffnOutput)).toFixed(2), out: l2(row(layer.output)).toFixed(2),
     })));
-    last = { layer: l, token: i, tokens: T, C, H, dk, F, decoder, checks: shownChecks,
-      allChecks: [...checks].map(([step, maxDiff]) => ({ step, maxDiff })),
+    last = { layer: l, token: i, tokens: T, C, H, dk, F, decoder, checks: shell.shownChecks(),
+      allChecks: shell.allChecks(),
       headsShown: heads.length, sections: body.querySelectorAll('.block-step').length };
   }
 
   return { render, get last() { return last; } };
-}
-
-export function note(text) {
-  const p = document.createElement('p');
-  p.className = 'step';
-  p.textContent = text;
-  return p;
 }
