@@ -51,6 +51,7 @@ class Seq2SeqModel {
     out.set("eosTokenId", emscripten::val(c.eos_token_id));
     out.set("decoderStartTokenId", emscripten::val(c.decoder_start_token_id));
     out.set("activation", emscripten::val(c.activation));
+    out.set("gatedFfn", emscripten::val(c.gated_ffn));  // T5 "gated-*": act(x W_gate) · x W_in
     out.set("tieWordEmbeddings", emscripten::val(c.tie_word_embeddings));
     out.set("layerNormEps", emscripten::val(c.eps));  // the traced norms recomputed with it
     return out;

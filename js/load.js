@@ -124,11 +124,9 @@ async function loadSeq2Seq(wasm, provider, configText, { read, signal, onProgres
     weights.delete();
   }
   const heap = wasm.heapStats();
-  // gatedFfn (T5's "gated-*" feed_forward_proj: act(x W_gate) · x W_in) as the engine's reader
-  // decides it (engine/seq2seq_config.cpp; it refuses an is_gated_act that disagrees): the Block
-  // view names the feed-forward by it, and a trace's ffnIntermediate is act(ffnPreActivation) only
-  // without it.
-  const config = { ...callWasm(() => native.config()), gatedFfn: hf.model_type === 't5' && String(hf.feed_forward_proj ?? 'relu').startsWith('gated-') };
+  // gatedFfn (T5's "gated-*" feed_forward_proj) as the engine's reader decided it: the Block view
+  // names the feed-forward by it, and a trace's ffnIntermediate is act(ffnPreActivation) only without it.
+  const config = callWasm(() => native.config());
   if (native.tokenizerVocabSize() > config.vocabSize) {
     native.delete();
     throw new AttnScopeError('E_TOKENIZER', `the vocabulary has ${native.tokenizerVocabSize()} tokens but config.json ` +
