@@ -103,7 +103,6 @@ try {
   if (!(await page.evaluate(() => window.bench.isolated()))) throw new Error('the bench page is not crossOriginIsolated');
   const call = (index, type, callArgs = {}) =>
     page.evaluate(([i, t, a]) => window.bench.call(i, t, a), [index, type, callArgs]);
-  const renderer = rendererPid();
 
   // ---- one worker per thread count: both engines loaded ---------------------------------------
   const workers = [];
@@ -120,6 +119,7 @@ try {
     }
     workers.push({ index, threads, info });
   }
+  const renderer = rendererPid();  // now that it runs the workers
 
   // ---- per length: sessions, output check, warm-up, alternating timed runs --------------------
   const cases = [];
@@ -247,8 +247,9 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-// The headless Chromium's renderer process (the bench page's; workers run in it): the process
-// below this one whose command line has --type=renderer.
+// The headless Chromium's renderer process that runs the bench workers: below this process, a
+// --type=renderer command line, and threads named DedicatedWorker (Chromium keeps a spare
+// renderer or two besides the page's).
 function rendererPid() {
   const parent = new Map(), renderers = [];
   for (const entry of readdirSync('/proc')) {
@@ -260,10 +261,14 @@ function rendererPid() {
     } catch { /* gone meanwhile */ }
   }
   const ours = renderers.filter((pid) => {
-    for (let p = pid; p > 1; p = parent.get(p) ?? 1) if (p === process.pid) return true;
-    return false;
+    let mine = false;
+    for (let p = pid; p > 1 && !mine; p = parent.get(p) ?? 1) mine = p === process.pid;
+    if (!mine) return false;
+    try {
+      return readdirSync(`/proc/${pid}/task`).some((task) => readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').startsWith('DedicatedWorker'));
+    } catch { return false; }
   });
-  if (ours.length !== 1) throw new Error(`expected one Chromium renderer under this process, found ${ours.length}`);
+  if (ours.length !== 1) throw new Error(`expected one Chromium renderer running the bench workers, found ${ours.length}`);
   return ours[0];
 }
 

@@ -486,13 +486,8 @@ val build_info() {
   out.set("exceptions", val("js"));  // the threaded build (see CMakeLists.txt)
 #endif
   // The int8 GEMM's inner instruction (weightPrecision 'q8'): the relaxed build's fused dot-add
-  // where this engine computes it exactly (checked on first use), else its pairwise dot.
-#ifdef ATTNSCOPE_RELAXED_SIMD
-  out.set("q8Kernel", val(kernels::q8_fused_dot() ? "i32x4.relaxed_dot_i8x16_i7x16_add_s"
-                                                  : "i16x8.relaxed_dot_i8x16_i7x16_s"));
-#else
-  out.set("q8Kernel", val("i32x4.dot_i16x8_s"));
-#endif
+  // where this engine computes it exactly (checked when the module starts), else its pairwise dot.
+  out.set("q8Kernel", val(kernels::kQ8KernelNames[kernels::q8_kernel_kind()]));
   out.set("compiler", val(__VERSION__));
   return out;
 }

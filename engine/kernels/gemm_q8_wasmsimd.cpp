@@ -16,9 +16,9 @@
 // elsewhere; rewritten to 0xfd 0x93 0x02). Where the CPU has AVX-VNNI, newer V8 (Chromium 156)
 // lowers it to one vpdpbusd instead of pmaddubsw + pmaddwd + paddd: twice the kernel's
 // throughput there (measured on this project's Xeon). Node 20's V8 (11.3) computes it wrong on
-// x64 (twice the dot product, the addend ignored). So the module decides at run time: on first
-// use it runs both micro-kernels on a small random GEMM and takes the fused one only if it gives
-// the pairwise one's result bit for bit (the sums are exact integers either way).
+// x64 (twice the dot product, the addend ignored). So the module decides at run time: when it
+// starts it runs both micro-kernels on a small random GEMM and takes the fused one only if it
+// gives the pairwise one's result bit for bit (the sums are exact integers either way).
 #include "gemm_q8_wasmsimd.h"
 
 #ifdef __wasm_simd128__
@@ -167,11 +167,23 @@ void gemm_q8_mrx8_wasmsimd(int groups, const uint8_t* ap, const int8_t* w, float
 
 using MicroKernel = void (*)(int, const uint8_t*, const int8_t*, float*, size_t, bool, bool,
                              const GemmQ8Epilogue&, const TileArgs&);
-template <bool Fused>
-constexpr MicroKernel kKernels[7] = {nullptr, gemm_q8_mrx8_wasmsimd<1, Fused>, gemm_q8_mrx8_wasmsimd<2, Fused>,
-                                     gemm_q8_mrx8_wasmsimd<3, Fused>, gemm_q8_mrx8_wasmsimd<4, Fused>,
-                                     gemm_q8_mrx8_wasmsimd<5, Fused>, gemm_q8_mrx8_wasmsimd<6, Fused>};
-static_assert(kMR >= 1 && kMR <= 6, "kKernels covers 1..6 rows");
+#ifdef ATTNSCOPE_RELAXED_SIMD
+constexpr bool kFusedBuild = true;
+#else
+constexpr bool kFusedBuild = false;
+#endif
+// Both builds hold both tables, the probe below and its buffers, with the same sizes: the
+// threaded builds' JavaScript glue embeds addresses of the module's data (and names its imports
+// in order of use), and the plain and relaxed threaded builds must share that glue byte for byte
+// (scripts/build.sh checks). In the plain build the "fused" table is the pairwise kernels again.
+constexpr MicroKernel kPairwiseKernels[7] = {
+    nullptr, gemm_q8_mrx8_wasmsimd<1, false>, gemm_q8_mrx8_wasmsimd<2, false>, gemm_q8_mrx8_wasmsimd<3, false>,
+    gemm_q8_mrx8_wasmsimd<4, false>, gemm_q8_mrx8_wasmsimd<5, false>, gemm_q8_mrx8_wasmsimd<6, false>};
+constexpr MicroKernel kFusedKernels[7] = {
+    nullptr, gemm_q8_mrx8_wasmsimd<1, kFusedBuild>, gemm_q8_mrx8_wasmsimd<2, kFusedBuild>,
+    gemm_q8_mrx8_wasmsimd<3, kFusedBuild>, gemm_q8_mrx8_wasmsimd<4, kFusedBuild>,
+    gemm_q8_mrx8_wasmsimd<5, kFusedBuild>, gemm_q8_mrx8_wasmsimd<6, kFusedBuild>};
+static_assert(kMR >= 1 && kMR <= 6, "the tables cover 1..6 rows");
 
 void gemm_q8_blocks(float* c, size_t ldc, const Q8Rows& a, const int8_t* packed_b, size_t panel_stride,
                     const float* w_scale, const int32_t* colsum, int N, const GemmQ8Epilogue& ep,
@@ -179,49 +191,56 @@ void gemm_q8_blocks(float* c, size_t ldc, const Q8Rows& a, const int8_t* packed_
 
 std::atomic<int> dot_form{static_cast<int>(Q8DotForm::Auto)};
 
-#ifdef ATTNSCOPE_RELAXED_SIMD
 // Whether this engine computes the fused micro-kernel exactly: a 5 × 12 GEMM over K = 72 (two row
 // tiles, a partial one; a full and a partial panel; odd k groups) from a fixed seed, through
-// both micro-kernels, compared bit for bit.
+// both tables, compared bit for bit. Runs once, when the module starts (kFusedDotExact below:
+// static initialization, on the main thread before any worker exists), so its buffers can be
+// static: nothing in its frame has a destructor and nothing waits on a guard (no extra invoke_*
+// shims in the threaded builds, whose exceptions are JavaScript's).
+Q8Rows probe_rows;
 bool fused_dot_exact() {
-  constexpr int M = 5, N = 12, K = 72;
+  constexpr int M = 5, N = 12, K = 72, kPackedB = 2 * K * kQ8NR;  // two panels, K a multiple of 4
+  static_assert(kPackedB == static_cast<int>((N + kQ8NR - 1) / kQ8NR) * K * kQ8NR, "K is already padded");
+  alignas(16) static float a[M * K], scale[N], bias[N], c0[M * N], c1[M * N];
+  alignas(16) static int8_t w[N * K], packed[kPackedB];
+  alignas(16) static int32_t colsum[N];
   uint32_t s = 12345;
   auto next = [&] { return (s = s * 1103515245u + 12345u) >> 8; };
-  std::vector<float> a(static_cast<size_t>(M) * K), scale(N), bias(N), c0(M * N), c1(M * N);
-  std::vector<int8_t> w(static_cast<size_t>(N) * K), packed(q8_packed_b_size(K, N));
-  std::vector<int32_t> colsum(N, 0);
   for (float& x : a) x = static_cast<float>(next() % 2001) / 1000.0f - 1.0f;
   for (int n = 0; n < N; ++n) {
     scale[n] = 1.0f / 127.0f;
     bias[n] = static_cast<float>(n);
+    colsum[n] = 0;
     for (int k = 0; k < K; ++k) colsum[n] += w[n * K + k] = static_cast<int8_t>(static_cast<int>(next() % 255) - 127);
   }
-  pack_b_q8_wasmsimd(packed.data(), w.data(), N, K, K);
-  Q8Rows rows;
-  quantize_pack_a_q8_wasmsimd(rows, a.data(), K, M, K);
+  pack_b_q8_wasmsimd(packed, w, N, K, K);
+  quantize_pack_a_q8_wasmsimd(probe_rows, a, K, M, K);
   GemmQ8Epilogue ep;
-  ep.bias = bias.data();
-  const size_t stride = static_cast<size_t>(rows.kpad) * kQ8NR;
-  gemm_q8_blocks(c0.data(), N, rows, packed.data(), stride, scale.data(), colsum.data(), N, ep, kKernels<false>);
-  gemm_q8_blocks(c1.data(), N, rows, packed.data(), stride, scale.data(), colsum.data(), N, ep, kKernels<true>);
-  return std::memcmp(c0.data(), c1.data(), c0.size() * sizeof(float)) == 0;
+  ep.bias = bias;
+  const size_t stride = static_cast<size_t>(probe_rows.kpad) * kQ8NR;
+  gemm_q8_blocks(c0, N, probe_rows, packed, stride, scale, colsum, N, ep, kPairwiseKernels);
+  gemm_q8_blocks(c1, N, probe_rows, packed, stride, scale, colsum, N, ep, kFusedKernels);
+  return std::memcmp(c0, c1, sizeof c0) == 0;
 }
-#endif
+const bool kFusedDotExact = fused_dot_exact();
 
-const MicroKernel* micro_kernels() {
-#ifdef ATTNSCOPE_RELAXED_SIMD
-  static const bool exact = fused_dot_exact();  // once per module (threads share it)
+bool use_fused() {
   const auto form = static_cast<Q8DotForm>(dot_form.load(std::memory_order_relaxed));
-  if (form == Q8DotForm::Fused || (form == Q8DotForm::Auto && exact)) return kKernels<true>;
-#endif
-  return kKernels<false>;
+  return form == Q8DotForm::Fused || (form == Q8DotForm::Auto && kFusedDotExact);
 }
+
+const MicroKernel* micro_kernels() { return use_fused() ? kFusedKernels : kPairwiseKernels; }
 
 }  // namespace
 
+const char* const kQ8KernelNames[3] = {"i32x4.dot_i16x8_s", "i16x8.relaxed_dot_i8x16_i7x16_s",
+                                       "i32x4.relaxed_dot_i8x16_i7x16_add_s"};
+
 void set_q8_dot_form(Q8DotForm form) { dot_form.store(static_cast<int>(form), std::memory_order_relaxed); }
 
-bool q8_fused_dot() { return micro_kernels() != kKernels<false>; }
+bool q8_fused_dot() { return kFusedBuild && use_fused(); }
+
+int q8_kernel_kind() { return kFusedBuild ? (use_fused() ? 2 : 1) : 0; }
 
 void pack_b_q8_wasmsimd(int8_t* out, const int8_t* w, int N, int K, size_t ldw) {
   const int kpad = q8_padded_k(K);

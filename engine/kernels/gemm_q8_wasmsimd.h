@@ -76,12 +76,17 @@ void gemm_q8_wasmsimd(float* c, size_t ldc, const Q8Rows& a, const int8_t* packe
                       const GemmQ8Epilogue& ep);
 
 // Which relaxed dot product the relaxed build's micro-kernel uses: Auto (the fused one where this
-// engine computes it exactly, checked once on a small GEMM), or one forced (kernel tests).
+// engine computes it exactly, checked once, when the module starts, on a small GEMM), or one forced (kernel tests).
 // The plain build always uses i32x4.dot_i16x8_s.
 enum class Q8DotForm { Auto = 0, Pairwise = 1, Fused = 2 };
 void set_q8_dot_form(Q8DotForm form);
 // Whether gemm_q8_wasmsimd runs the fused micro-kernel now.
 bool q8_fused_dot();
+// The instruction the micro-kernel now sums its products with: kQ8KernelNames[q8_kernel_kind()]
+// (0 i32x4.dot_i16x8_s, the plain build; 1 the relaxed pairwise dot; 2 the fused dot-add). One
+// table in every build: the builds' data must have the same layout (see the .cpp).
+extern const char* const kQ8KernelNames[3];
+int q8_kernel_kind();
 
 }  // namespace attnscope::kernels
 #endif  // __wasm_simd128__
