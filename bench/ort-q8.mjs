@@ -51,7 +51,8 @@ try {
     const { loadModel, buildInfo } = await import(pathToFileURL(join(resolve(args.root), 'js/index.js')));
     // Which wasm the package chose (Node: the relaxed-SIMD build where the flag can be turned on,
     // ATTNSCOPE_RELAXED_SIMD=0 for the plain one).
-    attnscopeBuild = (await buildInfo({ threads: THREADS })).relaxedSimd ? 'relaxed SIMD' : 'plain SIMD128';
+    const build = await buildInfo({ threads: THREADS });
+    attnscopeBuild = `${build.relaxedSimd ? 'relaxed SIMD' : 'plain SIMD128'} build, int8 dot ${build.q8Kernel ?? '?'}`;
     writeHfFolder(join(work, 'model'), m);
     for (const weightPrecision of args.attnscope.split(',')) {
       const model = await loadModel(join(work, 'model'), { weightPrecision, threads: THREADS });
@@ -101,7 +102,7 @@ const times = Object.fromEntries(Object.keys(runners).map((k) => [k, []]));
 for (let i = 0; i < RUNS; i++) for (const [k, run] of Object.entries(runners)) times[k].push(await timed(run));
 const med = (k, clock) => median(times[k].map((t) => t[clock]));
 
-console.log(`CPU: ${cpus()[0].model} (${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)}); onnxruntime-web ${ort.env.versions?.web ?? ''} wasm SIMD, ${THREADS} thread${THREADS > 1 ? 's' : ''} for every engine (ORT: both graphs${args.root ? `; AttnScope: ${args.attnscope}, ${attnscopeBuild} build` : ""})`);
+console.log(`CPU: ${cpus()[0].model} (${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)}); onnxruntime-web ${ort.env.versions?.web ?? ''} wasm SIMD, ${THREADS} thread${THREADS > 1 ? 's' : ''} for every engine (ORT: both graphs${args.root ? `; AttnScope: ${args.attnscope}, ${attnscopeBuild}` : ""})`);
 console.log(`${args.shape} @${T} tokens, random weights; q8 vs f32 last hidden state: relative error ${(100 * relative).toFixed(2)}%, cosine ${cosine.toFixed(5)}`);
 console.log(`medians of ${RUNS} alternating runs after ${WARMUP} warm-up:`);
 for (const clock of ['wall', 'cpu']) {

@@ -5,7 +5,9 @@
 // same process; then the GEMM alone, the cost of returning the attention maps, and memory.
 //   node bench/run.mjs [--shapes bert-base,distilbert,minilm-l6] [--tokens 128,512] [--runs 5]
 //                      [--warmup 2] [--root DIR (tree with js/ + dist/)] [--build DIR]
-//                      [--weight-precision f32|f16 (AttnScope keeps the weight matrices as f16)]
+//                      [--weight-precision f32|f16|q8 (f16: AttnScope keeps the weight matrices as
+//                       f16; q8: int8 weights, and ORT runs the graph onnxruntime's quantize_dynamic
+//                       writes, bert-onnx.mjs {weights: 'q8'}, so both sides are int8)]
 //                      [--compare-root DIR (a second tree, e.g. an older commit's, timed too)]
 //                      [--threads N (both engines on N threads; N > 1 also times AttnScope on
 //                       one thread in the same alternation: the speed-up, and checks the bits)]
@@ -106,11 +108,12 @@ try {
     const stBytes = readFileSync(join(dir, 'model.safetensors'));
     const pc = B._malloc(cfgText.length), pw = B._malloc(stBytes.length);
     B.HEAPU8.set(cfgText, pc); B.HEAPU8.set(stBytes, pw);
-    if (B._encoder_bench_load(pc, cfgText.length, pw, stBytes.length) !== 0) throw new Error('engine load failed');
+    if (B._encoder_bench_load(pc, cfgText.length, pw, stBytes.length, weightPrecision === 'q8' ? 1 : 0) !== 0) throw new Error('engine load failed');
     B._free(pc); B._free(pw);
 
     for (const T of args.tokens.split(',').map(Number)) {
-      const onnx = bertOnnx(m, T);
+      // Like with like: int8 AttnScope against ORT's int8 graph (DynamicQuantizeLinear → MatMulInteger).
+      const onnx = bertOnnx(m, T, weightPrecision === 'q8' ? { weights: 'q8' } : {});
       const session = await ort.InferenceSession.create(onnx, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
       let r = 12345;  // ids: [CLS] random words [SEP]
       const ids = Int32Array.from({ length: T }, (_, i) => (i === 0 ? 2 : i === T - 1 ? 3 : 5 + ((r = (r * 1103515245 + 12345) >>> 0) % 30000)));
@@ -136,9 +139,17 @@ try {
       // different models.
       const ours = await runOurs(), theirs = await runOrt();
       const h0 = ours.hidden, h1 = theirs.last_hidden_state.data;
-      let maxDiff = 0;
-      for (let i = 0; i < h0.length; i++) maxDiff = Math.max(maxDiff, Math.abs(h0[i] - h1[i]));
-      if (!(maxDiff < 1e-2)) throw new Error(`${shapeName} T=${T}: hidden states differ by ${maxDiff}`);
+      let maxDiff = 0, num = 0, den = 0;
+      for (let i = 0; i < h0.length; i++) {
+        maxDiff = Math.max(maxDiff, Math.abs(h0[i] - h1[i]));
+        num += (h0[i] - h1[i]) ** 2;
+        den += h1[i] ** 2;
+      }
+      // q8: each engine quantizes its activations its own way (per row, per tensor): close in
+      // relative terms only (as bench/browser.mjs checks its q8 pair).
+      if (weightPrecision === 'q8' ? !(Math.sqrt(num / den) < 0.1) : !(maxDiff < 1e-2)) {
+        throw new Error(`${shapeName} T=${T}: hidden states differ by ${maxDiff} (relative ${Math.sqrt(num / den)})`);
+      }
       let compareDiff = null;  // the other tree against this one: hidden state and every attention map
       if (compareModel) {
         const other = await runCompared();

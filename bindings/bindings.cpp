@@ -23,6 +23,7 @@
 #include "convert.h"
 #include "transformer.h"
 #include "error.h"
+#include "kernels/gemm_q8_wasmsimd.h"
 #include "parallel.h"
 #include "safetensors.h"
 #include "seq2seq_model.h"
@@ -484,6 +485,9 @@ val build_info() {
 #else
   out.set("exceptions", val("js"));  // the threaded build (see CMakeLists.txt)
 #endif
+  // The int8 GEMM's inner instruction (weightPrecision 'q8'): the relaxed build's fused dot-add
+  // where this engine computes it exactly (checked when the module starts), else its pairwise dot.
+  out.set("q8Kernel", val(kernels::kQ8KernelNames[kernels::q8_kernel_kind()]));
   out.set("compiler", val(__VERSION__));
   return out;
 }
@@ -539,6 +543,11 @@ EMSCRIPTEN_BINDINGS(attnscope) {
   function("setMaxThreads", &attnscope::set_max_threads);
   // Diagnostics for the tests: how many kernel calls so far were split over more than one thread.
   function("splitJobs", optional_override([] { return static_cast<double>(attnscope::split_jobs()); }));
+  // For the benchmarks (bench/browser.mjs --q8-forms): the int8 micro-kernel, 0 auto (the
+  // fused dot-add where exact), 1 the pairwise relaxed dot forced (no effect in the plain build).
+  function("setQ8DotForm", optional_override([](int form) {
+    attnscope::kernels::set_q8_dot_form(form == 1 ? attnscope::kernels::Q8DotForm::Pairwise : attnscope::kernels::Q8DotForm::Auto);
+  }));
   // The engine's error codes (engine/error.h): js/errors.js's ENGINE_ERROR_CODES is checked against them.
   function("errorCodes", optional_override([] {
     val codes = val::array();

@@ -85,9 +85,9 @@ void self_attention_forward(float* ctx, float* probs, float* q, float* k, float*
 }
 
 void qkv_projection_forward(float* q, float* k, float* v, const float* x, const Layer& layer, int queries) {
-  linear_forward(q, x, layer.q, queries);
-  linear_forward(k, x, layer.k, queries);
-  linear_forward(v, x, layer.v, queries);
+  float* const outs[] = {q, k, v};
+  const LinearLayer* const layers[] = {&layer.q, &layer.k, &layer.v};
+  linear_forward_same_input(outs, layers, 3, x, queries);
 }
 
 void head_rms_norm_forward(float* x, const std::vector<float>& gamma, int rows, int heads, int head_dim, float eps) {

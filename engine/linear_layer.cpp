@@ -29,6 +29,18 @@ void linear_forward(float* out, const float* x, const LinearLayer& w, int T, con
     kernels::linear_packed_f32(out, x, w.f, T, epilogue);
 }
 
+void linear_forward_same_input(float* const* outs, const LinearLayer* const* layers, int count, const float* x, int T) {
+  bool all_q8 = count >= 1 && count <= 4;
+  for (int i = 0; i < count && all_q8; ++i) all_q8 = layers[i]->quantized && layers[i]->in == layers[0]->in;
+  if (!all_q8) {
+    for (int i = 0; i < count; ++i) linear_forward(outs[i], x, *layers[i], T);
+    return;
+  }
+  kernels::Q8Output outputs[4];
+  for (int i = 0; i < count; ++i) outputs[i] = {outs[i], &layers[i]->q8};
+  kernels::linear_packed_q8_same_input(outputs, count, x, T);
+}
+
 void linear_slice_forward(float* out, const float* x, size_t ld_x, const LinearLayer& w, int T, int k_begin,
                           int k_count) {
   if (w.quantized && k_begin % 4 != 0) {

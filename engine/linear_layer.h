@@ -29,6 +29,11 @@ LinearLayer pack_linear_layer(WeightMatrix& weight, std::vector<float>& bias, in
 void linear_forward(float* out, const float* x, const LinearLayer& w, int T,
                     const kernels::LinearEpilogue& epilogue = {});
 
+// outs[i] (T, layers[i]->out) = x (T, in) · Wᵢᵀ + bᵢ for layers reading the same x (a block's Q,
+// K and V; count ≤ 4): int8 layers quantize x once and run as one threaded job
+// (linear_packed_q8_same_input), others one linear_forward each. The same results either way.
+void linear_forward_same_input(float* const* outs, const LinearLayer* const* layers, int count, const float* x, int T);
+
 // out (T, w.out) = x (T, k_count; row stride ld_x) · W[:, k_begin : k_begin + k_count]ᵀ, no bias:
 // linear_packed_slice_f32 or linear_packed_slice_q8 (one head through W_O).
 void linear_slice_forward(float* out, const float* x, size_t ld_x, const LinearLayer& w, int T, int k_begin,

@@ -749,6 +749,8 @@ export function bundledModelFile(name: 'bundled' | 'bundled-causal' | 'bundled-s
 /** WebAssembly heap diagnostics: malloc'd bytes in use, and the wasm memory size. */
 export function heapStats(options?: { threads?: number }): Promise<{ inUse: number; memoryBytes: number }>;
 /** relaxedSimd: this realm runs the relaxed-SIMD build (browsers with relaxed SIMD; GEMM on FMA).
- *  maxMemoryBytes: what the module's memory may grow to (wasm32: 4 GB). */
+ *  maxMemoryBytes: what the module's memory may grow to (wasm32: 4 GB).
+ *  q8Kernel: the int8 GEMM's dot-product instruction (the relaxed build's fused dot-add where the
+ *  engine computes it exactly). */
 export function buildInfo(options?: { threads?: number }): Promise<{ target: string; simd: boolean; relaxedSimd: boolean;
-  threads: boolean; maxThreads: number; maxMemoryBytes: number; exceptions: string; compiler: string }>;
+  threads: boolean; maxThreads: number; maxMemoryBytes: number; exceptions: string; q8Kernel: string; compiler: string }>;

@@ -5,7 +5,9 @@
 //   i8x16.relaxed_swizzle (0xfd 0xa2 0x01, __builtin_wasm_relaxed_swizzle_i8x16) →
 //     i16x8.relaxed_dot_i8x16_i7x16_s (0xfd 0x92 0x02), which clang 14 has no builtin for: the
 //     int8 GEMM (engine/kernels/gemm_q8_wasmsimd.cpp) writes the swizzle as its stand-in, with the
-//     dot product's operands, and nothing else in the engine uses the swizzle.
+//     dot product's operands, and nothing else in the engine uses the swizzle;
+//   i32x4.laneselect (0xfd 0xd2 0x01, __builtin_wasm_laneselect_i32x4) →
+//     i32x4.relaxed_dot_i8x16_i7x16_add_s (0xfd 0x93 0x02), the fused form, the same way.
 // The code section is decoded instruction by instruction so only real opcodes are touched (never
 // an immediate or data that happens to hold the same bytes). Other pre-standard relaxed opcodes
 // are not rewritten (AttnScope uses none): the module then fails validation, which the script
@@ -18,14 +20,19 @@ const PRE_STANDARD_FMA = 0xaf;      // f32x4.fma in clang 14 / binaryen ≤ 108
 const RELAXED_MADD = 0x105;         // f32x4.relaxed_madd in the relaxed-SIMD standard
 const PRE_STANDARD_SWIZZLE = 0xa2;  // i8x16.relaxed_swizzle in clang 14
 const RELAXED_DOT_I16 = 0x112;      // i16x8.relaxed_dot_i8x16_i7x16_s in the standard
-const REWRITES = new Map([[PRE_STANDARD_FMA, RELAXED_MADD], [PRE_STANDARD_SWIZZLE, RELAXED_DOT_I16]]);
+const PRE_STANDARD_LANESELECT_I32 = 0xd2;  // i32x4.laneselect in clang 14
+const RELAXED_DOT_ADD_I32 = 0x113;         // i32x4.relaxed_dot_i8x16_i7x16_add_s in the standard
+const REWRITES = new Map([[PRE_STANDARD_FMA, RELAXED_MADD], [PRE_STANDARD_SWIZZLE, RELAXED_DOT_I16],
+  [PRE_STANDARD_LANESELECT_I32, RELAXED_DOT_ADD_I32]]);
+const COUNTED = new Map([[PRE_STANDARD_FMA, 'madd'], [PRE_STANDARD_SWIZZLE, 'dot'], [PRE_STANDARD_LANESELECT_I32, 'dotAdd']]);
 /**
- * Rewrites both opcodes; returns the number of instructions rewritten (the total) and sets
- * `counts` (if given) to { madd, dot }. Throws on anything it cannot decode.
+ * Rewrites the three opcodes; returns the number of instructions rewritten (the total) and sets
+ * `counts` (if given) to { madd, dot, dotAdd }. Throws on anything it cannot decode.
  */
 export function rewriteRelaxedFma(bytes, counts = {}) {
   counts.madd = 0;
   counts.dot = 0;
+  counts.dotAdd = 0;
   let at = 0;
   const u32 = () => {
     let result = 0, shift = 0, byte;
@@ -68,8 +75,7 @@ export function rewriteRelaxedFma(bytes, counts = {}) {
             bytes[opcodeAt] = 0x80 | (to & 0x7f);
             bytes[opcodeAt + 1] = to >> 7;
             rewritten++;
-            if (sub === PRE_STANDARD_FMA) counts.madd++;
-            else counts.dot++;
+            counts[COUNTED.get(sub)]++;
           } else if (sub <= 11 || sub === 92 || sub === 93) {
             memarg();                            // loads, stores, load_zero
           } else if (sub === 12 || sub === 13) {
@@ -128,6 +134,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     rewriteRelaxedFma(bytes, counts);
     if (!WebAssembly.validate(bytes)) throw new Error(`${file}: not valid after the rewrite (is --experimental-wasm-relaxed-simd on?)`);
     writeFileSync(file, bytes);
-    console.log(`${file}: ${counts.madd} f32x4.fma → f32x4.relaxed_madd, ${counts.dot} i8x16.relaxed_swizzle → i16x8.relaxed_dot_i8x16_i7x16_s`);
+    console.log(`${file}: ${counts.madd} f32x4.fma → f32x4.relaxed_madd, ${counts.dot} i8x16.relaxed_swizzle → ` +
+      `i16x8.relaxed_dot_i8x16_i7x16_s, ${counts.dotAdd} i32x4.laneselect → i32x4.relaxed_dot_i8x16_i7x16_add_s`);
   }
 }

@@ -9,16 +9,18 @@
 // AttnScope model (loadModel's weightPrecision) and one ORT session (the f32 graph, or the graph
 // onnxruntime's quantize_dynamic writes) per precision.
 // Messages: {type, ...} → {value} or {error}; times are measured here, around the call alone.
-import { loadModel } from '../../js/index.js';
+import { buildInfo, loadModel } from '../../js/index.js';
 import { LOAD_OPTIONS } from '../../js/options.js';
+import { getWasmModule } from '../../js/wasm.js';
 import { relaxedSimdSupported } from '#platform';
 
-let ort = null, ids = null, feeds = null;
+let ort = null, ids = null, feeds = null, workerThreads = 1;
 const models = {}, sessions = {}, lasts = {};  // by weight precision
 
 const handlers = {
   // Loads both engines for `threads`. The threads option is passed only once the API has it.
   async init({ threads, ortModule, ortWasmPaths, modelUrl, precisions = ['f32'] }) {
+    workerThreads = threads;
     ort = await import(/* @vite-ignore */ ortModule);  // a URL, left for the browser to load
     ort.env.wasm.numThreads = threads;
     ort.env.wasm.wasmPaths = ortWasmPaths;
@@ -30,8 +32,9 @@ const handlers = {
       if (models[weightPrecision].info.weightPrecision !== weightPrecision) throw new Error(`asked for ${weightPrecision}, loaded ${models[weightPrecision].info.weightPrecision}`);
     }
     const model = models[precisions[0]];
+    const build = await buildInfo({ threads });  // the module these models run in
     return { threadsOption, modelThreads: model.threads ?? model.info?.threads ?? null, relaxedSimd: relaxedSimdSupported(),
-      isolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency };
+      q8Kernel: build.q8Kernel ?? null, isolated: self.crossOriginIsolated, hardwareConcurrency: navigator.hardwareConcurrency };
   },
 
   // A session for T tokens and a precision (the graph's position ids are constants of length T),
@@ -59,7 +62,17 @@ const handlers = {
       wasm: wasmFiles(), ortVersion: ort.env.versions?.web ?? null };
   },
 
-  async attnscope(args) { return timed(() => runAttnScope(args)); },
+  // form 'pairwise' (bench/browser.mjs --q8-forms): this run on the relaxed build's pairwise int8
+  // dot product instead of the fused dot-add the engine picks where it is exact (A/B in one run).
+  async attnscope({ form = 'auto', ...args }) {
+    const module = await getWasmModule({ threads: workerThreads });
+    if (form === 'pairwise') module.setQ8DotForm(1);
+    try {
+      return await timed(() => runAttnScope(args));
+    } finally {
+      if (form === 'pairwise') module.setQ8DotForm(0);
+    }
+  },
   async ort({ precision = 'f32' }) { return timed(() => sessions[precision].run(feeds)); },
 
   async release() {

@@ -20,13 +20,16 @@ attnscope::Activations g_workspace;
 }
 
 // Builds the encoder from config.json text and safetensors bytes (both in wasm memory, owned by
-// the caller, who may free them afterwards). Returns 0 on success, 1 on an engine error.
+// the caller, who may free them afterwards); q8 ≠ 0 quantizes the linear layers to int8
+// (weightPrecision 'q8'; callers that pass four arguments get f32). Returns 0 on success, 1 on an
+// engine error.
 extern "C" EMSCRIPTEN_KEEPALIVE int encoder_bench_load(const char* config, int config_len,
-                                                       const uint8_t* weights, int weights_len) {
+                                                       const uint8_t* weights, int weights_len, int q8) {
   try {
     attnscope::ModelConfig cfg = attnscope::parse_config(std::string(config, config_len));
     attnscope::SafeTensors st(weights, static_cast<size_t>(weights_len));
-    g_encoder = std::make_unique<attnscope::Transformer>(cfg, attnscope::load_weights(cfg, st));
+    const auto precision = q8 ? attnscope::WeightPrecision::Q8 : attnscope::WeightPrecision::F32;
+    g_encoder = std::make_unique<attnscope::Transformer>(cfg, attnscope::load_weights(cfg, st, precision));
     return 0;
   } catch (const std::exception&) {
     return 1;

@@ -9,15 +9,23 @@
 // __builtin_wasm_relaxed_swizzle_i8x16 (pre-standard i8x16.relaxed_swizzle, 0xfd 0xa2 0x01, which
 // nothing else in the engine uses) in its place, with the operands in the dot product's order,
 // and scripts/relaxed-simd-opcodes.mjs rewrites that opcode to the standard relaxed dot (0xfd
-// 0x92 0x02; both two operands, one result). i32x4.relaxed_dot_i8x16_i7x16_add_s, the fused form,
-// is not used: Node 20's V8 (11.3) computes it wrong on x64 (twice the dot product, the addend
-// ignored; probed while writing this), and V8 lowers both forms to the same pmaddubsw + pmaddwd.
+// 0x92 0x02; both two operands, one result).
+//
+// The fused form, i32x4.relaxed_dot_i8x16_i7x16_add_s, is a second micro-kernel, written as
+// __builtin_wasm_laneselect_i32x4 (pre-standard i32x4.laneselect, 0xfd 0xd2 0x01, unused
+// elsewhere; rewritten to 0xfd 0x93 0x02). Where the CPU has AVX-VNNI, newer V8 (Chromium 156)
+// lowers it to one vpdpbusd instead of pmaddubsw + pmaddwd + paddd: twice the kernel's
+// throughput there (measured on this project's Xeon). Node 20's V8 (11.3) computes it wrong on
+// x64 (twice the dot product, the addend ignored). So the module decides at run time: when it
+// starts it runs both micro-kernels on a small random GEMM and takes the fused one only if it
+// gives the pairwise one's result bit for bit (the sums are exact integers either way).
 #include "gemm_q8_wasmsimd.h"
 
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "math_f32x4_wasmsimd.h"
@@ -48,6 +56,11 @@ constexpr int kG = kQ8KGroup;
 inline v128_t relaxed_dot_i16(v128_t w, v128_t x) {
   return (v128_t)__builtin_wasm_relaxed_swizzle_i8x16((__i8x16)w, (__i8x16)x);
 }
+// i32x4.relaxed_dot_i8x16_i7x16_add_s(w, x, acc) after the rewrite: lane i = acc[i] +
+// Σ_{j<4} w[4i+j]·x[4i+j], w signed, x in [0, 127].
+inline v128_t relaxed_dot_add(v128_t w, v128_t x, v128_t acc) {
+  return (v128_t)__builtin_wasm_laneselect_i32x4((__i32x4)w, (__i32x4)x, (__i32x4)acc);
+}
 #endif
 
 inline v128_t activate(v128_t x, Activation act) {
@@ -74,7 +87,8 @@ struct TileArgs {
 // MR rows × 8 columns: acc += A[MR, groups·G] · Bpanel[groups·G, 8]; A packed as `groups`
 // groups of MR × 4 bytes, B as groups of 8 · G bytes. first: start from 0 instead of C's int32
 // partial sums; last: dequantize and apply the epilogue (else store the partial sums).
-template <int MR>
+// Fused (relaxed build only): the dot product and its accumulation in one instruction.
+template <int MR, bool Fused>
 void gemm_q8_mrx8_wasmsimd(int groups, const uint8_t* ap, const int8_t* w, float* c, size_t ldc,
                            bool first, bool last, const GemmQ8Epilogue& ep, const TileArgs& t) {
   v128_t acc0[MR], acc1[MR];
@@ -90,6 +104,9 @@ void gemm_q8_mrx8_wasmsimd(int groups, const uint8_t* ap, const int8_t* w, float
   const uint8_t* const a_end = ap + static_cast<size_t>(groups) * MR * 4;
 #ifdef ATTNSCOPE_RELAXED_SIMD
   const v128_t ones = wasm_i16x8_splat(1);  // pairs of i16 lanes summed into i32 (pmaddwd)
+  (void)ones;
+#else
+  static_assert(!Fused, "the fused dot product is a relaxed-SIMD instruction");
 #endif
 #pragma clang loop unroll(disable)
   while (ap != a_end) {
@@ -97,8 +114,13 @@ void gemm_q8_mrx8_wasmsimd(int groups, const uint8_t* ap, const int8_t* w, float
     const v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 16);  // columns 0-3, 4-7 × 4 k
     for (int r = 0; r < MR; ++r) {
       const v128_t x = wasm_v128_load32_splat(ap + 4 * r);
-      acc0[r] = wasm_i32x4_add(acc0[r], wasm_i32x4_dot_i16x8(relaxed_dot_i16(w0, x), ones));
-      acc1[r] = wasm_i32x4_add(acc1[r], wasm_i32x4_dot_i16x8(relaxed_dot_i16(w1, x), ones));
+      if constexpr (Fused) {
+        acc0[r] = relaxed_dot_add(w0, x, acc0[r]);
+        acc1[r] = relaxed_dot_add(w1, x, acc1[r]);
+      } else {
+        acc0[r] = wasm_i32x4_add(acc0[r], wasm_i32x4_dot_i16x8(relaxed_dot_i16(w0, x), ones));
+        acc1[r] = wasm_i32x4_add(acc1[r], wasm_i32x4_dot_i16x8(relaxed_dot_i16(w1, x), ones));
+      }
     }
     w += 32;
 #else
@@ -145,12 +167,80 @@ void gemm_q8_mrx8_wasmsimd(int groups, const uint8_t* ap, const int8_t* w, float
 
 using MicroKernel = void (*)(int, const uint8_t*, const int8_t*, float*, size_t, bool, bool,
                              const GemmQ8Epilogue&, const TileArgs&);
-constexpr MicroKernel kKernels[7] = {nullptr, gemm_q8_mrx8_wasmsimd<1>, gemm_q8_mrx8_wasmsimd<2>,
-                                     gemm_q8_mrx8_wasmsimd<3>, gemm_q8_mrx8_wasmsimd<4>,
-                                     gemm_q8_mrx8_wasmsimd<5>, gemm_q8_mrx8_wasmsimd<6>};
-static_assert(kMR >= 1 && kMR <= 6, "kKernels covers 1..6 rows");
+#ifdef ATTNSCOPE_RELAXED_SIMD
+constexpr bool kFusedBuild = true;
+#else
+constexpr bool kFusedBuild = false;
+#endif
+// Both builds hold both tables, the probe below and its buffers, with the same sizes: the
+// threaded builds' JavaScript glue embeds addresses of the module's data (and names its imports
+// in order of use), and the plain and relaxed threaded builds must share that glue byte for byte
+// (scripts/build.sh checks). In the plain build the "fused" table is the pairwise kernels again.
+constexpr MicroKernel kPairwiseKernels[7] = {
+    nullptr, gemm_q8_mrx8_wasmsimd<1, false>, gemm_q8_mrx8_wasmsimd<2, false>, gemm_q8_mrx8_wasmsimd<3, false>,
+    gemm_q8_mrx8_wasmsimd<4, false>, gemm_q8_mrx8_wasmsimd<5, false>, gemm_q8_mrx8_wasmsimd<6, false>};
+constexpr MicroKernel kFusedKernels[7] = {
+    nullptr, gemm_q8_mrx8_wasmsimd<1, kFusedBuild>, gemm_q8_mrx8_wasmsimd<2, kFusedBuild>,
+    gemm_q8_mrx8_wasmsimd<3, kFusedBuild>, gemm_q8_mrx8_wasmsimd<4, kFusedBuild>,
+    gemm_q8_mrx8_wasmsimd<5, kFusedBuild>, gemm_q8_mrx8_wasmsimd<6, kFusedBuild>};
+static_assert(kMR >= 1 && kMR <= 6, "the tables cover 1..6 rows");
+
+void gemm_q8_blocks(float* c, size_t ldc, const Q8Rows& a, const int8_t* packed_b, size_t panel_stride,
+                    const float* w_scale, const int32_t* colsum, int N, const GemmQ8Epilogue& ep,
+                    const MicroKernel* kernels);
+
+std::atomic<int> dot_form{static_cast<int>(Q8DotForm::Auto)};
+
+// Whether this engine computes the fused micro-kernel exactly: a 5 × 12 GEMM over K = 72 (two row
+// tiles, a partial one; a full and a partial panel; odd k groups) from a fixed seed, through
+// both tables, compared bit for bit. Runs once, when the module starts (kFusedDotExact below:
+// static initialization, on the main thread before any worker exists), so its buffers can be
+// static: nothing in its frame has a destructor and nothing waits on a guard (no extra invoke_*
+// shims in the threaded builds, whose exceptions are JavaScript's).
+Q8Rows probe_rows;
+bool fused_dot_exact() {
+  constexpr int M = 5, N = 12, K = 72, kPackedB = 2 * K * kQ8NR;  // two panels, K a multiple of 4
+  static_assert(kPackedB == static_cast<int>((N + kQ8NR - 1) / kQ8NR) * K * kQ8NR, "K is already padded");
+  alignas(16) static float a[M * K], scale[N], bias[N], c0[M * N], c1[M * N];
+  alignas(16) static int8_t w[N * K], packed[kPackedB];
+  alignas(16) static int32_t colsum[N];
+  uint32_t s = 12345;
+  auto next = [&] { return (s = s * 1103515245u + 12345u) >> 8; };
+  for (float& x : a) x = static_cast<float>(next() % 2001) / 1000.0f - 1.0f;
+  for (int n = 0; n < N; ++n) {
+    scale[n] = 1.0f / 127.0f;
+    bias[n] = static_cast<float>(n);
+    colsum[n] = 0;
+    for (int k = 0; k < K; ++k) colsum[n] += w[n * K + k] = static_cast<int8_t>(static_cast<int>(next() % 255) - 127);
+  }
+  pack_b_q8_wasmsimd(packed, w, N, K, K);
+  quantize_pack_a_q8_wasmsimd(probe_rows, a, K, M, K);
+  GemmQ8Epilogue ep;
+  ep.bias = bias;
+  const size_t stride = static_cast<size_t>(probe_rows.kpad) * kQ8NR;
+  gemm_q8_blocks(c0, N, probe_rows, packed, stride, scale, colsum, N, ep, kPairwiseKernels);
+  gemm_q8_blocks(c1, N, probe_rows, packed, stride, scale, colsum, N, ep, kFusedKernels);
+  return std::memcmp(c0, c1, sizeof c0) == 0;
+}
+const bool kFusedDotExact = fused_dot_exact();
+
+bool use_fused() {
+  const auto form = static_cast<Q8DotForm>(dot_form.load(std::memory_order_relaxed));
+  return form == Q8DotForm::Fused || (form == Q8DotForm::Auto && kFusedDotExact);
+}
+
+const MicroKernel* micro_kernels() { return use_fused() ? kFusedKernels : kPairwiseKernels; }
 
 }  // namespace
+
+const char* const kQ8KernelNames[3] = {"i32x4.dot_i16x8_s", "i16x8.relaxed_dot_i8x16_i7x16_s",
+                                       "i32x4.relaxed_dot_i8x16_i7x16_add_s"};
+
+void set_q8_dot_form(Q8DotForm form) { dot_form.store(static_cast<int>(form), std::memory_order_relaxed); }
+
+bool q8_fused_dot() { return kFusedBuild && use_fused(); }
+
+int q8_kernel_kind() { return kFusedBuild ? (use_fused() ? 2 : 1) : 0; }
 
 void pack_b_q8_wasmsimd(int8_t* out, const int8_t* w, int N, int K, size_t ldw) {
   const int kpad = q8_padded_k(K);
@@ -228,6 +318,14 @@ void gemm_q8_wasmsimd(float* c, size_t ldc, const Q8Rows& a, const int8_t* packe
 void gemm_q8_wasmsimd(float* c, size_t ldc, const Q8Rows& a, const int8_t* packed_b,
                       size_t panel_stride, const float* w_scale, const int32_t* colsum, int N,
                       const GemmQ8Epilogue& ep) {
+  gemm_q8_blocks(c, ldc, a, packed_b, panel_stride, w_scale, colsum, N, ep, micro_kernels());
+}
+
+namespace {
+
+void gemm_q8_blocks(float* c, size_t ldc, const Q8Rows& a, const int8_t* packed_b, size_t panel_stride,
+                    const float* w_scale, const int32_t* colsum, int N, const GemmQ8Epilogue& ep,
+                    const MicroKernel* kernels) {
   const int M = a.M;
   if (M <= 0 || N <= 0) return;
   const int groups_total = a.kpad / kG;
@@ -272,7 +370,7 @@ void gemm_q8_wasmsimd(float* c, size_t ldc, const Q8Rows& a, const int8_t* packe
           if (nc == kQ8NR) {
             t.residual = rm;
             t.ldr = ep.ldr;
-            kKernels[mr](gc, ap, w, cm, ldc, first, last, ep, t);
+            kernels[mr](gc, ap, w, cm, ldc, first, last, ep, t);
             continue;
           }
           // Partial width: the 8-wide kernel on a stack tile (int32 partial sums copied as bits).
@@ -285,13 +383,15 @@ void gemm_q8_wasmsimd(float* c, size_t ldc, const Q8Rows& a, const int8_t* packe
           }
           t.residual = rm ? resid : nullptr;
           t.ldr = kQ8NR;
-          kKernels[mr](gc, ap, w, tile, kQ8NR, first, last, ep, t);
+          kernels[mr](gc, ap, w, tile, kQ8NR, first, last, ep, t);
           for (int r = 0; r < mr; ++r) std::memcpy(cm + r * ldc, tile + r * kQ8NR, nc * sizeof(float));
         }
       }
     }
   }
 }
+
+}  // namespace
 
 }  // namespace attnscope::kernels
 #endif  // __wasm_simd128__

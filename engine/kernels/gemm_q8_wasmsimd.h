@@ -9,7 +9,9 @@
 //                  i32x4.dot_i16x8_s with ones (measured faster in V8 11.3 than extadd_pairwise);
 //                  A in [0, 127] so the 7-bit operand's top bit is clear (the instruction is then
 //                  deterministic: x86 reads that operand unsigned, Arm signed, and both agree).
-//                  Pairs of products stay below 2·127·127 < 2^15: no i16 saturation.
+//                  Pairs of products stay below 2·127·127 < 2^15: no i16 saturation. Or, where
+//                  the engine computes it exactly (checked at run time, see the .cpp), the fused
+//                  i32x4.relaxed_dot_i8x16_i7x16_add_s: one vpdpbusd on CPUs with AVX-VNNI.
 #pragma once
 #ifdef __wasm_simd128__
 #include <cstddef>
@@ -72,6 +74,19 @@ void gemm_q8_wasmsimd(float* c, size_t ldc, const Q8Rows& a, const int8_t* packe
 void gemm_q8_wasmsimd(float* c, size_t ldc, const Q8Rows& a, const int8_t* packed_b,
                       size_t panel_stride, const float* w_scale, const int32_t* colsum, int N,
                       const GemmQ8Epilogue& ep);
+
+// Which relaxed dot product the relaxed build's micro-kernel uses: Auto (the fused one where this
+// engine computes it exactly, checked once, when the module starts, on a small GEMM), or one forced (kernel tests).
+// The plain build always uses i32x4.dot_i16x8_s.
+enum class Q8DotForm { Auto = 0, Pairwise = 1, Fused = 2 };
+void set_q8_dot_form(Q8DotForm form);
+// Whether gemm_q8_wasmsimd runs the fused micro-kernel now.
+bool q8_fused_dot();
+// The instruction the micro-kernel now sums its products with: kQ8KernelNames[q8_kernel_kind()]
+// (0 i32x4.dot_i16x8_s, the plain build; 1 the relaxed pairwise dot; 2 the fused dot-add). One
+// table in every build: the builds' data must have the same layout (see the .cpp).
+extern const char* const kQ8KernelNames[3];
+int q8_kernel_kind();
 
 }  // namespace attnscope::kernels
 #endif  // __wasm_simd128__

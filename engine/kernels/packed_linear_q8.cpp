@@ -143,6 +143,38 @@ void linear_packed_q8(float* out, const float* inp, const PackedLinearQ8& w, int
 #endif
 }
 
+void linear_packed_q8_same_input(const Q8Output* outputs, int count, const float* inp, int T) {
+  constexpr int kMaxLayers = 4;
+  if (count < 1 || count > kMaxLayers) std::abort();
+  const int in = outputs[0].w->in;
+  for (int i = 1; i < count; ++i)
+    if (outputs[i].w->in != in) std::abort();
+#ifdef __wasm_simd128__
+  // Panels numbered across the layers: layer i's are [first[i], first[i + 1]).
+  size_t first[kMaxLayers + 1] = {0};
+  for (int i = 0; i < count; ++i) first[i + 1] = first[i] + (static_cast<size_t>(outputs[i].w->out) + kPanel - 1) / kPanel;
+  thread_local Q8Rows rows;  // as linear_packed_q8: quantized here, read by the threads
+  const Q8Rows& a = rows;
+  quantize_pack_a_q8_wasmsimd(rows, inp, in, T, in);
+  const size_t panel_stride = static_cast<size_t>(q8_padded_k(in)) * kQ8NR;
+  parallel_for(first[count], min_items_for(static_cast<size_t>(T) * in * kPanel), [&](size_t p0, size_t p1) {
+    for (int i = 0; i < count; ++i) {
+      const size_t begin = std::max(p0, first[i]), end = std::min(p1, first[i + 1]);
+      if (begin >= end) continue;
+      const PackedLinearQ8& w = *outputs[i].w;
+      const size_t q0 = begin - first[i], q1 = end - first[i];  // this layer's panels
+      const int n0 = static_cast<int>(q0) * kPanel, n = std::min(w.out, static_cast<int>(q1) * kPanel) - n0;
+      GemmQ8Epilogue ep;
+      ep.bias = w.bias.empty() ? nullptr : w.bias.data() + n0;
+      gemm_q8_wasmsimd(outputs[i].out + n0, w.out, a, w.panels() + q0 * panel_stride, w.scale.data() + n0,
+                       w.colsum.data() + n0, n, ep);
+    }
+  });
+#else
+  for (int i = 0; i < count; ++i) linear_packed_q8(outputs[i].out, inp, *outputs[i].w, T);
+#endif
+}
+
 void linear_packed_slice_q8(float* out, const float* inp, size_t ld_inp, const PackedLinearQ8& w,
                             int T, int k_begin, int k_count) {
   if (k_begin % 4 != 0 || k_begin < 0 || k_count < 0 || k_begin + k_count > w.in) std::abort();

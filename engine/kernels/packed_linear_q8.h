@@ -44,6 +44,16 @@ PackedLinearQ8 pack_linear_q8(std::vector<uint16_t>&& weight_f16, std::vector<fl
 void linear_packed_q8(float* out, const float* inp, const PackedLinearQ8& w, int T,
                       const LinearEpilogue& epilogue = {});
 
+// Several layers over one input (a block's Q, K and V projections): the input quantized once,
+// and every layer's panels shared out over the threads as one job (one wait instead of one per
+// layer). outputs[i].out gets exactly what linear_packed_q8(out, inp, *outputs[i].w, T) gives
+// (bias, no activation or residual). Every layer's `in` must be the same; count ≤ 4.
+struct Q8Output {
+  float* out = nullptr;
+  const PackedLinearQ8* w = nullptr;
+};
+void linear_packed_q8_same_input(const Q8Output* outputs, int count, const float* inp, int T);
+
 // out (T, w.out) = inp (T, k_count; row stride ld_inp) · W[:, k_begin : k_begin + k_count]ᵀ, no
 // bias (one head's contribution through the output projection, as linear_packed_slice_f32): the
 // slice of each input row quantized on its own, the weight's per-channel scales as they are.

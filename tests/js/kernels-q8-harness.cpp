@@ -24,6 +24,10 @@ extern "C" {
 
 EMSCRIPTEN_KEEPALIVE int h_q8_activation_max() { return q8_activation_max(); }
 EMSCRIPTEN_KEEPALIVE int h_q8_k_group() { return kQ8KGroup; }
+// The relaxed build's micro-kernel: form 0 auto, 1 pairwise, 2 fused (Q8DotForm); whether the
+// fused one runs now (auto: where this engine computes it exactly).
+EMSCRIPTEN_KEEPALIVE void h_q8_set_dot_form(int form) { set_q8_dot_form(static_cast<Q8DotForm>(form)); }
+EMSCRIPTEN_KEEPALIVE int h_q8_fused_dot() { return q8_fused_dot() ? 1 : 0; }
 
 // Rows of x (M, K; ldx) quantized to [0, qmax]: q (M, K), scale (M), zero (M).
 EMSCRIPTEN_KEEPALIVE void h_quantize_rows(uint8_t* q, float* scale, int32_t* zero, const float* x,

@@ -8,7 +8,8 @@
 // are pre-filled with NaN, inputs come from fixed seeds. Then the error of a q8 layer against
 // the f32 one on bert-base shapes, printed and bounded.
 // ATTNSCOPE_WASM_BUILD=build/wasm-relaxed (node --experimental-wasm-relaxed-simd) tests the
-// relaxed build (activations in [0, 127], i16x8.relaxed_dot_i8x16_i7x16_s).
+// relaxed build (activations in [0, 127], i16x8.relaxed_dot_i8x16_i7x16_s; its fused dot-add
+// form is refused by Node 20's V8, and tests/e2e/kernels-q8-fused.test.js checks it in Chromium).
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -241,6 +242,29 @@ describe('gemm_q8_wasmsimd (packed int8 B, per-row quantized A, int32 accumulati
       }
     }
     assert.equal(cases, 10 * EDGE.length ** 2);
+  });
+
+  it('relaxed build: the run-time choice of micro-kernel (fused dot-add only where this engine computes it exactly)', (t) => {
+    if (QMAX !== 127) return t.skip('the plain build has one micro-kernel');
+    // Under auto the tests above ran whichever form was chosen. Forced fused: where auto took it,
+    // it equals the model; where auto refused it (Node 20's V8 gets the instruction wrong), it must
+    // really differ from the model, or the check threw a fast kernel away for nothing.
+    const fusedChosen = M._h_q8_fused_dot() === 1;
+    const [m, n, k] = [5, 12, 72], r = rng(4242);
+    const a = randomArray(m * k, r, 2), qw = randomInt8(n * k, r), wscale = randomArray(n, r, 0.01);
+    const { pre } = gemmModel({ a, lda: k, qw, wscale, M: m, N: n, K: k, qmax: QMAX });
+    try {
+      M._h_q8_set_dot_form(2);
+      const [c] = call(M._h_gemm_q8, [nanArray(m * n), n, a, k, qw, wscale, 0, 0, m, n, k, ACT.none], [0]);
+      const exact = c.every((v, i) => v === pre[i]);
+      assert.equal(exact, fusedChosen, fusedChosen ? 'auto took an inexact fused kernel' : 'auto refused a fused kernel that is exact');
+      M._h_q8_set_dot_form(1);
+      const [p] = call(M._h_gemm_q8, [nanArray(m * n), n, a, k, qw, wscale, 0, 0, m, n, k, ACT.none], [0]);
+      checkExact('pairwise forced', p, n, pre, m, n);
+    } finally {
+      M._h_q8_set_dot_form(0);
+    }
+    t.diagnostic(`fused dot-add ${fusedChosen ? 'chosen' : 'refused'} by this engine (V8 ${process.versions.v8})`);
   });
 
   it('the extremes: A rows spanning [0, qmax] with weights ±127 (the largest pair sums) and −128-free bytes', () => {

@@ -70,6 +70,20 @@ describe('threads', () => {
     two.dispose();
   });
 
+  it('int8 weights: the same bits on 1 and 2 threads (Q, K and V as one job over their panels), the work split', async () => {
+    const one = await loadModel('bundled', { threads: 1, weightPrecision: 'q8' });
+    const two = await loadModel('bundled', { threads: 2, weightPrecision: 'q8' });
+    const threaded = await getWasmModule({ threads: 2 });
+    const options = { hiddenStates: true, qkv: true, valueNorms: true, trace: true, topK: 5 };
+    const a = await one.run(TEXT, options);
+    const splitBefore = threaded.splitJobs();
+    const b = await two.run(TEXT, options);
+    assert.ok(threaded.splitJobs() > splitBefore + 4, 'the threaded run split its int8 GEMMs');
+    assertSameBits({ ...a }, { ...b });
+    one.dispose();
+    two.dispose();
+  });
+
   it('a decoder generates the same tokens, probabilities and attention rows on 1 and 2 threads', async () => {
     const runs = [];
     for (const threads of [1, 2]) {
