@@ -5,7 +5,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { guardedPage, launchBrowser, startServer, waitForRuns, writeBertFixture } from './helpers.js';
+import { waitForRuns, writeBertFixture } from './helpers.js';
+import { forEachScreen } from './screenshot-matrix.js';
 import { writeBertLargeFolder } from './helpers/bert-large-folder.js';
 
 const out = process.argv[2] ?? 'build/screenshots/big-model';
@@ -16,39 +17,31 @@ const giant = join(tmp, 'giant');
 writeBertFixture(giant, { layers: 1, heads: 1, hidden: 8, intermediate: 8, maxPositions: 8 });
 writeFileSync(join(giant, 'config.json'), JSON.stringify({ model_type: 'bert', vocab_size: 30522, hidden_size: 1600,
   num_hidden_layers: 32, num_attention_heads: 16, intermediate_size: 6400, max_position_embeddings: 512 }));
-const server = await startServer();
-const browser = await launchBrowser();
-const problems = [];
+let problems;
 try {
-  for (const [size, viewport] of Object.entries({ desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } })) {
-    for (const lang of ['en', 'ko']) {
-      const g = await guardedPage(browser, server.origin, viewport);
-      await g.page.goto(`${server.origin}/?text=the+cat+sat+on+the+mat.&lang=${lang}`);
-      await waitForRuns(g.page, 1);
-      const runs = await g.page.evaluate(() => window.__attnscope.runsDone);
+  problems = await forEachScreen(async ({ size, lang, origin, newPage }) => {
+    const g = await newPage();
+    await g.page.goto(`${origin}/?text=the+cat+sat+on+the+mat.&lang=${lang}`);
+    await waitForRuns(g.page, 1);
+    const runs = await g.page.evaluate(() => window.__attnscope.runsDone);
+    await g.page.locator('#model-select').selectOption('__local');
+    await g.page.locator('#folder-input').setInputFiles(large.dir);
+    await g.page.waitForFunction((r) => window.__attnscope.runsDone > r && window.__attnscope.info?.source === 'files', runs, { timeout: 60000 });
+    await g.page.waitForFunction(() => {
+      const c = document.querySelector('canvas.model-grid');
+      return c && Number(c.dataset.rendered) === Number(c.dataset.layers) * Number(c.dataset.heads);
+    }, null, { timeout: 60000 });
+    await g.page.screenshot({ path: join(out, `bert-large-${lang}-${size}.png`) });
+    if (lang === 'en') {
+      await g.page.locator('#precision-select').selectOption('f32');
+      await g.page.waitForFunction(() => window.__attnscope.info?.weightPrecision === 'f32' && document.body.dataset.status === 'ready', null, { timeout: 60000 });
       await g.page.locator('#model-select').selectOption('__local');
-      await g.page.locator('#folder-input').setInputFiles(large.dir);
-      await g.page.waitForFunction((r) => window.__attnscope.runsDone > r && window.__attnscope.info?.source === 'files', runs, { timeout: 60000 });
-      await g.page.waitForFunction(() => {
-        const c = document.querySelector('canvas.model-grid');
-        return c && Number(c.dataset.rendered) === Number(c.dataset.layers) * Number(c.dataset.heads);
-      }, null, { timeout: 60000 });
-      await g.page.screenshot({ path: join(out, `bert-large-${lang}-${size}.png`) });
-      if (lang === 'en') {
-        await g.page.locator('#precision-select').selectOption('f32');
-        await g.page.waitForFunction(() => window.__attnscope.info?.weightPrecision === 'f32' && document.body.dataset.status === 'ready', null, { timeout: 60000 });
-        await g.page.locator('#model-select').selectOption('__local');
-        await g.page.locator('#folder-input').setInputFiles(giant);
-        await g.page.locator('#model-error').waitFor({ state: 'visible' });
-        await g.page.screenshot({ path: join(out, `too-large-${size}.png`) });
-      }
-      problems.push(...g.problems);
-      await g.context.close();
+      await g.page.locator('#folder-input').setInputFiles(giant);
+      await g.page.locator('#model-error').waitFor({ state: 'visible' });
+      await g.page.screenshot({ path: join(out, `too-large-${size}.png`) });
     }
-  }
+  });
 } finally {
-  await browser.close();
-  await server.close();
   rmSync(tmp, { recursive: true, force: true });
 }
 console.log(problems.length ? `problems:\n${problems.join('\n')}` : `no console problems; screenshots in ${out}`);

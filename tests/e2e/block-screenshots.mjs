@@ -6,9 +6,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
+import { waitForRuns } from './helpers.js';
+import { forEachScreen } from './screenshot-matrix.js';
 
-const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 const SHOTS = [
   { name: 'block', query: 'view=block&layer=0&q=2&text=There%20is%20a%20prince', ready: () => window.__attnscope.block, scrollTo: '.view-block .block-step:nth-of-type(3)' },
   { name: 'block-ffn', query: 'view=block&layer=1&q=2&text=There%20is%20a%20prince', ready: () => window.__attnscope.block, scrollTo: '.view-block .block-ffn', scrollDesktop: '.view-block .block-ffn' },
@@ -17,31 +17,20 @@ const SHOTS = [
 
 export async function takeBlockScreenshots(out) {
   mkdirSync(out, { recursive: true });
-  const files = [], problems = [];
-  const server = await startServer();
-  const browser = await launchBrowser();
-  try {
-    for (const [size, viewport] of Object.entries(SIZES)) {
-      for (const lang of ['en', 'ko']) {
-        for (const shot of SHOTS) {
-          const g = await guardedPage(browser, server.origin, viewport);
-          await g.page.goto(`${server.origin}/?${shot.query}&lang=${lang}`);
-          await waitForRuns(g.page, 1);
-          await g.page.waitForFunction(shot.ready, null, { timeout: 60000 });
-          await g.page.waitForTimeout(400);
-          await g.page.evaluate((sel) => document.querySelector(sel)?.scrollIntoView(), size === 'phone' ? shot.scrollTo : (shot.scrollDesktop ?? '.tabs'));
-          const path = join(out, `${shot.name}-${lang}-${size}.png`);
-          await g.page.screenshot({ path });
-          files.push(path);
-          problems.push(...g.problems);
-          await g.context.close();
-        }
-      }
+  const files = [];
+  const problems = await forEachScreen(async ({ size, lang, origin, newPage }) => {
+    for (const shot of SHOTS) {
+      const g = await newPage();
+      await g.page.goto(`${origin}/?${shot.query}&lang=${lang}`);
+      await waitForRuns(g.page, 1);
+      await g.page.waitForFunction(shot.ready, null, { timeout: 60000 });
+      await g.page.waitForTimeout(400);
+      await g.page.evaluate((sel) => document.querySelector(sel)?.scrollIntoView(), size === 'phone' ? shot.scrollTo : (shot.scrollDesktop ?? '.tabs'));
+      const path = join(out, `${shot.name}-${lang}-${size}.png`);
+      await g.page.screenshot({ path });
+      files.push(path);
     }
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+  });
   if (problems.length) throw new Error('page problems: ' + problems.join('; '));
   return files;
 }

@@ -7,51 +7,41 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
+import { waitForRuns } from './helpers.js';
+import { forEachScreen } from './screenshot-matrix.js';
 
-const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 const TEXT = 'The river bank was quiet and the water';
 
 export async function takeLensScreenshots(out, only = null) {
   mkdirSync(out, { recursive: true });
-  const files = [], problems = [];
-  const server = await startServer();
-  const browser = await launchBrowser();
-  try {
-    for (const [size, viewport] of Object.entries(SIZES)) {
-      for (const lang of ['en', 'ko']) {
-        const shoot = async (name, query, ready, { fullPage = size === 'phone', scrollTo = null, before = null } = {}) => {
-          if (only && !only.includes(name)) return;
-          const g = await guardedPage(browser, server.origin, viewport);
-          await g.page.goto(`${server.origin}/?${query}&lang=${lang}`);
-          await waitForRuns(g.page, 1);
-          await g.page.waitForSelector(ready, { timeout: 60000 });
-          if (scrollTo) await g.page.evaluate((sel) => document.querySelector(sel).scrollIntoView({ block: 'center' }), scrollTo);
-          if (before) await before(g.page);
-          await g.page.waitForTimeout(300);
-          const path = join(out, `${name}-${lang}-${size}.png`);
-          await g.page.screenshot({ path, fullPage });
-          files.push(path);
-          problems.push(...g.problems);
-          await g.context.close();
-        };
-        await shoot('lens-decoder', `model=bundled-causal&view=layers&lr=6&q=3&text=${encodeURIComponent(TEXT)}`, '.lens-detail h4');
-        await shoot('lens-bert', `view=layers&lr=2&q=4&text=${encodeURIComponent('The bank of the [MASK] was quiet.')}`, '.lens-detail h4');
-        await shoot('contributions', `model=bundled-causal&view=contributions&text=${encodeURIComponent(TEXT)}`, '.contrib-list li');
-        await shoot('kv-cache', `model=bundled-causal&gn=12&gt=0&text=${encodeURIComponent(TEXT)}`, '#gen-start',
-          { fullPage: false, scrollTo: '.generate-panel', before: async (page) => {
-            await page.click('#gen-start');
-            await page.waitForFunction(() => window.__attnscope.generation?.done && !document.body.dataset.generating, null, { timeout: 30000 });
-            await page.evaluate(() => document.querySelector('.kv-cache').scrollIntoView({ block: 'center' }));
-          } });
-        await shoot('sampling', `model=bundled-causal&view=head&gt=0.7&gk=8&gp=0.9&q=7&text=${encodeURIComponent(TEXT)}`, '.sampling-list li',
-          { fullPage: false, scrollTo: '.sampling' });
-      }
-    }
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+  const files = [];
+  const problems = await forEachScreen(async ({ size, lang, origin, newPage }) => {
+    const shoot = async (name, query, ready, { fullPage = size === 'phone', scrollTo = null, before = null } = {}) => {
+      if (only && !only.includes(name)) return;
+      const g = await newPage();
+      await g.page.goto(`${origin}/?${query}&lang=${lang}`);
+      await waitForRuns(g.page, 1);
+      await g.page.waitForSelector(ready, { timeout: 60000 });
+      if (scrollTo) await g.page.evaluate((sel) => document.querySelector(sel).scrollIntoView({ block: 'center' }), scrollTo);
+      if (before) await before(g.page);
+      await g.page.waitForTimeout(300);
+      const path = join(out, `${name}-${lang}-${size}.png`);
+      await g.page.screenshot({ path, fullPage });
+      files.push(path);
+      await g.context.close();
+    };
+    await shoot('lens-decoder', `model=bundled-causal&view=layers&lr=6&q=3&text=${encodeURIComponent(TEXT)}`, '.lens-detail h4');
+    await shoot('lens-bert', `view=layers&lr=2&q=4&text=${encodeURIComponent('The bank of the [MASK] was quiet.')}`, '.lens-detail h4');
+    await shoot('contributions', `model=bundled-causal&view=contributions&text=${encodeURIComponent(TEXT)}`, '.contrib-list li');
+    await shoot('kv-cache', `model=bundled-causal&gn=12&gt=0&text=${encodeURIComponent(TEXT)}`, '#gen-start',
+      { fullPage: false, scrollTo: '.generate-panel', before: async (page) => {
+        await page.click('#gen-start');
+        await page.waitForFunction(() => window.__attnscope.generation?.done && !document.body.dataset.generating, null, { timeout: 30000 });
+        await page.evaluate(() => document.querySelector('.kv-cache').scrollIntoView({ block: 'center' }));
+      } });
+    await shoot('sampling', `model=bundled-causal&view=head&gt=0.7&gk=8&gp=0.9&q=7&text=${encodeURIComponent(TEXT)}`, '.sampling-list li',
+      { fullPage: false, scrollTo: '.sampling' });
+  });
   if (problems.length) throw new Error(`page problems:\n${problems.join('\n')}`);
   return files;
 }

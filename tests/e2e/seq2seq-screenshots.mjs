@@ -5,58 +5,46 @@
 // then look at them. The folder is tests/fixtures/seq2seq_page (random weights).
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
+import { waitForRuns } from './helpers.js';
+import { forEachScreen } from './screenshot-matrix.js';
 
-const SIZES = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 const FOLDER = join(import.meta.dirname, '../fixtures/seq2seq_page');
 const [PAIR] = readFileSync(join(FOLDER, 'heldout.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 const out = join(import.meta.dirname, '../../build/screenshots');
 mkdirSync(out, { recursive: true });
 
-const server = await startServer();
-const browser = await launchBrowser();
-const problems = [];
-try {
-  for (const lang of ['en', 'ko']) {
-    for (const [size, viewport] of Object.entries(SIZES)) {
-      const { page, context, problems: seen } = await guardedPage(browser, server.origin, viewport);
-      await page.goto(`${server.origin}/?${new URLSearchParams({ lang, view: 'cross', layer: '1', head: '1', text: PAIR.source, tgt: PAIR.target })}`);
-      await waitForRuns(page, 1);
-      const runs = await page.evaluate(() => window.__attnscope.runsDone);
-      await page.locator('#model-select').selectOption('__local');
-      await page.locator('#folder-input').setInputFiles(FOLDER);
-      await page.waitForFunction((r) => window.__attnscope.runsDone > r && window.__attnscope.info?.kind === 'encoder-decoder', runs, { timeout: 60000 });
-      await waitForRuns(page, runs + 1);
-      await page.waitForFunction(() => document.querySelector('.view-cross .heatmap-overlay')?.dataset.n);
-      await page.waitForTimeout(200);
-      await page.screenshot({ path: join(out, `seq2seq-page-${lang}-${size}.png`), fullPage: size === 'phone' });
-      await page.locator('#view-host').screenshot({ path: join(out, `seq2seq-cross-${lang}-${size}.png`) });
-      const shot = async (patch, name, ready) => {
-        await page.evaluate((p) => {
-          if (p.view) document.querySelector(`[role=tab][data-view="${p.view}"]`).click();
-          if (p.kind) document.querySelector(`#kind-switch [data-kind="${p.kind}"]`).click();
-        }, patch);
-        await page.waitForFunction(ready, null, { timeout: 60000 });
-        await page.waitForTimeout(200);
-        // From the tabs to the view's end (the attention switch between them).
-        const clip = await page.evaluate(() => {
-          const a = document.querySelector('.tabs').getBoundingClientRect(), b = document.querySelector('#view-host').getBoundingClientRect();
-          return { x: Math.min(a.left, b.left), y: a.top + window.scrollY, width: Math.max(a.right, b.right) - Math.min(a.left, b.left), height: b.bottom - a.top };
-        });
-        await page.screenshot({ path: join(out, `seq2seq-${name}-${lang}-${size}.png`), clip, fullPage: true });
-      };
-      await shot({ view: 'grid', kind: 'cross' }, 'grid-cross', () => document.querySelector('canvas.cross-grid')?.dataset.rendered);
-      await shot({ view: 'head', kind: 'dec' }, 'head-dec', () => document.querySelector('.view-head .heatmap-overlay')?.dataset.n);
-      await shot({ view: 'heads' }, 'heads', () => document.querySelector('table.cross-heads tr[data-kind="diagonal"]'));
-      await page.locator('#seq2seq-panel').screenshot({ path: join(out, `seq2seq-target-${lang}-${size}.png`) });
-      problems.push(...seen.map((p) => `${lang}-${size}: ${p}`));
-      await context.close();
-    }
-  }
-} finally {
-  await browser.close();
-  await server.close();
-}
+const problems = await forEachScreen(async ({ size, lang, origin, newPage }) => {
+  const { page } = await newPage();
+  await page.goto(`${origin}/?${new URLSearchParams({ lang, view: 'cross', layer: '1', head: '1', text: PAIR.source, tgt: PAIR.target })}`);
+  await waitForRuns(page, 1);
+  const runs = await page.evaluate(() => window.__attnscope.runsDone);
+  await page.locator('#model-select').selectOption('__local');
+  await page.locator('#folder-input').setInputFiles(FOLDER);
+  await page.waitForFunction((r) => window.__attnscope.runsDone > r && window.__attnscope.info?.kind === 'encoder-decoder', runs, { timeout: 60000 });
+  await waitForRuns(page, runs + 1);
+  await page.waitForFunction(() => document.querySelector('.view-cross .heatmap-overlay')?.dataset.n);
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: join(out, `seq2seq-page-${lang}-${size}.png`), fullPage: size === 'phone' });
+  await page.locator('#view-host').screenshot({ path: join(out, `seq2seq-cross-${lang}-${size}.png`) });
+  const shot = async (patch, name, ready) => {
+    await page.evaluate((p) => {
+      if (p.view) document.querySelector(`[role=tab][data-view="${p.view}"]`).click();
+      if (p.kind) document.querySelector(`#kind-switch [data-kind="${p.kind}"]`).click();
+    }, patch);
+    await page.waitForFunction(ready, null, { timeout: 60000 });
+    await page.waitForTimeout(200);
+    // From the tabs to the view's end (the attention switch between them).
+    const clip = await page.evaluate(() => {
+      const a = document.querySelector('.tabs').getBoundingClientRect(), b = document.querySelector('#view-host').getBoundingClientRect();
+      return { x: Math.min(a.left, b.left), y: a.top + window.scrollY, width: Math.max(a.right, b.right) - Math.min(a.left, b.left), height: b.bottom - a.top };
+    });
+    await page.screenshot({ path: join(out, `seq2seq-${name}-${lang}-${size}.png`), clip, fullPage: true });
+  };
+  await shot({ view: 'grid', kind: 'cross' }, 'grid-cross', () => document.querySelector('canvas.cross-grid')?.dataset.rendered);
+  await shot({ view: 'head', kind: 'dec' }, 'head-dec', () => document.querySelector('.view-head .heatmap-overlay')?.dataset.n);
+  await shot({ view: 'heads' }, 'heads', () => document.querySelector('table.cross-heads tr[data-kind="diagonal"]'));
+  await page.locator('#seq2seq-panel').screenshot({ path: join(out, `seq2seq-target-${lang}-${size}.png`) });
+});
 if (problems.length) {
   console.error(problems.join('\n'));
   process.exitCode = 1;
