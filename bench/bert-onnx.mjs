@@ -3,13 +3,8 @@
 // MatMul+Add for Q/K/V, Reshape/Transpose to heads, MatMul, Mul by 1/√dh, Add mask, Softmax,
 // MatMul, Transpose/Reshape, MatMul+Add, residual Add, LayerNormalization, MatMul+Add, GELU as
 // Div/Erf/Add/Mul/Mul, MatMul+Add, residual Add, LayerNormalization. ORT is free to fuse it.
-import { DataType, floatAttr, model, node, tensor, valueInfo } from './onnx-writer.mjs';
+import { DataType, floatAttr, graphParts, model, node, transposed, valueInfo } from './onnx-writer.mjs';
 
-function transpose(w, rows, cols) {  // (rows, cols) → (cols, rows): nn.Linear W → MatMul's B
-  const out = new Float32Array(w.length);
-  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[c * rows + r] = w[r * cols + c];
-  return out;
-}
 
 // Quantizes W (rows = output channels, cols = inputs) as AttnScope's q8 does: int8, symmetric, one
 // scale per output channel (max |w| / 127, round to nearest). Returns B = Wᵀ (cols, rows) as int8
@@ -36,12 +31,7 @@ function quantizeWeightT(w, rows, cols) {
 export function bertOnnx({ shape, tensors }, T, { weights = 'f32' } = {}) {
   const { family, layers: L, hidden: C, heads: H, ffn: F, eps } = shape;
   const dh = C / H, distil = family === 'distilbert';
-  const inits = [], nodes = [];
-  const init = (name, type, dims, data) => { inits.push(tensor(name, type, dims, data)); return name; };
-  const f32 = (name, dims, data) => init(name, DataType.FLOAT, dims, data);
-  const i64 = (name, dims, values) => init(name, DataType.INT64, dims, BigInt64Array.from(values.map(BigInt)));
-  const op = (type, inputs, out, attrs) => { nodes.push(node(type, inputs, [out], attrs)); return out; };
-  const W = (name) => tensors[name].data;
+  const { inits, nodes, init, f32, i64, op, W } = graphParts(tensors);
 
   const e = distil ? 'distilbert.embeddings.' : 'bert.embeddings.';
   f32('word', [30522, C], W(`${e}word_embeddings.weight`));
@@ -84,7 +74,7 @@ export function bertOnnx({ shape, tensors }, T, { weights = 'f32' } = {}) {
         const scaled = op('Mul', [op('Cast', [mm], `${out}_mmf`, { to: DataType.FLOAT }), op('Mul', [`${out}_xs`, `${out}_ws`], `${out}_s`)], `${out}_mm`);
         return op('Add', [scaled, `${out}_bias`], out);
       }
-      f32(`${out}_w`, [inDim, outDim], transpose(W(`${p}${n[key]}.weight`), outDim, inDim));
+      f32(`${out}_w`, [inDim, outDim], transposed(W(`${p}${n[key]}.weight`), outDim, inDim));
       return op('Add', [op('MatMul', [inp, `${out}_w`], `${out}_mm`), `${out}_bias`], out);
     };
     const heads = (inp, perm, out) => op('Transpose', [op('Reshape', [inp, 'shape_heads'], `${out}_r`)], out, { perm });

@@ -5,10 +5,7 @@
 // MatMul+Add, residual Add; LayerNormalization, c_fc MatMul+Add, gelu_new as
 // Pow/Mul/Add/Mul/Tanh/Add/Mul/Mul, c_proj MatMul+Add, residual Add; finally ln_f. Conv1D weights are
 // already [in, out], MatMul's B. ORT is free to fuse it.
-import { DataType, floatAttr, model, node, tensor, valueInfo } from './onnx-writer.mjs';
-
-// A bias above the diagonal that exp() turns into an exact 0 (HF uses float32's minimum there).
-const MASKED = -1e9;
+import { DataType, causalBias, floatAttr, graphParts, model, node, valueInfo } from './onnx-writer.mjs';
 
 // Input: input_ids int64 [1, T]. Outputs: last_hidden_state [1, T, C] (after ln_f) and, with
 // { attentions: true }, attn_0 … attn_{L-1} [1, H, T, T], each layer's softmax probabilities (what
@@ -16,21 +13,14 @@ const MASKED = -1e9;
 export function gpt2Onnx({ shape, tensors }, T, { attentions = true } = {}) {
   const { layers: L, hidden: C, heads: H, ffn: F, eps, vocab, positions } = shape;
   const dh = C / H;
-  const inits = [], nodes = [];
-  const init = (name, type, dims, data) => { inits.push(tensor(name, type, dims, data)); return name; };
-  const f32 = (name, dims, data) => init(name, DataType.FLOAT, dims, data);
-  const i64 = (name, dims, values) => init(name, DataType.INT64, dims, BigInt64Array.from(values.map(BigInt)));
-  const op = (type, inputs, out, attrs) => { nodes.push(node(type, inputs, [out], attrs)); return out; };
-  const W = (name) => tensors[name].data;
+  const { inits, nodes, f32, i64, op, W } = graphParts(tensors);
 
   f32('wte', [vocab, C], W('transformer.wte.weight'));
   f32('wpe', [positions, C], W('transformer.wpe.weight'));
   i64('pos_ids', [1, T], Array.from({ length: T }, (_, i) => i));
   let x = op('Add', [op('Gather', ['wte', 'input_ids'], 'we', { axis: 0 }), op('Gather', ['wpe', 'pos_ids'], 'pe', { axis: 0 })], 'x_emb');
 
-  const causal = new Float32Array(T * T);
-  for (let q = 0; q < T; q++) for (let k = q + 1; k < T; k++) causal[q * T + k] = MASKED;
-  f32('causal_bias', [1, 1, T, T], causal);
+  f32('causal_bias', [1, 1, T, T], causalBias(T));
   i64('shape_heads', [4], [1, T, H, dh]);
   i64('shape_flat', [3], [1, T, C]);
   i64('split_qkv', [3], [C, C, C]);

@@ -5,33 +5,18 @@
 // Unsqueeze/Expand/Reshape, MatMul, Mul by 1/√dh, Add the causal bias, Softmax, MatMul, o_proj,
 // residual Add; RMSNorm, gate/up MatMuls, SiLU as x·Sigmoid(x), Mul, down MatMul, residual Add;
 // finally the norm. nn.Linear weights are transposed to MatMul's B [in, out]. ORT may fuse it.
-import { DataType, model, node, tensor, valueInfo } from './onnx-writer.mjs';
-
-const MASKED = -1e9;  // exp() of it is an exact 0, as HF's float32 minimum
-
-function transposed(data, rows, cols) {  // (rows, cols) → (cols, rows)
-  const out = new Float32Array(rows * cols);
-  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[c * rows + r] = data[r * cols + c];
-  return out;
-}
+import { DataType, causalBias, graphParts, model, node, transposed, valueInfo } from './onnx-writer.mjs';
 
 // Input: input_ids int64 [1, T]. Outputs: last_hidden_state [1, T, C] (after the final norm) and,
 // with { attentions: true }, attn_0 … attn_{L-1} [1, H, T, T] (per query head).
 export function llamaOnnx({ shape, tensors }, T, { attentions = true } = {}) {
   const { layers: L, hidden: C, heads: H, kvHeads: KV, ffn: F, eps, vocab, ropeTheta, headDim: dh } = shape;
-  const inits = [], nodes = [];
-  const init = (name, type, dims, data) => { inits.push(tensor(name, type, dims, data)); return name; };
-  const f32 = (name, dims, data) => init(name, DataType.FLOAT, dims, data);
-  const i64 = (name, dims, values) => init(name, DataType.INT64, dims, BigInt64Array.from(values.map(BigInt)));
-  const op = (type, inputs, out, attrs) => { nodes.push(node(type, inputs, [out], attrs)); return out; };
-  const W = (name) => tensors[name].data;
+  const { inits, nodes, f32, i64, op, W } = graphParts(tensors);
 
   f32('embed', [vocab, C], W('model.embed_tokens.weight'));
   let x = op('Gather', ['embed', 'input_ids'], 'x_emb', { axis: 0 });
 
-  const causal = new Float32Array(T * T);
-  for (let q = 0; q < T; q++) for (let k = q + 1; k < T; k++) causal[q * T + k] = MASKED;
-  f32('causal_bias', [1, 1, T, T], causal);
+  f32('causal_bias', [1, 1, T, T], causalBias(T));
   // cos / sin of cat(freqs, freqs), freqs = position · θ^(−2i/dh) (computed in double, as ours)
   const cos = new Float32Array(T * dh), sin = new Float32Array(T * dh);
   for (let t = 0; t < T; t++) {

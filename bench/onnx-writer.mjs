@@ -1,6 +1,7 @@
 // The ONNX messages the benchmark needs, built as plain objects and encoded with onnx-proto (the
-// protobufjs classes generated from onnx/onnx.proto). Only what bert-onnx.mjs uses: tensors with
-// raw little-endian data, nodes with int / ints / float attributes, typed graph inputs/outputs.
+// protobufjs classes generated from onnx/onnx.proto). Only what the bench graphs use: tensors with
+// raw little-endian data, nodes with int / ints / float attributes, typed graph inputs/outputs, and
+// the pieces every graph builder shares (graphParts, transposed, causalBias).
 import onnxProto from 'onnx-proto';
 
 const { onnx } = onnxProto;
@@ -35,6 +36,37 @@ export function node(opType, inputs, outputs, attrs = {}, domain = '') {
 export function valueInfo(name, elemType, dims) {
   const dim = dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d }));
   return { name, type: { tensorType: { elemType, shape: { dim } } } };
+}
+
+/**
+ * A graph under construction over a model's tensors ({name: {data}}): its initializer and node
+ * lists, and helpers that add to them and return the new value's name (op) or the initializer's.
+ */
+export function graphParts(tensors) {
+  const inits = [], nodes = [];
+  const init = (name, type, dims, data) => { inits.push(tensor(name, type, dims, data)); return name; };
+  return {
+    inits, nodes, init,
+    f32: (name, dims, data) => init(name, DataType.FLOAT, dims, data),
+    i64: (name, dims, values) => init(name, DataType.INT64, dims, BigInt64Array.from(values.map(BigInt))),
+    op: (type, inputs, out, attrs) => { nodes.push(node(type, inputs, [out], attrs)); return out; },
+    W: (name) => tensors[name].data,
+  };
+}
+
+/** (rows, cols) → (cols, rows): an nn.Linear weight [out, in] as MatMul's B [in, out]. */
+export function transposed(data, rows, cols) {
+  const out = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[c * rows + r] = data[r * cols + c];
+  return out;
+}
+
+/** [T, T] additive causal mask: 0 on and below the diagonal, −1e9 above it (exp() of it is an
+ *  exact 0, as Hugging Face's float32 minimum). */
+export function causalBias(T) {
+  const bias = new Float32Array(T * T);
+  for (let q = 0; q < T; q++) for (let k = q + 1; k < T; k++) bias[q * T + k] = -1e9;
+  return bias;
 }
 
 export function model({ nodes, initializers, inputs, outputs, opset = 17, name = 'graph' }) {

@@ -15,13 +15,7 @@
 // (t5PositionBias, from the checkpoint's layer-0 tables and transformers' bucket rule), not
 // in-graph: [1, H, S, S] for the encoder (bidirectional) and [1, H, 1, P+1] per decoder step (one
 // direction). Cross-attention has none.
-import { DataType, model, node, tensor, valueInfo } from './onnx-writer.mjs';
-
-function transposed(data, rows, cols) {  // (rows, cols) → (cols, rows)
-  const out = new Float32Array(rows * cols);
-  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[c * rows + r] = data[r * cols + c];
-  return out;
-}
+import { DataType, graphParts, model, transposed, valueInfo } from './onnx-writer.mjs';
 
 // transformers' T5Attention._relative_position_bucket, with its float32 logarithm (as
 // engine/relative_position.cpp computes it). relative = key − query.
@@ -59,11 +53,9 @@ export function t5PositionBias(table, { heads: H, buckets, maxDistance }, { quer
 // The building blocks both graphs share, writing into one graph's node and initializer lists.
 function graphBuilder({ shape, tensors }) {
   const { hidden: C, heads: H, dKv: dk, ffn: F, eps } = shape;
-  const inits = [], nodes = [];
-  const W = (name) => tensors[name].data;
-  const f32 = (name, dims, data) => { inits.push(tensor(name, DataType.FLOAT, dims, data)); return name; };
-  const i64 = (name, values) => { inits.push(tensor(name, DataType.INT64, [values.length], BigInt64Array.from(values.map(BigInt)))); return name; };
-  const op = (type, inputs, out, attrs) => { nodes.push(node(type, inputs, [out], attrs)); return out; };
+  const parts = graphParts(tensors);
+  const { inits, nodes, f32, op, W } = parts;
+  const i64 = (name, values) => parts.i64(name, [values.length], values);
   f32('two', [], Float32Array.of(2));
   f32('eps', [], Float32Array.of(eps));
   i64('shape_heads', [1, -1, H, dk]);   // [1, T, H·dk] → [1, T, H, dk]
