@@ -78,6 +78,39 @@ export function robertaTokenizerJson(sources, { addPrefixSpace = false } = {}) {
   };
 }
 
+/**
+ * Greedy BPE training: up to numMerges times, the most frequent adjacent pair over `words`
+ * ([symbols, count] pairs; ties to the pair seen first) is merged everywhere and its joined
+ * symbol added to `vocab` (name → id, the next id). Stops early when the best pair occurs fewer
+ * than minCount times. Returns the merges in order, as [a, b].
+ */
+export function learnMerges(words, vocab, numMerges, { minCount = 1 } = {}) {
+  const merges = [];
+  for (let m = 0; m < numMerges; m++) {
+    const pairs = new Map();
+    for (const [symbols, n] of words) {
+      for (let i = 0; i + 1 < symbols.length; i++) {
+        const key = symbols[i] + ' ' + symbols[i + 1];
+        pairs.set(key, (pairs.get(key) ?? 0) + n);
+      }
+    }
+    let best = null;
+    for (const [key, n] of pairs) if (best === null || n > best[1]) best = [key, n];
+    if (!best || best[1] < minCount) break;
+    const [a, b] = best[0].split(' ');
+    merges.push([a, b]);
+    vocab[a + b] ??= Object.keys(vocab).length;
+    words = words.map(([symbols, n]) => {
+      const out = [];
+      for (let i = 0; i < symbols.length; i++) {
+        if (i + 1 < symbols.length && symbols[i] === a && symbols[i + 1] === b) { out.push(a + b); i++; } else out.push(symbols[i]);
+      }
+      return [out, n];
+    });
+  }
+  return merges;
+}
+
 // A small byte-level BPE trained here (greedy most-frequent pair, ties to the first seen) on the
 // corpus, with every byte in the vocabulary, a TemplateProcessing post-processor and added tokens.
 export function smallTokenizerJson(texts, { numMerges = 400, ignoreMerges = false } = {}) {
@@ -91,32 +124,10 @@ export function smallTokenizerJson(texts, { numMerges = 400, ignoreMerges = fals
       counts.set(word, (counts.get(word) ?? 0) + 1);
     }
   }
-  let words = [...counts].map(([w, n]) => [w.split('\u0001'), n]);
+  const words = [...counts].map(([w, n]) => [w.split('\u0001'), n]);
   const vocab = {};
   for (let b = 0; b < 256; b++) vocab[b2u[b]] = b;
-  const merges = [];
-  for (let m = 0; m < numMerges; m++) {
-    const pairs = new Map();
-    for (const [symbols, n] of words) {
-      for (let i = 0; i + 1 < symbols.length; i++) {
-        const key = symbols[i] + ' ' + symbols[i + 1];
-        pairs.set(key, (pairs.get(key) ?? 0) + n);
-      }
-    }
-    let best = null;
-    for (const [key, n] of pairs) if (best === null || n > best[1]) best = [key, n];
-    if (!best) break;
-    const [a, b] = best[0].split(' ');
-    merges.push(best[0]);
-    vocab[a + b] ??= Object.keys(vocab).length;
-    words = words.map(([symbols, n]) => {
-      const out = [];
-      for (let i = 0; i < symbols.length; i++) {
-        if (i + 1 < symbols.length && symbols[i] === a && symbols[i + 1] === b) { out.push(a + b); i++; } else out.push(symbols[i]);
-      }
-      return [out, n];
-    });
-  }
+  const merges = learnMerges(words, vocab, numMerges).map(([a, b]) => `${a} ${b}`);
   const n = Object.keys(vocab).length;
   return {
     version: '1.0', truncation: null, padding: null,
