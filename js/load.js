@@ -114,7 +114,7 @@ async function loadSeq2Seq(wasm, provider, configText, { read, readBinary, signa
   const hf = JSON.parse(configText);
   const weightPrecision = resolveSeq2SeqPrecision(hf, requestedPrecision);
   checkSeq2SeqFitsWasm32(hf, weightPrecision, wasm.heapStats().inUse);
-  const tok = await readSeq2SeqTokenizer(read, provider.location, hf.model_type, readBinary);
+  const tok = await readTokenizerFiles(read, provider.location, readBinary);
   callWasm(() => wasm.checkTokenizer(...tokenizerArgs(tok)));
   const weights = await readWeights(wasm, provider, configText, { signal, onProgress, files, weightPrecision });
   let native;
@@ -138,18 +138,6 @@ async function loadSeq2Seq(wasm, provider, configText, { read, readBinary, signa
     threads: 1, memoryBytes: Math.max(0, heap.inUse - heapBefore), wasmMemoryBytes: heap.memoryBytes,
     loadMs: Date.now() - started,
   });
-}
-
-// An encoder-decoder's tokenizer files. readTokenizerFiles reads Marian's .spm pair too; a Marian
-// folder with none of the files still gets a message naming what it should have.
-async function readSeq2SeqTokenizer(read, location, modelType, readBinary) {
-  try {
-    return await readTokenizerFiles(read, location, readBinary);
-  } catch (e) {
-    if (modelType !== 'marian' || e?.code !== 'E_TOKENIZER') throw e;
-    throw new AttnScopeError('E_TOKENIZER', `no tokenizer.json at ${location}, nor Marian's SentencePiece files ` +
-      '(source.spm + target.spm with vocab.json)');
-  }
 }
 
 /**
