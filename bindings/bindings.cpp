@@ -372,14 +372,14 @@ class Model {
 
 Model* create_model(const val& config_json, WeightUpload& weights_upload, const val& vocab_txt,
                     const val& tokenizer_json, const val& tokenizer_config_json, const val& vocab_json,
-                    const val& merges_txt) {
+                    const val& merges_txt, const val& source_spm, const val& target_spm) {
   return guarded([&] {
     ModelConfig config = parse_config(string_from_js(config_json));
-    const std::string files[] = {string_from_js(vocab_txt), string_from_js(vocab_json), string_from_js(merges_txt),
-                                 string_from_js(tokenizer_json), string_from_js(tokenizer_config_json)};
+    const TokenizerFileArgs files(vocab_txt, tokenizer_json, tokenizer_config_json, vocab_json, merges_txt, source_spm,
+                                  target_spm);
     // A vocabulary larger than config.json's vocab_size was refused by the loader (js/load.js)
     // before the weights were downloaded; ids past vocab_size are refused by every run.
-    tok::Tokenizer tokenizer = tok::Tokenizer::from_files({files[0], files[1], files[2], files[3], files[4]});
+    tok::Tokenizer tokenizer = tok::Tokenizer::from_files(files.files());
     weights_upload.finish();
     ModelWeights weights = load_weights(config, weights_upload.stream(), weights_upload.precision());
     weights_upload.stream().release();  // anything load_weights did not take
@@ -391,12 +391,12 @@ Model* create_model(const val& config_json, WeightUpload& weights_upload, const 
 // An encoder-decoder checkpoint (bart, marian, t5: isSeq2SeqConfig) from its streamed weights.
 Seq2SeqModel* create_seq2seq(const val& config_json, WeightUpload& weights_upload, const val& vocab_txt,
                              const val& tokenizer_json, const val& tokenizer_config_json, const val& vocab_json,
-                             const val& merges_txt) {
+                             const val& merges_txt, const val& source_spm, const val& target_spm) {
   return guarded([&] {
-    const std::string files[] = {string_from_js(vocab_txt), string_from_js(vocab_json), string_from_js(merges_txt),
-                                 string_from_js(tokenizer_json), string_from_js(tokenizer_config_json)};
+    const TokenizerFileArgs files(vocab_txt, tokenizer_json, tokenizer_config_json, vocab_json, merges_txt, source_spm,
+                                  target_spm);
     weights_upload.finish();
-    return create_seq2seq_model(config_json, weights_upload.stream(), weights_upload.precision(), files);
+    return create_seq2seq_model(config_json, weights_upload.stream(), weights_upload.precision(), files.files());
   });
 }
 
@@ -409,11 +409,13 @@ val parse_config_js(const val& config_json) {
 // Builds the tokenizer once and returns its vocabulary size, so bad tokenizer files fail before
 // the weights are downloaded (the Model builds its own again; it is small next to the weights).
 int check_tokenizer(const val& vocab_txt, const val& tokenizer_json, const val& tokenizer_config_json,
-                    const val& vocab_json, const val& merges_txt) {
+                    const val& vocab_json, const val& merges_txt, const val& source_spm, const val& target_spm) {
   return guarded([&] {
-    const std::string files[] = {string_from_js(vocab_txt), string_from_js(vocab_json), string_from_js(merges_txt),
-                                 string_from_js(tokenizer_json), string_from_js(tokenizer_config_json)};
-    return static_cast<int>(tok::Tokenizer::from_files({files[0], files[1], files[2], files[3], files[4]}).vocab_size());
+    const TokenizerFileArgs files(vocab_txt, tokenizer_json, tokenizer_config_json, vocab_json, merges_txt, source_spm,
+                                  target_spm);
+    const int size = static_cast<int>(tok::Tokenizer::from_files(files.files()).vocab_size());
+    (void)tok::Tokenizer::target_from_files(files.files());  // Marian's target.spm must read too
+    return size;
   });
 }
 
@@ -421,32 +423,43 @@ int check_tokenizer(const val& vocab_txt, const val& tokenizer_json, const val& 
 // files): the same Tokenizer a Model holds, built from the same files.
 class TokenizerOnly {
  public:
-  explicit TokenizerOnly(tok::Tokenizer tokenizer) : tokenizer_(std::move(tokenizer)) {}
-  val encode(const val& text_js, const val& pair, int max_length) const {
+  TokenizerOnly(tok::Tokenizer tokenizer, std::optional<tok::Tokenizer> target)
+      : tokenizer_(std::move(tokenizer)), target_(std::move(target)) {}
+  val encode(const val& text_js, const val& pair, int max_length) const { return encode_with(tokenizer_, text_js, pair, max_length); }
+  // Target text (a seq2seq model's decoder side): Marian's target.spm; else as encode.
+  val encode_target(const val& text_js, int max_length) const {
+    return encode_with(target_ ? *target_ : tokenizer_, text_js, val::null(), max_length);
+  }
+  bool has_target() const { return target_.has_value(); }
+  int vocab_size() const { return static_cast<int>(tokenizer_.vocab_size()); }
+  bool byte_level() const { return tokenizer_.is_byte_level(); }
+  // Ids back to text as the target side writes it (MarianTokenizer.decode's default).
+  std::string decode(const val& ids) const {
+    return guarded([&] { return (target_ ? *target_ : tokenizer_).decode(int32_vector_from_js(ids)); });
+  }
+
+ private:
+  static val encode_with(const tok::Tokenizer& t, const val& text_js, const val& pair, int max_length) {
     return guarded([&] {
       const std::string text = string_from_js(text_js);
       std::optional<std::string> pair_text;
       if (!pair.isUndefined() && !pair.isNull()) pair_text = string_from_js(pair);
-      return encoding_to_js(pair_text ? tokenizer_.encode(text, std::string_view(*pair_text), max_length)
-                                      : tokenizer_.encode(text, std::nullopt, max_length));
+      return encoding_to_js(pair_text ? t.encode(text, std::string_view(*pair_text), max_length)
+                                      : t.encode(text, std::nullopt, max_length));
     });
   }
-  int vocab_size() const { return static_cast<int>(tokenizer_.vocab_size()); }
-  bool byte_level() const { return tokenizer_.is_byte_level(); }
-  std::string decode(const val& ids) const {
-    return guarded([&] { return tokenizer_.decode(int32_vector_from_js(ids)); });
-  }
 
- private:
   tok::Tokenizer tokenizer_;
+  std::optional<tok::Tokenizer> target_;
 };
 
 TokenizerOnly* create_tokenizer(const val& vocab_txt, const val& tokenizer_json, const val& tokenizer_config_json,
-                                const val& vocab_json, const val& merges_txt) {
+                                const val& vocab_json, const val& merges_txt, const val& source_spm,
+                                const val& target_spm) {
   return guarded([&] {
-    const std::string files[] = {string_from_js(vocab_txt), string_from_js(vocab_json), string_from_js(merges_txt),
-                                 string_from_js(tokenizer_json), string_from_js(tokenizer_config_json)};
-    return new TokenizerOnly(tok::Tokenizer::from_files({files[0], files[1], files[2], files[3], files[4]}));
+    const TokenizerFileArgs files(vocab_txt, tokenizer_json, tokenizer_config_json, vocab_json, merges_txt, source_spm,
+                                  target_spm);
+    return new TokenizerOnly(tok::Tokenizer::from_files(files.files()), tok::Tokenizer::target_from_files(files.files()));
   });
 }
 
@@ -535,6 +548,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
   class_<TokenizerOnly>("Tokenizer")
       .constructor(&create_tokenizer, allow_raw_pointers())
       .function("encode", &TokenizerOnly::encode)
+      .function("encodeTarget", &TokenizerOnly::encode_target)
+      .function("hasTarget", &TokenizerOnly::has_target)
       .function("vocabSize", &TokenizerOnly::vocab_size)
       .function("byteLevel", &TokenizerOnly::byte_level)
       .function("decode", &TokenizerOnly::decode);

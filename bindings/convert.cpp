@@ -54,6 +54,27 @@ val to_uint8_array(const std::vector<uint8_t>& data) {
 
 std::string string_from_js(const val& text) { return text.as<std::string>(); }
 
+std::string bytes_from_js(const val& bytes) {
+  if (bytes.isUndefined() || bytes.isNull()) return {};
+  if (bytes.isString()) return bytes.as<std::string>();
+  std::string out(bytes["byteLength"].as<size_t>(), '\0');
+  // Nothing allocates between taking the view and filling it: the view stays valid.
+  val view(emscripten::typed_memory_view(out.size(), reinterpret_cast<uint8_t*>(out.data())));
+  view.call<void>("set", bytes);
+  return out;
+}
+
+TokenizerFileArgs::TokenizerFileArgs(const val& vocab_txt_js, const val& tokenizer_json_js, const val& config_js,
+                                     const val& vocab_json_js, const val& merges_txt_js, const val& source_spm_js,
+                                     const val& target_spm_js)
+    : vocab_txt(string_from_js(vocab_txt_js)),
+      tokenizer_json(string_from_js(tokenizer_json_js)),
+      tokenizer_config_json(string_from_js(config_js)),
+      vocab_json(string_from_js(vocab_json_js)),
+      merges_txt(string_from_js(merges_txt_js)),
+      source_spm(bytes_from_js(source_spm_js)),
+      target_spm(bytes_from_js(target_spm_js)) {}
+
 std::vector<int32_t> int32_vector_from_js(const val& array) { return numbers_from_js<int32_t>(array); }
 std::vector<float> float_vector_from_js(const val& array) { return numbers_from_js<float>(array); }
 

@@ -25,6 +25,20 @@ val to_uint8_array(const std::vector<uint8_t>& data);
 // Embind frees a std::string argument's wire copy only when the call returns normally, so a
 // std::string parameter would leak whenever the call reports an error by throwing.
 std::string string_from_js(const val& text);
+// A Uint8Array's bytes (Marian's .spm files are binary); undefined, null or '' give "".
+std::string bytes_from_js(const val& bytes);
+
+// The tokenizer files in the order JavaScript passes them (js/load.js tokenizerArgs): vocab.txt,
+// tokenizer.json, tokenizer_config.json, vocab.json, merges.txt as text, source.spm and
+// target.spm as bytes. Owns the strings the TokenizerFiles view.
+struct TokenizerFileArgs {
+  std::string vocab_txt, tokenizer_json, tokenizer_config_json, vocab_json, merges_txt, source_spm, target_spm;
+  TokenizerFileArgs(const val& vocab_txt, const val& tokenizer_json, const val& tokenizer_config_json,
+                    const val& vocab_json, const val& merges_txt, const val& source_spm, const val& target_spm);
+  tok::TokenizerFiles files() const {
+    return {vocab_txt, vocab_json, merges_txt, tokenizer_json, tokenizer_config_json, source_spm, target_spm};
+  }
+};
 
 // Numbers from a JS array or typed array; undefined/null give an empty vector. JavaScript has
 // already checked they are integers (Number() conversion here would silently truncate 1.5).

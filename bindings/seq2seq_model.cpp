@@ -74,12 +74,13 @@ emscripten::val seq2seq_trace_to_js(const Seq2Seq& engine, const DecoderOutput& 
 }
 
 Seq2SeqModel* create_seq2seq_model(const val& config_json, WeightStream& weights, WeightPrecision precision,
-                                   const std::string files[5]) {
+                                   const tok::TokenizerFiles& files) {
   Seq2SeqConfig config = parse_seq2seq_config(string_from_js(config_json));
-  tok::Tokenizer tokenizer = tok::Tokenizer::from_files({files[0], files[1], files[2], files[3], files[4]});
+  tok::Tokenizer tokenizer = tok::Tokenizer::from_files(files);
+  std::optional<tok::Tokenizer> target = tok::Tokenizer::target_from_files(files);
   Seq2Seq engine(config, load_seq2seq_weights(config, weights, precision));
   weights.release();
-  return new Seq2SeqModel(std::move(config), std::move(engine), std::move(tokenizer));
+  return new Seq2SeqModel(std::move(config), std::move(engine), std::move(tokenizer), std::move(target));
 }
 
 }  // namespace attnscope::bindings
@@ -90,6 +91,8 @@ EMSCRIPTEN_BINDINGS(attnscope_seq2seq) {
   class_<Seq2SeqModel>("Seq2SeqModel")
       .function("config", &Seq2SeqModel::config)
       .function("encode", &Seq2SeqModel::encode_text)
+      .function("encodeTarget", &Seq2SeqModel::encode_target)
+      .function("hasTargetTokenizer", &Seq2SeqModel::has_target_tokenizer)
       .function("run", &Seq2SeqModel::run)
       .function("start", &Seq2SeqModel::start)
       .function("step", &Seq2SeqModel::step)

@@ -27,8 +27,9 @@ emscripten::val seq2seq_trace_to_js(const Seq2Seq& engine, const DecoderOutput& 
 
 class Seq2SeqModel {
  public:
-  Seq2SeqModel(Seq2SeqConfig config, Seq2Seq engine, tok::Tokenizer tokenizer)
-      : config_(std::move(config)), engine_(std::move(engine)), tokenizer_(std::move(tokenizer)) {}
+  // target: the tokenizer of target text where the checkpoint has its own (Marian's target.spm).
+  Seq2SeqModel(Seq2SeqConfig config, Seq2Seq engine, tok::Tokenizer tokenizer, std::optional<tok::Tokenizer> target)
+      : config_(std::move(config)), engine_(std::move(engine)), tokenizer_(std::move(tokenizer)), target_(std::move(target)) {}
 
   // camelCase, as the JavaScript layer names config keys.
   emscripten::val config() const {
@@ -62,6 +63,13 @@ class Seq2SeqModel {
       return encoding_to_js(tokenizer_.encode(string_from_js(text_js), std::nullopt, max_length));
     });
   }
+  // Target text (the decoder's side), with the target tokenizer where there is one.
+  emscripten::val encode_target(const emscripten::val& text_js, int max_length) const {
+    return guarded([&] {
+      return encoding_to_js(target_tokenizer().encode(string_from_js(text_js), std::nullopt, max_length));
+    });
+  }
+  bool has_target_tokenizer() const { return target_.has_value(); }
 
   // One pass: the encoder over `source`, the decoder over `decoder_ids` (decoder_start_token_id
   // and the target). {encoderAttentions (Le,He,S,S), decoderAttentions (Ld,Hd,T,T),
@@ -121,14 +129,18 @@ class Seq2SeqModel {
     });
   }
   std::string decode(const emscripten::val& ids) const {
-    return guarded([&] { return tokenizer_.decode(int32_vector_from_js(ids)); });
+    // Generated ids are target text (MarianTokenizer.decode writes them with target.spm).
+    return guarded([&] { return target_tokenizer().decode(int32_vector_from_js(ids)); });
   }
   int tokenizer_vocab_size() const { return static_cast<int>(tokenizer_.vocab_size()); }
 
  private:
   Seq2SeqConfig config_;
   Seq2Seq engine_;
+  const tok::Tokenizer& target_tokenizer() const { return target_ ? *target_ : tokenizer_; }
+
   tok::Tokenizer tokenizer_;
+  std::optional<tok::Tokenizer> target_;
   EncoderOutput encoder_;  // generation: the source, encoded once
   DecoderCache cache_;
 };
@@ -138,8 +150,8 @@ class Seq2SeqModel {
 // stream keeps every other float tensor as f32; f16 matrices are rounded as they are taken).
 ModelConfig seq2seq_stream_config(const Seq2SeqConfig& config);
 
-// config_json: the text of config.json; the tokenizer files as the Model's constructor takes them.
+// config_json: the text of config.json; the tokenizer files (convert.h TokenizerFileArgs).
 Seq2SeqModel* create_seq2seq_model(const emscripten::val& config_json, WeightStream& weights,
-                                   WeightPrecision precision, const std::string files[5]);
+                                   WeightPrecision precision, const tok::TokenizerFiles& files);
 
 }  // namespace attnscope::bindings

@@ -44,6 +44,8 @@ commands:
             (encoder-decoder models: --text/--ids is the source; ids start with decoder_start_token_id,
             each step holds its cross_attentions row [L][H][S])
   tokenize  --model M [--text "..." [--text-pair "..."]]   (no --text: one JSON string per stdin line)
+            [--side source|target]  encoder-decoder tokenizers: target text goes through the
+            target side's tokenizer (Marian: target.spm; others: the same tokenizer)
   bench     --model M [--tokens N] [--runs R]
   info      [--model M]
 
@@ -85,7 +87,8 @@ const OPTIONS = {
     ...COMMON, text: { type: 'string' }, view: { type: 'string', default: 'head' }, layer: { type: 'string' },
     head: { type: 'string' }, out: { type: 'string' }, words: { type: 'boolean' },
   },
-  tokenize: { ...COMMON, text: { type: 'string' }, 'text-pair': { type: 'string' }, 'max-length': { type: 'string' } },
+  tokenize: { ...COMMON, text: { type: 'string' }, 'text-pair': { type: 'string' }, 'max-length': { type: 'string' },
+    side: { type: 'string' } },
   bench: { ...COMMON, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '10' } },
   info: { ...COMMON },
 };
@@ -280,8 +283,11 @@ async function tokenize(values) {
   // of tokenizer files alone is enough, and no weights are read.
   const model = await loadTokenizer(values.model);
   const maxLength = optionalInteger(values['max-length'], '--max-length', 0);
+  const side = values.side ?? 'source';
+  if (side !== 'source' && side !== 'target') throw new UsageError(`--side is source or target, not "${side}"`);
+  if (side === 'target' && values['text-pair'] !== undefined) throw new UsageError('--text-pair goes with --side source');
   const line = (text, textPair, what) => {
-    const e = model.tokenize(text, { textPair, maxLength });
+    const e = side === 'target' ? model.tokenizeTarget(text, { maxLength }) : model.tokenize(text, { textPair, maxLength });
     announceTruncation(e.numTruncated, e.tokens.length, what);
     const offsets = [];
     for (let i = 0; i < e.offsets.length; i += 2) offsets.push([e.offsets[i], e.offsets[i + 1]]);

@@ -32,6 +32,10 @@ export interface ModelFiles {
   vocabJson?: FileValue;
   /** merges.txt of a byte-level BPE tokenizer, with vocabJson. */
   merges?: FileValue;
+  /** Marian: source.spm (a SentencePiece model, bytes), with targetSpm and vocabJson. */
+  sourceSpm?: FileValue;
+  /** Marian: target.spm, the target side's SentencePiece model. */
+  targetSpm?: FileValue;
   /** tokenizer_config.json (do_lower_case, strip_accents, special tokens). */
   tokenizerConfig?: FileValue;
 }
@@ -131,7 +135,7 @@ export interface ModelInfo {
   /** 'decoder' for the GPT-2 family (causal), 'encoder' for BERT-family models. */
   kind: 'encoder' | 'decoder';
   hasMlmHead: boolean;
-  tokenizer: 'tokenizer.json' | 'vocab.txt' | 'vocab.json+merges.txt';
+  tokenizer: 'tokenizer.json' | 'vocab.txt' | 'vocab.json+merges.txt' | 'source.spm+target.spm+vocab.json';
   tokenizerVocabSize: number;
   weightPrecision: 'f32' | 'f16' | 'q8';
   /** Threads the model's runs use (see LoadOptions.threads). */
@@ -692,9 +696,13 @@ export interface Seq2SeqGenerationResult {
 export class Seq2SeqModel {
   private constructor();
   readonly config: Readonly<Seq2SeqConfig>;
-  readonly info: Readonly<Omit<ModelInfo, 'config' | 'kind' | 'hasMlmHead'> & { kind: 'encoder-decoder'; config: Seq2SeqConfig }>;
+  readonly info: Readonly<Omit<ModelInfo, 'config' | 'kind' | 'hasMlmHead'> & { kind: 'encoder-decoder'; config: Seq2SeqConfig;
+    /** Target text has its own tokenizer (Marian's target.spm). */
+    separateTargetTokenizer: boolean }>;
   readonly disposed: boolean;
   tokenize(text: string, options?: { maxLength?: number }): Encoding;
+  /** Target text as the checkpoint's target tokenizer reads it (Marian: target.spm; else as tokenize). */
+  tokenizeTarget(text: string, options?: { maxLength?: number }): Encoding;
   run(source: string, options?: Seq2SeqRunOptions): Promise<Seq2SeqRunResult>;
   runIds(sourceIds: ArrayLike<number>, options?: Omit<Seq2SeqRunOptions, 'target'>): Promise<Seq2SeqRunResult>;
   /** The target token by token over the decoder's KV cache; the source's cross keys and values

@@ -43,12 +43,13 @@ export async function loadModel(source, options = {}) {
     await provider.check();
     const files = {};
     const read = (name, required) => readText(provider, name, { required, signal, onProgress, files });
+    const readBinary = (name, required) => readBytes(provider, name, { required, signal, onProgress, files });
 
     // Everything small is read and validated before the weights, so a wrong model or broken
     // tokenizer files fail before a download of hundreds of megabytes.
     const configText = await read('config.json', true);
     if (typeof wasm.isSeq2SeqConfig === 'function' && callWasm(() => wasm.isSeq2SeqConfig(configText))) {
-      return await loadSeq2Seq(wasm, provider, configText, { read, signal, onProgress, files, requestedPrecision, threads, started, heapBefore });
+      return await loadSeq2Seq(wasm, provider, configText, { read, readBinary, signal, onProgress, files, requestedPrecision, threads, started, heapBefore });
     }
     const config = callWasm(() => wasm.parseConfig(configText));
     // The model's size is known from its config: one that cannot fit wasm32 at this precision
@@ -109,11 +110,11 @@ export async function loadSeq2SeqModel(source, options = {}) {
 // reader and against wasm32's memory (memory-estimate.js: 'auto' is f16 above its threshold, as
 // for other models; 'q8' as for every model: int8 linear layers, embeddings f16), the tokenizer
 // files, then the weights streamed as for every model.
-async function loadSeq2Seq(wasm, provider, configText, { read, signal, onProgress, files, requestedPrecision, threads, started, heapBefore }) {
+async function loadSeq2Seq(wasm, provider, configText, { read, readBinary, signal, onProgress, files, requestedPrecision, threads, started, heapBefore }) {
   const hf = JSON.parse(configText);
   const weightPrecision = resolveSeq2SeqPrecision(hf, requestedPrecision);
   checkSeq2SeqFitsWasm32(hf, weightPrecision, wasm.heapStats().inUse);
-  const tok = await readSeq2SeqTokenizer(read, provider.location, hf.model_type);
+  const tok = await readTokenizerFiles(read, provider.location, readBinary);
   callWasm(() => wasm.checkTokenizer(...tokenizerArgs(tok)));
   const weights = await readWeights(wasm, provider, configText, { signal, onProgress, files, weightPrecision });
   let native;
@@ -134,55 +135,64 @@ async function loadSeq2Seq(wasm, provider, configText, { read, signal, onProgres
   }
   return new Seq2SeqModel(native, {
     source: provider.kind, location: provider.location, ...(provider.id ? { id: provider.id } : {}), files, config,
-    kind: 'encoder-decoder', tokenizerVocabSize: native.tokenizerVocabSize(), tokenizer: tok.kind, weightPrecision,
+    kind: 'encoder-decoder', tokenizerVocabSize: native.tokenizerVocabSize(), tokenizer: tok.kind,
+    separateTargetTokenizer: native.hasTargetTokenizer(), weightPrecision,
     threads: 1, memoryBytes: Math.max(0, heap.inUse - heapBefore), wasmMemoryBytes: heap.memoryBytes,
     loadMs: Date.now() - started,
   });
 }
 
-// Marian checkpoints on the hub ship their tokenizers only as SentencePiece models (source.spm,
-// target.spm) with a vocab.json mapping pieces to ids, which the engine does not read: when a
-// Marian folder has none of the files it reads, say so rather than ask for merges.txt.
-async function readSeq2SeqTokenizer(read, location, modelType) {
-  try {
-    return await readTokenizerFiles(read, location);
-  } catch (e) {
-    if (modelType !== 'marian' || e?.code !== 'E_TOKENIZER') throw e;
-    throw new AttnScopeError('E_TOKENIZER', `no tokenizer.json at ${location}: Marian checkpoints ship their source and ` +
-      'target tokenizers as SentencePiece files (source.spm, target.spm + vocab.json), which AttnScope cannot read yet; ' +
-      'it needs a tokenizer.json with the model\'s ids (a Unigram tokenizer in Hugging Face tokenizers\' format)');
-  }
-}
-
 /**
  * The tokenizer files of a folder, in the order the engine prefers them: tokenizer.json, else
- * vocab.txt (WordPiece), else vocab.json + merges.txt (byte-level BPE); tokenizer_config.json
- * with any of them. `read(name, required)` resolves to the text or null.
+ * vocab.txt (WordPiece), else vocab.json + merges.txt (byte-level BPE), else vocab.json with
+ * Marian's source.spm + target.spm (SentencePiece models, binary: read with `readBinary`);
+ * tokenizer_config.json with any of them. `read(name, required)` resolves to the text or null,
+ * `readBinary(name, required)` to the bytes or null.
  */
-export async function readTokenizerFiles(read, location) {
+export async function readTokenizerFiles(read, location, readBinary) {
   const tokenizerJson = await read('tokenizer.json', false);
   const vocab = tokenizerJson === null ? await read('vocab.txt', false) : null;
   const vocabJson = tokenizerJson === null && vocab === null ? await read('vocab.json', false) : null;
   const merges = vocabJson !== null ? await read('merges.txt', false) : null;
-  if (tokenizerJson === null && vocab === null && (vocabJson === null || merges === null)) {
-    throw new AttnScopeError('E_TOKENIZER', `no tokenizer.json or vocab.txt (nor vocab.json + merges.txt) at ${location}`);
+  // Marian: vocab.json without merges.txt, and the two SentencePiece models.
+  const sourceSpm = vocabJson !== null && merges === null && readBinary ? await readBinary('source.spm', false) : null;
+  const targetSpm = sourceSpm !== null ? await readBinary('target.spm', false) : null;
+  if (sourceSpm !== null && targetSpm === null) {
+    throw new AttnScopeError('E_TOKENIZER', `source.spm without target.spm at ${location}: a Marian tokenizer needs both`);
+  }
+  if (tokenizerJson === null && vocab === null && (vocabJson === null || (merges === null && sourceSpm === null))) {
+    throw new AttnScopeError('E_TOKENIZER', `no tokenizer.json or vocab.txt (nor vocab.json + merges.txt, nor Marian's ` +
+      `vocab.json + source.spm + target.spm) at ${location}`);
   }
   const tokenizerConfig = await read('tokenizer_config.json', false);
-  const kind = tokenizerJson !== null ? 'tokenizer.json' : vocab !== null ? 'vocab.txt' : 'vocab.json+merges.txt';
-  return { tokenizerJson, vocab, vocabJson, merges, tokenizerConfig, kind };
+  const kind = tokenizerJson !== null ? 'tokenizer.json' : vocab !== null ? 'vocab.txt'
+    : merges !== null ? 'vocab.json+merges.txt' : 'source.spm+target.spm+vocab.json';
+  return { tokenizerJson, vocab, vocabJson, merges, sourceSpm, targetSpm, tokenizerConfig, kind };
 }
 
 /** The engine's tokenizer arguments: vocab.txt, tokenizer.json, tokenizer_config.json, vocab.json,
- *  merges.txt ('' for a file the folder does not have). */
+ *  merges.txt ('' for a file the folder does not have), source.spm and target.spm (bytes). */
 export function tokenizerArgs(t) {
-  return [t.vocab ?? '', t.tokenizerJson ?? '', t.tokenizerConfig ?? '', t.vocabJson ?? '', t.merges ?? ''];
+  return [t.vocab ?? '', t.tokenizerJson ?? '', t.tokenizerConfig ?? '', t.vocabJson ?? '', t.merges ?? '',
+    t.sourceSpm ?? '', t.targetSpm ?? ''];
 }
 
 function megabytes(bytes) {
   return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 }
 
-export async function readText(provider, name, { required, signal, onProgress, files }) {
+export async function readText(provider, name, options) {
+  const bytes = await readBytes(provider, name, options);
+  if (bytes === null) return null;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new AttnScopeError(name === 'config.json' ? 'E_CONFIG' : 'E_TOKENIZER', `${name} is not valid UTF-8 text`);
+  }
+}
+
+/** A small file's bytes (Marian's .spm models), with readText's limits; null when absent and not required. */
+export async function readBytes(provider, name, { required, signal, onProgress, files }) {
   throwIfAborted(signal);
   const entry = await provider.open(name, { signal, required });
   if (entry === null) {
@@ -190,7 +200,7 @@ export async function readText(provider, name, { required, signal, onProgress, f
     return null;
   }
   if (entry.size !== undefined && entry.size > MAX_TEXT_FILE) {
-    throw new AttnScopeError('E_TOO_LARGE', `${name} is ${megabytes(entry.size)}; text files above ${megabytes(MAX_TEXT_FILE)} are refused`);
+    throw new AttnScopeError('E_TOO_LARGE', `${name} is ${megabytes(entry.size)}; files above ${megabytes(MAX_TEXT_FILE)} are refused`);
   }
   const parts = [];
   let loaded = 0;
@@ -204,12 +214,7 @@ export async function readText(provider, name, { required, signal, onProgress, f
     throw new AttnScopeError('E_NETWORK', `${provider.describe(name)}: got ${loaded} of ${entry.size} bytes`);
   }
   files[name] = loaded;
-  const bytes = concat(parts, loaded);
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new AttnScopeError(name === 'config.json' ? 'E_CONFIG' : 'E_TOKENIZER', `${name} is not valid UTF-8 text`);
-  }
+  return concat(parts, loaded);
 }
 
 // model.safetensors streamed through a wasm WeightUpload: every piece is passed on as it

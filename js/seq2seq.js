@@ -46,14 +46,21 @@ export class Seq2SeqModel {
     return callWasm(() => native.encode(text, maxLength ?? this.config.maxTokens));
   }
 
-  /** Runs source text (and target text, options.target) through the model. */
+  /** Tokenizes target text (the decoder's side): Marian's target.spm where the checkpoint has one. */
+  tokenizeTarget(text, { maxLength } = {}) {
+    const native = this.#alive();
+    if (typeof text !== 'string') throw new AttnScopeError('E_INPUT', 'text must be a string');
+    return callWasm(() => native.encodeTarget(text, maxLength ?? this.config.maxTokens));
+  }
+
+  /** Runs source text (and target text, options.target, tokenized as target text) through the model. */
   async run(source, options = {}) {
     checkOptionNames(options, SEQ2SEQ_RUN_OPTIONS, 'run');
     const sourceIds = this.tokenize(source, options).ids;
     let targetIds = options.targetIds == null ? [] : integerArray(options.targetIds, 'targetIds');
     if (options.target != null) {
       if (options.targetIds != null) throw new AttnScopeError('E_INPUT', 'give target or targetIds, not both');
-      targetIds = this.tokenize(options.target, options).ids;
+      targetIds = this.tokenizeTarget(options.target, options).ids;
     }
     return this.#run(sourceIds, targetIds, options);
   }

@@ -1,6 +1,7 @@
 // Turns whatever loadModel() was given into a "provider" of Hugging Face layout files:
 // nothing/'bundled' → the bundled model; an https URL → that folder; a Node path → that folder;
-// 'owner/name' → the hub; {config, weights, vocab, tokenizer, tokenizerConfig, vocabJson, merges} or File objects →
+// 'owner/name' → the hub; {config, weights, vocab, tokenizer, tokenizerConfig, vocabJson, merges, sourceSpm,
+// targetSpm} or File objects →
 // those. A provider opens files by their hub name and knows nothing about models.
 import { AttnScopeError } from './errors.js';
 import { httpProvider } from './http-provider.js';
@@ -19,6 +20,8 @@ const OBJECT_SOURCE_FILES = Object.freeze({
   tokenizerConfig: 'tokenizer_config.json',
   vocabJson: 'vocab.json',
   merges: 'merges.txt',
+  sourceSpm: 'source.spm',
+  targetSpm: 'target.spm',
 });
 
 /**

@@ -1,9 +1,10 @@
-// loadTokenizer(): a model folder's tokenizer alone — tokenizer.json, vocab.txt, or vocab.json +
-// merges.txt, with tokenizer_config.json — without the weights. config.json is optional: when
+// loadTokenizer(): a model folder's tokenizer alone — tokenizer.json, vocab.txt, vocab.json +
+// merges.txt, or Marian's vocab.json + source.spm + target.spm, with tokenizer_config.json —
+// without the weights. config.json is optional: when
 // present it is validated and its position limit is the default maxLength, as Model.tokenize
 // does. The CLI's tokenize uses it, so a folder holding only tokenizer files can be tokenized.
 import { AttnScopeError, throwIfAborted, toAttnScopeError } from './errors.js';
-import { readText, readTokenizerFiles, tokenizerArgs } from './load.js';
+import { readBytes, readText, readTokenizerFiles, tokenizerArgs } from './load.js';
 import { resolveSource } from './sources.js';
 import { callWasm, getWasmModule } from './wasm.js';
 
@@ -20,9 +21,10 @@ export async function loadTokenizer(source, options = {}) {
     await provider.check();
     const files = {};
     const read = (name, required) => readText(provider, name, { required, signal, files });
+    const readBinary = (name, required) => readBytes(provider, name, { required, signal, files });
     const configText = await read('config.json', false);
-    const maxPositions = configText === null ? 0 : callWasm(() => wasm.parseConfig(configText)).maxTokens;
-    const tok = await readTokenizerFiles(read, provider.location);
+    const maxPositions = configText === null ? 0 : configPositions(wasm, configText);
+    const tok = await readTokenizerFiles(read, provider.location, readBinary);
     const native = callWasm(() => new wasm.Tokenizer(...tokenizerArgs(tok)));
     return new TokenizerOnly(native, {
       source: provider.kind, location: provider.location, files, tokenizer: tok.kind, maxPositions,
@@ -37,7 +39,8 @@ class TokenizerOnly {
 
   constructor(native, info) {
     this.#native = native;
-    this.info = Object.freeze({ ...info, tokenizerVocabSize: native.vocabSize(), byteLevel: native.byteLevel() });
+    this.info = Object.freeze({ ...info, tokenizerVocabSize: native.vocabSize(), byteLevel: native.byteLevel(),
+      separateTargetTokenizer: native.hasTarget() });
   }
 
   /** Same encoding as Model.tokenize; maxLength defaults to config.json's positions (0 = none). */
@@ -51,7 +54,17 @@ class TokenizerOnly {
     return callWasm(() => this.#native.encode(wellFormed(text), textPair == null ? null : wellFormed(textPair), maxLength));
   }
 
-  /** The text of token ids, as Hugging Face's tokenizer.decode (special tokens kept). */
+  /** Target text of an encoder-decoder (Marian: target.spm; otherwise as tokenize). */
+  tokenizeTarget(text, { maxLength = this.info.maxPositions } = {}) {
+    if (!this.#native) throw new AttnScopeError('E_DISPOSED', 'this tokenizer was disposed');
+    if (typeof text !== 'string') throw new AttnScopeError('E_INPUT', 'text must be a string');
+    if (!Number.isInteger(maxLength) || maxLength < 0) {
+      throw new AttnScopeError('E_INPUT', `maxLength must be a non-negative integer, got ${maxLength}`);
+    }
+    return callWasm(() => this.#native.encodeTarget(wellFormed(text), maxLength));
+  }
+
+  /** The text of token ids, as Hugging Face's tokenizer.decode (special tokens kept; Marian: with target.spm). */
   decode(ids) {
     if (!this.#native) throw new AttnScopeError('E_DISPOSED', 'this tokenizer was disposed');
     if (!Array.isArray(ids) && !ArrayBuffer.isView(ids)) throw new AttnScopeError('E_INPUT', 'ids must be an array of integers');
@@ -64,6 +77,15 @@ class TokenizerOnly {
     this.#native?.delete();
     this.#native = null;
   }
+}
+
+// config.json's position limit: an encoder-decoder's (bart, marian, t5) from the seq2seq reader.
+function configPositions(wasm, configText) {
+  if (typeof wasm.isSeq2SeqConfig === 'function' && callWasm(() => wasm.isSeq2SeqConfig(configText))) {
+    const hf = JSON.parse(configText);
+    return hf.max_position_embeddings ?? 0;
+  }
+  return callWasm(() => wasm.parseConfig(configText)).maxTokens;
 }
 
 // Lone surrogates become U+FFFD, as the engine's UTF-8 conversion would.

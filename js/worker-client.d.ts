@@ -86,6 +86,8 @@ export interface WorkerClient {
   runSeq2SeqIds(sourceIds: ArrayLike<number>, options?: Omit<Seq2SeqRunOptions, 'target' | 'maxLength'> & JobOptions): Promise<Seq2SeqRunResult>;
   runSeq2Seq(source: string, options?: Seq2SeqRunOptions & JobOptions): Promise<Seq2SeqRunResult>;
   tokenize(text: string, options?: TokenizeOptions & JobOptions): Promise<Encoding>;
+  /** Encoder-decoders: target text through the model's target tokenizer (Marian: target.spm). */
+  tokenizeTarget(text: string, options?: { maxLength?: number } & JobOptions): Promise<Encoding>;
   /** Decoders: generates in the worker, each step to options.onToken as it arrives; the signal
    *  (or cancel()) stops it between two steps with E_ABORTED. */
   generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): Promise<GenerationResult>;

@@ -158,6 +158,10 @@ export function createWorkerClient() {
     tokenize(text, options = {}) {
       return call('tokenize', { text }, options, [...TOKENIZE_OPTIONS, 'signal']);
     },
+    /** Encoder-decoders: target text as the model's target tokenizer reads it (Marian: target.spm). */
+    tokenizeTarget(text, options = {}) {
+      return call('tokenizeTarget', { text }, options, ['maxLength', 'signal']);
+    },
     /**
      * Decoders: generates in the worker; each step reaches options.onToken as it comes; resolves to
      * the summary ({ids, tokens, promptLength, steps, stopReason}). signal / cancel() stop it.

@@ -1,5 +1,5 @@
 // The module worker behind 'attnscope/worker': holds one Model and answers the client's
-// messages (load, run, runIds, tokenize, generate, dispose, abort). Runs in a browser Worker and
+// messages (load, run, runIds, tokenize, tokenizeTarget, generate, dispose, abort). Runs in a browser Worker and
 // in a Node worker_thread. Result arrays are transferred, not copied. The client
 // (worker-client.js) sends one job at a time, so a cancelled job never reaches this side; only
 // 'abort' interrupts a load or a generation (between two of its steps). Corpus jobs (corpus-job.js)
@@ -79,8 +79,14 @@ async function handle(id, type, message) {
       return resultMessage(await requireModel().run(message.text, message.options));
     case 'runIds':
       return resultMessage(await requireModel().runIds(message.ids, message.options));
-    case 'tokenize': {
-      const encoding = requireModel().tokenize(message.text, message.options);
+    case 'tokenize':
+    case 'tokenizeTarget': {
+      const model = requireModel();
+      if (type === 'tokenizeTarget' && typeof model.tokenizeTarget !== 'function') {
+        throw toAttnScopeError({ code: 'E_INPUT', message: 'tokenizeTarget is for encoder-decoder models' });
+      }
+      const encoding = type === 'tokenize' ? model.tokenize(message.text, message.options)
+        : model.tokenizeTarget(message.text, message.options);
       return [encoding, [encoding.ids.buffer, encoding.typeIds.buffer, encoding.offsets.buffer,
         encoding.specialTokensMask.buffer]];
     }

@@ -173,6 +173,7 @@ std::vector<std::string> run_step(const Step& step, std::vector<std::string> tok
       }
       return tokens;
     }
+    case Step::Kind::Marian: return {decode_marian(tokens, *step.marian)};
   }
   return tokens;
 }
@@ -191,6 +192,15 @@ Decoder Decoder::wordpiece(const std::string& prefix, bool cleanup) {
   step.kind = Step::Kind::WordPiece;
   step.prefix = prefix;
   step.cleanup = cleanup;
+  d.steps_.push_back(std::move(step));
+  return d;
+}
+
+Decoder Decoder::marian(MarianDecoding decoding) {
+  Decoder d;
+  Step step;
+  step.kind = Step::Kind::Marian;
+  step.marian = std::make_shared<const MarianDecoding>(std::move(decoding));
   d.steps_.push_back(std::move(step));
   return d;
 }

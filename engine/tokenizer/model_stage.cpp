@@ -2,6 +2,7 @@
 #include "tokenizer/model_stage.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "error.h"
 #include "tokenizer/json_fields.h"
@@ -164,6 +165,18 @@ Model Model::unigram(std::vector<UnigramPiece> vocab, int32_t unk_id, bool byte_
   return m;
 }
 
+Model Model::sentencepiece_with_vocab(std::vector<UnigramPiece> pieces, int32_t spm_unk_id, VocabMap vocab,
+                                     const std::string& unk_token) {
+  auto unk = vocab.find(unk_token);
+  if (unk == vocab.end()) fail("unk_token '" + unk_token + "' is not in vocab.json");
+  Model m;
+  m.tokens_ = tokens_by_id(vocab);
+  m.unk_token_ = unk_token;
+  const int32_t unk_id = unk->second;
+  m.impl_ = SentencePieceVocabModel{UnigramModel(std::move(pieces), spm_unk_id, false), std::move(vocab), unk_id};
+  return m;
+}
+
 Model Model::from_json(const json& model) {
   if (!model.is_object()) fail("tokenizer.json has no model");
   const std::string type = get_string(model, "type", model.contains("merges") ? "BPE" : "WordPiece", "model");
@@ -191,7 +204,8 @@ void Model::tokenize(const Word& word, std::vector<Token>& out) const {
   }
   std::string utf8;
   for (const SpannedChar& c : word.chars) append_utf8(utf8, c.cp);
-  if (const auto* unigram = std::get_if<UnigramModel>(&impl_)) {
+  const auto* spm = std::get_if<SentencePieceVocabModel>(&impl_);
+  if (const auto* unigram = spm ? &spm->pieces : std::get_if<UnigramModel>(&impl_)) {
     // Unigram works in bytes: map its byte ranges back to the word's characters.
     std::vector<uint32_t> char_of_byte;
     char_of_byte.reserve(utf8.size() + 1);
@@ -203,6 +217,10 @@ void Model::tokenize(const Word& word, std::vector<Token>& out) const {
     }
     char_of_byte.push_back(static_cast<uint32_t>(word.chars.size()));
     for (UnigramToken& t : unigram->tokenize(utf8)) {
+      if (spm) {  // the piece's text (an unknown piece: the text it covers) looked up in vocab.json
+        auto it = spm->vocab.find(t.text);
+        t.id = it == spm->vocab.end() ? spm->unk_id : it->second;
+      }
       const BpePiece p{t.id, char_of_byte[t.begin], char_of_byte[t.end]};
       out.push_back(span_token(word, p, t.text));
     }
@@ -214,9 +232,14 @@ void Model::tokenize(const Word& word, std::vector<Token>& out) const {
 }
 
 int32_t Model::token_to_id(std::string_view token) const {
-  const VocabMap& vocab = is_wordpiece()                         ? std::get<WordPieceModel>(impl_).vocab
-                          : std::holds_alternative<BpeModel>(impl_) ? std::get<BpeModel>(impl_).vocab()
-                                                                    : std::get<UnigramModel>(impl_).token_to_ids();
+  const VocabMap& vocab = std::visit(
+      [](const auto& m) -> const VocabMap& {
+        using M = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<M, WordPieceModel> || std::is_same_v<M, SentencePieceVocabModel>) return m.vocab;
+        else if constexpr (std::is_same_v<M, BpeModel>) return m.vocab();
+        else return m.token_to_ids();
+      },
+      impl_);
   auto it = vocab.find(std::string(token));
   return it == vocab.end() ? -1 : it->second;
 }

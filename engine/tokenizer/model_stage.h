@@ -1,6 +1,6 @@
 // The model stage of the pipeline, read from tokenizer.json's "model" section (or built from
-// vocab.txt / vocab.json + merges.txt): WordPiece (wordpiece.h), BPE (bpe.h) or Unigram
-// (unigram.h) turning one word
+// vocab.txt / vocab.json + merges.txt, or a .spm file with Marian's vocab.json): WordPiece
+// (wordpiece.h), BPE (bpe.h) or Unigram (unigram.h) turning one word
 // into tokens with vocabulary ids and input spans. A model type or option not reproduced here is
 // an E_TOKENIZER error naming it. It does not split text into words; the pre-tokenizer does.
 #pragma once
@@ -24,6 +24,14 @@ struct WordPieceModel {
   WordPieceConfig config;
 };
 
+// A SentencePiece model whose pieces get their ids from a separate vocabulary, as MarianTokenizer
+// does: the .spm's Unigram finds the pieces, vocab.json numbers them (a piece it lacks: unk_id).
+struct SentencePieceVocabModel {
+  UnigramModel pieces;
+  VocabMap vocab;
+  int32_t unk_id;
+};
+
 class Model {
  public:
   Model() = default;
@@ -31,6 +39,9 @@ class Model {
   static Model wordpiece(VocabMap vocab, std::vector<std::string> id_to_token, WordPieceConfig config);
   static Model bpe(const VocabMap& vocab, const std::vector<BpeMerge>& merges, BpeOptions options);
   static Model unigram(std::vector<UnigramPiece> vocab, int32_t unk_id, bool byte_fallback);
+  // pieces/spm_unk_id: the .spm's; vocab: piece → id; unk_token must be in vocab.
+  static Model sentencepiece_with_vocab(std::vector<UnigramPiece> pieces, int32_t spm_unk_id, VocabMap vocab,
+                                        const std::string& unk_token);
   // The "model" section; an old file without "type" is BPE when it has merges, else WordPiece.
   static Model from_json(const nlohmann::json& section);
 
@@ -41,7 +52,7 @@ class Model {
   const std::string& unk_token() const { return unk_token_; }
 
  private:
-  std::variant<WordPieceModel, BpeModel, UnigramModel> impl_;
+  std::variant<WordPieceModel, BpeModel, UnigramModel, SentencePieceVocabModel> impl_;
   std::vector<std::string> tokens_;
   std::string unk_token_;
 };

@@ -119,6 +119,7 @@ std::vector<SpannedChar> apply_step(const NormalizerStep& step, std::vector<Span
     case NormalizerStep::Kind::Nfc: return compose(decompose(text));
     case NormalizerStep::Kind::Lowercase: return expand(text, to_lowercase);
     case NormalizerStep::Kind::Precompiled: return step.charsmap->apply(text);
+    case NormalizerStep::Kind::SentencePiece: return normalize_sentencepiece(text, step.charsmap.get(), step.spm);
     case NormalizerStep::Kind::Strip: {
       size_t b = 0, e = text.size();
       while (step.left && b < e && is_white_space(text[b].cp)) ++b;
@@ -135,6 +136,16 @@ Normalizer Normalizer::bert(const NormalizerOptions& options) {
   Normalizer n;
   NormalizerStep step;
   step.bert = options;
+  n.steps_.push_back(std::move(step));
+  return n;
+}
+
+Normalizer Normalizer::sentencepiece(std::string_view charsmap, const SpmNormalizerOptions& options) {
+  Normalizer n;
+  NormalizerStep step;
+  step.kind = NormalizerStep::Kind::SentencePiece;
+  if (!charsmap.empty()) step.charsmap = std::make_shared<const PrecompiledCharsmap>(charsmap);
+  step.spm = options;
   n.steps_.push_back(std::move(step));
   return n;
 }

@@ -82,30 +82,52 @@ uint32_t PrecompiledCharsmap::unit(size_t pos) const {
   return trie_[pos];
 }
 
-std::optional<std::string_view> PrecompiledCharsmap::transform(std::string_view key) const {
-  // DoubleArray::common_prefix_search, stopped at its first result (Rust keeps results[0]).
+std::string_view PrecompiledCharsmap::replacement_at(size_t node) const {
+  const size_t index = value(unit(node));
+  // Rust slices normalized[index..]: the very end is an empty replacement, beyond it a panic.
+  if (index > normalized_.size()) fail("a replacement index " + std::to_string(index) + " is outside the strings");
+  if (index < normalized_.size() && (static_cast<uint8_t>(normalized_[index]) & 0xC0) == 0x80) {
+    fail("a replacement starts inside a character");
+  }
+  const size_t stop = normalized_.find('\0', index);
+  return std::string_view(normalized_).substr(index, stop == std::string::npos ? std::string::npos : stop - index);
+}
+
+template <class OnKey>
+void PrecompiledCharsmap::common_prefixes(std::string_view key, OnKey on_key) const {
+  // DoubleArray::common_prefix_search: every key that prefixes `key`, shortest first. A NUL byte
+  // never matches (its label is the leaf marker's).
   size_t node = 0;
   uint32_t u = unit(node);
   node ^= offset(u);
-  for (char ch : key) {
-    const auto c = static_cast<uint8_t>(ch);
-    if (c == 0) break;
+  for (size_t i = 0; i < key.size(); ++i) {
+    const auto c = static_cast<uint8_t>(key[i]);
+    if (c == 0) return;
     node ^= c;
     u = unit(node);
-    if (label(u) != c) return std::nullopt;
+    if (label(u) != c) return;
     node ^= offset(u);
-    if (has_leaf(u)) {
-      const size_t index = value(unit(node));
-      // Rust slices normalized[index..]: the very end is an empty replacement, beyond it a panic.
-      if (index > normalized_.size()) fail("a replacement index " + std::to_string(index) + " is outside the strings");
-      if (index < normalized_.size() && (static_cast<uint8_t>(normalized_[index]) & 0xC0) == 0x80) {
-        fail("a replacement starts inside a character");
-      }
-      const size_t stop = normalized_.find('\0', index);
-      return std::string_view(normalized_).substr(index, stop == std::string::npos ? std::string::npos : stop - index);
-    }
+    if (has_leaf(u) && !on_key(i + 1, replacement_at(node))) return;
   }
-  return std::nullopt;
+}
+
+std::optional<std::string_view> PrecompiledCharsmap::transform(std::string_view key) const {
+  // spm_precompiled keeps the first result (the shortest key).
+  std::optional<std::string_view> out;
+  common_prefixes(key, [&](size_t, std::string_view replacement) {
+    out = replacement;
+    return false;
+  });
+  return out;
+}
+
+std::optional<std::pair<size_t, std::string_view>> PrecompiledCharsmap::longest_prefix(std::string_view text) const {
+  std::optional<std::pair<size_t, std::string_view>> out;
+  common_prefixes(text, [&](size_t length, std::string_view replacement) {
+    out = std::pair{length, replacement};
+    return true;
+  });
+  return out;
 }
 
 std::vector<SpannedChar> PrecompiledCharsmap::apply(const std::vector<SpannedChar>& text) const {

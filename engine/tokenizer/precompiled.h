@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tokenizer/utf8_text.h"
@@ -29,9 +30,16 @@ class PrecompiledCharsmap {
 
   // The replacement for the shortest key that prefixes `key`, if any (spm_precompiled's transform).
   std::optional<std::string_view> transform(std::string_view key) const;
+  // SentencePiece's own lookup (normalizer.cc NormalizePrefix): the longest key that prefixes
+  // `text`, as {its length in bytes, its replacement}.
+  std::optional<std::pair<size_t, std::string_view>> longest_prefix(std::string_view text) const;
 
  private:
   uint32_t unit(size_t pos) const;
+  std::string_view replacement_at(size_t node) const;
+  // Calls on_key(length, replacement) for each key prefixing `key`, shortest first, while it returns true.
+  template <class OnKey>
+  void common_prefixes(std::string_view key, OnKey on_key) const;
 
   std::vector<uint32_t> trie_;
   std::string normalized_;

@@ -37,9 +37,16 @@ Token added_token(const std::vector<SpannedChar>& chars, const TextSegment& seg,
 
 Tokenizer Tokenizer::from_files(const TokenizerFiles& f) {
   if (!f.tokenizer_json.empty()) return from_tokenizer_json(f.tokenizer_json, f.tokenizer_config_json);
+  if (!f.source_spm.empty()) return from_marian_files(f, false);
   if (!f.vocab_txt.empty()) return from_vocab_txt_files(f.vocab_txt, f.tokenizer_config_json);
   if (!f.vocab_json.empty()) return from_vocab_json(f.vocab_json, f.merges_txt, f.tokenizer_config_json);
-  throw Error("E_TOKENIZER", "no tokenizer files: need tokenizer.json, vocab.txt, or vocab.json + merges.txt");
+  throw Error("E_TOKENIZER", "no tokenizer files: need tokenizer.json, vocab.txt, vocab.json + merges.txt, or "
+                             "source.spm + target.spm + vocab.json");
+}
+
+std::optional<Tokenizer> Tokenizer::target_from_files(const TokenizerFiles& f) {
+  if (!f.tokenizer_json.empty() || f.source_spm.empty()) return std::nullopt;
+  return from_marian_files(f, true);
 }
 
 void Tokenizer::finish_setup() {
@@ -123,7 +130,8 @@ std::vector<Token> Tokenizer::tokenize_sequence(std::string_view text) const {
       out.push_back(added_token(chars, seg, added_[static_cast<size_t>(seg.token)]));
       continue;
     }
-    const std::vector<SpannedChar> norm = normalizer_.apply(chars.data() + seg.begin, chars.data() + seg.end);
+    const size_t text_begin = language_codes_ ? split_language_code(chars, seg, out) : seg.begin;
+    const std::vector<SpannedChar> norm = normalizer_.apply(chars.data() + text_begin, chars.data() + seg.end);
     for (const TextSegment& sub : normalized_matcher_.split(norm, 0, norm.size())) {
       if (sub.token >= 0) {
         out.push_back(added_token(norm, sub, added_[static_cast<size_t>(sub.token)]));
@@ -145,6 +153,21 @@ std::vector<Token> Tokenizer::tokenize_sequence(std::string_view text) const {
     trim_byte_level_offsets(out, prefixed, post_processor_.trim_add_prefix_space, chars);
   }
   return out;
+}
+
+size_t Tokenizer::split_language_code(const std::vector<SpannedChar>& chars, const TextSegment& seg,
+                                      std::vector<Token>& out) const {
+  auto at = [&](size_t i, char32_t c) { return i < seg.end && chars[i].cp == c; };
+  if (!at(seg.begin, '>') || !at(seg.begin + 1, '>')) return seg.begin;
+  for (size_t i = seg.begin + 2; i + 1 < seg.end; ++i) {  // the first "<<" after the ">>"
+    if (!at(i, '<') || !at(i + 1, '<')) continue;
+    std::string code;
+    for (size_t k = seg.begin; k < i + 2; ++k) append_utf8(code, chars[k].cp);
+    const int32_t id = model_.token_to_id(code);
+    out.push_back(Token{code, id >= 0 ? id : model_.token_to_id(model_.unk_token()), chars[seg.begin].start, chars[i + 1].end});
+    return i + 2;
+  }
+  return seg.begin;
 }
 
 Encoding Tokenizer::encode(std::string_view text, const std::optional<std::string_view>& pair,

@@ -3,7 +3,8 @@
 // pre-tokenizer → model → post-processor (truncation, template, offset trimming) — with a decoder
 // for the way back. Each stage is its own small type read from its own tokenizer.json section
 // (normalizer_stage.h, pre_tokenizer_stage.h, model_stage.h, post_processor.h, decoder_stage.h);
-// the older vocab.txt and vocab.json + merges.txt files build the same stages (legacy_files.cpp).
+// the older vocab.txt and vocab.json + merges.txt files build the same stages (legacy_files.cpp),
+// and so do Marian's SentencePiece files (marian_files.cpp).
 // Ids and tokens are identical to Hugging Face's; offsets are UTF-16 code-unit spans of the input
 // (JavaScript string indices). Invalid UTF-8 is replaced by U+FFFD per maximal invalid subpart —
 // the string JavaScript's TextDecoder builds.
@@ -31,6 +32,8 @@ struct TokenizerFiles {
   std::string_view merges_txt;
   std::string_view tokenizer_json;         // any kind; wins over the others
   std::string_view tokenizer_config_json;  // settings and special tokens
+  std::string_view source_spm;             // Marian: SentencePiece model bytes, with vocab_json
+  std::string_view target_spm;             // Marian: the target side's (its decoder's text)
 };
 
 // Names of the special tokens ("" when the tokenizer has none of that role).
@@ -56,6 +59,9 @@ class Tokenizer {
   // (byte-level BPE), with tokenizer_config.json. Throws Error("E_TOKENIZER") naming anything it
   // would not reproduce exactly, or when no usable set is given.
   static Tokenizer from_files(const TokenizerFiles& files);
+  // The tokenizer of target text where the files have a separate one (Marian's target.spm, used
+  // only when there is no tokenizer.json); otherwise none: target text is tokenized as source text.
+  static std::optional<Tokenizer> target_from_files(const TokenizerFiles& files);
   // vocab.txt (one token per line, id = line number) with BertTokenizer's stages and settings.
   static Tokenizer from_vocab_txt(std::string_view vocab_txt, const BertSettings& settings);
 
@@ -81,6 +87,8 @@ class Tokenizer {
   static Tokenizer from_vocab_txt_files(std::string_view vocab_txt, std::string_view tokenizer_config_json);
   static Tokenizer from_vocab_json(std::string_view vocab_json, std::string_view merges_txt,
                                    std::string_view tokenizer_config_json);
+  // MarianTokenizer over one side's .spm (source.spm or target.spm) and the shared vocab.json.
+  static Tokenizer from_marian_files(const TokenizerFiles& files, bool target);
   // Lays the added tokens over the model's vocabulary, builds their matchers and names the
   // special tokens' roles the files left unnamed; every builder ends here.
   void finish_setup();
@@ -88,6 +96,9 @@ class Tokenizer {
   void build_added_token_matchers();  // raw and normalized tries
   void name_special_tokens();         // roles left unnamed: from the model, template, conventions
   std::vector<Token> tokenize_sequence(std::string_view text) const;
+  // MarianTokenizer.remove_language_code: a text segment starting ">>xx<<" gives that code as
+  // one token (vocab.json's id, else unk); returns where the rest of the segment begins.
+  size_t split_language_code(const std::vector<SpannedChar>& chars, const TextSegment& seg, std::vector<Token>& out) const;
   std::string readable(const std::string& token) const;
 
   std::vector<AddedToken> added_;
@@ -100,6 +111,7 @@ class Tokenizer {
   Decoder decoder_;
   std::vector<std::string> vocab_;  // id → token: the model's vocabulary with the added tokens
   SpecialTokens special_;
+  bool language_codes_ = false;  // Marian: split_language_code on every text segment
 };
 
 }  // namespace attnscope::tok

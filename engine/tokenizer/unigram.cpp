@@ -1,6 +1,7 @@
 // Unigram Viterbi, line for line tokenizers' Unigram::encode_optimized and Unigram::tokenize.
 #include "tokenizer/unigram.h"
 
+#include <cmath>
 #include <limits>
 
 #include "error.h"
@@ -31,6 +32,7 @@ UnigramModel::UnigramModel(std::vector<UnigramPiece> vocab, int32_t unk_id, bool
   for (size_t id = 0; id < vocab_.size(); ++id) {
     const UnigramPiece& p = vocab_[id];
     token_to_ids_[p.token] = static_cast<int32_t>(id);
+    if (!p.matchable) continue;
     int32_t node = 0;
     for (char c : p.token) {
       const uint64_t key = (static_cast<uint64_t>(node) << 8) | static_cast<uint8_t>(c);
@@ -41,7 +43,7 @@ UnigramModel::UnigramModel(std::vector<UnigramPiece> vocab, int32_t unk_id, bool
     if (node != 0) piece_at_[static_cast<size_t>(node)] = token_to_ids_[p.token];
     if (p.score < min_score) min_score = p.score;
   }
-  unk_score_ = min_score - kUnkPenalty;
+  unk_score_ = (std::isfinite(min_score) ? min_score : 0.0) - kUnkPenalty;
 }
 
 int32_t UnigramModel::child(int32_t node, uint8_t byte) const {

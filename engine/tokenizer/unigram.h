@@ -1,7 +1,7 @@
 // The Unigram model of tokenizers' models/unigram (SentencePiece's unigram_model.cc): a word is
 // split into the vocabulary pieces whose scores sum highest (Viterbi over a lattice of every piece
 // that starts at every character). A character no piece covers costs the unknown piece's score
-// (the lowest score minus 10) and consecutive unknown characters fuse into one unk token, which
+// (the lowest matchable score minus 10) and consecutive unknown characters fuse into one unk token, which
 // keeps the text it covers; with byte_fallback that text becomes its <0xNN> byte tokens when all
 // exist. Ties between equal scores keep the split found first, as Rust does. It does not split text.
 #pragma once
@@ -19,6 +19,9 @@ namespace attnscope::tok {
 struct UnigramPiece {
   std::string token;
   double score;
+  // False for the pieces a SentencePiece model keeps out of its lattice (unknown, control and
+  // unused pieces): they have ids but never match text. tokenizer.json's pieces all match.
+  bool matchable = true;
 };
 
 // A Unigram token: vocabulary id, its text (the covered text itself for an unknown piece, as Rust

@@ -1,14 +1,17 @@
-// libFuzzer target for the tokenizer loaders: arbitrary bytes as tokenizer.json, vocab.txt or
-// vocab.json + merges.txt (each with an optional tokenizer_config.json) — malformed, truncated,
+// libFuzzer target for the tokenizer loaders: arbitrary bytes as tokenizer.json, vocab.txt,
+// vocab.json + merges.txt, or Marian's SentencePiece model + vocab.json (each with an optional
+// tokenizer_config.json) — malformed, truncated,
 // wrong types, huge numbers, deep nesting, pathological Split/Replace regexes. Loading must end
 // in a Tokenizer or Error("E_TOKENIZER"), never a crash, another exception, a hang or a huge
 // allocation. A tokenizer that loads then encodes a few fixed texts (pairs and truncation
 // included) and decodes the ids; encoding may only fail with E_TOKENIZER (a regex out of its
 // step budget) or E_INPUT (a max_length too small for the template).
 //
-// Input: byte 0 picks the layout (0 tokenizer.json, 1 vocab.txt, 2 vocab.json + merges.txt);
-// the rest is the files in order (tokenizer.json / vocab.txt / vocab.json, then merges.txt,
-// then tokenizer_config.json), separated by the line "@@@".
+// Input: byte 0 picks the layout (0 tokenizer.json, 1 vocab.txt, 2 vocab.json + merges.txt, 3
+// Marian: a .spm model as both source.spm and target.spm, with vocab.json); the rest is the files
+// in order (tokenizer.json / vocab.txt / vocab.json / the .spm, then merges.txt / vocab.json, then
+// tokenizer_config.json), separated by the line "@@@". The Marian layout runs the target
+// tokenizer through the same checks. Other values of byte 0 are the layout modulo 4.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -101,7 +104,7 @@ void exercise(const Tokenizer& t) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
-  const int layout = data[0] % 3;
+  const int layout = data[0] % 4;
   const std::vector<std::string_view> files =
       split_files(std::string_view(reinterpret_cast<const char*>(data + 1), size - 1));
   TokenizerFiles f;
@@ -111,14 +114,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else if (layout == 1) {
     f.vocab_txt = files[0];
     f.tokenizer_config_json = files[2];
-  } else {
+  } else if (layout == 2) {
     f.vocab_json = files[0];
     f.merges_txt = files[1];
+    f.tokenizer_config_json = files[2];
+  } else {
+    f.source_spm = files[0];
+    f.target_spm = files[0];
+    f.vocab_json = files[1];
     f.tokenizer_config_json = files[2];
   }
   try {
     const Tokenizer t = Tokenizer::from_files(f);
     exercise(t);
+    if (auto target = Tokenizer::target_from_files(f)) exercise(*target);
   } catch (const attnscope::Error& err) {
     FUZZ_CHECK(err.code() == "E_TOKENIZER");
   }

@@ -29,14 +29,12 @@ export const CURATED_MB = {
   'HuggingFaceTB/SmolLM2-135M': 269,
   'Qwen/Qwen2.5-0.5B': 988,
   // Encoder–decoders (cross-attention; the memory estimate is js/memory-estimate.js's). t5-small
-  // and bart-base ship a tokenizer.json; opus-mt-en-de only SentencePiece files (source.spm,
-  // target.spm), which the engine cannot read: listed so the page says so (NO_TOKENIZER_JSON).
+  // and bart-base ship a tokenizer.json; opus-mt-en-de its SentencePiece files (source.spm,
+  // target.spm + vocab.json), which the loader fetches when there is no tokenizer.json.
   't5-small': 242,
   'facebook/bart-base': 558,
   'Helsinki-NLP/opus-mt-en-de': 298,
 };
-/** Hub models whose tokenizer is not in a form AttnScope reads (Marian's SentencePiece files). */
-export const NO_TOKENIZER_JSON = new Set(['Helsinki-NLP/opus-mt-en-de']);
 export const CURATED = Object.keys(CURATED_MB);
 
 export function createModelPicker(el, app) {
@@ -59,7 +57,7 @@ export function createModelPicker(el, app) {
     };
     for (const id of BUNDLED_MODEL_IDS) add(id, bundledLabel(t, id));
     for (const id of CURATED) {
-      add(id, id + (id.includes('multilingual') ? ' — ' + t('modelMultilingual') : NO_TOKENIZER_JSON.has(id) ? ' — ' + t('modelNoTokenizerJson') : ''));
+      add(id, id + (id.includes('multilingual') ? ' — ' + t('modelMultilingual') : ''));
     }
     const m = app.state.model;
     if (!isBundledModelId(m) && m !== 'local' && !CURATED.includes(m)) add(m, m);
@@ -88,8 +86,7 @@ export function createModelPicker(el, app) {
     offered = id;
     hubInput.value = id;
     const mb = CURATED_MB[id];
-    hubSize.textContent = (mb ? app.t('hubSize', { name: id, mb }) : app.t('hubSizeUnknown', { name: id })) +
-      (NO_TOKENIZER_JSON.has(id) ? ' ' + app.t('hubMarianTokenizer') : '');
+    hubSize.textContent = mb ? app.t('hubSize', { name: id, mb }) : app.t('hubSizeUnknown', { name: id });
     syncRows();
   }
 
@@ -174,7 +171,7 @@ export function createModelPicker(el, app) {
   hubInput.addEventListener('keydown', (e) => { if (e.key === 'Enter') loadHub(); });
   const loadFiles = (files) => {
     // heldout.jsonl: an encoder–decoder folder's pairs with known alignments (heldout.js).
-    const list = [...files].filter((f) => /(^|\/)(config\.json|model\.safetensors|vocab\.txt|vocab\.json|merges\.txt|tokenizer\.json|tokenizer_config\.json|heldout\.jsonl)$/.test(f.webkitRelativePath || f.name));
+    const list = [...files].filter((f) => /(^|\/)(config\.json|model\.safetensors|vocab\.txt|vocab\.json|merges\.txt|source\.spm|target\.spm|tokenizer\.json|tokenizer_config\.json|heldout\.jsonl)$/.test(f.webkitRelativePath || f.name));
     if (!list.some((f) => f.name === 'config.json')) { showError((t) => t('localMissing')); return; }
     load(list, app.t('modelLocalLoaded'));
   };

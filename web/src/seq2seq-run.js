@@ -29,7 +29,7 @@ export async function runSeq2Seq(client, { source, target, targetIds, trace = fa
   const [raw, src, tgt] = await Promise.all([
     client.runSeq2Seq(source, { ...targetOption, topK: 5, trace, signal }),
     client.tokenize(source, { signal }),
-    targetIds || !target ? null : client.tokenize(target, { signal }),
+    targetIds || !target ? null : client.tokenizeTarget(target, { signal }),
   ]);
   return seq2seqResult(raw, { source, src, tgt }, kindOf);
 }
