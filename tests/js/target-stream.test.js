@@ -1,7 +1,7 @@
 // web/src/target-stream.js: a target being generated, shown as the rows its steps carry. The
 // generation is the API's on the page fixture (tests/fixtures/seq2seq_page, a tiny random T5).
 // Checked here: after every step the streamed result is the full run of the same decoder inputs
-// (shape, tokens, every head's decoder and cross rows ≤ 1e-6: the steps come from the KV-cache
+// (shape, tokens, every head's decoder and cross rows ≤ 2e-6: the steps come from the KV-cache
 // path, the run from the whole-sequence one), the encoder side reused only for the same source,
 // the last row labelled by its written token, a step of the wrong length refused, and which views
 // wait for the full run.
@@ -16,6 +16,9 @@ import { crossRowLabels } from '../../web/src/views/cross.js';
 const FOLDER = fileURLToPath(new URL('../fixtures/seq2seq_page', import.meta.url));
 const SOURCE = 'The cat sat on the mat.';
 let model;
+// float32 rounding only: the step's rows come from one query against the KV cache, the run's from
+// the whole sequence at once, summed in another order (measured worst here: 1.34e-6, at weights near 1).
+const TOLERANCE = 2e-6;
 
 before(async () => { model = await loadModel(FOLDER, { threads: 1 }); });
 after(() => model?.dispose());
@@ -28,9 +31,12 @@ test('after every step the stream is the full run of the same decoder inputs', a
   assert.equal(steps.length, 8);
   const src = model.tokenize(SOURCE);
   let kind = 'cross';
-  const stream = createTargetStream({ source: SOURCE, src, config: model.config, before: null, kindOf: () => kind });
+  // The run on screen before: another source's (it names the decoder start token; its encoder is not this source's).
+  const before = seq2seqResult(await model.run('A dog.', { target: 'a dog' }), { source: 'A dog.', src: model.tokenize('A dog.') }, () => 'enc');
+  const stream = createTargetStream({ source: SOURCE, src, config: model.config, before, kindOf: () => kind });
   const { decoderLayers: L, decoderHeads: H } = model.config;
   const S = src.ids.length;
+  let worst = 0;
   for (let k = 1; k <= steps.length; k++) {
     stream.add(steps[k - 1]);
     const r = stream.result();
@@ -47,7 +53,8 @@ test('after every step the stream is the full run of the same decoder inputs', a
         const dc = maxDiff(Array.from(r.attention(l, h)), Array.from(full.attention(l, h)));
         kind = 'dec';
         const dd = maxDiff(Array.from(r.attention(l, h)), Array.from(full.attention(l, h)));
-        assert.ok(dc <= 1e-6 && dd <= 1e-6, `k=${k} l${l} h${h}: cross ${dc}, decoder ${dd}`);
+        worst = Math.max(worst, dc, dd);
+        assert.ok(dc <= TOLERANCE && dd <= TOLERANCE, `k=${k} l${l} h${h}: cross ${dc}, decoder ${dd}`);
       }
     }
     kind = 'dec';
@@ -56,7 +63,8 @@ test('after every step the stream is the full run of the same decoder inputs', a
     // Row i writes t(i+1); the last row's token is written already, so it is no guess.
     assert.deepEqual(crossRowLabels(r), Array.from({ length: k }, (_, i) => `→ ${gen.tokens[i + 1]}`));
   }
-  // No encoder run before: the encoder kind waits; grid/head/lines of the other kinds grow.
+  console.log(`# streamed vs full run, worst over ${steps.length} steps and every head: ${worst}`);
+  // No encoder run of this source before: the encoder kind waits; grid/head/lines of the other kinds grow.
   kind = 'enc';
   assert.equal(stream.result().seq2seq.encoderAttentions, null);
   assert.equal(waitsForFullRun(stream.result(), { view: 'grid', kind: 'enc' }), true);

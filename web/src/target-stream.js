@@ -16,8 +16,9 @@ const KIND_VIEWS = new Set(['grid', 'head', 'lines']);
 /**
  * @param source the source text; src its tokenization (worker tokenize)
  * @param config the model's config (decoder layers and heads, decoder start token)
- * @param before the run on screen when the generation started: its encoder side is reused when it
- *   is of the same source ids (the encoder's attention does not depend on the target)
+ * @param before the run on screen when the generation started, if any: it names the decoder start
+ *   token (the worker sends ids only), and its encoder side is reused when it is of the same
+ *   source ids (the encoder's attention does not depend on the target)
  * @param kindOf () → the kind the views draw
  */
 export function createTargetStream({ source, src, config, before, kindOf }) {
