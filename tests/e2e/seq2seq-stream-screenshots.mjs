@@ -32,7 +32,8 @@ try {
         await page.waitForFunction(() => window.__attnscope.streamed && window.__attnscope.seq2seq.crossShape[2] >= 5);
         const clip = await page.evaluate(() => {
           const a = document.querySelector('#seq2seq-panel').getBoundingClientRect(), b = document.querySelector('#view-host').getBoundingClientRect();
-          return { x: 0, y: a.top + window.scrollY, width: document.documentElement.clientWidth, height: Math.min(b.bottom - a.top, 1400) };
+          const top = Math.min(a.top, b.top), bottom = Math.max(a.bottom, b.bottom);
+          return { x: 0, y: top + window.scrollY, width: document.documentElement.clientWidth, height: Math.min(bottom - top, 1400) };
         });
         const generating = await page.evaluate(() => document.body.dataset.generating !== undefined);
         await page.screenshot({ path: join(out, `seq2seq-stream-${view}-${lang}-${size}.png`), clip, fullPage: true });

@@ -67,7 +67,8 @@ export function createCrossView(host, app) {
     const r = app.original;
     const [L, H, T, S] = r.seq2seq.crossShape;
     top.replaceChildren(layerHeadPickers(app, { layers: L, heads: H }));
-    caption.textContent = t('crossCaption', { layer: state.layer, head: state.head });
+    // A target being written has no row past it yet (its last row wrote a token already).
+    caption.textContent = t('crossCaption', { layer: state.layer, head: state.head }) + (r.streamed ? '' : ' ' + t('crossCaptionGuess'));
     const known = knownAlignment(app);
     alignRow.hidden = !known;
     alignText.textContent = t('crossShowAlignment');
