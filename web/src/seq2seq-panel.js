@@ -58,6 +58,7 @@ export function createSeq2SeqPanel(host, app, { getClient, rerun, redraw, setSta
     running = run;
     app.generated = null;
     document.body.dataset.generating = '';
+    setStatus?.(app.t('genTargetRunning'));   // the last run's line would describe another target
     render();
     const source = app.state.text;
     // The source's tokens (queued before the generation in the worker), for the streamed rows.
