@@ -147,9 +147,12 @@ test('the decoder kind grows too; the Block view waits for the whole target and 
   assert.ok(during.some((s) => s.drawn === s.T && s.T > 1), 'the decoder head was drawn mid-generation');
   await assertFinalEqualsStreamed(page, log, 'raw');
 
-  // The Block view during a generation: a note in its place, no stale walk; then the walk.
+  // The Block view during a generation: a note in its place, no stale walk; then the walk, at the
+  // query picked before.
   await page.locator('[role=tab][data-view="block"]').click();
   await page.waitForFunction(() => window.__attnscope.block);
+  // A target position picked there is not reset by the stream starting again at one row.
+  await page.locator('.view-block .query-picker select').selectOption('4');
   await page.locator('#gen-target').click();
   await page.waitForFunction(() => window.__attnscope.streamed && document.body.dataset.generating !== undefined);
   await page.waitForFunction(() => document.querySelector('.view-block')?.dataset.waiting !== undefined);
@@ -162,6 +165,8 @@ test('the decoder kind grows too; the Block view waits for the whole target and 
   await page.waitForFunction(() => document.body.dataset.generating === undefined && document.body.dataset.status === 'ready' && !window.__attnscope.streamed, null, { timeout: 60000 });
   await page.waitForFunction(() => document.querySelector('.view-block')?.dataset.waiting === undefined && window.__attnscope.block);
   assert.equal(await page.locator('.view-block > .stream-note').count(), 0);
+  assert.equal(await page.evaluate(() => window.__attnscope.state.query), 4);
+  assert.equal(await page.locator('.view-block .query-picker select').inputValue(), '4');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -163,7 +163,11 @@ export function createViewModel({ state, onSet }) {
       app.edited = null;
       app.edit = null;
       cache = null;
+      // Layer and head fit the rows so far; the query and selection wait for the full run (the
+      // Block view, which reads them, waits too), or a stream starting at one row would reset them.
+      const { query, selected } = state;
       fitToResult();
+      Object.assign(state, { query, selected });
     },
     /** The generation ended (or stopped): its rows stay on screen until the full run replaces them. */
     endStream() {
