@@ -26,10 +26,12 @@ export async function readHeldout(source, baseUrl) {
 const scored = new WeakMap();   // result → { pair, score } | null
 
 /** The run's pair in heldout.jsonl and its heads' alignment accuracy, or null (no pair, a
- *  generated target other than the pair's, or an alignment that does not fit the tokens). */
+ *  generated target other than the pair's, a target still being written, or an alignment that
+ *  does not fit the tokens). */
 export function knownAlignment(app) {
   const r = app.original;
-  if (!r?.seq2seq || !app.heldout?.length) return null;
+  // A target still being written (target-stream.js) is no pair's: it is scored once it is whole.
+  if (!r?.seq2seq || r.streamed || !app.heldout?.length) return null;
   if (!scored.has(r)) {
     const pair = app.generated ? generatedPair(app, r) : findHeldout(app.heldout, app.state.text, app.state.target);
     const raw = r.seq2seq;

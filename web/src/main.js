@@ -74,6 +74,7 @@ const runs = createRunController(app, { views: VIEW_FACTORIES, predictions: true
 // has run (the state's query is clamped to the run on screen until then).
 let queryAfterRun = null;
 app.openText = (text, { query, ...patch }) => {
+  seq2seqPanel.stop({ discard: true });
   $('text-a').value = text;
   Object.assign(state, { text, pairOn: false });
   $('pair-on').checked = false;
@@ -113,6 +114,7 @@ function writeUrl() {
 // working with the previous one.
 async function loadModel(source, label, { signal, onProgress } = {}) {
   setStatus('loading');
+  seq2seqPanel.stop({ discard: true });   // a target being written belongs to the model in use
   try {
     await runs.loadModel(source, { signal, onProgress, weightPrecision: state.weightPrecision });
   } catch (e) {
@@ -144,6 +146,7 @@ async function showSeq2Seq(source) {
 
 // A held-out pair (the head table's button) as the source and the target.
 app.openPair = (pair) => {
+  seq2seqPanel.stop({ discard: true });
   $('text-a').value = pair.source;
   app.generated = null;
   state.text = pair.source;
@@ -319,7 +322,7 @@ const revealTab = keepTabsInSight(document.querySelector('.tabs'));
 const tokens = createTokensView($('chips'), $('mirror'), app, $('select-mode'));
 const nextToken = createNextTokenPanel($('next-token'), app);
 const ablation = createAblationRunner(app, { getClient: () => runs.client, runOptions: runs.options, onShown: () => renderAll() });
-const seq2seqPanel = createSeq2SeqPanel($('seq2seq-panel'), app, { getClient: () => runs.client, rerun: () => runs.schedule(),
+const seq2seqPanel = createSeq2SeqPanel($('seq2seq-panel'), app, { getClient: () => runs.client, rerun: () => runs.schedule(), redraw: () => renderAll(),
   setStatus: (text) => { $('run-status').textContent = text; } });
 const kindSwitch = createKindSwitch($('kind-switch'), app);
 const examples = createExamples($('examples'), app, {
@@ -338,6 +341,7 @@ function wire() {
   b.hidden = !state.pairOn;
   const onText = () => {
     if (app.generated) app.generated = null;   // a new source: the generated target was another's
+    seq2seqPanel.stop({ discard: true });      // and a target being written is the old source's
     state.text = a.value;
     state.pair = b.value;
     writeUrl();

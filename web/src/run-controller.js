@@ -133,6 +133,8 @@ export function createRunController(app, { views, predictions = true, on = {} })
   /** Runs the state's text (and pair) now; a newer run aborts this one and its answer is dropped. */
   async function run() {
     clearTimeout(timer);
+    // A target being generated is on screen (app.streaming): the generation runs the text when it ends.
+    if (app.streaming) return;
     const seq = ++runSeq;
     runAbort?.abort();
     runAbort = new AbortController();
@@ -155,7 +157,7 @@ export function createRunController(app, { views, predictions = true, on = {} })
           trace: wantsTrace(state.view), signal }, () => kindShown(app.state))
         : await model.client.run(text, { textPair: pair, signal, ...options() });
       lastRunMs = performance.now() - started;
-      if (seq !== runSeq) return;
+      if (seq !== runSeq || app.streaming) return;
       // The text this run is of (word-level views read its offsets against it); none with a pair,
       // whose second segment's offsets index the pair (a seq2seq result says for itself).
       if (!pair && !isSeq2Seq(app.info)) r.text = text;

@@ -1,13 +1,16 @@
 // The page's target for an encoder–decoder (the source is the text box above): a target the
 // reader types, or one the model writes greedily, streamed token by token (Stop keeps what was
 // written). The typed target is never overwritten: a generated one is shown and run instead of it
-// until the reader goes back to it (or types). Also the source and target tokens as the model
-// reads them, since the page's token chips follow one text only.
-import { isSeq2Seq } from './seq2seq-run.js';
+// until the reader goes back to it (or types). While it is written, the views show the rows the
+// generation carries (target-stream.js), a row per token shown. Also the source and target tokens
+// as the model reads them, since the page's token chips follow one text only.
+import { isSeq2Seq, kindShown } from './seq2seq-run.js';
+import { createTargetStream } from './target-stream.js';
 
 const PACE_MS = 60;   // a tiny model writes a token in well under a millisecond: one shown per PACE_MS
 
-export function createSeq2SeqPanel(host, app, { getClient, rerun, setStatus }) {
+/** redraw(): the host redraws the views (a streamed row was added). */
+export function createSeq2SeqPanel(host, app, { getClient, rerun, redraw, setStatus }) {
   const title = document.createElement('h2');
   title.id = 'target-title';
   const label = document.createElement('label');
@@ -34,13 +37,13 @@ export function createSeq2SeqPanel(host, app, { getClient, rerun, setStatus }) {
   let running = null;   // { controller, tokens }
 
   input.addEventListener('input', () => {
-    stop();
+    stop({ discard: true });   // the reader's own target now: what was being written is dropped
     app.generated = null;
     app.set({ target: input.value });
     rerun();
   });
   genBtn.addEventListener('click', generate);
-  stopBtn.addEventListener('click', stop);
+  stopBtn.addEventListener('click', () => stop());
   typedBtn.addEventListener('click', () => {
     app.generated = null;
     render();
@@ -51,18 +54,28 @@ export function createSeq2SeqPanel(host, app, { getClient, rerun, setStatus }) {
     const client = getClient();
     if (running || !client || !app.state.text.trim()) return;
     const controller = new AbortController();
-    const run = { controller, tokens: [], ids: [], shown: Promise.resolve(), stopped: false };
+    const run = { controller, tokens: [], ids: [], shown: Promise.resolve(), stopped: false, discarded: false };
     running = run;
     app.generated = null;
     document.body.dataset.generating = '';
+    setStatus?.(app.t('genTargetRunning'));   // the last run's line would describe another target
     render();
     const source = app.state.text;
+    // The source's tokens (queued before the generation in the worker), for the streamed rows.
+    const stream = client.tokenize(source, { signal: controller.signal }).then((src) =>
+      createTargetStream({ source, src, config: app.info.config, before: app.original, kindOf: () => kindShown(app.state) }));
+    stream.catch(() => {});   // an abort: the generation reports it
     const show = (step) => {
       run.shown = run.shown.then(async () => {
         if (run.stopped) return;
+        const rows = await stream;
+        if (run.stopped) return;
         run.ids.push(step.id);
         run.tokens.push(step.token);
+        rows.add(step);
+        app.showStream(rows.result());
         render();
+        redraw();
         await new Promise((r) => setTimeout(r, PACE_MS));
       });
     };
@@ -74,21 +87,27 @@ export function createSeq2SeqPanel(host, app, { getClient, rerun, setStatus }) {
     } catch (e) {
       if (e?.code !== 'E_ABORTED') reason = 'error';
     }
-    await run.shown;
+    await run.shown.catch((e) => {   // a step the stream could not take: the generation ends there
+      if (reason !== 'error') console.warn('AttnScope: a generated step was not shown', e);
+      reason = 'error';
+    });
+    app.endStream();
     if (running !== run) return;
     running = null;
     delete document.body.dataset.generating;
     // What was written (all of it, or up to Stop) becomes the target shown, if the source and the
     // model are the same.
-    if (app.state.text === source && getClient() === client && run.ids.length) app.generated = { targetIds: run.ids, tokens: run.tokens, reason };
+    if (!run.discarded && app.state.text === source && getClient() === client && run.ids.length) app.generated = { targetIds: run.ids, tokens: run.tokens, reason };
     setStatus?.(app.t(reason === 'eos' ? 'genTargetEos' : reason === 'error' ? 'genTargetFailed' : 'genTargetDone', { n: run.ids.length }));
     render();
     rerun();
   }
 
-  function stop() {
+  /** Stops the generation; what was written becomes the target unless `discard`. */
+  function stop({ discard = false } = {}) {
     if (!running) return;
     running.stopped = true;
+    running.discarded ||= discard;
     running.controller.abort();
   }
 

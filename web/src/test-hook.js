@@ -77,6 +77,8 @@ export function installTestHook(app, { viewJobs }) {
       }));
     },
     cross(layer, head) { return copy(app.original?.cross?.(layer, head)); },
+    /** A target being generated is on screen (its rows so far: target-stream.js), not a full run. */
+    get streamed() { return Boolean(app.original?.streamed); },
     compare(side) {
       const e = app.views.compare?.view.exposed[side];
       return e ? { ...e, matrix: Array.from(e.matrix) } : null;

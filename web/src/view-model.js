@@ -33,12 +33,16 @@
 //   ablates                true where the host runs heads switched off (state.headsOff: the page)
 //   openText(text, patch)  the page only: shows another text (the map's sentences)
 //   views, runsDone        the views built so far; finished runs (for tests)
+//   streaming              an encoder–decoder's target is being generated and shown as it is
+//                          written (original is then target-stream.js's result, original.streamed)
 // The host gives `onSet(patch, before)` (mirror the state, redraw) and feeds runs in with
-// showRun / clearRun / showEdit / clearEdit (through run-controller.js, which sets jobs).
+// showRun / clearRun / showEdit / clearEdit (through run-controller.js, which sets jobs), and a
+// generation's rows with showStream / endStream.
 import { translate } from './i18n.js';
 import { clampToResult } from './state.js';
 import { alignPositions, restrict, visiblePositions } from './attention-math.js';
 import { findWords, mergeHead } from '../../js/words.js';
+import { waitsForFullRun } from './target-stream.js';
 
 /** The matrix views that can show words instead of tokens (state.words): the ones that draw
  *  display() and displayMatrix() only. The formula and the others stay on tokens. */
@@ -50,6 +54,7 @@ export function createViewModel({ state, onSet }) {
   let cache = null;       // per result shown: positions, labels, restricted matrices
   let alignment = null;   // per edit: typed-text position → position in the edited run
   let runsDone = 0;
+  let streaming = false;
   const views = {};
 
   const app = {
@@ -64,6 +69,7 @@ export function createViewModel({ state, onSet }) {
     get result() { return app.edited ?? app.original; },
     get views() { return views; },
     get runsDone() { return runsDone; },
+    get streaming() { return streaming; },
     t: (key, vars) => translate(state.lang, key, vars),
 
     set(patch) {
@@ -150,6 +156,23 @@ export function createViewModel({ state, onSet }) {
       runsDone++;
       fitToResult();
     },
+    /** The rows a generation has written so far (target-stream.js): shown until the next run. */
+    showStream(result) {
+      streaming = true;
+      app.original = result;
+      app.edited = null;
+      app.edit = null;
+      cache = null;
+      // Layer and head fit the rows so far; the query and selection wait for the full run (the
+      // Block view, which reads them, waits too), or a stream starting at one row would reset them.
+      const { query, selected } = state;
+      fitToResult();
+      Object.assign(state, { query, selected });
+    },
+    /** The generation ended (or stopped): its rows stay on screen until the full run replaces them. */
+    endStream() {
+      streaming = false;
+    },
     /** An empty input: no run on screen (nothing shown may belong to an earlier input). */
     clearRun() {
       app.original = null;
@@ -214,8 +237,30 @@ export function showView(host, app, factories) {
     host.append(panel);
     views[state.view] = { panel, view: factories[state.view](panel, app) };
   }
-  views[state.view].view.render();
-  showWordsBadge(views[state.view].panel, app);
+  const { panel, view } = views[state.view];
+  // A target being written: the views that grow with it say so; the others wait for the full run
+  // (their last drawing, of another target, is hidden rather than left as if it were this one's).
+  const waiting = waitsForFullRun(app.result, state);
+  showStreamNote(panel, app, waiting);
+  if (waiting) return;
+  view.render();
+  showWordsBadge(panel, app);
+}
+
+function showStreamNote(panel, app, waiting) {
+  let note = panel.querySelector(':scope > .stream-note');
+  if (waiting) panel.dataset.waiting = ''; else delete panel.dataset.waiting;
+  if (!app.result?.streamed) {
+    note?.remove();
+    return;
+  }
+  if (!note) {
+    note = document.createElement('p');
+    note.className = 'stream-note';
+    panel.prepend(note);
+  }
+  note.dataset.waiting = String(waiting);
+  note.textContent = app.t(waiting ? 'streamWaiting' : 'streamGrowing', { n: app.result.targets.T });
 }
 
 // Wherever words replace tokens the view says so, and says why when it cannot.

@@ -14,10 +14,13 @@ import { knownAlignment } from '../heldout.js';
 const SVG = 'http://www.w3.org/2000/svg';
 const MIN_WEIGHT = 0.02;   // fainter lines are left out (they would only grey the picture)
 
-/** The cross view's row labels: the token each decoder position writes (see the header). */
+/** The cross view's row labels: the token each decoder position writes (see the header). While
+ *  a target is being written (r.streamed, target-stream.js) the last row's token is written
+ *  already, not a guess. */
 export function crossRowLabels(r) {
   const { tokens } = r.targets;
-  return tokens.map((_, i) => (i + 1 < tokens.length ? `→ ${tokens[i + 1]}` : `→ ${r.next?.[0]?.token ?? ''}?`));
+  const guess = r.streamed ? '' : '?';
+  return tokens.map((_, i) => (i + 1 < tokens.length ? `→ ${tokens[i + 1]}` : `→ ${r.next?.[0]?.token ?? ''}${guess}`));
 }
 
 export function createCrossView(host, app) {
@@ -64,7 +67,8 @@ export function createCrossView(host, app) {
     const r = app.original;
     const [L, H, T, S] = r.seq2seq.crossShape;
     top.replaceChildren(layerHeadPickers(app, { layers: L, heads: H }));
-    caption.textContent = t('crossCaption', { layer: state.layer, head: state.head });
+    // A target being written has no row past it yet (its last row wrote a token already).
+    caption.textContent = t('crossCaption', { layer: state.layer, head: state.head }) + (r.streamed ? '' : ' ' + t('crossCaptionGuess'));
     const known = knownAlignment(app);
     alignRow.hidden = !known;
     alignText.textContent = t('crossShowAlignment');
