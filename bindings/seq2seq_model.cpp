@@ -103,4 +103,9 @@ EMSCRIPTEN_BINDINGS(attnscope_seq2seq) {
   function("isSeq2SeqConfig", optional_override([](const val& text) {
              return attnscope::is_seq2seq_config(string_from_js(text));
            }));
+  // An encoder-decoder's config.json checked as the model's loader checks it, and its position
+  // limit (the default maxLength of a tokenizer loaded without the weights).
+  function("seq2seqMaxTokens", optional_override([](const val& text) {
+             return guarded([&] { return attnscope::parse_seq2seq_config(string_from_js(text)).max_tokens(); });
+           }));
 }

@@ -81,10 +81,7 @@ class TokenizerOnly {
 
 // config.json's position limit: an encoder-decoder's (bart, marian, t5) from the seq2seq reader.
 function configPositions(wasm, configText) {
-  if (typeof wasm.isSeq2SeqConfig === 'function' && callWasm(() => wasm.isSeq2SeqConfig(configText))) {
-    const hf = JSON.parse(configText);
-    return hf.max_position_embeddings ?? 0;
-  }
+  if (callWasm(() => wasm.isSeq2SeqConfig(configText))) return callWasm(() => wasm.seq2seqMaxTokens(configText));
   return callWasm(() => wasm.parseConfig(configText)).maxTokens;
 }
 

@@ -4,6 +4,7 @@
 
 #include "tokenizer/byte_level.h"
 #include "tokenizer/json_fields.h"
+#include "tokenizer/replace_all.h"
 #include "tokenizer/utf8_text.h"
 
 namespace attnscope::tok {
@@ -62,11 +63,6 @@ Step parse_step(const json& section) {
          "ByteFallback, Fuse, Strip and Sequences of them");
   }
   return step;
-}
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
 }
 
 // Bytes read as UTF-8, each maximal invalid subpart as U+FFFD (Rust's from_utf8_lossy).

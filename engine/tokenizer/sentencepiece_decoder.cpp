@@ -1,17 +1,13 @@
 // MarianTokenizer.convert_tokens_to_string over SentencePiece's DecodePieces.
 #include "tokenizer/sentencepiece_decoder.h"
 
+#include "tokenizer/replace_all.h"
 #include "tokenizer/utf8_text.h"
 
 namespace attnscope::tok {
 namespace {
 
 const std::string kSpaceSymbol = "\u2581";
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
-}
 
 // SentencePieceProcessor::Decode(pieces).
 std::string decode_pieces(const std::vector<std::string>& pieces, const MarianDecoding& d) {
