@@ -23,14 +23,8 @@ step() {  # step NAME COMMAND...
 }
 has_files() { compgen -G "$1" >/dev/null; }
 
-# The native and wasm builds at once: each runs two compilers, and their serial parts (configuring,
-# linking, wasm-opt) leave a core idle that the other fills. The native log is printed when it ends.
-native_log=$(mktemp)
-bash scripts/build.sh native >"$native_log" 2>&1 &
-native_pid=$!
-native_build() { local rc=0; wait "$native_pid" || rc=$?; cat "$native_log"; rm -f "$native_log"; return "$rc"; }
+step "build native" bash scripts/build.sh native
 step "build wasm" bash scripts/build.sh wasm
-step "build native" native_build
 step "catch2 (native, asan+ubsan)" ctest --test-dir build/native --output-on-failure -j2
 if has_files "tests/js/*.test.js"; then
   step "node:test (wasm, api, cli, tokenizer parity)" node --test --test-concurrency=2 tests/js/
