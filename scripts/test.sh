@@ -3,7 +3,7 @@
 # ASan/UBSan with the Catch2 suite, the WebAssembly build with the node:test suites (engine,
 # tokenizer parity against @huggingface/tokenizers, API, CLI, package), the Playwright page tests
 # in Debian's Chromium, and the libFuzzer targets. Exits non-zero if any step fails.
-#   FUZZ_SECONDS=N   seconds per fuzz target (default 10: a smoke run of each target in CI, which must
+#   FUZZ_SECONDS=N   seconds per fuzz target (default 5: a smoke run of each target in CI, which must
 #                    stay under 20 minutes; longer campaigns are run by hand)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -66,7 +66,7 @@ for target in "${fuzz_targets[@]}"; do
   corpus=tests/fuzz/corpus/${name#fuzz_}
   work=$(mktemp -d)
   [[ -d $corpus ]] && cp -r "$corpus"/. "$work"/
-  step "$name (${FUZZ_SECONDS:-10} s)" "$target" -max_total_time="${FUZZ_SECONDS:-10}" \
+  step "$name (${FUZZ_SECONDS:-5} s)" "$target" -max_total_time="${FUZZ_SECONDS:-5}" \
     -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 "$work"
   rm -rf "$work"
 done
