@@ -8,7 +8,7 @@
 // ones before it shows js/block-steps.js's float64 recomputation against the engine.
 import { blockSelfChecks } from '../../../js/block-steps.js';
 import { kvGroups } from '../model-family.js';
-import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
+import { tokenName } from '../pickers.js';
 import { headHue, l2 } from '../vector-strip.js';
 import { blockShell, note } from './block-shell.js';
 
@@ -16,16 +16,13 @@ const HEADS_SHOWN = 4;  // heads drawn one by one before "… n more"
 
 export function createLlamaBlock(host, app) {
   const shell = blockShell(host, app);
-  const { bar, body, section, check, strip } = shell;
+  const { body, section, check, strip } = shell;
   let last = null;
 
   function render() {
     const { t, state, result, info } = app;
-    bar.replaceChildren(layerHeadPickers(app, { head: false }), queryPicker(app));
     const tr = result.trace;
-    if (!tr) {
-      shell.start();
-      body.append(note(t('blockNeedsTrace')));
+    if (!shell.begin(tr)) {
       last = null;
       return;
     }

@@ -9,7 +9,7 @@
 // engine. The result on screen is the decoder's here (seq2seq-run.js kindShown).
 import { activationKind, seq2seqSelfChecks } from '../../../js/block-steps.js';
 import { cssColour, sequential } from '../colormap.js';
-import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
+import { tokenName } from '../pickers.js';
 import { readable } from '../seq2seq-run.js';
 import { l2 } from '../vector-strip.js';
 import { ACTIVATION_FORMULA } from './block.js';
@@ -26,18 +26,15 @@ export function largestEntries(v, n = TOP_ENTRIES) {
 
 export function createSeq2SeqBlock(host, app) {
   const shell = blockShell(host, app);
-  const { bar, body, section, check, strip } = shell;
+  const { body, section, check, strip } = shell;
   let last = null;
 
   function render() {
     const { t, state, info } = app;
     const r = app.result;
-    bar.replaceChildren(layerHeadPickers(app, { head: false }), queryPicker(app));
     const raw = r.seq2seq;
     const tr = raw.decoderTrace;
-    if (!tr) {
-      shell.start();
-      body.append(note(t('blockNeedsTrace')));
+    if (!shell.begin(tr)) {
       last = null;
       return;
     }

@@ -2,6 +2,7 @@
 // bar for the pickers above a column of titled steps, each step's colour strips of the engine's
 // numbers, and the "Check" line under a step that js/block-steps.js recomputed in float64. The
 // walks differ only in which steps they draw; this is where a step looks the same in all three.
+import { layerHeadPickers, queryPicker } from '../pickers.js';
 import { vectorStrip } from '../vector-strip.js';
 
 /** Largest float64-recomputed difference a check shows as agreeing (the engine is float32). */
@@ -15,7 +16,8 @@ export function note(text) {
 }
 
 /**
- * Builds the bar and the body in `host`. start(checks) begins a new drawing with the checks of
+ * Builds the bar and the body in `host`. begin(trace) puts the layer and query pickers in the bar
+ * and, when the run kept no trace, says so in the body and returns false. start(checks) begins a new drawing with the checks of
  * the token shown ({step, maxDiff}[]); section() appends a titled step, check() its Check line
  * when `step` was recomputed, strip() a vector's colour strip, layerNormStats() / rmsNormStats() a
  * norm step; shownChecks() the checks drawn.
@@ -39,8 +41,15 @@ export function blockShell(host, app) {
     s.append(p);
   }
 
-  return {
+  const shell = {
     bar, body,
+    begin(trace) {
+      bar.replaceChildren(layerHeadPickers(app, { head: false }), queryPicker(app));
+      if (trace) return true;
+      shell.start();
+      body.append(note(app.t('blockNeedsTrace')));
+      return false;
+    },
     start(list = []) {
       body.replaceChildren();
       checks = new Map(list.map((c) => [c.step, c.maxDiff]));
@@ -82,4 +91,5 @@ export function blockShell(host, app) {
     shownChecks: () => shown,
     allChecks: () => [...checks].map(([step, maxDiff]) => ({ step, maxDiff })),
   };
+  return shell;
 }

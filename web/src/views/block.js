@@ -8,7 +8,7 @@
 import { activationKind, blockSelfChecks } from '../../../js/block-steps.js';
 import { formulaSteps, headVector } from '../attention-math.js';
 import { causalKeyMask, isCausal } from '../causal-mask.js';
-import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
+import { tokenName } from '../pickers.js';
 import { headHue, l2 } from '../vector-strip.js';
 import { blockShell, note } from './block-shell.js';
 
@@ -22,16 +22,13 @@ export const ACTIVATION_FORMULA = {
 
 export function createBlock(host, app) {
   const shell = blockShell(host, app);
-  const { bar, body, section, check, strip } = shell;
+  const { body, section, check, strip } = shell;
   let last = null;
 
   function render() {
     const { t, state, result, info } = app;
-    bar.replaceChildren(layerHeadPickers(app, { head: false }), queryPicker(app));
     const tr = result.trace;
-    if (!tr) {
-      shell.start();
-      body.append(note(t('blockNeedsTrace')));
+    if (!shell.begin(tr)) {
       last = null;
       return;
     }
