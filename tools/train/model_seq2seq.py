@@ -178,8 +178,10 @@ class T5ForConditionalGeneration(nn.Module):
         d = sub.DenseReluDense
         return d.wo(self.drop(F.relu(d.wi(sub.layer_norm(x)))))
 
-    def decode(self, enc, src_mask, tgt_in, cross=None, self_attn=None):
-        """Logits (B, T, V) for decoder inputs tgt_in (decoder_start_token_id first)."""
+    def decode(self, enc, src_mask, tgt_in, cross=None, self_attn=None, rows=None):
+        """Logits (B, T, V) for decoder inputs tgt_in (decoder_start_token_id first); with rows (a
+        (B, T) bool mask), (N, V) for those positions only: training skips the vocabulary
+        projection, a fifth of a step, on padding."""
         T = tgt_in.shape[1]
         neg = torch.finfo(torch.float32).min
         causal = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
@@ -197,6 +199,8 @@ class T5ForConditionalGeneration(nn.Module):
             x = x + self.drop(a)
             x = x + self.drop(self.ff(blk.layer[2], x))
         x = self.drop(self.decoder.final_layer_norm(x))
+        if rows is not None:
+            x = x[rows]
         return (x * self.config.d_model ** -0.5) @ self.shared.weight.T
 
     def forward(self, src, src_mask, tgt_in):
