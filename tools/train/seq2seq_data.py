@@ -18,6 +18,10 @@
 # A sentence is kept when the rule moved at least one verb group, it has 5-30 words, and its
 # detokenized text tokenizes back into the same words (see seq2seq_tokenizer.py).
 # The split is brown.split_files(): held-out documents (every 10th file) are never trained on.
+# Training also gets windows of the longer training sentences (windows()): the rule is per clause,
+# so a run of whole clauses cut after punctuation is rewritten exactly as inside its sentence; they
+# add ~40% more pairs and are written apart (train_windows_words.jsonl), so the vocabulary is still
+# learned on whole sentences only.
 import json
 import os
 import sys
@@ -101,6 +105,41 @@ def reorder(tags):
     return perm, moved
 
 
+PUNCTUATION_TAGS = {".", ",", ":", "--", ")", "''", "'"}  # a window never ends on an opening quote or bracket
+
+
+def windows(tags):
+    """[(start, end)] spans of a sentence longer than MAX_WORDS, cut after closing punctuation into runs of
+    MIN_WORDS-MAX_WORDS words (pieces longer than that on their own are skipped)."""
+    cuts = [i + 1 for i, t in enumerate(tags[:-1]) if base_tag(t) in PUNCTUATION_TAGS] + [len(tags)]
+    spans, start, prev = [], 0, 0
+    for cut in cuts:
+        if cut - start > MAX_WORDS:
+            if MIN_WORDS <= prev - start:
+                spans.append((start, prev))
+            start = prev if cut - prev <= MAX_WORDS else cut
+        prev = cut
+    if MIN_WORDS <= len(tags) - start <= MAX_WORDS:
+        spans.append((start, len(tags)))
+    return spans
+
+
+def window_examples(files):
+    """Per window of a long sentence where the rule moves something: as examples() gives them."""
+    out = []
+    for name in files:
+        for sent in brown.read_sentences(name):
+            if len(sent) <= MAX_WORDS:
+                continue
+            for start, end in windows([t for _, t in sent]):
+                words = [w for w, _ in sent[start:end]]
+                tags = [t for _, t in sent[start:end]]
+                perm, moved = reorder(tags)
+                if moved:
+                    out.append({"doc": name, "words": words, "tags": tags, "perm": perm, "moved": moved})
+    return out
+
+
 def examples(files):
     """Per kept sentence: {"doc", "words", "tags", "perm", "moved"}; counts of what was dropped."""
     out, dropped = [], {"length": 0, "no_move": 0}
@@ -142,6 +181,12 @@ def main():
             with open(os.path.join(sys.argv[1], f"{split}_words.jsonl"), "w", encoding="utf-8") as f:
                 for e in examples(files)[0]:
                     f.write(json.dumps(e) + "\n")
+        wins = window_examples(train_files)
+        print(f"train windows: {len(wins)} from the sentences over {MAX_WORDS} words, "
+              f"{sum(len(e['words']) for e in wins)} words")
+        with open(os.path.join(sys.argv[1], "train_windows_words.jsonl"), "w", encoding="utf-8") as f:
+            for e in wins:
+                f.write(json.dumps(e) + "\n")
 
 
 if __name__ == "__main__":

@@ -7,8 +7,9 @@
 # Token alignment: a Brown word tokenizes to the same pieces in source and target, so target piece k
 # of word j comes from source piece k of word perm[j]; the target's </s> comes from the source's.
 # Indices count the source tokens as `attnscope tokenize` gives them (the trailing </s> included).
-#   python3 seq2seq_tokenizer.py WORK [VOCAB_SIZE]  (reads WORK/{train,held_out}_words.jsonl from
-#   seq2seq_data.py; writes WORK/tokenizer/tokenizer.json, WORK/{train,held_out}.jsonl)
+#   python3 seq2seq_tokenizer.py WORK [VOCAB_SIZE]  (reads WORK/{train,held_out}_words.jsonl and
+#   WORK/train_windows_words.jsonl from seq2seq_data.py; writes WORK/tokenizer/tokenizer.json,
+#   WORK/{train,held_out}.jsonl; the vocabulary comes from whole training sentences only)
 import json
 import os
 import sys
@@ -108,8 +109,11 @@ def main():
         json.dump({"tokenizer_class": "PreTrainedTokenizerFast", "do_lower_case": True, "model_max_length": 512,
                    "pad_token": "<pad>", "eos_token": "</s>", "unk_token": "<unk>"}, f, indent=2)
     wp = SharedWordPiece(vocab)
+    windows = os.path.join(work, "train_windows_words.jsonl")
     for split in ("train", "held_out"):
         exs = read_jsonl(os.path.join(work, f"{split}_words.jsonl"))
+        if split == "train" and os.path.exists(windows):
+            exs += read_jsonl(windows)
         enc = [x for x in (encode(e, wp) for e in exs) if x is not None]
         n_src = sum(len(x["src_ids"]) for x in enc)
         unk = sum(x["src_ids"].count(UNK) for x in enc)
