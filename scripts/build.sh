@@ -2,8 +2,9 @@
 # Builds the native engine, tests, tools and fuzz targets (build/native), and the WebAssembly
 # module plus the page and embed bundles (build/wasm → dist/).
 # Usage: scripts/build.sh [native|wasm|all]   (default all)
-#   wasm also builds the same modules with the GEMM on relaxed-SIMD FMA (build/wasm-relaxed →
-#   dist/attnscope-relaxed.wasm), which browsers with relaxed SIMD load instead.
+#   wasm also links the same modules with the GEMM on relaxed-SIMD FMA (build/wasm-relaxed →
+#   dist/attnscope-relaxed.wasm), which browsers with relaxed SIMD load instead, and the
+#   multi-threaded pair (build/wasm-mt, build/wasm-mt-relaxed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -21,28 +22,25 @@ fi
 if [[ $what == wasm || $what == all ]]; then
   # Debian's emcc runs its JS tools with Node and needs Debian's node modules (acorn).
   export NODE_PATH=/usr/share/nodejs
-  emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release \
-    -DEigen3_DIR=/usr/share/eigen3/cmake -DATTNSCOPE_TESTS=OFF >/dev/null
-  cmake --build build/wasm -j"$jobs"
-  # The relaxed-SIMD twin: clang 14 emits the pre-standard fma opcode, rewritten to the standard
-  # relaxed_madd (checked under Node's flag). Its JavaScript glue is the plain build's, byte for byte.
-  emcmake cmake -S . -B build/wasm-relaxed -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_RELAXED_SIMD=ON \
-    -DEigen3_DIR=/usr/share/eigen3/cmake -DATTNSCOPE_TESTS=OFF >/dev/null
-  cmake --build build/wasm-relaxed -j"$jobs"
-  node --experimental-wasm-relaxed-simd scripts/relaxed-simd-opcodes.mjs build/wasm-relaxed/*.wasm
-  cmp -s build/wasm/attnscope.mjs build/wasm-relaxed/attnscope.mjs ||
-    { echo "build/wasm and build/wasm-relaxed produced different attnscope.mjs glue" >&2; exit 1; }
-  # The multi-threaded twins (pthreads over a shared memory): Node and cross-origin isolated pages
-  # load them when more than one thread is asked for. Only the API module is built in these trees.
-  for variant in mt mt-relaxed; do
-    relaxed=OFF; [[ $variant == *relaxed ]] && relaxed=ON
-    emcmake cmake -S . -B build/wasm-$variant -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_THREADS=ON \
-      -DATTNSCOPE_RELAXED_SIMD=$relaxed -DEigen3_DIR=/usr/share/eigen3/cmake -DATTNSCOPE_TESTS=OFF >/dev/null
-    cmake --build build/wasm-$variant -j"$jobs" --target attnscope_wasm
+  # Two trees, single- and multi-threaded (pthreads over a shared memory: Node and cross-origin
+  # isolated pages load it when more than one thread is asked for; only the API module is built
+  # there). Each links its modules twice: SIMD128 in build/wasm[-mt] and, with the GEMM on
+  # relaxed-SIMD FMA and int8 dot products, in build/wasm[-mt]-relaxed (CMakeLists.txt compiles
+  # only the kernels twice). clang 14 emits pre-standard relaxed opcodes, rewritten to the standard
+  # ones (checked under Node's flag); the twins' JavaScript glue must be the same byte for byte.
+  for tree in wasm wasm-mt; do
+    threads=OFF targets=()
+    [[ $tree == wasm-mt ]] && threads=ON targets=(--target attnscope_wasm attnscope_wasm_relaxed)
+    emcmake cmake -S . -B build/$tree -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_THREADS=$threads \
+      -DATTNSCOPE_RELAXED_DIR="$PWD/build/$tree-relaxed" -DEigen3_DIR=/usr/share/eigen3/cmake \
+      -DATTNSCOPE_TESTS=OFF >/dev/null
+    cmake --build build/$tree -j"$jobs" "${targets[@]}"
+    node --experimental-wasm-relaxed-simd scripts/relaxed-simd-opcodes.mjs build/$tree-relaxed/*.wasm
+    for glue in build/$tree/*.mjs; do
+      cmp -s "$glue" "build/$tree-relaxed/$(basename "$glue")" ||
+        { echo "$glue and its relaxed-SIMD twin differ" >&2; exit 1; }
+    done
   done
-  node --experimental-wasm-relaxed-simd scripts/relaxed-simd-opcodes.mjs build/wasm-mt-relaxed/attnscope-mt.wasm
-  cmp -s build/wasm-mt/attnscope-mt.mjs build/wasm-mt-relaxed/attnscope-mt.mjs ||
-    { echo "build/wasm-mt and build/wasm-mt-relaxed produced different attnscope-mt.mjs glue" >&2; exit 1; }
   mkdir -p dist
   cp build/wasm/attnscope.mjs build/wasm/attnscope.wasm dist/
   cp build/wasm-relaxed/attnscope.wasm dist/attnscope-relaxed.wasm
