@@ -132,12 +132,20 @@ def window_examples(files):
             if len(sent) <= MAX_WORDS:
                 continue
             for start, end in windows([t for _, t in sent]):
-                words = [w for w, _ in sent[start:end]]
-                tags = [t for _, t in sent[start:end]]
-                perm, moved = reorder(tags)
-                if moved:
-                    out.append({"doc": name, "words": words, "tags": tags, "perm": perm, "moved": moved})
+                e = rewritten(name, sent[start:end])
+                if e is not None:
+                    out.append(e)
     return out
+
+
+def rewritten(name, sent):
+    """{"doc", "words", "tags", "perm", "moved"} of a (word, tag) list, or None where the rule
+    moves nothing."""
+    tags = [t for _, t in sent]
+    perm, moved = reorder(tags)
+    if not moved:
+        return None
+    return {"doc": name, "words": [w for w, _ in sent], "tags": tags, "perm": perm, "moved": moved}
 
 
 def examples(files):
@@ -145,16 +153,14 @@ def examples(files):
     out, dropped = [], {"length": 0, "no_move": 0}
     for name in files:
         for sent in brown.read_sentences(name):
-            words = [w for w, _ in sent]
-            tags = [t for _, t in sent]
-            if not MIN_WORDS <= len(words) <= MAX_WORDS:
+            if not MIN_WORDS <= len(sent) <= MAX_WORDS:
                 dropped["length"] += 1
                 continue
-            perm, moved = reorder(tags)
-            if not moved:
+            e = rewritten(name, sent)
+            if e is None:
                 dropped["no_move"] += 1
                 continue
-            out.append({"doc": name, "words": words, "tags": tags, "perm": perm, "moved": moved})
+            out.append(e)
     return out, dropped
 
 
