@@ -6,6 +6,10 @@
 #     against the diagonal baseline (target token i → source token min(i, S-1)); and the same for
 #     the layer-averaged attention: each decoder layer's cross-attention averaged over its heads,
 #     and the average over all layers and heads (what a reader sees before picking a head);
+#   - teacher-forced next-token accuracy, split at reorder points (target tokens whose source token
+#     is not the one after the previous target token's: where the rule's decisions are) and
+#     elsewhere (a greedy output is exact exactly when no teacher-forced step errs, so these are
+#     the mistakes greedy decoding starts from);
 #   - a reference check: the fp16 weights run through tests/fixtures/make_seq2seq_fixtures.py's
 #     independent t5_forward (float64) give the same logits and cross-attentions as model_seq2seq.
 #   python3 evaluate_seq2seq.py [FOLDER] [--limit N]
@@ -78,6 +82,8 @@ def main():
     layer_right = torch.zeros(L + 1)  # head-averaged attention of each layer, then of all layers
     layer_moved_right = torch.zeros(L + 1)
     diag_right = aligned = moved = 0
+    tf_right = [0, 0]  # teacher-forced next-token hits: [elsewhere, at reorder points]
+    tf_total = [0, 0]
     shown = 0
     for n, ex in enumerate(held):
         src = wp.encode_text(ex["source"])
@@ -98,7 +104,13 @@ def main():
         s = torch.tensor([src])
         mask = torch.ones_like(s, dtype=torch.bool)
         cross = []
-        model.decode(model.encode(s, mask), mask, torch.tensor([[c.decoder_start_token_id] + ref[:-1]]), cross=cross)
+        logits = model.decode(model.encode(s, mask), mask, torch.tensor([[c.decoder_start_token_id] + ref[:-1]]),
+                              cross=cross)
+        forced = logits[0].argmax(-1).tolist()
+        for i, t in enumerate(ref):
+            at_reorder = int(is_reorder_point(ex["alignment"], i))
+            tf_total[at_reorder] += 1
+            tf_right[at_reorder] += forced[i] == t
         argmax = torch.stack([x[0].argmax(-1) for x in cross])  # (L, H, T)
         per_layer = torch.stack([x[0].mean(0) for x in cross])  # (L, T, S): heads averaged
         averaged = torch.cat([per_layer, per_layer.mean(0, keepdim=True)]).argmax(-1)  # (L + 1, T)
@@ -115,6 +127,9 @@ def main():
                 layer_moved_right += (averaged[:, i] == a).float()
     print(f"held-out examples {len(held)}: greedy exact match {exact / len(held):.1%}, "
           f"greedy token accuracy {tok_right / tok_total:.1%} ({tok_total} tokens)")
+    print(f"teacher-forced token accuracy {sum(tf_right) / sum(tf_total):.1%}: at reorder points "
+          f"{tf_right[1] / max(1, tf_total[1]):.1%} ({tf_total[1]} tokens), elsewhere "
+          f"{tf_right[0] / max(1, tf_total[0]):.1%}")
     diag = diag_right / aligned
     acc = head_right / aligned
     print(f"alignment accuracy (cross-attention argmax == alignment, {aligned} target tokens); "
@@ -138,8 +153,20 @@ def main():
                       "layer_averaged_alignment": layer_acc[:L].tolist(),
                       "all_layers_averaged_alignment": layer_acc[L].item(),
                       "all_layers_averaged_alignment_moved": layer_moved[L].item(),
+                      "teacher_forced_accuracy": sum(tf_right) / sum(tf_total),
+                      "teacher_forced_accuracy_at_reorder_points": tf_right[1] / max(1, tf_total[1]),
                       "examples": len(held), "target_tokens": tok_total, "aligned_tokens": aligned,
                       "moved_tokens": moved}))
+
+
+def is_reorder_point(alignment, i):
+    """Whether target token i is where the output jumps: its source token is not the one after the
+    previous target token's (the first token counts when it is not the source's first; </s> and
+    other unaligned tokens are not reorder points)."""
+    if alignment[i] is None:
+        return False
+    previous = alignment[i - 1] if i > 0 else -1
+    return previous is None or alignment[i] != previous + 1
 
 
 def wp_decode(wp, ids):
