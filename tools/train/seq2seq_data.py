@@ -21,7 +21,10 @@
 # Training also gets windows of the longer training sentences (windows()): the rule is per clause,
 # so a run of whole clauses cut after punctuation is rewritten exactly as inside its sentence; they
 # add ~40% more pairs and are written apart (train_windows_words.jsonl), so the vocabulary is still
-# learned on whole sentences only.
+# learned on whole sentences only. So are the training sentences where the rule moves nothing
+# (train_unmoved_words.jsonl: target = source): a model that only ever saw moves moved verb groups
+# the rule leaves alone ("the streetcar was late": an adjective is no object), in half of such
+# held-out sentences.
 import json
 import os
 import sys
@@ -133,35 +136,32 @@ def window_examples(files):
                 continue
             for start, end in windows([t for _, t in sent]):
                 e = rewritten(name, sent[start:end])
-                if e is not None:
+                if e["moved"]:
                     out.append(e)
     return out
 
 
 def rewritten(name, sent):
-    """{"doc", "words", "tags", "perm", "moved"} of a (word, tag) list, or None where the rule
-    moves nothing."""
+    """{"doc", "words", "tags", "perm", "moved"} of a (word, tag) list ("moved" 0 where the rule
+    moves nothing: perm is then the identity)."""
     tags = [t for _, t in sent]
     perm, moved = reorder(tags)
-    if not moved:
-        return None
     return {"doc": name, "words": [w for w, _ in sent], "tags": tags, "perm": perm, "moved": moved}
 
 
 def examples(files):
-    """Per kept sentence: {"doc", "words", "tags", "perm", "moved"}; counts of what was dropped."""
-    out, dropped = [], {"length": 0, "no_move": 0}
+    """The sentences of MIN_WORDS-MAX_WORDS words, each {"doc", "words", "tags", "perm", "moved"}:
+    (those where the rule moved something, those where it moved nothing, how many were too short or
+    too long)."""
+    moved, unmoved, wrong_length = [], [], 0
     for name in files:
         for sent in brown.read_sentences(name):
             if not MIN_WORDS <= len(sent) <= MAX_WORDS:
-                dropped["length"] += 1
+                wrong_length += 1
                 continue
             e = rewritten(name, sent)
-            if e is None:
-                dropped["no_move"] += 1
-                continue
-            out.append(e)
-    return out, dropped
+            (moved if e["moved"] else unmoved).append(e)
+    return moved, unmoved, wrong_length
 
 
 def texts(ex):
@@ -171,11 +171,13 @@ def texts(ex):
 
 def main():
     train_files, held_files = brown.split_files()
+    splits = {}
     for split, files in (("train", train_files), ("held_out", held_files)):
-        exs, dropped = examples(files)
+        exs, unmoved, wrong_length = examples(files)
+        splits[split] = exs, unmoved
         crossing = sum(1 for e in exs if e["perm"] != sorted(e["perm"]))
-        print(f"{split}: {len(files)} documents, {len(exs)} sentences kept (dropped: {dropped['length']} "
-              f"outside {MIN_WORDS}-{MAX_WORDS} words, {dropped['no_move']} where the rule moves nothing); "
+        print(f"{split}: {len(files)} documents, {len(exs)} sentences kept (dropped: {wrong_length} "
+              f"outside {MIN_WORDS}-{MAX_WORDS} words, {len(unmoved)} where the rule moves nothing); "
               f"{sum(e['moved'] for e in exs)} verb groups moved, {crossing} non-monotonic")
         if split == "held_out":
             for e in exs[:: max(1, len(exs) // 10)][:10]:
@@ -183,16 +185,18 @@ def main():
                 print(f"  {src}\n  → {tgt}\n    word alignment {e['perm']}")
     if len(sys.argv) > 1:
         os.makedirs(sys.argv[1], exist_ok=True)
-        for split, files in (("train", train_files), ("held_out", held_files)):
-            with open(os.path.join(sys.argv[1], f"{split}_words.jsonl"), "w", encoding="utf-8") as f:
-                for e in examples(files)[0]:
-                    f.write(json.dumps(e) + "\n")
         wins = window_examples(train_files)
         print(f"train windows: {len(wins)} from the sentences over {MAX_WORDS} words, "
               f"{sum(len(e['words']) for e in wins)} words")
-        with open(os.path.join(sys.argv[1], "train_windows_words.jsonl"), "w", encoding="utf-8") as f:
-            for e in wins:
-                f.write(json.dumps(e) + "\n")
+        for name, exs in (("train_words", splits["train"][0]), ("held_out_words", splits["held_out"][0]),
+                          ("train_windows_words", wins), ("train_unmoved_words", splits["train"][1])):
+            write_jsonl(os.path.join(sys.argv[1], name + ".jsonl"), exs)
+
+
+def write_jsonl(path, exs):
+    with open(path, "w", encoding="utf-8") as f:
+        for e in exs:
+            f.write(json.dumps(e) + "\n")
 
 
 if __name__ == "__main__":

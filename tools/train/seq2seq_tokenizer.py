@@ -8,8 +8,9 @@
 # of word j comes from source piece k of word perm[j]; the target's </s> comes from the source's.
 # Indices count the source tokens as `attnscope tokenize` gives them (the trailing </s> included).
 #   python3 seq2seq_tokenizer.py WORK [VOCAB_SIZE]  (reads WORK/{train,held_out}_words.jsonl and
-#   WORK/train_windows_words.jsonl from seq2seq_data.py; writes WORK/tokenizer/tokenizer.json,
-#   WORK/{train,held_out}.jsonl; the vocabulary comes from whole training sentences only)
+#   the training-only WORK/train_{windows,unmoved}_words.jsonl from seq2seq_data.py; writes
+#   WORK/tokenizer/tokenizer.json, WORK/{train,held_out}.jsonl; the vocabulary comes from the whole
+#   training sentences where the rule moved something, as it did before the other two existed)
 import json
 import os
 import sys
@@ -97,6 +98,9 @@ def read_jsonl(path):
         return [json.loads(line) for line in f]
 
 
+TRAINING_ONLY = ("train_windows_words", "train_unmoved_words")  # seq2seq_data.py's extra training pairs
+
+
 def main():
     work = sys.argv[1]
     vocab_size = int(sys.argv[2]) if len(sys.argv) > 2 else 4096
@@ -109,11 +113,13 @@ def main():
         json.dump({"tokenizer_class": "PreTrainedTokenizerFast", "do_lower_case": True, "model_max_length": 512,
                    "pad_token": "<pad>", "eos_token": "</s>", "unk_token": "<unk>"}, f, indent=2)
     wp = SharedWordPiece(vocab)
-    windows = os.path.join(work, "train_windows_words.jsonl")
     for split in ("train", "held_out"):
         exs = read_jsonl(os.path.join(work, f"{split}_words.jsonl"))
-        if split == "train" and os.path.exists(windows):
-            exs += read_jsonl(windows)
+        if split == "train":
+            for extra in TRAINING_ONLY:
+                path = os.path.join(work, f"{extra}.jsonl")
+                if os.path.exists(path):
+                    exs += read_jsonl(path)
         enc = [x for x in (encode(e, wp) for e in exs) if x is not None]
         n_src = sum(len(x["src_ids"]) for x in enc)
         unk = sum(x["src_ids"].count(UNK) for x in enc)
