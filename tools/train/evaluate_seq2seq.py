@@ -10,6 +10,8 @@
 #     is not the one after the previous target token's: where the rule's decisions are) and
 #     elsewhere (a greedy output is exact exactly when no teacher-forced step errs, so these are
 #     the mistakes greedy decoding starts from);
+#   - the held-out documents' sentences where the rule moves nothing (not in heldout.jsonl): the
+#     share whose greedy output is the source unchanged, as it should be;
 #   - a reference check: the fp16 weights run through tests/fixtures/make_seq2seq_fixtures.py's
 #     independent t5_forward (float64) give the same logits and cross-attentions as model_seq2seq.
 #   python3 evaluate_seq2seq.py [FOLDER] [--limit N]
@@ -24,7 +26,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+import brown  # noqa: E402
 import safetensors_io  # noqa: E402
+import seq2seq_data  # noqa: E402
 from model_seq2seq import T5Config, T5ForConditionalGeneration  # noqa: E402
 from seq2seq_tokenizer import SharedWordPiece  # noqa: E402
 
@@ -70,6 +74,7 @@ def main():
     p.add_argument("folder", nargs="?", default=os.path.join(ROOT, "build", "train-seq2seq", "export"))
     p.add_argument("--limit", type=int, default=0, help="evaluate the first N examples only")
     p.add_argument("--show", type=int, default=5, help="greedy outputs to print")
+    p.add_argument("--unmoved", type=int, default=500, help="held-out sentences the rule leaves alone to check")
     args = p.parse_args()
     model, wp, held, hf, tensors = load(args.folder)
     if args.limit:
@@ -130,6 +135,9 @@ def main():
     print(f"teacher-forced token accuracy {sum(tf_right) / sum(tf_total):.1%}: at reorder points "
           f"{tf_right[1] / max(1, tf_total[1]):.1%} ({tf_total[1]} tokens), elsewhere "
           f"{tf_right[0] / max(1, tf_total[0]):.1%}")
+    unchanged, n_unmoved = unmoved_kept(model, wp, args.unmoved)
+    print(f"held-out sentences where the rule moves nothing: greedy output unchanged in "
+          f"{unchanged / max(1, n_unmoved):.1%} of {n_unmoved}")
     diag = diag_right / aligned
     acc = head_right / aligned
     print(f"alignment accuracy (cross-attention argmax == alignment, {aligned} target tokens); "
@@ -155,8 +163,32 @@ def main():
                       "all_layers_averaged_alignment_moved": layer_moved[L].item(),
                       "teacher_forced_accuracy": sum(tf_right) / sum(tf_total),
                       "teacher_forced_accuracy_at_reorder_points": tf_right[1] / max(1, tf_total[1]),
+                      "unmoved_unchanged": unchanged / max(1, n_unmoved),
                       "examples": len(held), "target_tokens": tok_total, "aligned_tokens": aligned,
                       "moved_tokens": moved}))
+
+
+@torch.no_grad()
+def unmoved_kept(model, wp, limit):
+    """(how many, of how many) held-out sentences where the rule moves nothing come out unchanged
+    (evenly spread over the held-out documents). A greedy output equals the reference exactly when
+    no teacher-forced step errs, so one teacher-forced pass per sentence decides it."""
+    sentences = []
+    for name in brown.split_files()[1]:
+        for sent in brown.read_sentences(name):
+            if seq2seq_data.MIN_WORDS <= len(sent) <= seq2seq_data.MAX_WORDS \
+                    and not seq2seq_data.rewritten(name, sent)["moved"]:
+                sentences.append(brown.detokenize([w for w, _ in sent]))
+    sentences = sentences[::max(1, len(sentences) // max(1, limit))][:limit]
+    start = model.config.decoder_start_token_id
+    kept = 0
+    for text in sentences:
+        ids = wp.encode_text(text)
+        s = torch.tensor([ids])
+        mask = torch.ones_like(s, dtype=torch.bool)
+        logits = model.decode(model.encode(s, mask), mask, torch.tensor([[start] + ids[:-1]]))
+        kept += logits[0].argmax(-1).tolist() == ids
+    return kept, len(sentences)
 
 
 def is_reorder_point(alignment, i):
