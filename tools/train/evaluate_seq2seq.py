@@ -106,12 +106,8 @@ def main():
         if shown < args.show:
             print(f"  source  {ex['source']}\n  target  {ex['target']}\n  greedy  {wp_decode(wp, out)}")
             shown += 1
-        s = torch.tensor([src])
-        mask = torch.ones_like(s, dtype=torch.bool)
         cross = []
-        logits = model.decode(model.encode(s, mask), mask, torch.tensor([[c.decoder_start_token_id] + ref[:-1]]),
-                              cross=cross)
-        forced = logits[0].argmax(-1).tolist()
+        forced = teacher_forced(model, src, ref, cross)[0].argmax(-1).tolist()
         for i, t in enumerate(ref):
             at_reorder = int(is_reorder_point(ex["alignment"], i))
             tf_total[at_reorder] += 1
@@ -173,22 +169,22 @@ def unmoved_kept(model, wp, limit):
     """(how many, of how many) held-out sentences where the rule moves nothing come out unchanged
     (evenly spread over the held-out documents). A greedy output equals the reference exactly when
     no teacher-forced step errs, so one teacher-forced pass per sentence decides it."""
-    sentences = []
-    for name in brown.split_files()[1]:
-        for sent in brown.read_sentences(name):
-            if seq2seq_data.MIN_WORDS <= len(sent) <= seq2seq_data.MAX_WORDS \
-                    and not seq2seq_data.rewritten(name, sent)["moved"]:
-                sentences.append(brown.detokenize([w for w, _ in sent]))
-    sentences = sentences[::max(1, len(sentences) // max(1, limit))][:limit]
-    start = model.config.decoder_start_token_id
+    unmoved = seq2seq_data.examples(brown.split_files()[1])[1]
+    unmoved = unmoved[::max(1, len(unmoved) // max(1, limit))][:limit]
     kept = 0
-    for text in sentences:
-        ids = wp.encode_text(text)
-        s = torch.tensor([ids])
-        mask = torch.ones_like(s, dtype=torch.bool)
-        logits = model.decode(model.encode(s, mask), mask, torch.tensor([[start] + ids[:-1]]))
-        kept += logits[0].argmax(-1).tolist() == ids
-    return kept, len(sentences)
+    for e in unmoved:
+        ids = wp.encode_text(seq2seq_data.texts(e)[0])
+        kept += teacher_forced(model, ids, ids)[0].argmax(-1).tolist() == ids
+    return kept, len(unmoved)
+
+
+def teacher_forced(model, src, ref, cross=None):
+    """Logits (1, T, V) of the decoder fed decoder_start_token_id and ref[:-1], on source ids src;
+    cross collects the cross-attentions when given."""
+    s = torch.tensor([src])
+    mask = torch.ones_like(s, dtype=torch.bool)
+    tgt_in = torch.tensor([[model.config.decoder_start_token_id] + ref[:-1]])
+    return model.decode(model.encode(s, mask), mask, tgt_in, cross=cross)
 
 
 def is_reorder_point(alignment, i):
