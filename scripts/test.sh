@@ -10,15 +10,31 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh || { echo "setup failed"; exit 1; }
 
-passed=0; failed=0; failures=()
+# Each step's output is also kept in a log, so the summary at the end can repeat which tests failed
+# and why: a CI transcript is often read from its tail, far below the failure.
+logs=$(mktemp -d)
+passed=0; failed=0; failures=() failure_logs=()
 step() {  # step NAME COMMAND...
   local name=$1; shift
   echo; echo "=== $name"
-  local t0=$SECONDS
-  if "$@"; then
+  local t0=$SECONDS log="$logs/$((passed + failed)).log"
+  if "$@" 2>&1 | tee "$log"; then
     passed=$((passed + 1)); echo "=== $name: ok ($((SECONDS - t0)) s)"
   else
     failed=$((failed + 1)); failures+=("$name"); echo "=== $name: FAILED ($((SECONDS - t0)) s)"
+    failure_logs+=("$log")
+  fi
+}
+# The failed tests of a node:test (TAP) log, each with the first line of its error; other logs'
+# last lines.
+summarize_failure() {
+  if grep -q '^ *not ok ' "$1"; then
+    # a multi-line error (error: |-) is printed with its next four lines
+    awk '/^ *not ok /{print; want=1; next}
+         want && /^ *error: /{print; more = /error: [|>]/ ? 4 : 0; want=0; next}
+         more > 0 {print; more--}' "$1" | cut -c1-400 | head -80
+  else
+    tail -n 15 "$1"
   fi
 }
 has_files() { compgen -G "$1" >/dev/null; }
@@ -75,4 +91,10 @@ done
 
 echo
 echo "steps: $passed passed, $failed failed"
-if ((failed)); then printf '  failed: %s\n' "${failures[@]}"; exit 1; fi
+if ((failed)); then
+  for i in "${!failures[@]}"; do
+    echo "  failed: ${failures[$i]}"
+    summarize_failure "${failure_logs[$i]}" | sed 's/^/    /'
+  done
+  exit 1
+fi

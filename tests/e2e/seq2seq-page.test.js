@@ -30,7 +30,13 @@ async function openFolder(p) {
   const runs = await p.evaluate(() => window.__attnscope.runsDone);
   await p.locator('#model-select').selectOption('__local');
   await p.locator('#folder-input').setInputFiles(FOLDER);
-  await p.waitForFunction((r) => window.__attnscope.runsDone > r && window.__attnscope.info?.kind === 'encoder-decoder', runs, { timeout: 60000 });
+  await p.waitForFunction((r) => window.__attnscope.runsDone > r && window.__attnscope.info?.kind === 'encoder-decoder', runs, { timeout: 60000 })
+    .catch(async (e) => {   // say where the load stood
+      const at = await p.evaluate(() => ({ runsDone: window.__attnscope.runsDone, status: document.body.dataset.status,
+        kind: window.__attnscope.info?.kind, progress: document.querySelector('#progress-row').hidden ? null : document.querySelector('#progress-text').textContent,
+        error: document.querySelector('#model-error').textContent }));
+      throw new Error(`${e.message} (runs before ${runs}; now ${JSON.stringify(at)})`);
+    });
   await waitForRuns(p, runs + 1);
 }
 

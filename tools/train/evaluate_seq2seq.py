@@ -1,6 +1,9 @@
 # Evaluates an exported encoder-decoder folder (train_seq2seq.py's export) on its heldout.jsonl:
 #   - greedy decoding (decoder_start_token_id, argmax to </s>): exact match of the whole target,
-#     and token accuracy (greedy token i == reference token i, over the reference's tokens incl. </s>);
+#     and token accuracy (greedy token i == reference token i, over the reference's tokens incl. </s>:
+#     the issue's figure; one dropped or doubled token shifts every later one), and beside it the
+#     edit-distance token accuracy (1 - Levenshtein distance / reference tokens, as word accuracy is
+#     1 - WER), which counts such a slip once;
 #   - per-head alignment accuracy: with the reference target teacher-forced, the share of target
 #     tokens whose cross-attention argmax over the source is alignment[i], for every (layer, head);
 #     against the diagonal baseline (target token i → source token min(i, S-1)); and the same for
@@ -81,7 +84,7 @@ def main():
         held = held[:args.limit]
     c = model.config
     L, H = c.num_decoder_layers, c.num_heads
-    exact = tok_right = tok_total = 0
+    exact = tok_right = tok_total = tok_edits = 0
     head_right = torch.zeros(L, H)
     moved_right = torch.zeros(L, H)  # on the target tokens that align off the diagonal (a != i)
     layer_right = torch.zeros(L + 1)  # head-averaged attention of each layer, then of all layers
@@ -103,6 +106,7 @@ def main():
         exact += out == ref
         tok_right += sum(1 for i, t in enumerate(ref) if i < len(out) and out[i] == t)
         tok_total += len(ref)
+        tok_edits += edit_distance(out, ref)
         if shown < args.show:
             print(f"  source  {ex['source']}\n  target  {ex['target']}\n  greedy  {wp_decode(wp, out)}")
             shown += 1
@@ -127,7 +131,8 @@ def main():
                 moved_right += (argmax[:, :, i] == a).float()
                 layer_moved_right += (averaged[:, i] == a).float()
     print(f"held-out examples {len(held)}: greedy exact match {exact / len(held):.1%}, "
-          f"greedy token accuracy {tok_right / tok_total:.1%} ({tok_total} tokens)")
+          f"greedy token accuracy {tok_right / tok_total:.1%} ({tok_total} tokens; by edit distance "
+          f"{1 - tok_edits / tok_total:.1%})")
     print(f"teacher-forced token accuracy {sum(tf_right) / sum(tf_total):.1%}: at reorder points "
           f"{tf_right[1] / max(1, tf_total[1]):.1%} ({tf_total[1]} tokens), elsewhere "
           f"{tf_right[0] / max(1, tf_total[0]):.1%}")
@@ -152,6 +157,7 @@ def main():
         f"  all layers {layer_acc[L]:.1%} (moved {layer_moved[L]:.1%}): "
         f"{100 * (layer_acc[L].item() - diag):+.1f} points over the diagonal")
     print(json.dumps({"exact_match": exact / len(held), "token_accuracy": tok_right / tok_total,
+                      "edit_distance_token_accuracy": 1 - tok_edits / tok_total,
                       "diagonal_baseline": diag, "best_head": [l, h], "best_head_alignment": best,
                       "best_head_alignment_moved": (moved_right[l, h] / max(1, moved)).item(),
                       "layer_averaged_alignment": layer_acc[:L].tolist(),
@@ -185,6 +191,16 @@ def teacher_forced(model, src, ref, cross=None):
     mask = torch.ones_like(s, dtype=torch.bool)
     tgt_in = torch.tensor([[model.config.decoder_start_token_id] + ref[:-1]])
     return model.decode(model.encode(s, mask), mask, tgt_in, cross=cross)
+
+
+def edit_distance(a, b):
+    """Levenshtein distance between two token lists (insertions, deletions, substitutions)."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        diagonal, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (x != y))
+    return row[-1]
 
 
 def is_reorder_point(alignment, i):
