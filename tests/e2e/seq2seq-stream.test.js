@@ -103,7 +103,10 @@ async function assertFinalEqualsStreamed(page, log, which) {
     });
   }
   console.log(`# ${which}: ${log.length} streamed states vs the final run, worst difference ${worst}`);
-  assert.ok(worst <= 1e-6, `streamed vs final run: ${worst}`);
+  // Equal to float32 rounding: a streamed row comes from the cached one-row step, the final run's
+  // from the whole target at once (other GEMM shapes, other summation orders); the step-21,225
+  // weights differ by 1.5e-6 at most. A stale or shifted row would differ by ~0.1.
+  assert.ok(worst <= 1e-5, `streamed vs final run: ${worst}`);
   return final;
 }
 
