@@ -13,12 +13,13 @@ bash scripts/setup.sh || { echo "setup failed"; exit 1; }
 # Each step's output is also kept in a log, so the summary at the end can repeat which tests failed
 # and why: a CI transcript is often read from its tail, far below the failure.
 logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 passed=0; failed=0; failures=() failure_logs=()
 step() {  # step NAME COMMAND...
   local name=$1; shift
   echo; echo "=== $name"
   local t0=$SECONDS log="$logs/$((passed + failed)).log"
-  if "$@" 2>&1 | tee "$log"; then
+  if "$@" 2>&1 | tee "$log"; then   # the command's status, not tee's (pipefail, above)
     passed=$((passed + 1)); echo "=== $name: ok ($((SECONDS - t0)) s)"
   else
     failed=$((failed + 1)); failures+=("$name"); echo "=== $name: FAILED ($((SECONDS - t0)) s)"
