@@ -25,14 +25,21 @@
 # (train_unmoved_words.jsonl: target = source): a model that only ever saw moves moved verb groups
 # the rule leaves alone ("the streetcar was late": an adjective is no object), in half of such
 # held-out sentences.
+# And copies of all those pairs whose open-class words are swapped for others the training documents
+# tag the same way (substituted()): the rule reads tags only, so each copy's rewrite is exact, and the
+# model meets its verbs and nominals in new company (it must read a word's role from its context, not
+# remember the sentence) and copies rare words' pieces in every position.
 import json
 import os
+import random
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 import brown  # noqa: E402
 
 MIN_WORDS, MAX_WORDS = 5, 30
+SUBSTITUTED_COPIES = 3
 BOUNDARY_TAGS = {".", ",", ":", "--", "(", ")", "``", "''", "'", "cc", "cs",
                  "wdt", "wps", "wpo", "wp$", "wql", "wrb"}
 VERB_PREFIXES = ("vb", "be", "hv", "do", "md")
@@ -164,6 +171,39 @@ def examples(files):
     return moved, unmoved, wrong_length
 
 
+SUBSTITUTABLE_PREFIXES = ("nn", "np", "jj", "vb", "rb", "cd")  # open classes; be/hv/do/md stay
+SUBSTITUTE_P = 0.25  # per open-class word of a copy
+PLAIN_WORD = re.compile(r"^(?:[A-Za-z]+|[0-9]+)$")  # replacements the detokenizer treats as words
+
+
+def tag_lexicon(files):
+    """{Brown tag: [word, ... one per occurrence]} of the plain words the documents tag so."""
+    lexicon = {}
+    for name in files:
+        for sent in brown.read_sentences(name):
+            for w, t in sent:
+                if PLAIN_WORD.match(w) and base_tag(t).startswith(SUBSTITUTABLE_PREFIXES):
+                    lexicon.setdefault(t, []).append(w)
+    return lexicon
+
+
+def substituted(exs, lexicon, copies, seed=0):
+    """copies of every example whose open-class words are each, with probability SUBSTITUTE_P, swapped
+    for a word the lexicon has under the same tag: half the time drawn by frequency, half by type (so
+    rare words come up). Tags, perm and moved are the original's: the rule reads tags only."""
+    rng = random.Random(seed)
+    types = {t: sorted(set(ws)) for t, ws in lexicon.items()}
+    out = []
+    for _ in range(copies):
+        for e in exs:
+            words = list(e["words"])
+            for i, t in enumerate(e["tags"]):
+                if t in lexicon and rng.random() < SUBSTITUTE_P:
+                    words[i] = rng.choice(lexicon[t] if rng.random() < 0.5 else types[t])
+            out.append({**e, "words": words})
+    return out
+
+
 def texts(ex):
     """(source text, target text) as a user would type them."""
     return brown.detokenize(ex["words"]), brown.detokenize([ex["words"][i] for i in ex["perm"]])
@@ -188,8 +228,11 @@ def main():
         wins = window_examples(train_files)
         print(f"train windows: {len(wins)} from the sentences over {MAX_WORDS} words, "
               f"{sum(len(e['words']) for e in wins)} words")
+        subs = substituted(splits["train"][0] + wins + splits["train"][1], tag_lexicon(train_files), SUBSTITUTED_COPIES)
+        print(f"train substituted copies: {len(subs)} ({SUBSTITUTED_COPIES} of each training pair)")
         for name, exs in (("train_words", splits["train"][0]), ("held_out_words", splits["held_out"][0]),
-                          ("train_windows_words", wins), ("train_unmoved_words", splits["train"][1])):
+                          ("train_windows_words", wins), ("train_unmoved_words", splits["train"][1]),
+                          ("train_substituted_words", subs)):
             write_jsonl(os.path.join(sys.argv[1], name + ".jsonl"), exs)
 
 

@@ -8,7 +8,7 @@
 # of word j comes from source piece k of word perm[j]; the target's </s> comes from the source's.
 # Indices count the source tokens as `attnscope tokenize` gives them (the trailing </s> included).
 #   python3 seq2seq_tokenizer.py WORK [VOCAB_SIZE]  (reads WORK/{train,held_out}_words.jsonl and
-#   the training-only WORK/train_{windows,unmoved}_words.jsonl from seq2seq_data.py; writes
+#   the training-only WORK/train_{windows,unmoved,substituted}_words.jsonl from seq2seq_data.py; writes
 #   WORK/tokenizer/tokenizer.json, WORK/{train,held_out}.jsonl; the vocabulary comes from the whole
 #   training sentences where the rule moved something, as it did before the other two existed)
 import json
@@ -98,7 +98,7 @@ def read_jsonl(path):
         return [json.loads(line) for line in f]
 
 
-TRAINING_ONLY = ("train_windows_words", "train_unmoved_words")  # seq2seq_data.py's extra training pairs
+TRAINING_ONLY = ("train_windows_words", "train_unmoved_words", "train_substituted_words")  # seq2seq_data.py's extra training pairs
 
 
 def main():

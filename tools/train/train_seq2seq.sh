@@ -12,11 +12,13 @@
 #   RANKS (default 2) the processes the batch is split over: 1 on a machine whose other core is
 #   busy (two ranks wait for each other at every step, so one busy core stalls both).
 #   SKIP_TRAIN=1 reruns data, tokenizer and evaluation only.
+#   WORK (default build/train-seq2seq): data, logs and checkpoint; another one for a second model
+#   (a grown one, grow_seq2seq.py) keeps the first's checkpoint.
 # Run it niced on a shared machine:  setsid nohup nice -n 19 tools/train/train_seq2seq.sh &
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=/usr/bin/python3  # Debian's python with torch 1.13
-WORK=build/train-seq2seq
+WORK=${WORK:-build/train-seq2seq}
 OUT=${OUT:-$WORK/export}
 export OMP_NUM_THREADS=1
 mkdir -p $WORK
