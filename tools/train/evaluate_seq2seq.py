@@ -39,8 +39,7 @@ from seq2seq_tokenizer import SharedWordPiece  # noqa: E402
 def load(folder):
     with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
         hf = json.load(f)
-    fields = T5Config.__dataclass_fields__
-    config = T5Config(**{k: v for k, v in hf.items() if k in fields})
+    config = T5Config.from_hf_json(hf)
     config.dropout_rate = 0.0
     model = T5ForConditionalGeneration(config)
     tensors = safetensors_io.load(os.path.join(folder, "model.safetensors"))

@@ -12,6 +12,7 @@
 # starts a fresh schedule (warm-up included).
 #   python3 grow_seq2seq.py SRC_FOLDER DST_FOLDER [--encoder-layers 3] [--d-ff 384]
 import argparse
+import dataclasses
 import json
 import os
 import shutil
@@ -35,11 +36,12 @@ def grow(tensors, old, new):
     for name, value in tensors.items():
         value = value.float()
         if name.endswith("DenseReluDense.wi.weight"):
-            keep = ff_units(tensors, name, new.d_ff, dropped)
+            wo_name = name.replace(".wi.", ".wo.")
+            keep = ff_units(value, tensors[wo_name].float(), new.d_ff, dropped)
             value = value[keep]
+            state[wo_name] = tensors[wo_name].float()[:, keep]  # the same units' output columns
         elif name.endswith("DenseReluDense.wo.weight"):
-            keep = ff_units(tensors, name.replace(".wo.", ".wi."), new.d_ff, None)
-            value = value[:, keep]
+            continue  # cut with its wi, above
         if state[name].shape != value.shape:
             raise ValueError(f"{name}: {tuple(value.shape)} does not fit {tuple(state[name].shape)}")
         state[name] = value
@@ -52,14 +54,12 @@ def grow(tensors, old, new):
     return state
 
 
-def ff_units(tensors, wi_name, d_ff, dropped):
-    """Sorted indices of the d_ff units of a feed-forward with the largest |wi row| x |wo column|."""
-    wi = tensors[wi_name].float()
-    wo = tensors[wi_name.replace(".wi.", ".wo.")].float()
+def ff_units(wi, wo, d_ff, dropped):
+    """Sorted indices of the d_ff units of a feed-forward with the largest |wi row| x |wo column|
+    (the share of that sum the others had is appended to dropped)."""
     weight = wi.norm(dim=1) * wo.norm(dim=0)
     keep = weight.topk(d_ff).indices.sort().values
-    if dropped is not None:
-        dropped.append(1 - (weight[keep].sum() / weight.sum()).item())
+    dropped.append(1 - (weight[keep].sum() / weight.sum()).item())
     return keep
 
 
@@ -72,12 +72,11 @@ def main():
     args = p.parse_args()
     with open(os.path.join(args.src, "config.json"), encoding="utf-8") as f:
         hf = json.load(f)
-    fields = T5Config.__dataclass_fields__
-    old = T5Config(**{k: v for k, v in hf.items() if k in fields})
+    old = T5Config.from_hf_json(hf)
     if args.encoder_layers < old.num_layers or args.d_ff > old.d_ff:
         raise SystemExit(f"grow only: {old.num_layers} encoder blocks, d_ff {old.d_ff} → "
                          f"{args.encoder_layers}, {args.d_ff}")
-    new = T5Config(**{**{k: getattr(old, k) for k in fields}, "num_layers": args.encoder_layers, "d_ff": args.d_ff})
+    new = dataclasses.replace(old, num_layers=args.encoder_layers, d_ff=args.d_ff)
     torch.manual_seed(0)
     state = grow(safetensors_io.load(os.path.join(args.src, "model.safetensors")), old, new)
     os.makedirs(args.dst, exist_ok=True)

@@ -32,6 +32,11 @@ class T5Config:
     eos_token_id: int = 1
     decoder_start_token_id: int = 0
 
+    @classmethod
+    def from_hf_json(cls, d):
+        """The fields this T5 has, from a config.json (the rest of it is to_hf_json's constants)."""
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
+
     def to_hf_json(self):
         d = asdict(self)
         d.update({"architectures": ["T5ForConditionalGeneration"], "model_type": "t5", "feed_forward_proj": "relu",

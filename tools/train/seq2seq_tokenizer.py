@@ -10,7 +10,7 @@
 #   python3 seq2seq_tokenizer.py WORK [VOCAB_SIZE]  (reads WORK/{train,held_out}_words.jsonl and
 #   the training-only WORK/train_{windows,unmoved,substituted}_words.jsonl from seq2seq_data.py; writes
 #   WORK/tokenizer/tokenizer.json, WORK/{train,held_out}.jsonl; the vocabulary comes from the whole
-#   training sentences where the rule moved something, as it did before the other two existed)
+#   training sentences where the rule moved something, as it did before the training-only files existed)
 import json
 import os
 import sys
