@@ -23,6 +23,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import safetensors_io  # noqa: E402
+from export import write_json  # noqa: E402
 from model_seq2seq import T5Config, T5ForConditionalGeneration  # noqa: E402
 
 COPIED = ("tokenizer.json", "tokenizer_config.json", "heldout.jsonl")
@@ -37,9 +38,10 @@ def grow(tensors, old, new):
         value = value.float()
         if name.endswith("DenseReluDense.wi.weight"):
             wo_name = name.replace(".wi.", ".wo.")
-            keep = ff_units(value, tensors[wo_name].float(), new.d_ff, dropped)
+            wo = tensors[wo_name].float()
+            keep = ff_units(value, wo, new.d_ff, dropped)
             value = value[keep]
-            state[wo_name] = tensors[wo_name].float()[:, keep]  # the same units' output columns
+            state[wo_name] = wo[:, keep]  # the same units' output columns
         elif name.endswith("DenseReluDense.wo.weight"):
             continue  # cut with its wi, above
         if state[name].shape != value.shape:
@@ -83,9 +85,7 @@ def main():
     safetensors_io.save({k: v.half() for k, v in state.items()}, os.path.join(args.dst, "model.safetensors"),
                         metadata={"format": "pt", "step": "0", "train_seconds": "0",
                                   "grown_from": os.path.abspath(args.src)})
-    with open(os.path.join(args.dst, "config.json"), "w", encoding="utf-8") as f:
-        json.dump(new.to_hf_json(), f, indent=2)
-        f.write("\n")
+    write_json(new.to_hf_json(), os.path.join(args.dst, "config.json"))
     for name in COPIED:
         shutil.copyfile(os.path.join(args.src, name), os.path.join(args.dst, name))
     n = sum(v.numel() for v in state.values())

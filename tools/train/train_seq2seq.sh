@@ -3,9 +3,9 @@
 # subject-object-verb order (seq2seq_data.py) → shared WordPiece tokenizer.json and encoded pairs
 # with token alignments (seq2seq_tokenizer.py) → T5 training on both cores (train_seq2seq.py, exports
 # $OUT at every checkpoint) → held-out evaluation (evaluate_seq2seq.py). Logs and checkpoints go to
-# build/train-seq2seq/.
-#   OUT (default build/train-seq2seq/export): the exported folder; model-seq2seq/ once it is good.
-#   RESUME=1 continues from build/train-seq2seq/checkpoint.pt or, where build/ did not survive,
+# $WORK (default build/train-seq2seq/).
+#   OUT (default $WORK/export): the exported folder; model-seq2seq/ once it is good.
+#   RESUME=1 continues from $WORK/checkpoint.pt or, where build/ did not survive,
 #   from $OUT's weights and the step and time their metadata records (fresh optimizer moments).
 #   TIME_BUDGET=<minutes> (default 60) is the training's wall-clock schedule; BATCH (default 64)
 #   the pairs per step; D_MODEL, D_FF, LAYERS, DEC_LAYERS, HEADS, LR the shape and rate.
