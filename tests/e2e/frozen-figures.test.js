@@ -136,6 +136,12 @@ test('the single-file embed draws a frozen figure from ?src= with no wasm of its
   const loose = await startServer({ csp: '' });   // the single file's scripts are inline
   try {
     const { page, workers, check } = await guardedPage(browser);
+    // The figure arrives late (as on a loaded machine, where CI once saw the element give up on
+    // an empty text before it came): the element must wait for it, not run anything meanwhile.
+    await page.route('**/test-figures/c.json', async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
     await page.goto(`${loose.origin}/dist/attnscope-embed.html?src=/dist/test-figures/c.json`);
     await waitForElements(page, 1);
     const got = await page.evaluate(() => {

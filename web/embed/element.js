@@ -75,6 +75,7 @@ export class AttnScopeElement extends HTMLElement {
   #renderQueued = false;
   #figure = null;      // the frozen figure read from src (frozen-figure.js), while it is shown
   #figureSrc = null;   // the src it came from
+  #figureLoading = false;   // a src is being fetched: a live run now would only race it
   #figureDefaults = null;   // its text, model, view, layer, head: the attributes' defaults, live or not
   #lessonStep = null;   // one step of the lesson (lesson, step attributes)
   #reflecting = false;
@@ -155,10 +156,12 @@ export class AttnScopeElement extends HTMLElement {
   async #loadFigure() {
     const src = this.getAttribute('src');
     this.#figureSrc = src;
+    this.#figureLoading = true;
     this.#setStatus('loading', this.#t('figureLoading'));
     try {
       const figure = await fetchFigure(src, document.baseURI);
       if (this.#figureSrc !== src) return;
+      this.#figureLoading = false;
       this.#figure = figure;
       this.#figureDefaults = figure;
       this.#readAttributes();
@@ -173,6 +176,8 @@ export class AttnScopeElement extends HTMLElement {
       this.#app.showRun(figure.result);
       this.#shown();
     } catch (error) {
+      if (this.#figureSrc !== src) return;
+      this.#figureLoading = false;
       this.#fail(error);
     }
   }
@@ -408,7 +413,7 @@ export class AttnScopeElement extends HTMLElement {
   // The model named by the attributes (loaded first when it is not the one in use), then the text.
   async #run() {
     const s = this.#state;
-    if (this.#figure) return;   // a frozen figure on screen: nothing to run
+    if (this.#figure || this.#figureLoading) return;   // a frozen figure on screen (or on its way): nothing to run
     try {
       const modelId = parseModelId(s.model);
       if (s.text.trim() && !this.#runs.uses(modelId, s.weightPrecision)) {

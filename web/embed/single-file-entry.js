@@ -8,7 +8,6 @@ import { useEmbedWorker } from '../../js/platform-browser.js';
 import { defineAttnScopeElement } from './element.js';
 
 useEmbedWorker({ source: workerSource, moduleUrl: location.href, inlineAssets: inlineAssets() });
-defineAttnScopeElement();
 
 // The file doubles as an iframe target for Markdown sites: ?text=…&view=head&layer=3 set the
 // element's attributes (the element validates each; values only ever become attribute text).
@@ -28,3 +27,6 @@ if (element) {
   }
   if (element.getAttribute('theme') === 'dark') document.documentElement.dataset.theme = 'dark';
 }
+// Defined only now, so the element starts from the URL's attributes: defined first, it would
+// begin a run of the template's text (or, with ?src=, of no text) before the figure arrived.
+defineAttnScopeElement();
