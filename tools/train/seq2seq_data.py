@@ -28,7 +28,8 @@
 # And copies of all those pairs whose open-class words are swapped for others the training documents
 # tag the same way (substituted()): the rule reads tags only, so each copy's rewrite is exact, and the
 # model meets its verbs and nominals in new company (it must read a word's role from its context, not
-# remember the sentence) and copies rare words' pieces in every position.
+# remember the sentence) and copies rare words' pieces in every position; some of the swapped-in
+# words are made up (made_up()), so it also copies piece sequences no training word has.
 import json
 import os
 import random
@@ -173,6 +174,11 @@ def examples(files):
 
 SUBSTITUTABLE_PREFIXES = ("nn", "np", "jj", "vb", "rb", "cd")  # open classes; be/hv/do/md stay
 SUBSTITUTE_P = 0.25  # per open-class word of a copy
+# Of those substitutes, the share that are made-up words: one same-tag word's start joined to
+# another's end ("chase" + "raised" → "chaised"). Real words alone leave unseen forms unseen ("chased"
+# is in no training pair, and the eighth run dropped its first piece when it moved); made-up ones
+# make the model copy piece sequences it has never met, which is all a new word asks of it.
+MADE_UP_P = 0.3
 PLAIN_WORD = re.compile(r"^(?:[A-Za-z]+|[0-9]+)$")  # replacements the detokenizer treats as words
 
 
@@ -189,19 +195,31 @@ def tag_lexicon(files):
 
 def substituted(exs, lexicon, copies, seed=0):
     """copies of every example whose open-class words are each, with probability SUBSTITUTE_P, swapped
-    for a word the lexicon has under the same tag: half the time drawn by frequency, half by type (so
-    rare words come up). Tags, perm and moved are the original's: the rule reads tags only."""
+    for a word the lexicon has under the same tag (half the time drawn by frequency, half by type, so
+    rare words come up) or, MADE_UP_P of the time, for a made-up word joined from two of them. Tags,
+    perm and moved are the original's: the rule reads tags only."""
     rng = random.Random(seed)
     types = {t: sorted(set(ws)) for t, ws in lexicon.items()}
+
+    def draw(t):
+        return rng.choice(lexicon[t] if rng.random() < 0.5 else types[t])
+
     out = []
     for _ in range(copies):
         for e in exs:
             words = list(e["words"])
             for i, t in enumerate(e["tags"]):
                 if t in lexicon and rng.random() < SUBSTITUTE_P:
-                    words[i] = rng.choice(lexicon[t] if rng.random() < 0.5 else types[t])
+                    words[i] = made_up(draw(t), draw(t), rng) if rng.random() < MADE_UP_P else draw(t)
             out.append({**e, "words": words})
     return out
+
+
+def made_up(head, tail, rng):
+    """head's first 1..len characters joined to tail's last 1..len ones; head itself when the join
+    would not be a plain word (letters meeting digits)."""
+    word = head[:rng.randint(1, len(head))] + tail[rng.randint(0, len(tail) - 1):]
+    return word if PLAIN_WORD.match(word) else head
 
 
 def texts(ex):
