@@ -27,6 +27,6 @@ if (element) {
   }
   if (element.getAttribute('theme') === 'dark') document.documentElement.dataset.theme = 'dark';
 }
-// Defined only now, so the element starts from the URL's attributes: defined first, it would
-// begin a run of the template's text (or, with ?src=, of no text) before the figure arrived.
+// Defined only now, so the element connects with the URL's attributes: defined first, it would
+// connect without ?src= and queue a live run (of no text, once src removes it) beside the figure.
 defineAttnScopeElement();
