@@ -28,6 +28,7 @@
 #include "safetensors.h"
 #include "seq2seq_model.h"
 #include "tokenizer/tokenizer.h"
+#include "weight_upload.h"
 #include "weight_stream.h"
 #include "weights.h"
 
@@ -85,79 +86,6 @@ val trace_to_js(const ForwardTrace& trace) {
   put(out, "finalNorm", trace.final_norm);
   return out;
 }
-
-// model.safetensors on its way in. JavaScript copies each piece of the file into chunk(n) and
-// calls feed(n); the engine's WeightStream converts the tensors to their precision in memory
-// (f32, or f16 matrices) in their final place, so the file never exists whole, neither in
-// JavaScript nor in wasm memory.
-class WeightUpload {
- public:
-  WeightUpload(ModelConfig config, uint64_t file_size, WeightPrecision precision)
-      : stream_(std::move(config), file_size, precision), precision_(precision) {
-    stream_.on_header([this](uint64_t weight_bytes) { reserve_for_weights(weight_bytes); });
-  }
-  WeightUpload(const WeightUpload&) = delete;  // the callback holds `this`
-  WeightUpload& operator=(const WeightUpload&) = delete;
-
-  // A Uint8Array of n bytes in wasm memory to copy the next piece of the file into. Valid only
-  // until the next call into the module: fill it and feed() at once.
-  val chunk(double n) {
-    return guarded([&] {
-      if (!(n >= 0 && n <= kMaxChunk))
-        throw Error("E_INPUT", "chunk size " + std::to_string(n) + " outside [0, " + std::to_string(kMaxChunk) + "]");
-      chunk_.resize(static_cast<size_t>(n));
-      return val(emscripten::typed_memory_view(chunk_.size(), chunk_.data()));
-    });
-  }
-
-  // Passes the first n bytes of chunk() on. As soon as the header is in (before any tensor is
-  // allocated) reserve_for_weights() refuses a model whose f32 weights cannot fit in wasm32.
-  void feed(double n) {
-    guarded([&] {
-      if (!(n >= 0 && n <= static_cast<double>(chunk_.size())))
-        throw Error("E_INPUT", "feed(" + std::to_string(n) + ") after chunk(" + std::to_string(chunk_.size()) + ")");
-      stream_.feed(chunk_.data(), static_cast<size_t>(n));
-    });
-  }
-
-  void finish() {
-    guarded([&] { stream_.finish(); });
-  }
-  WeightStream& stream() { return stream_; }
-  WeightPrecision precision() const { return precision_; }
-
- private:
-  static constexpr double kMaxChunk = 16 << 20;
-
-  // Grows the heap once to what the weights need: one growth instead of one per tensor, and
-  // with MEMORY_GROWTH_GEOMETRIC_STEP=0 (CMakeLists.txt) no overshoot beyond it.
-  void reserve_for_weights(uint64_t need) {
-    const uint64_t in_use = static_cast<uint64_t>(mallinfo().uordblks);
-    const uint64_t limit = emscripten_get_heap_max();
-    if (in_use + need + kHeadroom > limit) {
-      throw Error("E_TOO_LARGE", "the weights take " + megabytes(need) +
-                                     (precision_ == WeightPrecision::F32 ? " as f32" : " (matrices as f16)") +
-                                     ", more than the " +
-                                     megabytes(limit > in_use + kHeadroom ? limit - in_use - kHeadroom : 0) +
-                                     " WebAssembly (wasm32, 4 GB) can still hold");
-    }
-    // Sized from what is in use, not from the top of the heap: after an earlier model was
-    // disposed its memory is free below the top and malloc reuses it, so no growth is needed.
-    const uint64_t target = in_use + need + kHeadroom;
-    if (target > emscripten_get_heap_size()) emscripten_resize_heap(static_cast<size_t>(std::min(target, limit)));
-  }
-  static std::string megabytes(uint64_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / (1 << 20));
-    return text;
-  }
-  // Packing a linear layer briefly holds two copies of it; activations of a short run.
-  static constexpr uint64_t kHeadroom = 16 << 20;
-
-  WeightStream stream_;
-  WeightPrecision precision_;
-  std::vector<uint8_t> chunk_;
-};
 
 // precision: "f32", "f16" or "q8" (how the weight matrices are kept in memory; q8 streams them
 // in as f16 and quantizes each linear layer when the model is built).
@@ -382,7 +310,7 @@ Model* create_model(const val& config_json, WeightUpload& weights_upload, const 
     tok::Tokenizer tokenizer = tok::Tokenizer::from_files(files.files());
     weights_upload.finish();
     ModelWeights weights = load_weights(config, weights_upload.stream(), weights_upload.precision());
-    weights_upload.stream().release();  // anything load_weights did not take
+    weights_upload.release_untaken();  // anything load_weights did not take
     Transformer transformer(config, std::move(weights));
     return new Model(std::move(config), std::move(transformer), std::move(tokenizer));
   });
@@ -396,7 +324,7 @@ Seq2SeqModel* create_seq2seq(const val& config_json, WeightUpload& weights_uploa
     const TokenizerFileArgs files(vocab_txt, tokenizer_json, tokenizer_config_json, vocab_json, merges_txt, source_spm,
                                   target_spm);
     weights_upload.finish();
-    return create_seq2seq_model(config_json, weights_upload.stream(), weights_upload.precision(), files.files());
+    return create_seq2seq_model(config_json, weights_upload, files.files());
   });
 }
 
@@ -516,7 +444,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .constructor(&create_weight_upload, allow_raw_pointers())
       .function("chunk", &WeightUpload::chunk)
       .function("feed", &WeightUpload::feed)
-      .function("finish", &WeightUpload::finish);
+      .function("finish", &WeightUpload::finish)
+      .function("untakenTensors", &WeightUpload::untaken_tensors);
 
   class_<Model>("Model")
       .constructor(&create_model, allow_raw_pointers())

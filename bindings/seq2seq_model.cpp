@@ -73,13 +73,12 @@ emscripten::val seq2seq_trace_to_js(const Seq2Seq& engine, const DecoderOutput& 
   return out;
 }
 
-Seq2SeqModel* create_seq2seq_model(const val& config_json, WeightStream& weights, WeightPrecision precision,
-                                   const tok::TokenizerFiles& files) {
+Seq2SeqModel* create_seq2seq_model(const val& config_json, WeightUpload& weights, const tok::TokenizerFiles& files) {
   Seq2SeqConfig config = parse_seq2seq_config(string_from_js(config_json));
   tok::Tokenizer tokenizer = tok::Tokenizer::from_files(files);
   std::optional<tok::Tokenizer> target = tok::Tokenizer::target_from_files(files);
-  Seq2Seq engine(config, load_seq2seq_weights(config, weights, precision));
-  weights.release();
+  Seq2Seq engine(config, load_seq2seq_weights(config, weights.stream(), weights.precision()));
+  weights.release_untaken();
   return new Seq2SeqModel(std::move(config), std::move(engine), std::move(tokenizer), std::move(target));
 }
 

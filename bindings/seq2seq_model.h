@@ -13,6 +13,7 @@
 #include "convert.h"
 #include "error.h"
 #include "seq2seq.h"
+#include "weight_upload.h"
 #include "tokenizer/tokenizer.h"
 #include "weight_stream.h"
 
@@ -151,7 +152,8 @@ class Seq2SeqModel {
 ModelConfig seq2seq_stream_config(const Seq2SeqConfig& config);
 
 // config_json: the text of config.json; the tokenizer files (convert.h TokenizerFileArgs).
-Seq2SeqModel* create_seq2seq_model(const emscripten::val& config_json, WeightStream& weights,
-                                   WeightPrecision precision, const tok::TokenizerFiles& files);
+// Takes its tensors from `weights` and frees the rest (their names stay for a warning).
+Seq2SeqModel* create_seq2seq_model(const emscripten::val& config_json, WeightUpload& weights,
+                                   const tok::TokenizerFiles& files);
 
 }  // namespace attnscope::bindings

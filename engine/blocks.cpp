@@ -3,7 +3,10 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
+#include <string>
 
+#include "error.h"
 #include "half.h"
 #include "kernels/attention.h"
 #include "kernels/layer_norm.h"
@@ -19,6 +22,18 @@ kernels::Activation activation_for(const std::string& name) {
   if (name == "silu" || name == "swish") return Activation::Silu;
   if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GeluTanh;
   return Activation::GeluErf;  // "gelu", "gelu_python"; parse_config rejected everything else
+}
+
+void check_layer_output(const float* x, int T, int C, const char* stack, int layer) {
+  const size_t n = static_cast<size_t>(T) * C;
+  bool finite = true;
+  for (size_t i = 0; i < n; ++i) finite &= std::isfinite(x[i]);
+  if (finite) return;
+  size_t at = 0;
+  while (std::isfinite(x[at])) ++at;
+  throw Error("E_WEIGHTS", std::string(stack) + " " + std::to_string(layer) + "'s output at position " +
+                               std::to_string(at / C) + " is not a finite number: the activations overflow float32 " +
+                               "with these weights");
 }
 
 Layer pack_layer(LayerWeights&& w, const ModelConfig& c, WeightPrecision precision) {
@@ -81,7 +96,7 @@ void self_attention_forward(float* ctx, float* probs, float* q, float* k, float*
   (void)heads;  // the layer knows its heads
   const size_t first_new = static_cast<size_t>(keys - queries) * layer.k.out;
   qkv_projection_forward(q, k + first_new, v + first_new, x, layer, queries);
-  attention_heads_forward(ctx, probs, q, k, v, layer, mask, queries, keys);
+  attention_heads_forward(ctx, probs, q, k, v, layer.layout(), mask, queries, keys);
 }
 
 void qkv_projection_forward(float* q, float* k, float* v, const float* x, const Layer& layer, int queries) {
@@ -96,24 +111,27 @@ void head_rms_norm_forward(float* x, const std::vector<float>& gamma, int rows, 
 }
 
 void attention_heads_forward(float* ctx, float* probs, const float* q, const float* k, const float* v,
-                             const Layer& layer, const AttentionMask& mask, int queries, int keys) {
-  const int heads = layer.heads, dh = layer.head_dim, group = heads / layer.kv_heads;
-  const int C = layer.q.out;  // H · dh
+                             const HeadLayout& layout, const AttentionMask& mask, int queries, int keys) {
+  const int heads = layout.heads, dh = layout.head_dim, group = heads / layout.kv_heads;
+  const int C = layout.q_width();
   kernels::AttentionShape shape;
   shape.queries = queries;
   shape.keys = keys;
   shape.head_dim = dh;
   shape.stride = C;
-  shape.kv_stride = layer.k.out;  // KV · dh
+  shape.kv_stride = layout.kv_width();
   shape.causal = mask.causal;
-  const size_t head_probs = static_cast<size_t>(queries) * keys;
+  shape.scale = mask.scale;
+  const size_t head_probs = static_cast<size_t>(queries) * keys, head_bias = 2 * static_cast<size_t>(keys) - 1;
   // Heads are column slices of the (rows, C) projections, independent of each other: threads
   // take whole heads (Q·Kᵀ and P·V: 2 · queries · keys · dh multiply-adds each).
   parallel_for(heads, min_items_for(2 * static_cast<size_t>(queries) * keys * dh), [&](size_t h0, size_t h1) {
+    kernels::AttentionShape head_shape = shape;
     for (size_t h = h0; h < h1; ++h) {
       const size_t col = h * dh, kv_col = (h / group) * dh;
+      if (mask.relative_bias) head_shape.relative_bias = mask.relative_bias + h * head_bias;
       kernels::attention_head_f32(probs + h * head_probs, ctx + col, q + col, k + kv_col, v + kv_col,
-                                  mask.key_bias, shape);
+                                  mask.key_bias, head_shape);
       if (mask.head_mask && mask.head_mask[h] != 1.0f) {
         const float m = mask.head_mask[h];
         for (int t = 0; t < queries; ++t)

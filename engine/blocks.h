@@ -23,6 +23,15 @@ struct LayerNormParams {
 // (packing moves them out of LayerWeights: one copy in memory; int8 for a Q8 load) and the two norms. The Llama
 // family's norms are RMSNorms (beta empty), its q/k/v/o widths H·dh and KV·dh, and its MLP has a
 // gate (SwiGLU: act(x W_gate) · (x W_up) → W_down).
+// How an attention sublayer splits its projections into heads: `heads` query heads of head_dim,
+// reading `kv_heads` key/value heads (fewer than the query heads: grouped-query attention).
+struct HeadLayout {
+  int heads = 0, kv_heads = 0, head_dim = 0;
+  int q_width() const { return heads * head_dim; }
+  int kv_width() const { return kv_heads * head_dim; }
+  int kv_head_of(int h) const { return h / (heads / kv_heads); }
+};
+
 struct Layer {
   LinearLayer q, k, v, o;      // self-attention: projections and output projection W_O
   LinearLayer ff_in, ff_out;   // feed-forward: C → F (activation) → C; Llama: up, down
@@ -30,6 +39,7 @@ struct Layer {
   LayerNormParams ln_attn, ln_ffn;       // after (encoder) or before (decoder) each sublayer
   LayerNormParams q_norm, k_norm;        // Qwen3: RMSNorm γ (dh) over each head's q and k (beta empty)
   int heads = 0, kv_heads = 0, head_dim = 0;
+  HeadLayout layout() const { return {heads, kv_heads, head_dim}; }
 };
 Layer pack_layer(LayerWeights&& weights, const ModelConfig& config,
                  WeightPrecision precision = WeightPrecision::F32);
@@ -55,10 +65,15 @@ struct Activations {
 // head_mask, each head's probabilities multiplied by its value before they weight the values (0
 // switches the head off). Applied to the head's output, (m·P)V = m·(PV), so the probabilities
 // kept are the head's own, as they would have been.
+// scale: the factor on q·k (0: 1/√head_dim; T5: 1). relative_bias (H, 2·keys − 1, null: none): per
+// head, an additive bias by the key's offset from the query's position (T5's relative positions;
+// see kernels::AttentionShape).
 struct AttentionMask {
   const float* key_bias = nullptr;
   bool causal = false;
   const float* head_mask = nullptr;
+  float scale = 0.0f;
+  const float* relative_bias = nullptr;
 };
 
 // x (T, C) = word + position (+ token type) embeddings of `ids` at the position ids `positions`
@@ -85,12 +100,13 @@ void self_attention_forward(float* ctx, float* probs, float* q, float* k, float*
 // q (queries, H·dh) = x W_Q + b_Q; k, v (queries, KV·dh) = x W_K + b_K, x W_V + b_V.
 void qkv_projection_forward(float* q, float* k, float* v, const float* x, const Layer& layer, int queries);
 
-// Per query head h, over the key/value head h reads (layer.kv_heads of them; grouped-query
-// attention when fewer than the query heads): probs_h = softmax(q_h k_hᵀ / √dh + mask),
-// ctx_h = probs_h v_h. q, ctx (queries, H·dh); k, v (keys, KV·dh), their last `queries` rows the
-// new positions'.
+// Every family's attention, self or cross, threads over heads. Per query head h, over the
+// key/value head h reads (layout.kv_heads of them; grouped-query attention when fewer than the
+// query heads): probs_h = softmax(scale · q_h k_hᵀ + mask + relative bias), ctx_h = probs_h v_h.
+// q, ctx (queries, H·dh); k, v (keys, KV·dh). Self-attention: the last `queries` key rows are the
+// new positions' (causal masks by that); cross-attention: keys and values of another sequence.
 void attention_heads_forward(float* ctx, float* probs, const float* q, const float* k, const float* v,
-                             const Layer& layer, const AttentionMask& mask, int queries, int keys);
+                             const HeadLayout& layout, const AttentionMask& mask, int queries, int keys);
 
 // Qwen3: each head's dh values of x (rows, heads·dh) RMS-normalised with γ (dh), in place.
 void head_rms_norm_forward(float* x, const std::vector<float>& gamma, int rows, int heads, int head_dim, float eps);
@@ -135,6 +151,11 @@ void embedding_parts(float* word, float* position, float* token_type, const Mode
 void value_norms_forward(float* norms, float* head_out, const float* v, const Layer& layer, int T);
 
 kernels::Activation activation_for(const std::string& hidden_act);
+
+// Error("E_WEIGHTS") naming `stack` (e.g. "layer", "encoder layer"), the layer and the first
+// position whose hidden state x (T, C) holds NaN or ±Inf: finite weights whose activations
+// overflow float32 are reported where it happens, never drawn as plausible (or uniform) maps.
+void check_layer_output(const float* x, int T, int C, const char* stack, int layer);
 
 // logits (rows, V) = hidden (rows, C) · Wᵀ (+ bias (V) or null) for a vocabulary matrix W (V, C),
 // f32 or f16 (widened a block of rows at a time, never whole): every family's language-model head.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "buffer_size.h"
 #include "error.h"
 
 namespace attnscope {
@@ -19,7 +20,7 @@ std::vector<float> logit_lens_logits(const Transformer& model, const float* hidd
     // next-token predictions at every position in one batch and the last row (`next`, after the
     // text) once more alone; an encoder's [MASK] predictions one row at a time.
     const int C = cfg.hidden_size, V = cfg.vocab_size;
-    std::vector<float> logits = cfg.is_decoder() ? model.lm_logits(hidden, T) : std::vector<float>(static_cast<size_t>(T) * V);
+    std::vector<float> logits = cfg.is_decoder() ? model.lm_logits(hidden, T) : std::vector<float>(buffer_elements({T, V}, "the vocabulary logits"));
     for (int t = cfg.is_decoder() ? T - 1 : 0; t < T; ++t) {
       const std::vector<float> row = model.lm_logits(hidden + static_cast<size_t>(t) * C, 1);
       std::copy(row.begin(), row.end(), logits.begin() + static_cast<size_t>(t) * V);

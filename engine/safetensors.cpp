@@ -4,6 +4,7 @@
 #include "safetensors.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -188,6 +189,7 @@ std::vector<float> SafeTensors::to_f32(const std::string& name,
   const size_t n = static_cast<size_t>(t.numel());
   std::vector<float> out(n);
   convert_to_f32(out.data(), t.data, n, t.dtype, name);
+  check_finite(out.data(), n, name, t.shape);
   return out;
 }
 
@@ -198,6 +200,7 @@ std::vector<uint16_t> SafeTensors::to_f16(const std::string& name,
   const size_t n = static_cast<size_t>(t.numel());
   std::vector<uint16_t> out(n);
   convert_to_f16(out.data(), t.data, n, t.dtype, name);
+  check_finite(out.data(), n, name, t.shape, t.dtype != DType::F16);
   return out;
 }
 
@@ -250,6 +253,43 @@ void convert_to_f32(float* out, const uint8_t* bytes, size_t n, DType dtype, con
       fail("tensor \"" + name + "\" has dtype " + dtype_name(dtype) +
            ", which cannot be used as floating-point weights");
   }
+}
+
+namespace {
+
+[[noreturn]] void not_finite(size_t at, const char* what, const std::string& name, const std::vector<int64_t>& shape) {
+  std::string where = "element " + std::to_string(at);
+  if (shape.size() == 2 && shape[1] > 0)
+    where += " (row " + std::to_string(at / shape[1]) + ", column " + std::to_string(at % shape[1]) + ")";
+  throw Error("E_WEIGHTS", "tensor \"" + name + "\" has " + what + " at " + where +
+                               ": weights must be finite numbers");
+}
+
+}  // namespace
+
+void check_finite(const float* values, size_t n, const std::string& name, const std::vector<int64_t>& shape) {
+  // The exponent bits, all ones for NaN and ±Inf, OR-reduced in integers (a loop that vectorises);
+  // a failure is looked up again to name it.
+  uint32_t all_ones = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, values + i, 4);
+    all_ones |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+  }
+  if (!all_ones) return;
+  for (size_t i = 0; i < n; ++i)
+    if (!std::isfinite(values[i])) not_finite(i, std::isnan(values[i]) ? "NaN" : "an infinite value", name, shape);
+}
+
+void check_finite(const uint16_t* halves, size_t n, const std::string& name, const std::vector<int64_t>& shape,
+                  bool converted) {
+  for (size_t i = 0; i < n; ++i)
+    if ((halves[i] & 0x7c00) == 0x7c00)  // exponent all ones: ±Inf or NaN in binary16
+      not_finite(i,
+                 (halves[i] & 0x03ff) ? "NaN"
+                 : converted          ? "a value over float16's 65504 (load it in f32)"
+                                      : "an infinite value",
+                 name, shape);
 }
 
 // bfloat16 is the top half of a binary32.

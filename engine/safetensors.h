@@ -50,6 +50,14 @@ std::map<std::string, TensorEntry> parse_safetensors_header(const uint8_t* json,
 constexpr uint64_t kMaxSafetensorsHeaderBytes = 100ull << 20;
 uint64_t read_le_u64(const uint8_t* p);
 
+// E_WEIGHTS naming the tensor and the first element that is NaN or ±Inf (with its row and column
+// for a matrix): a checkpoint with such a weight would give NaN or uniform attention that looks
+// like a result. The f16 form also catches a finite f32 weight too large for float16 (> 65504).
+void check_finite(const float* values, size_t n, const std::string& name, const std::vector<int64_t>& shape);
+// `converted`: the halves were rounded from a wider dtype (an infinity may be an overflow there).
+void check_finite(const uint16_t* halves, size_t n, const std::string& name, const std::vector<int64_t>& shape,
+                  bool converted);
+
 // Converts `n` elements of `dtype` (unaligned bytes) to f32. E_SAFETENSORS for non-float dtypes.
 void convert_to_f32(float* out, const uint8_t* bytes, size_t n, DType dtype, const std::string& name);
 // The same to f16 bits: F16 is copied, the other float dtypes are rounded (f32_to_f16).

@@ -4,16 +4,14 @@
 // above the diagonal, from −∞ scores) and the cross-attention's over the source.
 #include "seq2seq.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
+#include "buffer_size.h"
 #include "error.h"
 #include "half.h"
 #include "kernels/layer_norm.h"
 #include "kernels/rms_norm.h"
-#include "kernels/softmax.h"
 #include "relative_position.h"
 
 namespace attnscope {
@@ -22,39 +20,13 @@ namespace {
 
 [[noreturn]] void bad_input(const std::string& message) { throw Error("E_INPUT", message); }
 
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using Strided = Eigen::OuterStride<>;
-
-// One stack's shape as its attention sublayers read it.
+// One stack's attention as the shared kernel reads it: its head layout (every head its own key/value
+// head) and the factor on q·k (BART, Marian: 0, the usual 1/√dh; T5 folds it into its weights: 1).
 struct StackShape {
-  int heads, head_dim;
-  float scale;  // BART / Marian: head_dim^-1/2 on q; T5: 1 (no scaling)
-  int inner() const { return heads * head_dim; }
+  HeadLayout layout;
+  float scale;
+  int inner() const { return layout.q_width(); }
 };
-
-// probs (H, T, keys) = softmax(scale · q_h k_hᵀ + bias_h (+ causal mask)), ctx (T, H·dh) = probs_h v_h.
-// q (T, H·dh); k, v (keys, H·dh). Query i sits at position keys − T + i: with `causal` it sees the
-// keys up to that one. bias: (H, T, keys) or null.
-void attend(float* ctx, float* probs, const float* q, const float* k, const float* v, int T, int keys,
-            const StackShape& s, bool causal, const float* bias) {
-  const int H = s.heads, dh = s.head_dim, W = s.inner();
-  const float minus_inf = -std::numeric_limits<float>::infinity();
-  for (int h = 0; h < H; ++h) {
-    Eigen::Map<const RowMatrix, 0, Strided> qh(q + h * dh, T, dh, Strided(W));
-    Eigen::Map<const RowMatrix, 0, Strided> kh(k + h * dh, keys, dh, Strided(W));
-    Eigen::Map<const RowMatrix, 0, Strided> vh(v + h * dh, keys, dh, Strided(W));
-    Eigen::Map<RowMatrix> p(probs + static_cast<size_t>(h) * T * keys, T, keys);
-    p.noalias() = (qh * s.scale) * kh.transpose();
-    if (bias) p += Eigen::Map<const RowMatrix>(bias + static_cast<size_t>(h) * T * keys, T, keys);
-    for (int i = 0; i < T; ++i) {
-      float* row = p.data() + static_cast<size_t>(i) * keys;
-      if (causal) std::fill(row + (keys - T + i + 1), row + keys, minus_inf);
-      kernels::softmax_row_f32_eigen(row, keys);
-    }
-    Eigen::Map<RowMatrix, 0, Strided> out(ctx + h * dh, T, dh, Strided(W));
-    out.noalias() = p * vh;
-  }
-}
 
 // The norm of a sublayer: LayerNorm (β present) or T5's RMSNorm.
 void norm(float* out, const float* x, const LayerNormParams& n, int T, int C, float eps) {
@@ -62,19 +34,30 @@ void norm(float* out, const float* x, const LayerNormParams& n, int T, int C, fl
   else kernels::layer_norm_f32(out, x, n.gamma.data(), n.beta.data(), T, C, eps);
 }
 
-// T5's relative position bias (H, T, keys) for queries at positions keys − T.. from the stack's
-// (buckets, H) table; null-equivalent (empty) for the other families.
-std::vector<float> position_bias(const Seq2SeqConfig& c, const std::vector<float>& table, int H, int T, int keys,
+// T5's relative position bias for `keys` keys, per head by the key's offset from the query
+// (H, 2·keys − 1; see AttentionMask) from the stack's (buckets, H) table; empty for the other
+// families.
+std::vector<float> position_bias(const Seq2SeqConfig& c, const std::vector<float>& table, int H, int keys,
                                  bool bidirectional) {
   std::vector<float> bias;
   if (table.empty()) return bias;
-  bias.resize(static_cast<size_t>(H) * T * keys);
-  for (int i = 0; i < T; ++i)
-    for (int j = 0; j < keys; ++j) {
-      const int b = relative_position_bucket(j - (keys - T + i), bidirectional, c.num_buckets, c.max_distance);
-      for (int h = 0; h < H; ++h) bias[(static_cast<size_t>(h) * T + i) * keys + j] = table[static_cast<size_t>(b) * H + h];
-    }
+  const size_t offsets = 2 * static_cast<size_t>(keys) - 1;
+  bias.resize(buffer_elements({H, 2 * int64_t{keys} - 1}, "T5's relative position bias"));
+  for (size_t o = 0; o < offsets; ++o) {
+    const int b = relative_position_bucket(static_cast<int>(o) - (keys - 1), bidirectional, c.num_buckets,
+                                           c.max_distance);
+    for (int h = 0; h < H; ++h) bias[static_cast<size_t>(h) * offsets + o] = table[static_cast<size_t>(b) * H + h];
+  }
   return bias;
+}
+
+// The attention mask of one sublayer: causal or not, T5's relative bias or none, the stack's scale.
+AttentionMask sublayer_mask(const StackShape& shape, bool causal, const std::vector<float>* bias) {
+  AttentionMask mask;
+  mask.causal = causal;
+  mask.scale = shape.scale;
+  mask.relative_bias = bias && !bias->empty() ? bias->data() : nullptr;
+  return mask;
 }
 
 // Scratch of one stack pass.
@@ -149,17 +132,22 @@ EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source) const {
   check_ids(source, 0, "source");
   const Seq2SeqConfig& c = config_;
   const int S = static_cast<int>(source.size()), C = c.d_model, H = c.encoder_heads;
-  const StackShape shape{H, c.encoder_head_dim(), c.pre_norm() ? 1.0f : 1.0f / std::sqrt(float(c.encoder_head_dim()))};
+  const StackShape shape{{H, H, c.encoder_head_dim()}, c.pre_norm() ? 1.0f : 0.0f};
   const size_t SC = static_cast<size_t>(S) * C, SW = static_cast<size_t>(S) * shape.inner();
   const float eps = static_cast<float>(c.eps);
   const kernels::Activation act = activation_for(c.activation);
+  // Every buffer sized in 64 bits before any is allocated (buffer_size.h).
+  const size_t maps = buffer_elements({c.encoder_layers, H, S, S}, "the encoder's attention maps");
+  buffer_elements({S, std::max({C, shape.inner(), std::max(c.encoder_ffn, c.decoder_ffn), c.decoder_heads * c.decoder_head_dim()})},
+                  "the encoder's activations");
   EncoderOutput out;
   out.source_len = S;
   out.hidden.resize(SC);
-  out.attentions.resize(static_cast<size_t>(c.encoder_layers) * H * S * S);
+  out.attentions.resize(maps);
   float* x = out.hidden.data();
   embed(x, weights_.encoder, source, 0);
-  const std::vector<float> bias = position_bias(c, weights_.encoder.relative_bias, H, S, S, true);
+  const std::vector<float> bias = position_bias(c, weights_.encoder.relative_bias, H, S, true);
+  const AttentionMask mask = sublayer_mask(shape, false, &bias);
   Scratch s;
   s.normed.resize(SC);
   s.sum.resize(SC);
@@ -175,7 +163,7 @@ EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source) const {
     linear_forward(s.q.data(), in, y.self.q, S);
     linear_forward(k.data(), in, y.self.k, S);
     linear_forward(v.data(), in, y.self.v, S);
-    attend(s.ctx.data(), probs, s.q.data(), k.data(), v.data(), S, S, shape, false, bias.empty() ? nullptr : bias.data());
+    attention_heads_forward(s.ctx.data(), probs, s.q.data(), k.data(), v.data(), shape.layout, mask, S, S);
     linear_forward(s.sum.data(), s.ctx.data(), y.self.o, S, add);
     if (c.pre_norm()) {
       norm(s.normed.data(), s.sum.data(), y.ffn_norm, S, C, eps);
@@ -185,6 +173,7 @@ EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source) const {
       ffn(s.sum.data(), s, x, y, act, x, S, c.gated_ffn);
       norm(x, s.sum.data(), y.ffn_norm, S, C, eps);
     }
+    check_layer_output(x, S, C, "encoder layer", l);
   }
   if (c.pre_norm()) norm(x, x, weights_.encoder.final_norm, S, C, eps);
   // Every decoder layer's cross keys and values over this source, once.
@@ -206,7 +195,7 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
   const Seq2SeqConfig& c = config_;
   check_ids(ids, cache.length, "target");
   const int L = c.decoder_layers, H = c.decoder_heads, C = c.d_model, S = enc.source_len;
-  const StackShape shape{H, c.decoder_head_dim(), c.pre_norm() ? 1.0f : 1.0f / std::sqrt(float(c.decoder_head_dim()))};
+  const StackShape shape{{H, H, c.decoder_head_dim()}, c.pre_norm() ? 1.0f : 0.0f};
   const int W = shape.inner();
   if (S <= 0 || static_cast<int>(enc.cross_k.size()) != L || enc.hidden.size() != static_cast<size_t>(S) * C)
     bad_input("the encoder output is not this model's (run encode() on the source first)");
@@ -214,6 +203,11 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
   const size_t TC = static_cast<size_t>(T) * C, TW = static_cast<size_t>(T) * W;
   const float eps = static_cast<float>(c.eps);
   const kernels::Activation act = activation_for(c.activation);
+  // Every buffer sized in 64 bits before any is allocated (buffer_size.h).
+  const size_t self_maps = buffer_elements({L, H, T, keys}, "the decoder's attention maps");
+  const size_t cross_maps = buffer_elements({L, H, T, S}, "the cross-attention maps");
+  buffer_elements({keys, W}, "the decoder's KV cache");
+  buffer_elements({T, std::max({C, W, c.decoder_ffn})}, "the decoder's activations");
   cache.k.resize(L);
   cache.v.resize(L);
 
@@ -222,15 +216,16 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
   out.keys = keys;
   out.source_len = S;
   out.hidden.resize(TC);
-  out.self_attentions.resize(static_cast<size_t>(L) * H * T * keys);
-  out.cross_attentions.resize(static_cast<size_t>(L) * H * T * S);
+  out.self_attentions.resize(self_maps);
+  out.cross_attentions.resize(cross_maps);
   float* x = out.hidden.data();
   embed(x, weights_.decoder, ids, first);
   if (trace) {
     out.trace.embeddings.assign(x, x + TC);
     out.trace.layers.resize(L);
   }
-  const std::vector<float> bias = position_bias(c, weights_.decoder.relative_bias, H, T, keys, false);
+  const std::vector<float> bias = position_bias(c, weights_.decoder.relative_bias, H, keys, false);
+  const AttentionMask self_mask = sublayer_mask(shape, true, &bias), cross_mask = sublayer_mask(shape, false, nullptr);
   Scratch s;
   s.normed.resize(TC);
   s.sum.resize(TC);
@@ -243,7 +238,7 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
   // x ← x + Attention(N(x)) (pre-norm) or x ← N(x + Attention(x)) (post-norm), keys and values
   // from k, v (keys rows).
   auto sublayer = [&](const Seq2SeqAttention& a, const float* k, const float* v, int key_count, float* probs,
-                      bool causal, const float* attn_bias, bool project_kv, float* k_new, float* v_new,
+                      const AttentionMask& mask, bool project_kv, float* k_new, float* v_new,
                       const SublayerTrace* tr) {
     kernels::LinearEpilogue add;
     add.residual = x;
@@ -257,7 +252,7 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
       linear_forward(k_new, in, a.k, T);
       linear_forward(v_new, in, a.v, T);
     }
-    attend(s.ctx.data(), probs, s.q.data(), k, v, T, key_count, shape, causal, attn_bias);
+    attention_heads_forward(s.ctx.data(), probs, s.q.data(), k, v, shape.layout, mask, T, key_count);
     linear_forward(s.sum.data(), s.ctx.data(), a.o, T, add);
     if (tr) {  // the projection alone, beside the fused one the pass keeps
       tr->output->resize(TC);
@@ -285,10 +280,10 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
     const SublayerTrace cross_trace{lt ? &lt->cross_attention_input_norm : nullptr,
                                     lt ? &lt->cross_attention_output : nullptr,
                                     lt ? &lt->cross_attention_residual : nullptr, lt ? &lt->cross_attention_norm : nullptr};
-    sublayer(y.self, k.data(), v.data(), keys, self_probs, true, bias.empty() ? nullptr : bias.data(), true,
+    sublayer(y.self, k.data(), v.data(), keys, self_probs, self_mask, true,
              k.data() + static_cast<size_t>(first) * W, v.data() + static_cast<size_t>(first) * W,
              lt ? &self_trace : nullptr);
-    sublayer(y.cross, enc.cross_k[l].data(), enc.cross_v[l].data(), S, cross_probs, false, nullptr, false, nullptr,
+    sublayer(y.cross, enc.cross_k[l].data(), enc.cross_v[l].data(), S, cross_probs, cross_mask, false, nullptr,
              nullptr, lt ? &cross_trace : nullptr);
     const float* ffn_in = x;
     if (c.pre_norm()) {
@@ -315,6 +310,7 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
       linear_forward(lt->ffn_output.data(), s.ff.data(), y.ff_out, T);
       lt->output.assign(x, x + TC);
     }
+    check_layer_output(x, T, C, "decoder layer", l);
   }
   if (c.pre_norm()) {
     norm(x, x, weights_.decoder.final_norm, T, C, eps);
@@ -327,7 +323,7 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
 std::vector<float> Seq2Seq::logits(const float* hidden, int rows) const {
   const int C = config_.d_model, V = config_.vocab_size;
   if (rows <= 0) bad_input("logits: needs at least one hidden state row");
-  std::vector<float> out(static_cast<size_t>(rows) * V);
+  std::vector<float> out(buffer_elements({rows, V}, "the vocabulary logits"));
   const bool tied = config_.tie_word_embeddings;
   std::vector<float> h(hidden, hidden + static_cast<size_t>(rows) * C);
   // T5ForConditionalGeneration rescales before a tied head (Mesh TensorFlow's convention).

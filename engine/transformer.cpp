@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "buffer_size.h"
 #include "error.h"
 #include "half.h"
 #include "kernels/activation.h"
@@ -115,7 +116,7 @@ void llama_layer_forward(float* x, Activations& a, const Layer& layer, float* pr
   rotary_forward(k_new, queries, layer.kv_heads, layer.head_dim, layer.k.out, a.rope_cos, a.rope_sin);
   keep(slot(&LayerTrace::q_rotated), q, TQ);
   keep(slot(&LayerTrace::k_rotated), k_new, TKV);
-  attention_heads_forward(a.ctx.data(), probs, q, k, v, layer, mask, queries, keys);
+  attention_heads_forward(a.ctx.data(), probs, q, k, v, layer.layout(), mask, queries, keys);
   keep(slot(&LayerTrace::attention_context), a.ctx.data(), TQ);
   attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, queries,
                            sublayer_slot(slot(&LayerTrace::attention_output), TC));
@@ -282,8 +283,16 @@ void Transformer::check_input(const std::vector<int32_t>& ids, const std::vector
 
 void Transformer::prepare(ForwardResult& res, const ForwardOptions& options, int T, int keys) const {
   const ModelConfig& cfg = config_;
-  const int L = cfg.num_layers, H = cfg.num_heads, C = cfg.hidden_size;
-  const size_t TC = static_cast<size_t>(T) * C;
+  const int L = cfg.num_layers, H = cfg.num_heads, C = cfg.hidden_size, F = cfg.intermediate_size;
+  // Every buffer of the run sized in 64 bits before any is allocated (buffer_size.h); those of
+  // run_layers' scratch too, so a run that cannot fit fails here with nothing changed.
+  const size_t maps = buffer_elements({L, H, T, keys}, "the attention maps");
+  const size_t TC = buffer_elements({T, C}, "a hidden state");
+  buffer_elements({T, F}, "the feed-forward activations");
+  buffer_elements({T, cfg.q_width()}, "the queries");
+  const size_t states = options.hidden_states ? buffer_elements({L + 1, T, C}, "the hidden states") : 0;
+  const size_t qkv_size = options.qkv ? buffer_elements({L, H, T, cfg.head_dim()}, "the per-head Q, K, V") : 0;
+  if (options.trace) buffer_elements({L, T, std::max(C, F)}, "one traced step of every layer");
   // Buffers are resized, never reallocated smaller (resize keeps capacity), and every element
   // is overwritten by the pass, so a reused result needs no clearing.
   res.layers = L;
@@ -292,13 +301,12 @@ void Transformer::prepare(ForwardResult& res, const ForwardOptions& options, int
   res.keys = keys;
   res.hidden = C;
   res.head_dim = cfg.head_dim();
-  const size_t qkv_size = static_cast<size_t>(L) * H * T * cfg.head_dim();  // (L, H, T, dh)
-  res.attentions.resize(options.attentions ? static_cast<size_t>(L) * H * T * keys : 0);
+  res.attentions.resize(options.attentions ? maps : 0);
   res.hidden_out.resize(TC);
-  res.hidden_states.resize(options.hidden_states ? static_cast<size_t>(L + 1) * TC : 0);
-  res.q.resize(options.qkv ? qkv_size : 0);
-  res.k.resize(options.qkv ? qkv_size : 0);
-  res.v.resize(options.qkv ? qkv_size : 0);
+  res.hidden_states.resize(states);
+  res.q.resize(qkv_size);
+  res.k.resize(qkv_size);
+  res.v.resize(qkv_size);
   res.value_norms.resize(options.value_norms ? static_cast<size_t>(L) * H * T : 0);
   if (!options.trace) res.trace = ForwardTrace{};
 }
@@ -367,7 +375,14 @@ void Transformer::extend(const std::vector<int32_t>& ids, KvCache& cache, Forwar
   const int L = cfg.num_layers, C = cfg.hidden_size, KV = cfg.kv_width();
 
   if (keys > cache.capacity) {  // grow: each layer's rows move to the new layer stride
-    const int capacity = std::max(keys, std::min(cfg.max_tokens(), 2 * cache.capacity));
+    int capacity = std::max(keys, std::min(cfg.max_tokens(), 2 * cache.capacity));
+    // Doubling must not be what makes the cache too large: fall back to what this step needs.
+    try {
+      buffer_elements({L, capacity, KV}, "the KV cache");
+    } catch (const Error&) {
+      capacity = keys;
+    }
+    buffer_elements({L, capacity, KV}, "the KV cache");
     for (std::vector<float>* buffer : {&cache.k, &cache.v}) {
       std::vector<float> grown(static_cast<size_t>(L) * capacity * KV);
       for (int l = 0; l < L && cache.length > 0; ++l)
@@ -423,6 +438,7 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
       decoder_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, H, act, eps, trace);
     else
       encoder_layer_forward(x, a, layers_[l], probs, mask, T, H, act, eps, trace);
+    check_layer_output(x, T, C, "layer", l);
     record_attention(l, T, k, v, options, res, a);
     if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(l + 1) * TC);
   }
@@ -466,7 +482,7 @@ void Transformer::record_attention(int l, int T, const float* k, const float* v,
 std::vector<float> Transformer::lm_logits(const float* hidden, int rows) const {
   const int C = config_.hidden_size, V = config_.vocab_size;
   if (rows <= 0) throw Error("E_INPUT", "lm_logits: needs at least one hidden state row");
-  std::vector<float> logits(static_cast<size_t>(rows) * V);
+  std::vector<float> logits(buffer_elements({rows, V}, "the vocabulary logits"));
   if (config_.is_decoder()) {  // GPT-2: logits = h · W_teᵀ (tied) or h · lm_headᵀ, no bias
     const WeightMatrix& head = weights_.lm_head.size() ? weights_.lm_head : weights_.word_emb;
     vocabulary_logits(logits.data(), hidden, head, nullptr, rows, C, V);

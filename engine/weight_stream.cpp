@@ -152,6 +152,13 @@ void WeightStream::finish() {
   }
 }
 
+std::vector<std::string> WeightStream::untaken() const {
+  std::vector<std::string> names;
+  for (const Tensor& t : loads_)
+    if (!t.taken) names.push_back(t.name);
+  return names;
+}
+
 void WeightStream::release() {
   std::vector<Tensor>().swap(loads_);
   load_index_.clear();
@@ -172,14 +179,18 @@ WeightStream::Tensor& WeightStream::completed(const std::string& name, const std
     throw Error("E_INTERNAL", "tensor \"" + name + "\" was skipped while streaming but is needed");
   Tensor& t = loads_[index->second];
   if (!t.complete) fail("tensor \"" + name + "\" is incomplete: call finish() before taking tensors");
-  if (t.values.empty() && t.halves.empty() && t.entry.numel() > 0)
-    throw Error("E_INTERNAL", "tensor \"" + name + "\" was already taken");
+  if (t.taken) throw Error("E_INTERNAL", "tensor \"" + name + "\" was already taken");
+  t.taken = true;
   return t;
 }
 
 std::vector<float> WeightStream::take_f32(const std::string& name, const std::vector<int64_t>& shape) {
   Tensor& t = completed(name, shape);
-  if (!t.half) return std::move(t.values);
+  if (!t.half) {
+    check_finite(t.values.data(), t.values.size(), name, t.entry.shape);
+    return std::move(t.values);
+  }
+  check_finite(t.halves.data(), t.halves.size(), name, t.entry.shape, t.entry.dtype != DType::F16);
   std::vector<float> values(t.halves.size());  // kept as f16 but wanted as f32 (exact)
   f16_to_f32(values.data(), t.halves.data(), values.size());
   std::vector<uint16_t>().swap(t.halves);
@@ -188,11 +199,13 @@ std::vector<float> WeightStream::take_f32(const std::string& name, const std::ve
 
 std::vector<uint16_t> WeightStream::take_f16(const std::string& name, const std::vector<int64_t>& shape) {
   Tensor& t = completed(name, shape);
-  if (t.half) return std::move(t.halves);
-  std::vector<uint16_t> halves(t.values.size());  // kept as f32 but wanted as f16
-  f32_to_f16(halves.data(), t.values.data(), halves.size());
-  std::vector<float>().swap(t.values);
-  return halves;
+  if (!t.half) {  // kept as f32 but wanted as f16
+    t.halves.resize(t.values.size());
+    f32_to_f16(t.halves.data(), t.values.data(), t.halves.size());
+    std::vector<float>().swap(t.values);
+  }
+  check_finite(t.halves.data(), t.halves.size(), name, t.entry.shape, t.entry.dtype != DType::F16);
+  return std::move(t.halves);
 }
 
 }  // namespace attnscope

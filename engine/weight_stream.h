@@ -37,6 +37,11 @@ class WeightStream : public TensorSource {
   // After the last byte: E_SAFETENSORS if the file stopped before a tensor the model uses ended.
   void finish();
 
+  // The checkpoint's tensors that were kept for the model but that load_weights() did not take, in
+  // file order: tensors of a layer past config.json's layer count, or of a part the model does
+  // not have. Worth a warning (transformers warns of "weights not used"); read before release().
+  std::vector<std::string> untaken() const;
+
   // Frees whatever load_weights() did not take (e.g. a duplicate decoder bias).
   void release();
 
@@ -60,6 +65,7 @@ class WeightStream : public TensorSource {
     uint8_t carry[8] = {};      // an element split across two feeds (F16/BF16/F64)
     size_t carry_bytes = 0;
     bool complete = false;
+    bool taken = false;
   };
 
   void parse_header();

@@ -11,18 +11,24 @@
 
 namespace attnscope::kernels {
 
+void add_relative_bias(float* row, const float* bias, int n) {
+  for (int j = 0; j < n; ++j) row[j] += bias[j];
+}
+
 void attention_head_f32_naive(float* probs, float* context, const float* q, const float* k,
                               const float* v, const float* key_bias, const AttentionShape& s) {
   const int dh = s.head_dim, stride = s.stride, kv_stride = s.key_stride(), Tk = s.keys;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  const float scale = s.score_scale();
   for (int i = 0; i < s.queries; ++i) {
     float* p = probs + static_cast<size_t>(i) * Tk;
     const int visible = s.visible_keys(i);
-    // pass 1: scaled scores q_i · k_j plus the key mask
+    const float* relative = s.relative_bias ? s.relative_bias_row(i) : nullptr;
+    // pass 1: scaled scores q_i · k_j plus the key mask and the relative position bias
     for (int j = 0; j < visible; ++j) {
       float dot = 0.0f;
       for (int d = 0; d < dh; ++d) dot += q[static_cast<size_t>(i) * stride + d] * k[static_cast<size_t>(j) * kv_stride + d];
       p[j] = dot * scale + (key_bias ? key_bias[j] : 0.0f);
+      if (relative) p[j] += relative[j];
     }
     // pass 2: normalise over the visible keys; the causally hidden ones get exactly 0
     softmax_row_f32_naive(p, visible);
@@ -47,12 +53,12 @@ void attention_head_f32_eigen(float* probs, float* context, const float* q, cons
   Eigen::Map<RowMatrix, 0, Strided> ctx(context, Tq, dh, Strided(s.stride));
   Eigen::Map<RowMatrix> P(probs, Tq, Tk);
 
-  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  P.noalias() = (Q * K.transpose()) * scale;
+  P.noalias() = (Q * K.transpose()) * s.score_scale();
   if (key_bias) P.rowwise() += Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>>(key_bias, Tk);
   for (int i = 0; i < Tq; ++i) {
     float* row = probs + static_cast<size_t>(i) * Tk;
     const int visible = s.visible_keys(i);
+    if (s.relative_bias) add_relative_bias(row, s.relative_bias_row(i), visible);
     softmax_row_f32_eigen(row, visible);
     std::fill(row + visible, row + Tk, 0.0f);
   }

@@ -1,5 +1,6 @@
 // Scaled dot-product attention for one head, keeping the probabilities (the matrix AttnScope
-// draws): P = softmax(Q Kᵀ / √dh + mask), context = P V. Multi-head bookkeeping (splitting the
+// draws): P = softmax(Q Kᵀ · scale + mask + relative bias), context = P V (scale 1/√dh unless the
+// shape says otherwise). Multi-head bookkeeping (splitting the
 // (T, C) projections into heads) is done with strides, so no head is copied out.
 #pragma once
 
@@ -7,6 +8,9 @@
 #include "attention_shape.h"
 
 namespace attnscope::kernels {
+
+// row[j] += bias[j] for the n visible keys of one row of scores (a relative position bias).
+void add_relative_bias(float* row, const float* bias, int n);
 
 // q, k, v point at this head's first column inside (rows, C) row-major projections: element
 // (t, d) is at [t * s.stride + d], d < s.head_dim; q has s.queries rows, k and v s.keys rows.

@@ -32,14 +32,33 @@ float horizontal_sum(v128_t v) {
 }
 }  // namespace
 
+void add_relative_bias_f32_wasmsimd(float* row, const float* bias, int n) {
+  const int n4 = n & ~3;
+  for (int j = 0; j < n4; j += 4)
+    wasm_v128_store(row + j, wasm_f32x4_add(wasm_v128_load(row + j), wasm_v128_load(bias + j)));
+  for (int j = n4; j < n; ++j) row[j] += bias[j];
+}
+
 void softmax_row_f32_wasmsimd(float* row, int n) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   const int n4 = n & ~3;
   // pass 1: max
-  v128_t vmax = wasm_f32x4_splat(neg_inf);
-  for (int j = 0; j < n4; j += 4) vmax = wasm_f32x4_pmax(vmax, wasm_v128_load(row + j));
+  v128_t vmax = wasm_f32x4_splat(neg_inf), vnan = wasm_i32x4_splat(0);
+  for (int j = 0; j < n4; j += 4) {
+    const v128_t x = wasm_v128_load(row + j);
+    vmax = wasm_f32x4_pmax(vmax, x);  // pmax skips NaN: counted apart
+    vnan = wasm_v128_or(vnan, wasm_f32x4_ne(x, x));
+  }
   float m = horizontal_max(vmax);
-  for (int j = n4; j < n; ++j) m = std::max(m, row[j]);
+  bool nan = wasm_v128_any_true(vnan);
+  for (int j = n4; j < n; ++j) {
+    m = std::max(m, row[j]);
+    nan |= row[j] != row[j];
+  }
+  if (nan) {  // a NaN score (an overflow upstream): NaN everywhere, never a plausible row (softmax.h)
+    std::fill(row, row + n, std::numeric_limits<float>::quiet_NaN());
+    return;
+  }
   if (m == neg_inf) {  // every key masked: no defined softmax, return uniform (see softmax.h)
     std::fill(row, row + n, 1.0f / static_cast<float>(n));
     return;
@@ -82,7 +101,7 @@ void attention_head_f32_wasmsimd(float* probs, float* context, const float* q, c
   pack_b_f32_wasmsimd(v_packed.data(), v, Tk, dh, kv_stride);              // B = V: (Tk, dh)
 
   GemmEpilogue scores;
-  scores.scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  scores.scale = s.score_scale();
   scores.bias = key_bias;  // 0 or −inf per key: the padding mask
   const GemmEpilogue plain;
   for (int i0 = 0; i0 < Tq; i0 += kRows) {
@@ -96,6 +115,7 @@ void attention_head_f32_wasmsimd(float* probs, float* context, const float* q, c
     for (int r = 0; r < rows; ++r) {
       float* row = p + static_cast<size_t>(r) * Tk;
       const int visible = s.visible_keys(i0 + r);
+      if (s.relative_bias) add_relative_bias_f32_wasmsimd(row, s.relative_bias_row(i0 + r), visible);
       softmax_row_f32_wasmsimd(row, visible);
       std::fill(row + visible, row + Tk, 0.0f);
     }

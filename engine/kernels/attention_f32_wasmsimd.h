@@ -12,6 +12,9 @@ namespace attnscope::kernels {
 void attention_head_f32_wasmsimd(float* probs, float* context, const float* q, const float* k,
                                  const float* v, const float* key_bias, const AttentionShape& s);
 
+// row[j] += bias[j] for j < n (the relative position bias of one row of scores).
+void add_relative_bias_f32_wasmsimd(float* row, const float* bias, int n);
+
 // Softmax of one row in place (max, exp and sum, normalise). −inf entries give exactly 0; a row
 // that is entirely −inf gives 1/n everywhere, like softmax_row_f32_naive.
 void softmax_row_f32_wasmsimd(float* row, int n);

@@ -3,6 +3,7 @@
 // over every key so far. Both are the same computation with the queries taken as the last
 // `queries` of the `keys` positions.
 #pragma once
+#include <cmath>
 
 namespace attnscope::kernels {
 
@@ -17,9 +18,19 @@ struct AttentionShape {
   // Decoders: query i sits at position keys − queries + i and sees only keys up to it; the
   // later keys get probability exactly 0 (the −∞ added before softmax).
   bool causal = false;
+  // The factor on q·k: 0 for the usual 1/√head_dim; T5 folds it into its weights and uses 1.
+  float scale = 0.0f;
+  // An additive bias that depends only on how far key j lies from query i's position p_i (T5's
+  // relative positions): relative_bias[j − p_i + keys − 1], 2·keys − 1 values; null: none.
+  // Kept per offset, not per (query, key) pair, so a long run costs O(keys), not O(queries·keys).
+  const float* relative_bias = nullptr;
 
   int key_stride() const { return kv_stride ? kv_stride : stride; }
-  int visible_keys(int query) const { return causal ? keys - queries + query + 1 : keys; }
+  float score_scale() const { return scale != 0.0f ? scale : 1.0f / std::sqrt(static_cast<float>(head_dim)); }
+  int position(int query) const { return keys - queries + query; }
+  // Row i's slice of relative_bias: element j is the bias of key j.
+  const float* relative_bias_row(int query) const { return relative_bias + (keys - 1 - position(query)); }
+  int visible_keys(int query) const { return causal ? position(query) + 1 : keys; }
 };
 
 }  // namespace attnscope::kernels

@@ -128,6 +128,12 @@ TEST_CASE("kernels: softmax rows sum to 1, masks and large logits", "[engine][ke
     std::vector<float> all(4, -kInf);
     softmax(all.data(), 4);
     for (float p : all) CHECK(p == 0.25f);
+    // a NaN score (an overflow upstream) makes the row NaN: never a plausible or uniform row,
+    // whether the other scores are finite or all masked
+    for (std::vector<float> nan : {std::vector<float>{1.0f, kNaN, 2.0f}, std::vector<float>{-kInf, kNaN, -kInf}}) {
+      softmax(nan.data(), 3);
+      for (float p : nan) CHECK(std::isnan(p));
+    }
   }
   // eigen == naive on random rows with masks
   for (int n : kSizes) {

@@ -132,7 +132,7 @@ TEST_CASE("llama kernels: grouped-query attention == each query head over a copy
   std::vector<float> ctx(T * H * dh), probs(static_cast<size_t>(H) * T * T);
   AttentionMask mask;
   mask.causal = true;
-  attention_heads_forward(ctx.data(), probs.data(), q.data(), k.data(), v.data(), layer, mask, T, T);
+  attention_heads_forward(ctx.data(), probs.data(), q.data(), k.data(), v.data(), layer.layout(), mask, T, T);
   // The reference: K and V repeated per query head (transformers' repeat_kv), plain attention.
   std::vector<float> k_rep(T * H * dh), v_rep(T * H * dh);
   for (int t = 0; t < T; ++t)
