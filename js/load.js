@@ -11,6 +11,7 @@ import { callWasm, getWasmModule, resolveThreads } from './wasm.js';
 import { Model } from './model.js';
 import { Seq2SeqModel } from './seq2seq.js';
 import { LOAD_OPTIONS, checkOptionNames } from './options.js';
+import { unusedWeightWarnings } from './unused-weights.js';
 import {
   DEFAULT_WEIGHT_PRECISION, WASM32_MAX_BYTES, checkFitsWasm32, checkWeightPrecision, resolveWeightPrecision,
   checkSeq2SeqFitsWasm32, resolveSeq2SeqPrecision,
@@ -64,10 +65,11 @@ export async function loadModel(source, options = {}) {
     }
 
     const weights = await readWeights(wasm, provider, configText, { signal, onProgress, files, weightPrecision });
-    let native;
+    let native, warnings;
     try {
       throwIfAborted(signal);
       native = callWasm(() => new wasm.Model(configText, weights, ...tokenizerArgs(tok)));
+      warnings = unusedWeightWarnings(weights.untakenTensors(), { '': config.numLayers });
     } finally {
       weights.delete(); // the Model took the tensors; this frees what is left
     }
@@ -91,6 +93,7 @@ export async function loadModel(source, options = {}) {
       memoryBytes: Math.max(0, heap.inUse - heapBefore),
       wasmMemoryBytes: heap.memoryBytes,
       loadMs: Date.now() - started,
+      warnings,
     };
     return new Model(wasm, native, info);
   } catch (error) {
@@ -117,10 +120,13 @@ async function loadSeq2Seq(wasm, provider, configText, { read, readBinary, signa
   const tok = await readTokenizerFiles(read, provider.location, readBinary);
   callWasm(() => wasm.checkTokenizer(...tokenizerArgs(tok)));
   const weights = await readWeights(wasm, provider, configText, { signal, onProgress, files, weightPrecision });
-  let native;
+  let native, warnings;
   try {
     throwIfAborted(signal);
     native = callWasm(() => wasm.createSeq2SeqModel(configText, weights, ...tokenizerArgs(tok)));
+    const config = callWasm(() => native.config());
+    warnings = unusedWeightWarnings(weights.untakenTensors(),
+      { encoder: config.encoderLayers, decoder: config.decoderLayers });
   } finally {
     weights.delete();
   }
@@ -138,7 +144,7 @@ async function loadSeq2Seq(wasm, provider, configText, { read, readBinary, signa
     kind: 'encoder-decoder', tokenizerVocabSize: native.tokenizerVocabSize(), tokenizer: tok.kind,
     separateTargetTokenizer: native.hasTargetTokenizer(), weightPrecision,
     threads: 1, memoryBytes: Math.max(0, heap.inUse - heapBefore), wasmMemoryBytes: heap.memoryBytes,
-    loadMs: Date.now() - started,
+    loadMs: Date.now() - started, warnings,
   });
 }
 

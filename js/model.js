@@ -2,9 +2,10 @@
 // Model object in wasm memory. dispose() frees it; a FinalizationRegistry frees models that were
 // dropped without dispose() (a backstop only: GC timing is not something to rely on).
 import { AttnScopeError } from './errors.js';
+import { checkGenerationFits, decoderCacheBytes } from './generation-budget.js';
 import { RunResult } from './result.js';
 import { probabilityOf, rankOf, topKSoftmax } from './mlm.js';
-import { callWasm } from './wasm.js';
+import { callWasm, checkEngineAlive, currentEngineEpoch } from './wasm.js';
 import { wordAttentions } from './words.js';
 import { Generation, generateOptions } from './generate.js';
 import { GENERATE_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames } from './options.js';
@@ -19,6 +20,7 @@ const finalizer = typeof FinalizationRegistry === 'function'
 export class Model {
   #wasm;
   #native;
+  #engineEpoch = currentEngineEpoch();  // see checkEngineAlive
   #specialIds;
   #tokens = null;  // id → token, built on first use (#vocabulary)
   #texts = null;   // id → readable token text ("␣the" for "Ġthe"), built on first use (#tokenTexts)
@@ -52,7 +54,8 @@ export class Model {
   dispose() {
     if (!this.#native) return;
     finalizer?.unregister(this);
-    this.#native.delete();
+    // A discarded engine (checkEngineAlive) is not called again: its memory goes with it.
+    if (this.#engineEpoch === currentEngineEpoch()) this.#native.delete();
     this.#native = null;
   }
 
@@ -302,9 +305,11 @@ export class Model {
       if (bos < 0) throw new AttnScopeError('E_INPUT', 'the prompt is empty and the model has no bos_token_id to start from');
       encoding = { ids: Int32Array.of(bos), tokens: [this.idToToken(bos)], numTruncated: 0 };
     }
+    const { numLayers: layers, numHeads: heads, hiddenSize, headDim, numKeyValueHeads } = this.config;
+    checkGenerationFits({ maxNewTokens: o.maxNewTokens, positionsLeft: maxPositions - encoding.ids.length,
+      bytesFor: (n) => decoderCacheBytes({ layers, kvWidth: numKeyValueHeads * headDim, positions: encoding.ids.length + n }) });
     const vocabulary = this.#vocabulary();
     const texts = this.#tokenTexts();
-    const { numLayers: layers, numHeads: heads, hiddenSize } = this.config;
     native.resetSequence();
     const session = {
       prompt: { ids: encoding.ids, tokens: encoding.tokens, numTruncated: encoding.numTruncated },
@@ -406,6 +411,7 @@ export class Model {
 
   #alive() {
     if (!this.#native) throw new AttnScopeError('E_DISPOSED', 'the model was disposed');
+    checkEngineAlive(this.#engineEpoch);
     return this.#native;
   }
 }

@@ -5,7 +5,8 @@
 // self- and cross-attention rows. Results name things as transformers does (encoder_attentions,
 // decoder_attentions, cross_attentions) in camelCase.
 import { AttnScopeError, throwIfAborted } from './errors.js';
-import { callWasm } from './wasm.js';
+import { checkGenerationFits, seq2seqGenerationBytes } from './generation-budget.js';
+import { callWasm, checkEngineAlive, currentEngineEpoch } from './wasm.js';
 import { topKSoftmax } from './mlm.js';
 import { sampleToken, seededRandom } from './sampling.js';
 import { generateOptions } from './generate.js';
@@ -19,6 +20,7 @@ const finalizer = typeof FinalizationRegistry === 'function'
 
 export class Seq2SeqModel {
   #native;
+  #engineEpoch = currentEngineEpoch();  // see checkEngineAlive
 
   /** @internal built by loadModel() */
   constructor(native, info) {
@@ -35,7 +37,8 @@ export class Seq2SeqModel {
   dispose() {
     if (!this.#native) return;
     finalizer?.unregister(this);
-    this.#native.delete();
+    // A discarded engine (checkEngineAlive) is not called again: its memory goes with it.
+    if (this.#engineEpoch === currentEngineEpoch()) this.#native.delete();
     this.#native = null;
   }
 
@@ -118,6 +121,9 @@ export class Seq2SeqModel {
     const native = this.#alive();
     const sourceIds = typeof source === 'string' ? this.tokenize(source, { maxLength }).ids : integerArray(source, 'ids');
     const c = this.config;
+    const shape = { layers: c.decoderLayers, heads: c.decoderHeads, headDim: c.decoderHeadDim, sourceLength: sourceIds.length };
+    checkGenerationFits({ maxNewTokens: o.maxNewTokens, positionsLeft: c.maxTokens - 1,
+      bytesFor: (n) => seq2seqGenerationBytes(shape, n) });
     const encoderAttentions = callWasm(() => native.start(Int32Array.from(sourceIds)));
     const random = seededRandom(o.seed);
     const ids = [c.decoderStartTokenId];
@@ -172,6 +178,7 @@ export class Seq2SeqModel {
 
   #alive() {
     if (!this.#native) throw new AttnScopeError('E_DISPOSED', 'this model was disposed');
+    checkEngineAlive(this.#engineEpoch);
     return this.#native;
   }
 }

@@ -60,11 +60,38 @@ async function instantiate(kind, threads) {
   return module;
 }
 
-/** Runs a call into wasm; a C++ error arrives as an Error with .code and is re-thrown typed. */
+/**
+ * Runs a call into wasm; a C++ error arrives as an Error with .code and is re-thrown typed. A trap
+ * (WebAssembly.RuntimeError: the engine's own checks missed something) leaves the module's memory
+ * in an unknown state, where later calls have spun or trapped again: the realm's modules are
+ * discarded, so every model loaded before refuses further calls (checkEngineAlive) and the next
+ * load instantiates a fresh module.
+ */
 export function callWasm(fn) {
   try {
     return fn();
   } catch (error) {
+    if (typeof WebAssembly !== 'undefined' && error instanceof WebAssembly.RuntimeError) discardModules(error);
     throw toAttnScopeError(error);
   }
+}
+
+let engineEpoch = 0, lastTrap = null;
+
+function discardModules(trap) {
+  engineEpoch++;
+  lastTrap = trap;
+  modulePromises.plain = modulePromises.threaded = null;
+}
+
+/** The engine generation a model is loaded into: models compare it with checkEngineAlive(). */
+export function currentEngineEpoch() {
+  return engineEpoch;
+}
+
+/** E_INTERNAL when the module a model lives in was discarded after a trap (see callWasm). */
+export function checkEngineAlive(epoch) {
+  if (epoch === engineEpoch) return;
+  throw new AttnScopeError('E_INTERNAL', `the engine this model was loaded into trapped (${lastTrap?.message ?? 'a ' +
+    'WebAssembly trap'}) and was discarded: this model cannot run any more; load it again`, { cause: lastTrap });
 }
