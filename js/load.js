@@ -111,6 +111,9 @@ export async function loadSeq2SeqModel(source, options = {}) {
 // for other models; 'q8' as for every model: int8 linear layers, embeddings f16), the tokenizer
 // files, then the weights streamed as for every model.
 async function loadSeq2Seq(wasm, provider, configText, { read, readBinary, signal, onProgress, files, requestedPrecision, threads, started, heapBefore }) {
+  // The engine's reader first (E_CONFIG naming a key of the wrong type or range), so the size
+  // estimate only sees values it accepts; the estimate itself refuses a missing size key.
+  callWasm(() => wasm.seq2seqMaxTokens(configText));
   const hf = JSON.parse(configText);
   const weightPrecision = resolveSeq2SeqPrecision(hf, requestedPrecision);
   checkSeq2SeqFitsWasm32(hf, weightPrecision, wasm.heapStats().inUse);
