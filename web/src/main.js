@@ -30,9 +30,11 @@ import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 import { FIGURE_VIEWS, figureData } from '../../js/snapshot.js';
 import { createLesson } from './lesson/stepper.js';
+import { LESSONS } from './lesson/steps.js';
 import { keepTabsInSight } from './tabs-scroll.js';
 import { showTokenLegend } from './token-legend.js';
 import { isSeq2Seq } from './seq2seq-run.js';
+import { isDecoderOnly } from './causal-mask.js';
 import { createSeq2SeqPanel } from './seq2seq-panel.js';
 import { createKindSwitch } from './kind-switch.js';
 import { readHeldout } from './heldout.js';
@@ -62,6 +64,8 @@ const VIEW_FACTORIES = {
   positions: positionsView,
 };
 let linkModel = null;       // a link's model that failed to load, kept in the URL (see start())
+let firstLoad = true;       // the page's first model load: the link's query (q=) holds for it
+const urlQuery = new URLSearchParams(location.search).has('q');
 let busyTimer = 0;
 
 const app = createViewModel({ state, onSet });
@@ -71,15 +75,19 @@ const runs = createRunController(app, { views: VIEW_FACTORIES, predictions: true
   start: onRunStart, shown: onRunShown, empty: onRunEmpty, failed: onRunFailed, settled: () => showBusy(false),
 } });
 // The map opens a corpus sentence as the typed text; its query token is chosen once the sentence
-// has run (the state's query is clamped to the run on screen until then).
+// has run (the state's query is clamped to the run on screen until then). `query` is a position,
+// or (run) → a position found in the run (an example's "it"); `select` selects it too (the head
+// view's row).
 let queryAfterRun = null;
-app.openText = (text, { query, ...patch }) => {
+let selectAfterRun = false;
+app.openText = (text, { query, select = false, ...patch }) => {
   seq2seqPanel.stop({ discard: true });
   $('text-a').value = text;
   Object.assign(state, { text, pairOn: false });
   $('pair-on').checked = false;
   $('text-b').hidden = true;
   queryAfterRun = query ?? null;
+  selectAfterRun = select;
   app.set(patch);
   runs.schedule();
 };
@@ -93,11 +101,13 @@ function onSet(patch, before) {
     picker.fillOptions();
     picker.showInfo();
     examples.render();
+    showLesson();
     relocalizeMessages(app.t);
     if (ranStatus && $('run-status').textContent === ranStatus.text) {
       $('run-status').textContent = ranStatus.text = ranStatus.build(app.t);
     }
   }
+  if (patch.lesson !== undefined && patch.lesson !== before.lesson) showLesson();
   // Opening the block, Layers or Contributions view needs a run of the text on screen with more outputs.
   if (patch.view !== undefined && runs.needsTrace()) runs.run();
   if (patch.headsOff !== undefined && !isSeq2Seq(app.info)) ablation.rerun();
@@ -105,7 +115,10 @@ function onSet(patch, before) {
 }
 
 function writeUrl() {
-  history.replaceState(null, '', location.pathname + stateToUrl(linkModel ? { ...state, model: linkModel } : state));
+  const shown = linkModel ? { ...state, model: linkModel } : state;
+  history.replaceState(null, '', location.pathname + stateToUrl(shown));
+  // The lesson's front door links to the lesson on this sentence and model (a new tab opens it so).
+  $('lesson-start').href = location.pathname + stateToUrl({ ...shown, lesson: 'attention', step: 1, view: LESSONS.attention[0].view });
 }
 
 // ---- model -----------------------------------------------------------------------------------
@@ -123,6 +136,10 @@ async function loadModel(source, label, { signal, onProgress } = {}) {
   }
   if (linkModel && source !== 'bundled') linkModel = null;   // the user chose another model
   await showSeq2Seq(source);
+  // A decoder predicts after each token: it opens on the last one (the next-token panel's "what
+  // comes next"), unless the link chose a token.
+  if (isDecoderOnly(app) && !(firstLoad && urlQuery)) queryAfterRun ??= (r) => r.tokens.length - 1;
+  firstLoad = false;
   state.model = typeof source === 'string' ? source : 'local';
   picker.fillOptions();
   picker.showInfo();
@@ -170,7 +187,12 @@ function onRunStart() {
 let ranStatus = null;
 
 function onRunShown(r, ms) {
-  if (queryAfterRun !== null) { app.set({ query: queryAfterRun }); queryAfterRun = null; }
+  if (queryAfterRun !== null) {
+    const find = queryAfterRun;
+    queryAfterRun = null;
+    const q = typeof find === 'function' ? find(r) : find;
+    if (q >= 0) app.set(selectAfterRun ? { query: q, selected: [q] } : { query: q });
+  }
   if (!isSeq2Seq(app.info)) ablation.rerun();   // heads switched off: the same text without them, as the diff's edit
   showInputError(null);
   const build = (t) => (r.seq2seq
@@ -424,12 +446,45 @@ function wire() {
 // The cross view shows an encoder–decoder's cross-attention only: opening it chooses that kind.
 const viewPatch = (view) => (view === 'cross' ? { view, kind: 'cross' } : { view });
 
-// The guided lesson (?lesson=attention&step=N): a stepper above the page's own views.
+// The guided lesson (?lesson=attention&step=N): a stepper above the page's own views. The page's
+// front door (#lesson-start) opens it on the sentence and model in use; "Leave the lesson" goes
+// back to the free explorer on the same sentence, at the view the step showed.
 let lesson = null;
+
+function showLesson() {
+  const door = $('lesson-start');
+  door.textContent = app.t('lessonStart', { n: LESSONS.attention.length });
+  door.hidden = Boolean(state.lesson);
+  if (state.lesson && !lesson) {
+    lesson = createLesson($('lesson'), app, { tryText: (text) => app.openText(text, {}), viewHost: $('view-host'),
+      leave: () => {
+        app.set({ lesson: '', step: 1 });
+        door.focus({ preventScroll: true });
+      } });
+  } else if (!state.lesson && lesson) {
+    lesson.destroy();
+    lesson = null;
+  }
+}
+
+function wireLessonDoor() {
+  $('lesson-start').addEventListener('click', (e) => {
+    if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;   // a new tab or window: the link
+    e.preventDefault();
+    app.set({ lesson: 'attention', step: 1, view: LESSONS.attention[0].view });
+    // On a phone the lesson sits under the text box: bring its first step to the top.
+    requestAnimationFrame(() => {
+      const box = $('lesson').getBoundingClientRect();
+      if (box.top < 0 || box.top > window.innerHeight * 0.6) $('lesson').scrollIntoView({ block: 'start' });
+      $('lesson').querySelector('.lesson-step-title')?.focus({ preventScroll: true });
+    });
+  });
+}
 
 async function start() {
   applyStatic(document, state.lang);
-  if (state.lesson) lesson = createLesson($('lesson'), app, { tryText: (text) => app.openText(text, {}) });
+  showLesson();
+  wireLessonDoor();
   picker.fillOptions();
   picker.syncRows();
   wire();
