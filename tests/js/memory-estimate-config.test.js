@@ -99,7 +99,7 @@ after(() => rmSync(work, { recursive: true, force: true }));
 test('loadModel: the bundled T5 without d_model (or with a bad one) is E_CONFIG naming d_model, not E_TOO_LARGE', async () => {
   const source = fileURLToPath(new URL('../../model-seq2seq', import.meta.url));
   const dir = join(work, 't5');
-  cpSync(source, dir, { recursive: true });
+  cpSync(source, dir, { recursive: true, dereference: true });  // a copy, even of a symlinked folder
   const config = JSON.parse(readFileSync(join(source, 'config.json'), 'utf8'));
   for (const value of [undefined, null, 'abc', -1, 0, 2.5]) {
     const bad = { ...config, d_model: value };
