@@ -2,13 +2,13 @@
 // The `attnscope` command: run a model and write its attentions (JSON, .npy folder or BertViz
 // input), tokenize JSON lines from stdin, benchmark, or describe a model. User errors print one
 // line on stderr and exit non-zero; a stack trace means a bug (or ATTNSCOPE_DEBUG=1).
-import { parseArgs } from 'node:util';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 import { loadModel, buildInfo, AttnScopeError } from './index.js';
 import { loadTokenizer } from './tokenizer.js';
-import { writeJsonResult, writeBertViz, writeNpyFolder, writeSeq2SeqJson } from './cli-output.js';
+import { writeJsonResult, writeBertViz, writeNpyFolder, writeSeq2SeqJson, snakeCaseKeys } from './cli-output.js';
+import { UsageError, integerList, optionalInteger, optionalNumber, parseFlags, refuseEmpty } from './cli-args.js';
 import { nestedJson } from './json-arrays.js';
 import { AUTO_F16_ABOVE_BYTES, DEFAULT_WEIGHT_PRECISION, WEIGHT_PRECISION_CHOICES } from './memory-estimate.js';
 import { GENERATE_DEFAULTS } from './generate.js';
@@ -36,13 +36,13 @@ commands:
   generate  --model M (--text "..." | --ids 464,3290) [--max-new-tokens N] [--temperature T]
             [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
             (decoders; --temperature 0 is greedy; defaults: ${GENERATE_DEFAULTS.maxNewTokens} tokens, and as Hugging Face:
-            temperature ${GENERATE_DEFAULTS.temperature}, top-k ${GENERATE_DEFAULTS.topK}, top-p ${GENERATE_DEFAULTS.topP})
+            temperature ${GENERATE_DEFAULTS.temperature}, top-k ${GENERATE_DEFAULTS.topK}, top-p ${GENERATE_DEFAULTS.topP}; --top-p in (0, 1])
+            (encoder-decoder models: --text/--ids is the source; ids start with decoder_start_token_id,
+            each step holds its cross_attentions row [L][H][S]; text leaves out the special tokens)
   snapshot  [--model M] --text "..." [--view head|lines|grid] [--layer L] [--head H] [--words] --out fig.json
             the data of one figure (tokens, the matrices the view draws, model, text, view/layer/head,
             a format version): <attn-scope src="fig.json"> draws it with no model download;
             --words adds the word spans and each matrix merged into words (drawn as words)
-            (encoder-decoder models: --text/--ids is the source; ids start with decoder_start_token_id,
-            each step holds its cross_attentions row [L][H][S])
   tokenize  --model M [--text "..." [--text-pair "..."]]   (no --text: one JSON string per stdin line)
             [--side source|target]  encoder-decoder tokenizers: target text goes through the
             target side's tokenizer (Marian: target.spm; others: the same tokenizer)
@@ -93,8 +93,6 @@ const OPTIONS = {
   info: { ...COMMON },
 };
 
-class UsageError extends Error {}
-
 function loadOptions(values) {
   const weightPrecision = values['weight-precision'];
   if (!WEIGHT_PRECISION_CHOICES.includes(weightPrecision)) {
@@ -111,13 +109,8 @@ async function main(argv) {
     return command ? 0 : 2;
   }
   if (!(command in OPTIONS)) throw new UsageError(`unknown command "${command}"`);
-  let values;
-  try {
-    const args = withOptionalValues(rest, { '--logit-lens': '5', '--attribution': 'top' });
-    ({ values } = parseArgs({ args, options: OPTIONS[command], strict: true, allowPositionals: false }));
-  } catch (error) {
-    throw new UsageError(error.message);
-  }
+  // --logit-lens [K] and --attribution [TOKEN_ID]: given without a value, they take these.
+  const values = parseFlags(rest, OPTIONS[command], { '--logit-lens': '5', '--attribution': 'top' });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -126,23 +119,15 @@ async function main(argv) {
   return commands[command](values);
 }
 
-// Flags whose value is optional (--logit-lens [K], --attribution [TOKEN_ID]): parseArgs has no such
-// type, so a flag given without a value (last, or followed by another --flag) gets its default.
-function withOptionalValues(args, defaults) {
-  const out = [];
-  args.forEach((arg, i) => {
-    out.push(arg);
-    if (arg in defaults && (i + 1 === args.length || args[i + 1].startsWith('--'))) out.push(defaults[arg]);
-  });
-  return out;
-}
-
 async function run(values) {
   const format = values.format;
   if (!['json', 'npy', 'bertviz'].includes(format)) throw new UsageError(`--format must be json, npy or bertviz, not "${format}"`);
   if ((values.ids === undefined) === (values.text === undefined)) throw new UsageError('give exactly one of --ids and --text');
   if (values.ids === undefined && values['token-types'] !== undefined) throw new UsageError('--token-types goes with --ids');
   if (values.text === undefined && values['text-pair'] !== undefined) throw new UsageError('--text-pair goes with --text');
+  refuseEmpty(values.text, '--text', 'give the text to run');
+  refuseEmpty(values['text-pair'], '--text-pair', 'give the second text, or leave the flag out');
+  refuseEmpty(values.target, '--target', 'give the target text, or leave the flag out (the decoder then sees decoder_start_token_id alone)');
   if (format === 'npy' && !values.out) throw new UsageError('--format npy writes a folder: give --out DIR');
   if (values.words && (format !== 'json' || values.text === undefined)) throw new UsageError('--words merges the words of a --text into the JSON: use it with --text and --format json');
   if (values.trace && format !== 'json') throw new UsageError('--trace writes its steps into the JSON: use it with --format json');
@@ -209,11 +194,12 @@ async function runSeq2Seq(model, values, options) {
 
 async function generate(values) {
   if ((values.ids === undefined) === (values.text === undefined)) throw new UsageError('give exactly one of --ids and --text');
+  refuseEmpty(values.text, '--text', 'give the text to generate from');
   const options = {
     maxNewTokens: optionalInteger(values['max-new-tokens'], '--max-new-tokens', 0),
-    temperature: optionalNumber(values.temperature, '--temperature'),
+    temperature: optionalNumber(values.temperature, '--temperature', { min: 0, note: '0 is greedy' }),
     topK: optionalInteger(values['top-k'], '--top-k', 0),
-    topP: optionalNumber(values['top-p'], '--top-p'),
+    topP: optionalNumber(values['top-p'], '--top-p', { min: 0, minOpen: true, max: 1, note: '1 keeps every token' }),
     seed: optionalInteger(values.seed, '--seed', 0),
     candidates: optionalInteger(values.candidates, '--candidates', 0),
     stopAtEos: !values['no-stop-at-eos'],
@@ -258,6 +244,7 @@ async function generate(values) {
 // One frozen figure (js/snapshot.js): the view's matrices of --text, rounded, as JSON.
 async function snapshot(values) {
   if (values.text === undefined) throw new UsageError('snapshot needs --text');
+  refuseEmpty(values.text, '--text', 'give the text to draw');
   if (!values.out) throw new UsageError('snapshot writes a file: give --out fig.json');
   if (!FIGURE_VIEWS.includes(values.view)) throw new UsageError(`--view must be ${FIGURE_VIEWS.join(', ')}, not "${values.view}"`);
   const model = await loadModel(values.model, loadOptions(values));
@@ -281,6 +268,7 @@ async function snapshot(values) {
 async function tokenize(values) {
   // Only the tokenizer files (and config.json when present, for the default max length): a folder
   // of tokenizer files alone is enough, and no weights are read.
+  refuseEmpty(values.text, '--text', 'give the text to tokenize, or leave --text out to read JSON lines from stdin');
   const model = await loadTokenizer(values.model);
   const maxLength = optionalInteger(values['max-length'], '--max-length', 0);
   const side = values.side ?? 'source';
@@ -352,12 +340,10 @@ async function bench(values) {
 async function info(values) {
   const model = await loadModel(values.model, loadOptions(values));
   try {
-    const { info: i } = model;
-    process.stdout.write(`${JSON.stringify({
-      path: i.location, source: i.source, ...(i.id ? { id: i.id } : {}), config: i.config,
-      kind: i.kind, has_mlm_head: i.hasMlmHead, tokenizer: i.tokenizer, tokenizer_vocab_size: i.tokenizerVocabSize,
-      weight_precision: i.weightPrecision, threads: i.threads, files: i.files, load_ms: i.loadMs,
-    }, null, 2)}\n`);
+    // Every field of model.info, in the CLI's snake_case (the config's keys too; files maps file
+    // names, which stay as they are, to sizes); its location is "path".
+    const { location, files, ...rest } = model.info;
+    process.stdout.write(`${JSON.stringify({ path: location, files, ...snakeCaseKeys(rest) }, null, 2)}\n`);
   } finally {
     model.dispose();
   }
@@ -380,20 +366,6 @@ function benchIds(model, count) {
   return ids.slice(0, count);
 }
 
-function integerList(text, flag) {
-  const parts = text.split(',').map((s) => s.trim());
-  if (parts.length === 0 || parts.some((s) => !/^-?\d+$/.test(s))) {
-    throw new UsageError(`${flag} must be comma-separated integers, got "${text}"`);
-  }
-  return parts.map(Number);
-}
-
-function optionalInteger(text, flag, min) {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < min) throw new UsageError(`${flag} must be an integer >= ${min}, got "${text}"`);
-  return Number(text);
-}
-
 // "0:1,2:3" → an (L, H) head mask of ones with 0 at layer 0 head 1 and layer 2 head 3.
 function headMaskFrom(text, { numLayers: L, numHeads: H }) {
   const mask = Array.from({ length: L }, () => new Array(H).fill(1));
@@ -405,13 +377,6 @@ function headMaskFrom(text, { numLayers: L, numHeads: H }) {
     mask[layer][head] = 0;
   }
   return mask;
-}
-
-function optionalNumber(text, flag) {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`${flag} must be a number, got "${text}"`);
-  return value;
 }
 
 function round(ms) {
