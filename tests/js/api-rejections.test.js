@@ -1,0 +1,131 @@
+// Every bad argument to the API and the worker client is refused with an AttnScopeError carrying
+// one of ERROR_CODES, never a plain Error, a silently different input or a stalled queue:
+// originalIds outside the vocabulary (was a plain Error from the engine's idToToken), ids the
+// worker client used to coerce (Array.from made "101,102" the ids 1, 0, 1, 1, 0, 2 and 5 an empty
+// input), and an argument postMessage cannot clone (left the job active, so every later job waited
+// forever).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { AttnScopeError, ERROR_CODES, loadModel } from '../../js/index.js';
+import { createWorkerClient } from '../../js/worker-client.js';
+
+let encoder, decoder, client;
+
+before(async () => {
+  [encoder, decoder] = await Promise.all([loadModel('bundled'), loadModel('bundled-causal')]);
+  client = createWorkerClient();
+  await client.load('bundled');
+});
+after(async () => {
+  encoder?.dispose();
+  decoder?.dispose();
+  await client?.terminate();
+});
+
+const typed = (code, pattern) => (error) => {
+  assert.ok(error instanceof AttnScopeError, `a ${error?.constructor?.name}, not an AttnScopeError: ${error?.message}`);
+  assert.equal(error.code, code, error.message);
+  if (pattern) assert.match(error.message, pattern);
+  return true;
+};
+
+// Settles within `ms` or fails (a stalled worker queue would otherwise hang the test).
+const within = (promise, ms, what) => Promise.race([promise,
+  new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms).unref())]);
+
+describe('originalIds', () => {
+  const V = 8000;  // the bundled BERT's vocab_size
+  const ids = [2, 4, 3];  // [CLS] [MASK] [SEP]
+
+  it('an id outside the vocabulary is E_INPUT naming it, in the thread and through the worker', async () => {
+    for (const bad of [99999, V, -5]) {
+      const pattern = new RegExp(`originalIds\\[1\\] = ${bad} is not a token id of this model \\(0 to ${V - 1}\\)`);
+      await assert.rejects(encoder.runIds(ids, { originalIds: [2, bad, 3] }), typed('E_INPUT', pattern), String(bad));
+      await assert.rejects(client.runIds(ids, { originalIds: [2, bad, 3] }), typed('E_INPUT', pattern), String(bad));
+    }
+    // Refused before the run whatever the model kind (a decoder does not use them).
+    await assert.rejects(decoder.runIds([5, 6, 7], { originalIds: [5, 99999, 7] }), typed('E_INPUT', /originalIds\[1\]/));
+  });
+
+  it('an id inside the vocabulary gives the original token its probability and rank', async () => {
+    const r = await encoder.runIds(ids, { originalIds: [2, V - 1, 3] });
+    const [prediction] = r.maskPredictions;
+    assert.equal(prediction.actual.id, V - 1);
+    assert.ok(prediction.actual.rank >= 1 && prediction.actual.prob >= 0 && prediction.actual.prob <= 1);
+  });
+});
+
+describe('worker client arguments', () => {
+  it('ids that are not an array of integers are refused as in the thread, not coerced', async () => {
+    for (const ids of ['101,102', 5, undefined, null, { length: 3 }]) {
+      await assert.rejects(within(client.runIds(ids), 10000, String(ids)), typed('E_INPUT', /ids must be an array of integers/), String(ids));
+      await assert.rejects(encoder.runIds(ids), typed('E_INPUT', /ids must be an array of integers/), String(ids));
+    }
+    // Any iterable of integers still goes (a typed array, a Set).
+    const fromSet = await client.runIds(new Set([2, 5, 3]));
+    assert.deepEqual([...fromSet.ids], [2, 5, 3]);
+  });
+
+  it('an argument postMessage cannot clone is E_INPUT, and the jobs after it still run', async () => {
+    const notCloneable = [{ textPair: () => 'a function' }, { textPair: Symbol('s') }, { headMask: [[new WeakMap()]] }];
+    for (const options of notCloneable) {
+      const refused = client.run('the cat', options);
+      const next = client.run('the cat sat');
+      await assert.rejects(within(refused, 10000, 'the refused job'), typed('E_INPUT', /cannot be sent to the worker/));
+      const r = await within(next, 10000, 'the job after it');
+      assert.equal(r.tokens.length, 5);
+    }
+    await assert.rejects(within(client.load(Symbol('model')), 10000, 'load'), typed('E_INPUT', /cannot be sent to the worker/));
+  });
+});
+
+describe('every refusal is an AttnScopeError with a known code', () => {
+  // [call, model] pairs a hostile caller might make; each must throw or reject typed.
+  const calls = {
+    'run(123)': (m) => m.run(123),
+    'run options null': (m) => m.run('x', null),
+    'run maxLength -1': (m) => m.run('x', { maxLength: -1 }),
+    'run unknown option': (m) => m.run('x', { topk: 3 }),
+    'run topK 1.5': (m) => m.run('x', { topK: 1.5 }),
+    'run logitLens 0': (m) => m.run('x', { logitLens: 0 }),
+    'run attribution tokenId out of range': (m) => m.run('x', { attribution: { tokenId: 99999 } }),
+    'run attribution position out of range': (m) => m.run('x', { attribution: { position: 999 } }),
+    'run reuse {}': (m) => m.run('x', { reuse: {} }),
+    'runIds null': (m) => m.runIds(null),
+    'runIds 1e10': (m) => m.runIds([1e10]),
+    'runIds 0.5': (m) => m.runIds([0.5]),
+    'runIds 99999': (m) => m.runIds([99999]),
+    'runIds -1': (m) => m.runIds([-1]),
+    'runIds attentionMask too short': (m) => m.runIds([2, 3], { attentionMask: [1] }),
+    'runIds tokenTypes out of range': (m) => m.runIds([2, 3], { tokenTypes: [5, 5] }),
+    'tokenize Symbol': (m) => m.tokenize(Symbol('x')),
+    'tokenize textPair 5': (m) => m.tokenize('x', { textPair: 5 }),
+    'decode 99999': (m) => m.decode([99999]),
+    'decode a string': (m) => m.decode('abc'),
+    'idToToken 99999': (m) => m.idToToken(99999),
+    'idToToken "a"': (m) => m.idToToken('a'),
+    'tokenToId 5': (m) => m.tokenToId(5),
+    'generate maxNewTokens -1': (m) => m.generate('x', { maxNewTokens: -1 }).result,
+    'generate temperature NaN': (m) => m.generate('x', { temperature: NaN }).result,
+    'generate topP 2': (m) => m.generate('x', { topP: 2 }).result,
+    'generate prompt 99999': (m) => m.generate([99999]).result,
+    'generate prompt {}': (m) => m.generate({}).result,
+    'generate onToken 5': (m) => m.generate('x', { onToken: 5 }).result,
+  };
+  for (const [label, model] of [['encoder', () => encoder], ['decoder', () => decoder]]) {
+    it(`${label}: each hostile call`, async () => {
+      for (const [name, call] of Object.entries(calls)) {
+        let error = null;
+        try {
+          await call(model());
+        } catch (e) {
+          error = e;
+        }
+        if (error === null) continue;  // some calls are fine for one kind (an encoder's topK, a decoder's generate)
+        assert.ok(error instanceof AttnScopeError && ERROR_CODES.includes(error.code),
+          `${label} ${name}: ${error?.constructor?.name} ${error?.code}: ${error?.message}`);
+      }
+    });
+  }
+});
