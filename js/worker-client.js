@@ -31,9 +31,7 @@ export function createWorkerClient() {
     }
     const job = active;
     active = null;
-    settle(job, message.type === 'error'
-      ? { error: new AttnScopeError(message.error.code, message.error.message) }
-      : { value: job.wrap(message.value) });
+    settle(job, message.type === 'error' ? { error: jobError(job, message.error) } : { value: job.wrap(message.value) });
     pump();
   });
   worker.onError((error) => shutDown(new AttnScopeError('E_INTERNAL', `the AttnScope worker failed: ${error.message}`)));
@@ -45,13 +43,21 @@ export function createWorkerClient() {
   }
 
   function pump() {
-    if (active || queue.length === 0) {
-      if (!active) worker.unref();
-      return;
+    while (!active && queue.length > 0) {
+      active = queue.shift();
+      worker.ref();
+      try {
+        worker.postMessage({ id: active.id, type: active.type, ...active.payload }, active.transfer);
+      } catch (error) {
+        // A value structured clone cannot copy (a function, a Symbol, …) fails this job alone;
+        // left active, it would have stalled every job after it.
+        const job = active;
+        active = null;
+        settle(job, { error: new AttnScopeError('E_INPUT', `${job.type}: an argument cannot be sent to the worker ` +
+          `(${error?.message ?? error}); pass plain data: strings, numbers, arrays, typed arrays, Files`) });
+      }
     }
-    active = queue.shift();
-    worker.ref();
-    worker.postMessage({ id: active.id, type: active.type, ...active.payload }, active.transfer);
+    if (!active) worker.unref();
   }
 
   function enqueue(type, payload, { signal, onProgress, onToken, replacePending = false, transfer = [] } = {}, wrap = (v) => v) {
@@ -77,6 +83,13 @@ export function createWorkerClient() {
       queue.push(job);
       pump();
     });
+  }
+
+  // The error a job's worker reported; an abort of the caller's signal keeps its reason (which
+  // did not cross to the worker: the worker only hears "abort").
+  function jobError(job, { code, message }) {
+    if (code === 'E_ABORTED' && job.signal?.aborted) return abortedError(job.signal.reason);
+    return new AttnScopeError(code, message);
   }
 
   function cancelQueued(predicate, makeError) {
@@ -144,12 +157,12 @@ export function createWorkerClient() {
       return call('run', { text }, options, [...RUN_OPTIONS, 'signal', 'replacePending'], runResult);
     },
     runIds(ids, options = {}) {
-      return call('runIds', { ids: Array.from(ids ?? []) }, options, [...RUN_IDS_OPTIONS, 'signal', 'replacePending'], runResult);
+      return call('runIds', { ids: postableIds(ids) }, options, [...RUN_IDS_OPTIONS, 'signal', 'replacePending'], runResult);
     },
     /** Encoder-decoder models (bart, marian, t5): the source ids, and options.targetIds after
      *  decoder_start_token_id; resolves to the plain result js/seq2seq.js gives. */
     runSeq2SeqIds(sourceIds, options = {}) {
-      return call('runIds', { ids: Array.from(sourceIds ?? []) }, options, [...SEQ2SEQ_RUN_OPTIONS, 'signal', 'replacePending']);
+      return call('runIds', { ids: postableIds(sourceIds) }, options, [...SEQ2SEQ_RUN_OPTIONS, 'signal', 'replacePending']);
     },
     /** The same from source text (and options.target text). */
     runSeq2Seq(source, options = {}) {
@@ -167,7 +180,7 @@ export function createWorkerClient() {
      * the summary ({ids, tokens, promptLength, steps, stopReason}). signal / cancel() stop it.
      */
     generate(prompt, options = {}) {
-      const payload = { prompt: typeof prompt === 'string' ? prompt : Array.from(prompt ?? []) };
+      const payload = { prompt: typeof prompt === 'string' ? prompt : postableIds(prompt) };
       // Either model kind's names pass here (the client does not track which is loaded); the
       // worker's model refuses by name the one a decoder does not take (maxLength).
       return call('generate', payload, options, SEQ2SEQ_GENERATE_OPTIONS);
@@ -218,6 +231,14 @@ function interruptible(type) {
 function reuseError() {
   return new AttnScopeError('E_INPUT', 'options.reuse is not available through the worker client: ' +
     'results are transferred to the caller; use loadModel() in the same thread to reuse memory');
+}
+
+// Ids as an array (from any iterable: an array, a typed array, a Set); anything else goes as it
+// is, for the model in the worker to refuse as it would in this thread (Array.from would have
+// made a number or undefined an empty input, and a string "101,102" the ids 1, 0, 1, 1, 0, 2).
+function postableIds(ids) {
+  const iterable = ids !== null && typeof ids === 'object' && typeof ids[Symbol.iterator] === 'function';
+  return iterable ? Array.from(ids) : ids;
 }
 
 function omit(options, names) {
