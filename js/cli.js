@@ -12,7 +12,7 @@ import { UsageError, integerList, optionalInteger, optionalNumber, parseFlags, r
 import { nestedJson } from './json-arrays.js';
 import { AUTO_F16_ABOVE_BYTES, DEFAULT_WEIGHT_PRECISION, WEIGHT_PRECISION_CHOICES } from './memory-estimate.js';
 import { GENERATE_DEFAULTS } from './generate.js';
-import { FIGURE_VIEWS, figureData } from './snapshot.js';
+import { FIGURE_VIEWS, encoderRun, figureData } from './snapshot.js';
 
 const USAGE = `usage: attnscope <command> [options]
 
@@ -39,10 +39,11 @@ commands:
             temperature ${GENERATE_DEFAULTS.temperature}, top-k ${GENERATE_DEFAULTS.topK}, top-p ${GENERATE_DEFAULTS.topP}; --top-p in (0, 1])
             (encoder-decoder models: --text/--ids is the source; ids start with decoder_start_token_id,
             each step holds its cross_attentions row [L][H][S]; text leaves out the special tokens)
-  snapshot  [--model M] --text "..." [--view head|lines|grid] [--layer L] [--head H] [--words] --out fig.json
+  snapshot  [--model M] --text "..." [--view ${FIGURE_VIEWS.join('|')}] [--layer L] [--head H] [--words] --out fig.json
             the data of one figure (tokens, the matrices the view draws, model, text, view/layer/head,
             a format version): <attn-scope src="fig.json"> draws it with no model download;
             --words adds the word spans and each matrix merged into words (drawn as words)
+            (encoder-decoder models: the encoder's self-attention over --text)
   tokenize  --model M [--text "..." [--text-pair "..."]]   (no --text: one JSON string per stdin line)
             [--side source|target]  encoder-decoder tokenizers: target text goes through the
             target side's tokenizer (Marian: target.spm; others: the same tokenizer)
@@ -241,20 +242,26 @@ async function generate(values) {
   return 0;
 }
 
-// One frozen figure (js/snapshot.js): the view's matrices of --text, rounded, as JSON.
+// One frozen figure (js/snapshot.js): the view's matrices of --text, rounded, as JSON. An
+// encoder–decoder's figure is its encoder's self-attention over the text (the source).
 async function snapshot(values) {
   if (values.text === undefined) throw new UsageError('snapshot needs --text');
   refuseEmpty(values.text, '--text', 'give the text to draw');
   if (!values.out) throw new UsageError('snapshot writes a file: give --out fig.json');
-  if (!FIGURE_VIEWS.includes(values.view)) throw new UsageError(`--view must be ${FIGURE_VIEWS.join(', ')}, not "${values.view}"`);
+  if (!FIGURE_VIEWS.includes(values.view)) {
+    throw new UsageError(`--view ${values.view}: a frozen figure holds attention matrices, which the ${FIGURE_VIEWS.join(', ')} views ` +
+      'draw; the other views need the model (<attn-scope view="…"> without src runs it live)');
+  }
+  const layer = optionalInteger(values.layer, '--layer', 0) ?? 0;
+  const head = optionalInteger(values.head, '--head', 0) ?? 0;
   const model = await loadModel(values.model, loadOptions(values));
   try {
-    const [L, H] = [model.config.numLayers, model.config.numHeads];
-    const layer = optionalInteger(values.layer, '--layer', 0) ?? 0;
-    const head = optionalInteger(values.head, '--head', 0) ?? 0;
-    if (layer >= L) throw new UsageError(`--layer ${layer}: the model has ${L} layers`);
-    if (head >= H) throw new UsageError(`--head ${head}: the model has ${H} heads`);
-    const result = await model.run(values.text, { topK: 0 });
+    const result = model.info.kind === 'encoder-decoder'
+      ? encoderRun(await model.run(values.text, { topK: 0 }), model.tokenize(values.text))
+      : await model.run(values.text, { topK: 0 });
+    const [L, H] = result.shape;
+    if (layer >= L) throw new UsageError(`--layer ${layer}: the model has ${L} layers (0 to ${L - 1})`);
+    if (head >= H) throw new UsageError(`--head ${head}: the model has ${H} heads (0 to ${H - 1})`);
     announceTruncation(result.numTruncated, result.tokens.length, 'the input');
     const figure = figureData(result, { model: values.model ?? 'bundled', info: model.info, text: values.text,
       view: values.view, layer, head, words: Boolean(values.words) });
