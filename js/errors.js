@@ -44,11 +44,11 @@ export function toAttnScopeError(error) {
   if (error && typeof error === 'object' && typeof error.code === 'string' && error.code.startsWith('E_')) {
     return new AttnScopeError(error.code, String(error.message));
   }
-  if (isAbortError(error)) return abortedError();
+  if (isAbortError(error)) return abortedError(error);
   if (typeof WebAssembly !== 'undefined' && error instanceof WebAssembly.RuntimeError) {
     return new AttnScopeError('E_INTERNAL', `WebAssembly trap: ${error.message}`, { cause: error });
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : describe(error);
   return new AttnScopeError('E_INTERNAL', message, { cause: error });
 }
 
@@ -57,9 +57,36 @@ export function isAbortError(error) {
     error.name === 'TimeoutError');
 }
 
+/** E_ABORTED carrying the abort's reason (AbortController.abort(reason)): its text in the
+ *  message ("cancelled: the user left"), the reason itself as `cause`. A signal aborted without
+ *  a reason carries the platform's own AbortError, whose text adds nothing to "cancelled". */
 export function abortedError(reason) {
-  const why = reason instanceof Error && reason.message ? `: ${reason.message}` : '';
-  return new AttnScopeError('E_ABORTED', `cancelled${why}`);
+  if (reason instanceof AttnScopeError && reason.code === 'E_ABORTED') return reason;
+  const text = reason instanceof Error || isDomException(reason) ? reason.message : reason == null ? '' : describe(reason);
+  const why = text && text !== DEFAULT_ABORT_MESSAGE ? `: ${text}` : '';
+  return new AttnScopeError('E_ABORTED', `cancelled${why}`, reason === undefined ? undefined : { cause: reason });
+}
+
+// What this platform's AbortController.abort() without a reason says (it differs by engine).
+const DEFAULT_ABORT_MESSAGE = (() => {
+  if (typeof AbortController !== 'function') return undefined;
+  const controller = new AbortController();
+  controller.abort();
+  return controller.signal.reason?.message;
+})();
+
+// String(value), or '' for a value that has no text (Object.create(null) throws on String()).
+function describe(value) {
+  try {
+    return String(value);
+  } catch {
+    return '';
+  }
+}
+
+// DOMException is an Error subclass in current engines, not in every older one.
+function isDomException(value) {
+  return typeof DOMException === 'function' && value instanceof DOMException;
 }
 
 /** Throws E_ABORTED when `signal` is aborted. */
