@@ -89,6 +89,16 @@ function isDomException(value) {
   return typeof DOMException === 'function' && value instanceof DOMException;
 }
 
+/** Throws E_INPUT unless `signal` is absent or an AbortSignal: anything else could never abort,
+ *  so the caller would believe they can cancel what they cannot. (Duck-typed: a signal from
+ *  another realm, e.g. an iframe's, is not an instance of this realm's AbortSignal.) */
+export function checkSignal(signal, call) {
+  if (signal === undefined || signal === null) return;
+  const isSignal = typeof signal === 'object' && typeof signal.aborted === 'boolean' &&
+    typeof signal.addEventListener === 'function' && typeof signal.removeEventListener === 'function';
+  if (!isSignal) throw new AttnScopeError('E_INPUT', `${call}: signal must be an AbortSignal, got ${signal === null ? 'null' : typeof signal}`);
+}
+
 /** Throws E_ABORTED when `signal` is aborted. */
 export function throwIfAborted(signal) {
   if (signal?.aborted) throw abortedError(signal.reason);

@@ -5,7 +5,7 @@
 // times: from config.json (memory-estimate.js) before anything else is downloaded, from the
 // file's announced size before its bytes, and by the engine from its header before the weights
 // are allocated.
-import { AttnScopeError, throwIfAborted, toAttnScopeError } from './errors.js';
+import { AttnScopeError, checkSignal, throwIfAborted, toAttnScopeError } from './errors.js';
 import { resolveSource } from './sources.js';
 import { callWasm, getWasmModule, resolveThreads } from './wasm.js';
 import { Model } from './model.js';
@@ -33,6 +33,7 @@ export async function loadModel(source, options = {}) {
     throw new AttnScopeError('E_INPUT', 'onProgress must be a function');
   }
   checkWeightPrecision(requestedPrecision);
+  checkSignal(signal, 'loadModel');
   throwIfAborted(signal);
   const started = Date.now();
   try {

@@ -2,7 +2,7 @@
 // worker_thread (Node), so the page stays responsive. Jobs queue here, one at a time in the
 // worker; a queued job can be cancelled (signal, cancel(), or a newer run with replacePending),
 // and an AbortSignal also interrupts a load that is downloading.
-import { AttnScopeError, abortedError } from './errors.js';
+import { AttnScopeError, abortedError, checkSignal } from './errors.js';
 import { RunResult } from './result.js';
 import {
   JOB_OPTIONS, LOAD_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, SEQ2SEQ_GENERATE_OPTIONS, SEQ2SEQ_RUN_OPTIONS,
@@ -62,6 +62,11 @@ export function createWorkerClient() {
 
   function enqueue(type, payload, { signal, onProgress, onToken, replacePending = false, transfer = [] } = {}, wrap = (v) => v) {
     if (failure) return Promise.reject(failure);
+    try {
+      checkSignal(signal, type);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (signal?.aborted) return Promise.reject(abortedError(signal.reason));
     if (replacePending) {
       cancelQueued((job) => job.type === 'run' || job.type === 'runIds',

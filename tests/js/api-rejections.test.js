@@ -80,6 +80,25 @@ describe('worker client arguments', () => {
   });
 });
 
+describe('signal', () => {
+  // Anything but an AbortSignal could never abort: the caller would believe they can cancel. The
+  // worker client threw a TypeError ("signal?.addEventListener is not a function").
+  const notSignals = [5, 'abort', {}, { aborted: false }, true];
+
+  it('a signal that is not an AbortSignal is E_INPUT, in the thread and through the worker', async () => {
+    for (const signal of notSignals) {
+      const refused = typed('E_INPUT', /signal must be an AbortSignal/);
+      await assert.rejects(loadModel('bundled', { signal }), refused, String(signal));
+      assert.throws(() => decoder.generate('the', { signal }), refused, String(signal));
+      await assert.rejects(within(client.run('the cat', { signal }), 10000, 'run'), refused, String(signal));
+      await assert.rejects(within(client.load('bundled', { signal }), 10000, 'load'), refused, String(signal));
+    }
+    // A real one, and none at all, still go.
+    assert.equal((await client.run('the cat', { signal: new AbortController().signal, replacePending: true })).tokens.length, 4);
+    assert.equal((await client.run('the cat', { signal: null })).tokens.length, 4);
+  });
+});
+
 describe('every refusal is an AttnScopeError with a known code', () => {
   // [call, model] pairs a hostile caller might make; each must throw or reject typed.
   const calls = {
