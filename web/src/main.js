@@ -304,6 +304,7 @@ function renderNow() {
   trunc.hidden = !(r && r.numTruncated > 0);
   if (r && r.numTruncated > 0) trunc.textContent = app.t('truncated', { n: r.numTruncated, max: r.tokens.length });
   showUnknownNotice(r);
+  showApplicableControls(r);
   showTokenLegend($('token-legend'), $('unk-notice'), r, app.t, { bundled: isBundledModelId(state.model) });
   $('selection-info').textContent = state.selected.length
     ? app.t('selectionInfo', { n: state.selected.length }) : app.t('selectionNone');
@@ -319,6 +320,19 @@ function renderNow() {
   if (!app.result) return;
   const host = $('view-host');
   runs.show(host);
+}
+
+// Controls shown only for the models they apply to (issue 49): hiding special tokens names the
+// run's own ([CLS], [SEP]; <s>) and goes where a run has none (GPT-2) or for an encoder–decoder;
+// the second sentence is an encoder's input (BERT's [SEP]-joined pair), not a decoder's. A control
+// left on by a link stays visible, so it can be turned off.
+function showApplicableControls(r) {
+  const seq2seq = isSeq2Seq(app.info);
+  const specials = r?.tokens && !seq2seq ? [...new Set(r.tokens.filter((_, i) => r.specialTokensMask[i]))] : [];
+  $('hide-special').closest('label').hidden = Boolean(app.info) && !specials.length && !state.hideSpecial;
+  $('hide-special-label').textContent = specials.length
+    ? app.t('hideSpecialOf', { tokens: specials.join(', ') }) : app.t('hideSpecial');
+  $('pair-check').hidden = Boolean(app.info) && (Boolean(app.info.config?.isDecoder) || seq2seq) && !state.pairOn;
 }
 
 // Text the vocabulary cannot spell (Korean in the English-only bundled model) comes out as
@@ -338,7 +352,7 @@ const picker = createModelPicker({
   hubSize: $('hub-size'), hubLoad: $('hub-load'),
   localRow: $('local-row'), folderInput: $('folder-input'), filesInput: $('files-input'), drop: $('drop'),
   progressRow: $('progress-row'), progress: $('progress'), progressText: $('progress-text'),
-  cancel: $('cancel'), error: $('model-error'), info: $('model-info'),
+  cancel: $('cancel'), error: $('model-error'), info: $('model-info'), precisionNote: $('precision-note'),
 }, app);
 const revealTab = keepTabsInSight(document.querySelector('.tabs'));
 const tokens = createTokensView($('chips'), $('mirror'), app, $('select-mode'));
@@ -493,6 +507,8 @@ async function start() {
   const wanted = state.model;
   const label = modelLabel(app.t, wanted);
   const failure = await picker.load(wanted, label);
+  const params = new URLSearchParams(location.search);
+  if (runs.client && !params.has('text') && !params.has('tgt') && isSeq2Seq(app.info)) examples.ownText();
   // A link's hub model that cannot load: show the bundled one, say so, and keep the link's model
   // in the URL (a reload retries) until the user picks another.
   if (!runs.client && wanted !== 'bundled') {
