@@ -21,22 +21,31 @@ export function createWorkerClient() {
   worker.unref(); // an idle client must not keep a Node process alive
   worker.onMessage((message) => {
     if (!active || message.id !== active.id) return;
-    if (message.type === 'progress') {
-      active.onProgress?.(message.progress);
-      return;
-    }
-    if (message.type === 'step') {
-      active.onToken?.(message.step);
-      return;
-    }
     const job = active;
+    if (message.type === 'progress' || message.type === 'step') {
+      const [name, value] = message.type === 'progress' ? ['onProgress', message.progress] : ['onToken', message.step];
+      try {
+        if (!job.done) job[name]?.(value);
+      } catch (error) {
+        // The caller's callback threw, inside the worker's message event: that fails its job (and
+        // stops a load or generation), never the process. The job stays active until the worker
+        // answers, so the next one is not posted to a busy worker.
+        settle(job, { error: new AttnScopeError('E_INPUT', `${job.type}: ${name} threw: ${error?.message ?? error}`, { cause: error }) });
+        if (interruptible(job.type)) worker.postMessage({ type: 'abort', target: job.id });
+      }
+      return;
+    }
     active = null;
     settle(job, message.type === 'error' ? { error: jobError(job, message.error) } : { value: job.wrap(message.value) });
     pump();
   });
   worker.onError((error) => shutDown(new AttnScopeError('E_INTERNAL', `the AttnScope worker failed: ${error.message}`)));
 
+  // Resolves or rejects a job once; later outcomes (its worker's answer after its callback threw)
+  // are dropped.
   function settle(job, { value, error }) {
+    if (job.done) return;
+    job.done = true;
     job.signal?.removeEventListener('abort', job.onAbort);
     if (error) job.reject(error);
     else job.resolve(value);
@@ -64,6 +73,9 @@ export function createWorkerClient() {
     if (failure) return Promise.reject(failure);
     try {
       checkSignal(signal, type);
+      for (const [name, callback] of [['onProgress', onProgress], ['onToken', onToken]]) {
+        if (callback !== undefined && typeof callback !== 'function') throw new AttnScopeError('E_INPUT', `${type}: ${name} must be a function`);
+      }
     } catch (error) {
       return Promise.reject(error);
     }
@@ -136,6 +148,7 @@ export function createWorkerClient() {
     checkOptionNames(options, [...allowed, 'signal', 'onProgress', 'sliceMs'], method);
     const { signal, onProgress, sliceMs = DEFAULT_SLICE_MS } = options ?? {};
     if (!(Number.isFinite(sliceMs) && sliceMs > 0)) throw new AttnScopeError('E_INPUT', `${method}: sliceMs must be a positive number`);
+    if (onProgress !== undefined && typeof onProgress !== 'function') throw new AttnScopeError('E_INPUT', `${method}: onProgress must be a function`);
     const id = nextTaskId++;
     let start = { kind, args: { ...args, ...omit(options, [...JOB_OPTIONS, 'sliceMs']) } };
     try {
@@ -143,7 +156,11 @@ export function createWorkerClient() {
         const slice = await enqueue('task', { task: id, start, sliceMs }, { signal });
         start = undefined;
         if (slice.finished) return slice.value;
-        onProgress?.(slice.progress);
+        try {
+          onProgress?.(slice.progress);
+        } catch (error) {
+          throw new AttnScopeError('E_INPUT', `${method}: onProgress threw: ${error?.message ?? error}`, { cause: error });
+        }
       }
     } catch (error) {
       if (!start && !failure) worker.postMessage({ type: 'taskEnd', target: id });  // free the worker's state

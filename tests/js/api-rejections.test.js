@@ -80,6 +80,33 @@ describe('worker client arguments', () => {
   });
 });
 
+describe('worker client callbacks', () => {
+  // They run in the worker's message event: a callback that was not a function, or that threw,
+  // was an uncaught exception that ended the process.
+  it('an onProgress or onToken that is not a function is E_INPUT; one that throws fails its job only', async () => {
+    const other = createWorkerClient();
+    try {
+      await assert.rejects(other.load('bundled', { onProgress: 5 }), typed('E_INPUT', /onProgress must be a function/));
+      const mine = new Error('my progress bar broke');
+      await assert.rejects(other.load('bundled', { onProgress: () => { throw mine; } }), (error) => {
+        typed('E_INPUT', /load: onProgress threw: my progress bar broke/)(error);
+        assert.equal(error.cause, mine);
+        return true;
+      });
+      await other.load('bundled-causal');
+      await assert.rejects(other.generate('the', { onToken: 'print' }), typed('E_INPUT', /onToken must be a function/));
+      await assert.rejects(other.generate('the', { maxNewTokens: 20, stopAtEos: false, onToken: (step) => { if (step.index === 2) throw new Error('no'); } }),
+        typed('E_INPUT', /generate: onToken threw: no/));
+      // The worker and its queue are intact: the next generation runs to its end.
+      const next = await within(other.generate('the', { maxNewTokens: 3, stopAtEos: false }), 10000, 'the next generation');
+      assert.equal(next.steps.length, 3);
+      await assert.rejects(other.corpus(['the cat sat'], { onProgress: 5 }), typed('E_INPUT', /onProgress must be a function/));
+    } finally {
+      await other.terminate();
+    }
+  });
+});
+
 describe('signal', () => {
   // Anything but an AbortSignal could never abort: the caller would believe they can cancel. The
   // worker client threw a TypeError ("signal?.addEventListener is not a function").
