@@ -89,6 +89,20 @@ function isDomException(value) {
   return typeof DOMException === 'function' && value instanceof DOMException;
 }
 
+/** `fn` (a caller's onProgress / onToken) wrapped so that what it throws becomes E_INPUT
+ *  "<what> threw: …" with the exception as cause: the caller's callback failed, not AttnScope,
+ *  which toAttnScopeError would have called E_INTERNAL. Anything but a function is returned as is. */
+export function callerCallback(fn, what) {
+  if (typeof fn !== 'function') return fn;
+  return (value) => {
+    try {
+      return fn(value);
+    } catch (error) {
+      throw new AttnScopeError('E_INPUT', `${what} threw: ${error instanceof Error ? error.message : describe(error)}`, { cause: error });
+    }
+  };
+}
+
 /** Throws E_INPUT unless `signal` is absent or an AbortSignal: anything else could never abort,
  *  so the caller would believe they can cancel what they cannot. (Duck-typed: a signal from
  *  another realm, e.g. an iframe's, is not an instance of this realm's AbortSignal.) */

@@ -5,7 +5,7 @@
 // times: from config.json (memory-estimate.js) before anything else is downloaded, from the
 // file's announced size before its bytes, and by the engine from its header before the weights
 // are allocated.
-import { AttnScopeError, checkSignal, throwIfAborted, toAttnScopeError } from './errors.js';
+import { AttnScopeError, callerCallback, checkSignal, throwIfAborted, toAttnScopeError } from './errors.js';
 import { resolveSource } from './sources.js';
 import { callWasm, getWasmModule, resolveThreads } from './wasm.js';
 import { Model } from './model.js';
@@ -28,10 +28,11 @@ const PIECE = 1024 ** 2;                   // bytes copied into wasm memory per 
 export async function loadModel(source, options = {}) {
   if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', 'options must be an object');
   checkOptionNames(options, LOAD_OPTIONS, 'loadModel');   // e.g. weightPrecison would load f32 silently
-  const { signal, onProgress, weightPrecision: requestedPrecision = DEFAULT_WEIGHT_PRECISION } = options;
-  if (onProgress !== undefined && typeof onProgress !== 'function') {
+  const { signal, weightPrecision: requestedPrecision = DEFAULT_WEIGHT_PRECISION } = options;
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw new AttnScopeError('E_INPUT', 'onProgress must be a function');
   }
+  const onProgress = callerCallback(options.onProgress, 'loadModel: onProgress');
   checkWeightPrecision(requestedPrecision);
   checkSignal(signal, 'loadModel');
   throwIfAborted(signal);

@@ -1,7 +1,7 @@
 // A loaded model: tokenize, run (text → RunResult) and runIds (ids → RunResult) over one native
 // Model object in wasm memory. dispose() frees it; a FinalizationRegistry frees models that were
 // dropped without dispose() (a backstop only: GC timing is not something to rely on).
-import { AttnScopeError, checkSignal } from './errors.js';
+import { AttnScopeError, callerCallback, checkSignal } from './errors.js';
 import { RunResult } from './result.js';
 import { probabilityOf, rankOf, topKSoftmax } from './mlm.js';
 import { callWasm } from './wasm.js';
@@ -289,7 +289,7 @@ export class Model {
     }
     if (this.#generation) throw new AttnScopeError('E_INPUT', 'a generation is already running on this model: cancel it or wait for its result');
     checkSignal(options.signal, 'generate');
-    const o = generateOptions(options);
+    const o = generateOptions({ ...options, onToken: callerCallback(options.onToken, 'generate: onToken') });
     const maxPositions = this.config.maxTokens;
     let encoding;
     if (typeof prompt === 'string') {

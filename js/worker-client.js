@@ -2,7 +2,7 @@
 // worker_thread (Node), so the page stays responsive. Jobs queue here, one at a time in the
 // worker; a queued job can be cancelled (signal, cancel(), or a newer run with replacePending),
 // and an AbortSignal also interrupts a load that is downloading.
-import { AttnScopeError, abortedError, checkSignal } from './errors.js';
+import { AttnScopeError, abortedError, callerCallback, checkSignal } from './errors.js';
 import { RunResult } from './result.js';
 import {
   JOB_OPTIONS, LOAD_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, SEQ2SEQ_GENERATE_OPTIONS, SEQ2SEQ_RUN_OPTIONS,
@@ -23,14 +23,13 @@ export function createWorkerClient() {
     if (!active || message.id !== active.id) return;
     const job = active;
     if (message.type === 'progress' || message.type === 'step') {
-      const [name, value] = message.type === 'progress' ? ['onProgress', message.progress] : ['onToken', message.step];
       try {
-        if (!job.done) job[name]?.(value);
+        if (!job.done) (message.type === 'progress' ? job.onProgress : job.onToken)?.(message.type === 'progress' ? message.progress : message.step);
       } catch (error) {
         // The caller's callback threw, inside the worker's message event: that fails its job (and
         // stops a load or generation), never the process. The job stays active until the worker
         // answers, so the next one is not posted to a busy worker.
-        settle(job, { error: new AttnScopeError('E_INPUT', `${job.type}: ${name} threw: ${error?.message ?? error}`, { cause: error }) });
+        settle(job, { error });
         if (interruptible(job.type)) worker.postMessage({ type: 'abort', target: job.id });
       }
       return;
@@ -85,7 +84,8 @@ export function createWorkerClient() {
         () => new AttnScopeError('E_ABORTED', 'cancelled: superseded by a newer run'));
     }
     return new Promise((resolve, reject) => {
-      const job = { id: nextId++, type, payload, transfer, onProgress, onToken, wrap, resolve, reject, signal };
+      const job = { id: nextId++, type, payload, transfer, wrap, resolve, reject, signal,
+        onProgress: callerCallback(onProgress, `${type}: onProgress`), onToken: callerCallback(onToken, `${type}: onToken`) };
       job.onAbort = () => {
         const at = queue.indexOf(job);
         if (at >= 0) {
@@ -156,11 +156,7 @@ export function createWorkerClient() {
         const slice = await enqueue('task', { task: id, start, sliceMs }, { signal });
         start = undefined;
         if (slice.finished) return slice.value;
-        try {
-          onProgress?.(slice.progress);
-        } catch (error) {
-          throw new AttnScopeError('E_INPUT', `${method}: onProgress threw: ${error?.message ?? error}`, { cause: error });
-        }
+        callerCallback(onProgress, `${method}: onProgress`)?.(slice.progress);
       }
     } catch (error) {
       if (!start && !failure) worker.postMessage({ type: 'taskEnd', target: id });  // free the worker's state

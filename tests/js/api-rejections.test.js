@@ -80,6 +80,26 @@ describe('worker client arguments', () => {
   });
 });
 
+describe('callbacks that throw, in the thread', () => {
+  // The caller's callback failed, not AttnScope: E_INPUT with the exception as cause (it was
+  // E_INTERNAL, "a bug: please report it", for a load, and the bare exception for a generation).
+  it('loadModel onProgress and generate onToken', async () => {
+    const mine = new Error('my progress bar broke');
+    await assert.rejects(loadModel('bundled', { onProgress: () => { throw mine; } }), (error) => {
+      typed('E_INPUT', /^loadModel: onProgress threw: my progress bar broke$/)(error);
+      assert.equal(error.cause, mine);
+      return true;
+    });
+    const generation = decoder.generate('the', { maxNewTokens: 5, onToken: () => { throw mine; } });
+    await assert.rejects(generation.result, (error) => {
+      typed('E_INPUT', /^generate: onToken threw: my progress bar broke$/)(error);
+      assert.equal(error.cause, mine);
+      return true;
+    });
+    assert.equal((await decoder.generate('the', { maxNewTokens: 2, stopAtEos: false }).result).steps.length, 2);
+  });
+});
+
 describe('worker client callbacks', () => {
   // They run in the worker's message event: a callback that was not a function, or that threw,
   // was an uncaught exception that ended the process.
