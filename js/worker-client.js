@@ -23,8 +23,9 @@ export function createWorkerClient() {
     if (!active || message.id !== active.id) return;
     const job = active;
     if (message.type === 'progress' || message.type === 'step') {
+      const [callback, value] = message.type === 'progress' ? [job.onProgress, message.progress] : [job.onToken, message.step];
       try {
-        if (!job.done) (message.type === 'progress' ? job.onProgress : job.onToken)?.(message.type === 'progress' ? message.progress : message.step);
+        if (!job.done) callback?.(value);
       } catch (error) {
         // The caller's callback threw, inside the worker's message event: that fails its job (and
         // stops a load or generation), never the process. The job stays active until the worker
