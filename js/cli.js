@@ -276,6 +276,7 @@ async function tokenize(values) {
   // Only the tokenizer files (and config.json when present, for the default max length): a folder
   // of tokenizer files alone is enough, and no weights are read.
   refuseEmpty(values.text, '--text', 'give the text to tokenize, or leave --text out to read JSON lines from stdin');
+  refuseEmpty(values['text-pair'], '--text-pair', 'give the second text, or leave the flag out');
   const model = await loadTokenizer(values.model);
   const maxLength = optionalInteger(values['max-length'], '--max-length', 0);
   const side = values.side ?? 'source';

@@ -88,6 +88,7 @@ describe('attnscope: an empty --text is refused', () => {
 
   it('an empty --text-pair and --target are refused as well', async () => {
     assertUsageError(await cli(['run', '--text', 'the bank', '--text-pair', '']), /--text-pair is empty/);
+    assertUsageError(await cli(['tokenize', '--text', 'the bank', '--text-pair', '']), /--text-pair is empty/);
     assertUsageError(await cli(['run', '--model', 'bundled-seq2seq', '--text', 'the cat sat', '--target', ' ']), /--target is empty/);
   });
 });
