@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROOT, elementPage, ensureBuilt, guardedPage, launchBrowser, startServer, waitForElements } from './embed-helpers.js';
@@ -47,7 +47,11 @@ before(async () => {
       '--text', fig.text, '--view', fig.view, '--layer', String(LAYER), '--head', String(HEAD), '--out', join(DIR, `${fig.id}.json`)]);
   }
   const elements = (lang) => FIGURES.map((fig) => `<attn-scope id="${fig.id}" lang="${lang}" src="${src(fig.id)}"></attn-scope>`).join('\n');
-  server = await startServer({ pages: { '/families.html': elementPage(elements('en')), '/families-ko.html': elementPage(elements('ko')) } });
+  const t5 = fixtureCase('bundled-seq2seq', 'heldout_7');
+  const live = ['enc', 'dec', 'cross'].map((kind) => `<attn-scope id="live-${kind}" model="bundled-seq2seq" kind="${kind}" view="head" ` +
+    `layer="${LAYER - 1}" head="${HEAD}" text="${t5.source}" target="${t5.target}"></attn-scope>`).join('\n');
+  server = await startServer({ pages: { '/families.html': elementPage(elements('en')), '/families-ko.html': elementPage(elements('ko')),
+    '/t5-live.html': elementPage(live) } });
   browser = await launchBrowser();
 });
 
@@ -132,6 +136,62 @@ test('a frozen figure turned live says the browser computes it', async () => {
   const brands = await page.evaluate(() => ['bert-head', 'gpt2-head'].map((id) => document.getElementById(id).shadowRoot.querySelector('.brand').textContent));
   assert.equal(brands[0], 'AttnScope — attention computed in your browser');
   assert.match(brands[1], /a frozen figure/);
+  assert.deepEqual(await check(), []);
+  await page.context().close();
+});
+
+// The element's own "Figure data" on the T5 (its kinds): the encoder's and the decoder's
+// self-attention make figures with that side's layers and mask (the decoder's causal), matching
+// PyTorch's, and draw back frozen; cross-attention (target × source, no square) makes none.
+test('the element saves the T5\'s encoder and decoder figures; they draw back frozen', async () => {
+  const { page, check } = await guardedPage(browser, { viewport: { width: 1280, height: 800 } });
+  await page.goto(`${server.origin}/t5-live.html`);
+  await waitForElements(page, 3);
+  const c = fixtureCase('bundled-seq2seq', 'heldout_7');
+  const expected = readSafetensors(join(FIXTURES, 'bundled-seq2seq', 'heldout_7.safetensors'));
+  const sides = {
+    enc: { tokens: c.source_tokens, tensor: 'encoder_attentions', layers: 3, decoder: false },
+    dec: { tokens: ['<pad>', ...c.target_tokens], tensor: 'decoder_attentions', layers: 2, decoder: true },
+  };
+  for (const [kind, side] of Object.entries(sides)) {
+    const saved = await page.evaluate((id) => JSON.stringify(document.getElementById(id).figureData()), `live-${kind}`);
+    const doc = JSON.parse(saved);
+    assert.equal(doc.kind, kind);
+    assert.equal(doc.modelInfo.kind, 'encoder-decoder');
+    assert.deepEqual(doc.tokens, side.tokens, kind);
+    const T = side.tokens.length;
+    assert.deepEqual(doc.shape, [side.layers, 4, T]);
+    assert.equal(doc.modelInfo.config.numLayers, side.layers);
+    assert.equal(doc.modelInfo.config.isDecoder, side.decoder, kind);
+    const at = ((LAYER - 1) * 4 + HEAD) * T * T;
+    doc.attentions[0].forEach((v, i) => assert.ok(Math.abs(v - expected[side.tensor].data[at + i]) < 1e-4, `${kind} cell ${i}`));
+    writeFileSync(join(DIR, `saved-${kind}.json`), saved);
+    await page.evaluate(({ id, url }) => {
+      const el = document.createElement('attn-scope');
+      el.id = id;
+      el.setAttribute('src', url);
+      document.body.append(el);
+    }, { id: `saved-${kind}`, url: src(`saved-${kind}`) });
+  }
+  await waitForElements(page, 5);
+  const back = await page.evaluate(() => ['saved-enc', 'saved-dec'].map((id) => {
+    const el = document.getElementById(id);
+    const svg = new DOMParser().parseFromString(el.exportSvg(), 'image/svg+xml');
+    return { status: el.dataset.status, frozen: el.frozen, tokens: el.result.tokens,
+      masked: [...svg.querySelectorAll('g[shape-rendering] > rect > title')].filter((t) => t.textContent.endsWith(': masked')).length };
+  }));
+  assert.deepEqual(back.map((b) => [b.status, b.frozen]), [['ready', true], ['ready', true]]);
+  assert.deepEqual(back.map((b) => b.tokens), [sides.enc.tokens, sides.dec.tokens]);
+  const T = sides.dec.tokens.length;
+  assert.deepEqual(back.map((b) => b.masked), [0, (T * (T - 1)) / 2], 'the decoder figure draws its causal mask, the encoder\'s none');
+  const cross = await page.evaluate(() => {
+    const el = document.getElementById('live-cross');
+    let error = null;
+    try { el.figureData(); } catch (e) { error = `${e.code}: ${e.message}`; }
+    return { disabled: el.shadowRoot.querySelector('[data-action="figure"]').disabled, error };
+  });
+  assert.equal(cross.disabled, true);
+  assert.match(cross.error ?? '', /^E_INPUT: a frozen figure holds a square self-attention/);
   assert.deepEqual(await check(), []);
   await page.context().close();
 });
