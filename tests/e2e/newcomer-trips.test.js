@@ -165,3 +165,61 @@ test('f16 on the bundled model (stored in f16) says it changes nothing, and the 
     for (const g of [f32, f16, q8]) await g.context.close();
   }
 });
+
+test('lesson step 9 colours each head as the Lines view under it does', async () => {
+  const g = await open('?lesson=attention&step=9');
+  try {
+    await g.page.waitForSelector('.lesson-width-head');
+    await g.page.waitForSelector('.view-lines .head-toggle');
+    const got = await g.page.evaluate(() => ({
+      lesson: [...document.querySelectorAll('.lesson-width-head')].map((e) => getComputedStyle(e).backgroundColor),
+      lines: [...document.querySelectorAll('.view-lines .head-toggle')].map((e) => getComputedStyle(e, '::before').backgroundColor),
+    }));
+    assert.ok(got.lesson.length > 1);
+    assert.deepEqual(got.lesson, got.lines);
+    await g.page.locator('#lesson').screenshot({ path: '/tmp/lesson-shots/step9-colours.png' });
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
+  }
+});
+
+test('phone: the lesson\'s bar figures (steps 5, 8) fit or say they scroll; the formula\'s softmax column is on screen', async () => {
+  const long = 'The old river ran past the quiet mill and the bank where the children sat and watched the water all day long';
+  for (const [step, text] of [[5, null], [8, null], [5, long], [8, long]]) {
+    const g = await open(`?lesson=attention&step=${step}${text ? `&text=${encodeURIComponent(text)}` : ''}`, PHONE);
+    try {
+      await g.page.waitForSelector('.lesson-bars-row');
+      await frames(g.page);
+      const rows = await g.page.$$eval('.lesson-bars-row', (els) => els.map((e) => ({ wider: e.scrollWidth > e.clientWidth + 1,
+        right: e.getBoundingClientRect().right, more: e.hasAttribute('data-more'),
+        hint: !e.parentElement.querySelector('.scroll-hint').hidden })));
+      for (const r of rows) {
+        assert.ok(r.right <= PHONE.width, `step ${step}: the bars pass the screen's edge`);
+        if (text) assert.ok(r.wider && r.more && r.hint, `step ${step}, a long sentence: no scroll cue ${JSON.stringify(r)}`);
+        else assert.ok(!r.wider, `step ${step}: the sentence's bars should fit a phone`);
+      }
+      if (text) await g.page.locator('#lesson .lesson-figure').screenshot({ path: `/tmp/lesson-shots/bars-cue-step${step}.png` });
+      assert.deepEqual(g.problems, []);
+    } finally {
+      await g.context.close();
+    }
+  }
+  for (const query of ['?view=formula', '?view=formula&model=bundled-causal', '?view=formula&lang=ko']) {
+    const g = await open(query, PHONE);
+    try {
+      await g.page.waitForSelector('.formula-table');
+      const cols = await g.page.$$eval('.formula-table thead th', (ths) => ths.map((th) => {
+        const r = th.getBoundingClientRect();
+        return { left: r.left, right: r.right };
+      }));
+      const [first, last] = [cols[0], cols.at(-1)];
+      assert.ok(first.left >= 0 && last.right <= PHONE.width && last.left >= first.right - 0.5,
+        `${query}: key ${JSON.stringify(first)} and softmax ${JSON.stringify(last)} columns on screen`);
+      await g.page.locator('.table-scroll:has(.formula-table)').screenshot({ path: `/tmp/lesson-shots/formula-phone${query.includes('causal') ? '-causal' : ''}.png` });
+      assert.deepEqual(g.problems, []);
+    } finally {
+      await g.context.close();
+    }
+  }
+});
