@@ -15,6 +15,10 @@ FIGURE_FORMAT = "attnscope-figure"
 FIGURE_VERSION = 1
 # Views a figure draws from its matrices alone (formula, aggregates, ... need q, k, v or a trace).
 FIGURE_VIEWS = ("head", "lines", "grid")
+# The model a figure names when the caller names none: words the element shows ("attention
+# computed by your model") and cannot mistake for a hub id, so a view the figure lacks fails
+# in place instead of fetching some other model.
+UNNAMED_MODEL = "your model"
 DECIMALS = 1e6  # six decimals, as js/snapshot.js: a row still sums to 1 within 1e-5
 
 
@@ -26,7 +30,7 @@ def figure_heads(view, layer, head, layers, heads):
 
 
 def figure(attention, tokens, *, view="head", layer=0, head=0, text="", token_texts=None,
-           special_tokens_mask=None, offsets=None, words=False, model="python", config=None,
+           special_tokens_mask=None, offsets=None, words=False, model=UNNAMED_MODEL, config=None,
            is_decoder=None, prettify_tokens=True, path=None):
     """The figure document (a dict; also written to `path` when given) for one view.
 
@@ -44,7 +48,7 @@ def figure(attention, tokens, *, view="head", layer=0, head=0, text="", token_te
         raise ValueError(f"a frozen figure draws the {', '.join(FIGURE_VIEWS)} views, not {view!r}")
     if not isinstance(model, str):
         config = config if config is not None else model.config
-        model = getattr(model.config, "name_or_path", "") or getattr(model.config, "model_type", "python")
+        model = getattr(model.config, "name_or_path", "") or UNNAMED_MODEL
     att = attentions_from(attention)
     L, H, T = att.layers, att.heads, att.tokens
     tokens = _check_tokens(tokens, T, att.from_generation)
