@@ -71,7 +71,7 @@ export function integerList(text, flag) {
 
 /**
  * A text flag that, when given, holds some text: an empty (or all-space) one would run the
- * special tokens alone, which is never what was meant. `what` ends "give the text to …".
+ * special tokens alone, which is never what was meant. `what` says what to give instead.
  */
 export function refuseEmpty(text, flag, what) {
   if (text !== undefined && text.trim() === '') throw new UsageError(`${flag} is empty: ${what}`);
