@@ -3,7 +3,8 @@
 // <attn-scope src> with no wasm, no model file and no worker, and a clean console (no error, no
 // warning). The head view's drawn weights (its SVG's cell titles) are the float64 PyTorch forwards
 // of tests/fixtures; the footer says the figure was computed when it was saved, not in the browser
-// (English and Korean), and says the browser computes again once the text is changed.
+// (English and Korean, desktop and phone), and says the browser computes again once the text is
+// changed.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -74,7 +75,7 @@ function shownFigures(page) {
   }), FIGURES.map((f) => f.id));
 }
 
-for (const [lang, width, height] of [['en', 1280, 800], ['ko', 390, 844]]) {
+for (const [lang, width, height] of [['en', 1280, 800], ['ko', 1280, 800], ['en', 390, 844], ['ko', 390, 844]]) {
   test(`every family × head, lines, grid draws from its figure alone (${lang}, ${width} px)`, async () => {
     const { page, workers, check } = await guardedPage(browser, { viewport: { width, height } });
     const warnings = [];
