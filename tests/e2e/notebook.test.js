@@ -4,10 +4,13 @@
 // shows must be drawn by <attn-scope> from its inline figure, frozen, with the notebook's tokens;
 // the page must make no request (only data: URLs, the figures), start no worker, log no console
 // error or warning; the renderer must be in the page once, and the dark export's views dark.
+// The same outputs are also put in a page the way JupyterLab (and Notebook 7) insert HTML
+// output: innerHTML, then every script re-created with its attributes, output by output, and
+// once more (a re-run, or a reload running the scripts again).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -127,6 +130,52 @@ test('in the dark notebook theme the views are dark (model_view keeps its displa
     assert.ok(views.every((v) => v.status === 'ready' && v.frozen));
     assert.deepEqual(problems, []);
     await page.screenshot({ path: join(tmpdir(), 'attnscope-notebook-dark.png'), fullPage: true });
+  } finally {
+    await page.close();
+  }
+});
+
+// JupyterLab's rendermime (renderHTML): host.innerHTML = the output's HTML, then each script is
+// replaced by a new one with the same attributes and text, so that it runs.
+function labPage(outputs) {
+  return `<!doctype html><html><head><meta charset="utf-8"></head>
+<body data-jp-theme-light="false"><main id="cells"></main>
+<script id="outputs" type="application/json">${JSON.stringify(outputs).replace(/</g, '\\u003c')}</script>
+<script>
+function insertOutput(html) {
+  const host = document.createElement('div');
+  host.className = 'jp-OutputArea-output';
+  host.innerHTML = html;
+  document.getElementById('cells').append(host);
+  for (const script of [...host.getElementsByTagName('script')]) {
+    const clone = document.createElement('script');
+    for (const { name, value } of script.attributes) clone.setAttribute(name, value);
+    clone.textContent = script.textContent;
+    script.parentNode.replaceChild(clone, script);
+  }
+}
+for (const html of JSON.parse(document.getElementById('outputs').textContent)) insertOutput(html);
+</script></body></html>`;
+}
+
+test('outputs inserted as JupyterLab inserts them draw, in its dark theme, and again when re-run', async () => {
+  const executed = JSON.parse(readFileSync(join(dir, 'executed.ipynb'), 'utf8'));
+  const outputs = executed.cells.flatMap((c) => c.outputs ?? []).map((o) => o.data?.['text/html']).filter(Boolean)
+    .map((h) => (Array.isArray(h) ? h.join('') : h));
+  assert.equal(outputs.length, VIEWS.length);
+  writeFileSync(join(dir, 'lab.html'), labPage(outputs));
+  const { page, problems, workers } = await openNotebook('lab');
+  try {
+    const first = await shown(page);
+    assert.deepEqual(first.map((v) => [v.status, v.frozen, v.view, v.theme]),
+      [['ready', true, 'head', 'dark'], ['ready', true, 'grid', 'light'], ['ready', true, 'lines', 'dark']]);
+    assert.ok(first.every((v) => v.inked > 0.01));
+    // Re-run: the same three outputs again (the first still carries the renderer).
+    await page.evaluate((html) => html.forEach((h) => window.insertOutput(h)), outputs);
+    await page.waitForFunction(() => [...document.querySelectorAll('attn-scope')].length === 6 &&
+      [...document.querySelectorAll('attn-scope')].every((el) => el.dataset.status === 'ready'), null, { timeout: 30000 });
+    assert.deepEqual(workers, []);
+    assert.deepEqual(problems, []);
   } finally {
     await page.close();
   }
