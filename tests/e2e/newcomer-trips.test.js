@@ -223,3 +223,36 @@ test('phone: the lesson\'s bar figures (steps 5, 8) fit or say they scroll; the 
     }
   }
 });
+
+test('a Temperature or Top-p out of range says why instead of snapping back silently (EN, KO)', async () => {
+  for (const lang of ['en', 'ko']) {
+    const g = await open(`?model=bundled-causal&lang=${lang}`);
+    try {
+      await g.page.waitForSelector('#gen-temperature');
+      const kept = await g.page.evaluate(() => window.__attnscope.state.genTemperature);
+      await g.page.fill('#gen-temperature', '-3');
+      await g.page.locator('#gen-temperature').dispatchEvent('change');
+      const why = g.page.locator('.gen-field-error');
+      await why.waitFor({ state: 'visible' });
+      assert.equal(await g.page.locator('#gen-temperature').inputValue(), String(kept));
+      const said = await why.textContent();
+      assert.match(said, lang === 'ko' ? /온도는 0부터 10까지/ : /Temperature takes 0 to 10/);
+      assert.ok(said.includes('-3') && said.includes(String(kept)), said);
+      await g.page.locator('#generate-panel').screenshot({ path: `/tmp/lesson-shots/bad-temperature-${lang}.png` });
+      // The sampling preview's own fields say it too.
+      await g.page.waitForSelector('#sampling-topp');
+      await g.page.fill('#sampling-topp', '5');
+      await g.page.locator('#sampling-topp').dispatchEvent('change');
+      await g.page.waitForSelector('.sampling-error');
+      assert.match(await g.page.locator('.sampling-error').textContent(), lang === 'ko' ? /Top-p는 0보다 크고 1 이하/ : /Top-p takes .* above 0 and at most 1.*5/);
+      // A value in range is taken and the reason goes.
+      await g.page.fill('#gen-temperature', '0.5');
+      await g.page.locator('#gen-temperature').dispatchEvent('change');
+      await why.waitFor({ state: 'hidden' });
+      assert.equal(await g.page.evaluate(() => window.__attnscope.state.genTemperature), 0.5);
+      assert.deepEqual(g.problems, []);
+    } finally {
+      await g.context.close();
+    }
+  }
+});

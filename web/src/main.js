@@ -65,7 +65,8 @@ const VIEW_FACTORIES = {
 };
 let linkModel = null;       // a link's model that failed to load, kept in the URL (see start())
 let firstLoad = true;       // the page's first model load: the link's query (q=) holds for it
-const urlQuery = new URLSearchParams(location.search).has('q');
+const linkParams = new URLSearchParams(location.search);   // the link as opened (writeUrl drops defaults)
+const urlQuery = linkParams.has('q');
 let busyTimer = 0;
 
 const app = createViewModel({ state, onSet });
@@ -507,8 +508,7 @@ async function start() {
   const wanted = state.model;
   const label = modelLabel(app.t, wanted);
   const failure = await picker.load(wanted, label);
-  const params = new URLSearchParams(location.search);
-  if (runs.client && !params.has('text') && !params.has('tgt') && isSeq2Seq(app.info)) examples.ownText();
+  if (runs.client && !linkParams.has('text') && !linkParams.has('tgt') && isSeq2Seq(app.info)) examples.ownText();
   // A link's hub model that cannot load: show the bundled one, say so, and keep the link's model
   // in the URL (a reload retries) until the user picks another.
   if (!runs.client && wanted !== 'bundled') {
