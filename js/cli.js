@@ -12,7 +12,7 @@ import { UsageError, integerList, optionalInteger, optionalNumber, parseFlags, r
 import { nestedJson } from './json-arrays.js';
 import { AUTO_F16_ABOVE_BYTES, DEFAULT_WEIGHT_PRECISION, WEIGHT_PRECISION_CHOICES } from './memory-estimate.js';
 import { GENERATE_DEFAULTS } from './generate.js';
-import { FIGURE_VIEWS, encoderRun, figureData } from './snapshot.js';
+import { FIGURE_VIEWS, decoderRun, encoderRun, figureData } from './snapshot.js';
 
 const USAGE = `usage: attnscope <command> [options]
 
@@ -43,7 +43,8 @@ commands:
             the data of one figure (tokens, the matrices the view draws, model, text, view/layer/head,
             a format version): <attn-scope src="fig.json"> draws it with no model download;
             --words adds the word spans and each matrix merged into words (drawn as words)
-            (encoder-decoder models: the encoder's self-attention over --text)
+            [--kind enc|dec [--target "..."]]  encoder-decoder models: the encoder's self-attention
+            over --text (enc, the default), or the decoder's over decoder_start_token_id then --target
   tokenize  --model M [--text "..." [--text-pair "..."]]   (no --text: one JSON string per stdin line)
             [--side source|target]  encoder-decoder tokenizers: target text goes through the
             target side's tokenizer (Marian: target.spm; others: the same tokenizer)
@@ -86,7 +87,8 @@ const OPTIONS = {
   },
   snapshot: {
     ...COMMON, text: { type: 'string' }, view: { type: 'string', default: 'head' }, layer: { type: 'string' },
-    head: { type: 'string' }, out: { type: 'string' }, words: { type: 'boolean' },
+    head: { type: 'string' }, out: { type: 'string' }, words: { type: 'boolean' }, kind: { type: 'string' },
+    target: { type: 'string' },
   },
   tokenize: { ...COMMON, text: { type: 'string' }, 'text-pair': { type: 'string' }, 'max-length': { type: 'string' },
     side: { type: 'string' } },
@@ -243,7 +245,8 @@ async function generate(values) {
 }
 
 // One frozen figure (js/snapshot.js): the view's matrices of --text, rounded, as JSON. An
-// encoder–decoder's figure is its encoder's self-attention over the text (the source).
+// encoder–decoder's figure is one of its square self-attentions (--kind): the encoder's over the
+// text (the source), or the decoder's over the target.
 async function snapshot(values) {
   if (values.text === undefined) throw new UsageError('snapshot needs --text');
   refuseEmpty(values.text, '--text', 'give the text to draw');
@@ -256,9 +259,11 @@ async function snapshot(values) {
   const head = optionalInteger(values.head, '--head', 0) ?? 0;
   const model = await loadModel(values.model, loadOptions(values));
   try {
-    const result = model.info.kind === 'encoder-decoder'
-      ? encoderRun(await model.run(values.text, { topK: 0 }), model.tokenize(values.text))
-      : await model.run(values.text, { topK: 0 });
+    const seq2seq = model.info.kind === 'encoder-decoder';
+    if (!seq2seq && (values.kind !== undefined || values.target !== undefined)) {
+      throw new UsageError('--kind and --target are for encoder-decoder models (bart, marian, t5)');
+    }
+    const result = seq2seq ? await seq2seqFigureRun(model, values) : await model.run(values.text, { topK: 0 });
     const [L, H] = result.shape;
     if (layer >= L) throw new UsageError(`--layer ${layer}: the model has ${L} layers (0 to ${L - 1})`);
     if (head >= H) throw new UsageError(`--head ${head}: the model has ${H} heads (0 to ${H - 1})`);
@@ -270,6 +275,21 @@ async function snapshot(values) {
     model.dispose();
   }
   return 0;
+}
+
+// The run an encoder–decoder's figure holds: --kind enc (the default; the encoder over --text) or
+// dec (the decoder over decoder_start_token_id and --target, which it needs).
+async function seq2seqFigureRun(model, values) {
+  const kind = values.kind ?? 'enc';
+  if (kind !== 'enc' && kind !== 'dec') {
+    throw new UsageError(`--kind is enc or dec, not "${kind}" (cross-attention is target × source, not the square matrix a figure holds)`);
+  }
+  if (kind === 'enc' && values.target !== undefined) throw new UsageError('--target goes with --kind dec (the encoder sees --text alone)');
+  if (kind === 'dec' && values.target === undefined) throw new UsageError('--kind dec draws the decoder over a target: give --target');
+  refuseEmpty(values.target, '--target', 'give the target text the decoder reads');
+  if (kind === 'dec' && values.words) throw new UsageError('--words merges the words of --text; a --kind dec figure shows the target\'s tokens');
+  if (kind === 'enc') return encoderRun(await model.run(values.text, { topK: 0 }), model.tokenize(values.text));
+  return decoderRun(await model.run(values.text, { topK: 0, target: values.target }), model.tokenizeTarget(values.target));
 }
 
 async function tokenize(values) {

@@ -106,6 +106,25 @@ export function encoderRun(raw, encoding) {
 }
 
 /**
+ * The same run seen as the run of its decoder over the target (`encoding`: the model's
+ * tokenizeTarget of it): decoder_start_token_id, then the target's tokens; no offsets (they would
+ * index the target, not the figure's text, which is the source).
+ */
+export function decoderRun(raw, encoding) {
+  const [L, H, T] = raw.decoderShape;
+  return {
+    kind: 'dec',
+    tokens: raw.targetTokens,
+    tokenTexts: [raw.targetTokens[0], ...encoding.tokenTexts],
+    specialTokensMask: Uint8Array.of(1, ...encoding.specialTokensMask),
+    offsets: new Int32Array(2 * T),
+    numTruncated: encoding.numTruncated,
+    shape: [L, H, T, T],
+    attention: (l, h) => raw.decoderAttentions.subarray((l * H + h) * T * T, (l * H + h + 1) * T * T),
+  };
+}
+
+/**
  * A figure document read back: plain RunResult fields (attentions L·H·T·T, zero where the figure
  * holds no head), the model info the views read, and the heads it holds. Throws E_INPUT on
  * anything that is not a figure this version can draw (the file may come from anywhere).

@@ -1,5 +1,5 @@
 // Frozen figures of every family (issue 49): `attnscope snapshot` of the bundled BERT, GPT-2 and T5
-// (its encoder) and a Llama-layout folder, in each view a figure holds (head, lines, grid), drawn by
+// (its encoder, and with --kind dec its decoder) and a Llama-layout folder, in each view a figure holds (head, lines, grid), drawn by
 // <attn-scope src> with no wasm, no model file and no worker, and a clean console (no error, no
 // warning). The head view's drawn weights (its SVG's cell titles) are the float64 PyTorch forwards
 // of tests/fixtures; the footer says the figure was computed when it was saved, not in the browser
@@ -27,6 +27,8 @@ const FAMILIES = [
   { name: 'bert', model: null, reference: { dir: 'bundled', case: 'mask_river', tensor: 'attentions' } },
   { name: 'gpt2', model: 'bundled-causal', reference: { dir: 'bundled-causal', case: 'heldout_fiction', tensor: 'attentions' } },
   { name: 't5', model: 'bundled-seq2seq', reference: { dir: 'bundled-seq2seq', case: 'heldout_7', tensor: 'encoder_attentions', text: 'source' } },
+  { name: 't5dec', model: 'bundled-seq2seq', reference: { dir: 'bundled-seq2seq', case: 'heldout_7', tensor: 'decoder_attentions', text: 'source' },
+    args: ['--kind', 'dec', '--target', fixtureCase('bundled-seq2seq', 'heldout_7').target] },
   { name: 'llama', model: join(FIXTURES, 'llama_page'), text: 'The cat sat on the mat.' },
 ];
 for (const f of FAMILIES) {
@@ -44,7 +46,7 @@ before(async () => {
   rmSync(DIR, { recursive: true, force: true });
   mkdirSync(DIR, { recursive: true });
   for (const fig of FIGURES) {   // through the CLI, as a blog author would
-    execFileSync(process.execPath, [CLI, 'snapshot', ...(fig.model ? ['--model', fig.model] : []), '--threads', '1',
+    execFileSync(process.execPath, [CLI, 'snapshot', ...(fig.model ? ['--model', fig.model] : []), ...(fig.args ?? []), '--threads', '1',
       '--text', fig.text, '--view', fig.view, '--layer', String(LAYER), '--head', String(HEAD), '--out', join(DIR, `${fig.id}.json`)]);
   }
   const elements = (lang) => FIGURES.map((fig) => `<attn-scope id="${fig.id}" lang="${lang}" src="${src(fig.id)}"></attn-scope>`).join('\n');

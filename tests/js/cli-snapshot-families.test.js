@@ -1,5 +1,6 @@
 // `attnscope snapshot` for every model family × every view <attn-scope> can show (issue 49: the
-// bundled T5 crashed with "internal error"). Views a frozen figure can hold (head, lines, grid) give
+// bundled T5 crashed with "internal error"; its figure is the encoder's self-attention, or with
+// --kind dec the decoder's over --target). Views a frozen figure can hold (head, lines, grid) give
 // a well-formed figure, checked here without the project's reader: the format fields, the shape
 // from the model's own config.json, the tokens from @huggingface/tokenizers, one matrix per head
 // the view draws, rows of probabilities (causal for decoders), and for the bundled models the
@@ -40,6 +41,9 @@ const FAMILIES = [
   // An encoder–decoder's figure is its encoder's self-attention over the text (the source).
   { name: 't5', model: 'bundled-seq2seq', dir: 'model-seq2seq', layers: 'num_layers', heads: 'num_heads', causal: false,
     reference: { dir: 'bundled-seq2seq', case: 'heldout_7', tensor: 'encoder_attentions', text: 'source' } },
+  // --kind dec: the decoder's self-attention over decoder_start_token_id and the target.
+  { name: 't5-dec', model: 'bundled-seq2seq', dir: 'model-seq2seq', layers: 'num_decoder_layers', heads: 'num_heads', causal: true,
+    reference: { dir: 'bundled-seq2seq', case: 'heldout_7', tensor: 'decoder_attentions', text: 'source', target: 'target' } },
   { name: 'llama', model: join(FIXTURES, 'llama_page'), dir: 'tests/fixtures/llama_page', layers: 'num_hidden_layers',
     heads: 'num_attention_heads', causal: true, text: 'The cat sat on the mat.' },
 ];
@@ -49,7 +53,8 @@ for (const f of FAMILIES) {
   if (f.reference) {
     const c = fixtureCase(f.reference.dir, f.reference.case);
     f.text = c[f.reference.text ?? 'text'];
-    f.expectedTokens = c.source_tokens ?? c.tokens;
+    f.expectedTokens = f.reference.target ? ['<pad>', ...c.target_tokens] : c.source_tokens ?? c.tokens;
+    if (f.reference.target) f.args = ['--kind', 'dec', '--target', c[f.reference.target]];
   }
 }
 
@@ -84,7 +89,7 @@ describe('attnscope snapshot: every family × every element view', () => {
     for (const view of ELEMENT_VIEWS) {
       it(`${f.name} --view ${view}`, async () => {
         const out = join(work, `${f.name}-${view}.json`);
-        const r = await cli(['snapshot', ...(f.model ? ['--model', f.model] : []), '--text', f.text, '--view', view,
+        const r = await cli(['snapshot', ...(f.model ? ['--model', f.model] : []), ...(f.args ?? []), '--text', f.text, '--view', view,
           '--layer', String(LAYER), '--head', String(HEAD), '--out', out]);
         if (!FIGURE_VIEWS.includes(view)) {
           assert.equal(r.code, 2, r.stderr);
@@ -131,6 +136,22 @@ describe('attnscope snapshot: every family × every element view', () => {
       });
     }
   }
+
+  it('--kind and --target: an encoder–decoder\'s square attentions only, each with what it needs', async () => {
+    const out = ['--out', join(work, 'x.json')];
+    const refused = async (args, pattern) => {
+      const r = await cli(['snapshot', ...args, ...out]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, pattern);
+    };
+    const t5 = ['--model', 'bundled-seq2seq', '--text', 'the cat sat'];
+    await refused([...t5, '--kind', 'cross', '--target', 'the sat cat'], /^attnscope: --kind is enc or dec, not "cross"/);
+    await refused([...t5, '--kind', 'dec'], /^attnscope: --kind dec draws the decoder over a target: give --target/);
+    await refused([...t5, '--kind', 'dec', '--target', ''], /^attnscope: --target is empty/);
+    await refused([...t5, '--target', 'the sat cat'], /^attnscope: --target goes with --kind dec/);
+    await refused([...t5, '--kind', 'dec', '--target', 'the sat cat', '--words'], /^attnscope: --words merges the words of --text/);
+    await refused(['--text', 'the cat sat', '--kind', 'enc'], /^attnscope: --kind and --target are for encoder-decoder models/);
+  });
 
   it('a layer or head the model has not is refused with its size', async () => {
     const r = await cli(['snapshot', '--model', 'bundled-seq2seq', '--text', 'the cat sat', '--layer', '3', '--out', join(work, 'x.json')]);
