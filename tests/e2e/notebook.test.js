@@ -6,7 +6,8 @@
 // error or warning; the renderer must be in the page once, and the dark export's views dark.
 // The same outputs are also put in a page the way JupyterLab (and Notebook 7) insert HTML
 // output: innerHTML, then every script re-created with its attributes, output by output, and
-// once more (a re-run, or a reload running the scripts again).
+// once more (a re-run, or a reload running the scripts again). And a figure Python makes from the
+// CLI's run of a text draws the same pixels as the figure `attnscope snapshot` writes for it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -178,5 +179,43 @@ test('outputs inserted as JupyterLab inserts them draw, in its dark theme, and a
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
+  }
+});
+
+test('a figure made in Python and the one attnscope snapshot writes draw the same pixels', async () => {
+  const text = 'The unaffable cat sat on the mat.';
+  const cli = (...args) => execFileSync(process.execPath, [join(ROOT, 'js', 'cli.js'), ...args, '--threads', '1'], { cwd: ROOT });
+  cli('snapshot', '--text', text, '--view', 'grid', '--words', '--out', join(dir, 'cli.json'));
+  cli('run', '--text', text, '--format', 'json', '--out', join(dir, 'run.json'));
+  const tokenTexts = JSON.parse(cli('tokenize', '--text', text)).token_texts;
+  // The CLI's offsets are UTF-16, as Python's string indices are for this (ASCII) text.
+  const script = `import json, sys, attnscope
+run = json.load(open(sys.argv[1]))
+attnscope.figure(run["attentions"], run["tokens"], view="grid", text=sys.argv[2], token_texts=json.loads(sys.argv[3]),
+                 offsets=run["offsets"], words=True, model="bundled", config=json.load(open(sys.argv[4])), path=sys.argv[5])`;
+  execFileSync('/usr/bin/python3', ['-c', script, join(dir, 'run.json'), text, JSON.stringify(tokenTexts),
+    join(ROOT, 'model', 'config.json'), join(dir, 'python.json')], { env: { ...process.env, PYTHONPATH: join(ROOT, 'python') } });
+  const element = (name, view) => `<attn-scope id="${name}" view="${view}" src="data:application/json;base64,${
+    readFileSync(join(dir, `${name}.json`)).toString('base64')}"></attn-scope>`;
+  const renderer = readFileSync(join(ROOT, 'dist', 'attnscope-element.js'), 'utf8').replace(/<\/script/gi, '<\\/script');
+  for (const view of ['grid', 'head', 'lines']) {
+    writeFileSync(join(dir, `pair-${view}.html`), `<!doctype html><meta charset="utf-8"><body style="margin:0">
+<script type="module">${renderer}</script>
+<div style="display:flex"><div style="width:540px">${element('cli', view)}</div><div style="width:540px">${element('python', view)}</div></div>`);
+    const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+    try {
+      await page.goto(pathToFileURL(join(dir, `pair-${view}.html`)).href);
+      await page.waitForFunction(() => ['cli', 'python'].every((id) => document.getElementById(id).dataset.status === 'ready'),
+        null, { timeout: 30000 });
+      const pixels = await page.evaluate(() => ['cli', 'python'].map((id) => {
+        const el = document.getElementById(id);
+        return { frozen: el.frozen, canvases: [...el.shadowRoot.querySelectorAll('canvas')].map((c) => c.toDataURL()) };
+      }));
+      assert.ok(pixels[0].frozen && pixels[1].frozen, view);
+      assert.ok(pixels[0].canvases.length > 0, view);
+      assert.deepEqual(pixels[1].canvases, pixels[0].canvases, `${view}: the same pixels`);
+    } finally {
+      await page.close();
+    }
   }
 });
