@@ -21,8 +21,14 @@ def head_view(attention=None, tokens=None, sentence_b_start=None, prettify_token
               encoder_attention=None, decoder_attention=None, cross_attention=None, encoder_tokens=None,
               decoder_tokens=None, include_layers=None, html_action="view", **options):
     """AttnScope's head view of `attention` (outputs.attentions) over `tokens`, at `layer` and the
-    first of `heads`. sentence_b_start is accepted and not used (the view shows one sequence)."""
+    first of `heads`. sentence_b_start is accepted and not used (the view shows one sequence).
+    With include_layers, `layer` is one of them (as in BertViz); the view numbers the kept layers
+    from 0."""
     head = heads[0] if heads else 0
+    if include_layers is not None and layer is not None:
+        if layer not in include_layers:
+            raise ValueError(f"layer {layer} is not in include_layers {list(include_layers)}")
+        layer = list(include_layers).index(layer)
     return _views("head", attention, tokens, prettify_tokens, layer or 0, head, encoder_attention, decoder_attention,
                   cross_attention, encoder_tokens, decoder_tokens, include_layers, None, html_action, options)
 

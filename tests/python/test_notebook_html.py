@@ -92,6 +92,15 @@ class Shown(unittest.TestCase):
         self.assertEqual((doc["view"], doc["layer"], doc["head"]), ("grid", 2, 1))
         self.assertEqual(doc, attnscope.figure(att, TOKENS, view="grid", layer=2, head=1))
 
+    def test_include_layers_keeps_bertvizs_meaning_of_layer(self):
+        att = softmax_attentions(layers=4)
+        attnscope.head_view(att, TOKENS, layer=3, include_layers=[1, 3])
+        [(_, doc)] = elements(self.shown[0])
+        self.assertEqual((doc["shape"][0], doc["layer"]), (2, 1))
+        self.assertEqual(doc["attentions"][2], attnscope.figure(att, TOKENS, view="head", layer=3)["attentions"][0])
+        with self.assertRaisesRegex(ValueError, "not in include_layers"):
+            attnscope.head_view(att, TOKENS, layer=2, include_layers=[1, 3])
+
     def test_a_big_input_holds_only_the_views_heads(self):
         with mock.patch.object(views, "MAX_HELD_VALUES", 10):
             attnscope.show(softmax_attentions(), TOKENS, view="lines", layer=1)
