@@ -31,7 +31,7 @@ def figure_heads(view, layer, head, layers, heads):
 
 def figure(attention, tokens, *, view="head", layer=0, head=0, text="", token_texts=None,
            special_tokens_mask=None, offsets=None, words=False, model=UNNAMED_MODEL, config=None,
-           is_decoder=None, prettify_tokens=True, path=None):
+           is_decoder=None, kind=None, prettify_tokens=True, path=None):
     """The figure document (a dict; also written to `path` when given) for one view.
 
     attention: outputs.attentions (per-layer [1, heads, T, T]), numpy arrays or nested lists.
@@ -43,7 +43,11 @@ def figure(attention, tokens, *, view="head", layer=0, head=0, text="", token_te
     model: a name, or a transformers model (its name_or_path and config are used).
     config: a transformers config or config.json dict (hidden size, family); is_decoder: default
       is whether every head is causal.
+    kind: 'enc' or 'dec' when the attention is an encoder-decoder's (T5, BART, Marian) encoder or
+      decoder self-attention, as `attnscope snapshot --kind` writes it (text is then the source).
     """
+    if kind not in (None, "enc", "dec"):
+        raise ValueError(f"kind is 'enc' or 'dec' (an encoder-decoder's side), not {kind!r}")
     if view not in FIGURE_VIEWS:
         raise ValueError(f"a frozen figure draws the {', '.join(FIGURE_VIEWS)} views, not {view!r}")
     if not isinstance(model, str):
@@ -57,7 +61,8 @@ def figure(attention, tokens, *, view="head", layer=0, head=0, text="", token_te
     if not (isinstance(head, int) and 0 <= head < H):
         raise ValueError(f"head {head}: the attention has {H} heads")
     labels = list(token_texts)[:T] if token_texts is not None else (prettify(tokens) if prettify_tokens else tokens)
-    special = [1 if v else 0 for v in special_tokens_mask][:T] if special_tokens_mask is not None else special_mask(tokens)
+    special = [1 if v else 0 for v in special_tokens_mask][:T] if special_tokens_mask is not None \
+        else special_mask(tokens)
     spans = [(int(s), int(e)) for s, e in _pairs(offsets)][:T] if offsets is not None else [(0, 0)] * T
     for name, values in (("token_texts", labels), ("special_tokens_mask", special), ("offsets", spans)):
         if len(values) != T:
@@ -68,7 +73,8 @@ def figure(attention, tokens, *, view="head", layer=0, head=0, text="", token_te
         "format": FIGURE_FORMAT,
         "version": FIGURE_VERSION,
         "model": model,
-        "modelInfo": model_info(config, L, H, att, is_decoder),
+        "modelInfo": model_info(config, L, H, att, is_decoder, side=kind),
+        **({"kind": kind} if kind else {}),
         "text": text,
         "view": view, "layer": layer, "head": head,
         "tokens": tokens,

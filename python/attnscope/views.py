@@ -63,19 +63,19 @@ def _views(view, attention, tokens, prettify_tokens, layer, head, encoder_attent
     options["prettify_tokens"] = prettify_tokens
     parts = []
     if attention is not None:
-        parts.append((None, attention, tokens))
+        parts.append((None, attention, tokens, None))
     else:
         if encoder_attention is None and decoder_attention is None:
             raise ValueError("give attention (with tokens), or encoder_attention / decoder_attention")
         if encoder_attention is not None:
-            parts.append(("Encoder self-attention", encoder_attention, encoder_tokens))
+            parts.append(("Encoder self-attention", encoder_attention, encoder_tokens, "enc"))
         if decoder_attention is not None:
-            parts.append(("Decoder self-attention", decoder_attention, decoder_tokens))
+            parts.append(("Decoder self-attention", decoder_attention, decoder_tokens, "dec"))
         if cross_attention is not None:
             warnings.warn("cross_attention is not drawn: a frozen figure (version 1) holds square "
                           "self-attention only; AttnScope's explorer draws cross-attention live", stacklevel=3)
     pieces = []
-    for title, att, toks in parts:
+    for title, att, toks, kind in parts:
         if toks is None:
             raise ValueError(f"{(title or 'attention').lower()} needs its tokens")
         att = attentions_from(att)
@@ -83,7 +83,8 @@ def _views(view, attention, tokens, prettify_tokens, layer, head, encoder_attent
             att = att.select_layers(include_layers)
         if include_heads is not None:
             att = att.select_heads(include_heads)
-        doc = _shown_figure(att, toks, view, min(layer, att.layers - 1), min(head, att.heads - 1), dict(options))
+        at_layer, at_head = min(layer, att.layers - 1), min(head, att.heads - 1)   # a decoder may have fewer
+        doc = _shown_figure(att, toks, view, at_layer, at_head, dict(options, kind=kind))
         pieces.append(figure_html(doc, view=view, theme=theme, height=height, title=title))
     return emit(pieces, html_action)
 

@@ -76,12 +76,16 @@ test('the figures attnscope snapshot writes match docs/figure.schema.json and re
       lines: snapshot(dir, 'lines', ['--text', 'The river bank was muddy.', '--view', 'lines', '--layer', '3']),
       grid: snapshot(dir, 'grid', ['--model', 'bundled-causal', '--text', 'Once upon a time.', '--view', 'grid']),
       words: snapshot(dir, 'words', ['--text', 'Naïve tokenizers mispronounced embeddings.', '--words']),
+      encoder: snapshot(dir, 'encoder', ['--model', 'bundled-seq2seq', '--text', 'The cat chased the dog.', '--kind', 'enc']),
+      decoder: snapshot(dir, 'decoder', ['--model', 'bundled-seq2seq', '--text', 'The cat chased the dog.', '--kind', 'dec',
+        '--target', 'the cat the dog chased', '--view', 'lines']),
     };
     for (const [name, doc] of Object.entries(figures)) {
       assert.deepEqual(schemaErrors(doc), [], name);
       assert.doesNotThrow(() => figureResult(doc), name);
     }
     assert.ok(figures.words.words.length > 0 && figures.grid.modelInfo.kind === 'decoder');
+    assert.deepEqual([figures.encoder.kind, figures.decoder.kind], ['enc', 'dec']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

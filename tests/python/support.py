@@ -10,7 +10,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 SCHEMA = json.loads((ROOT / "docs" / "figure.schema.json").read_text())
-MODEL_FOLDERS = {"bundled": ROOT / "model", "bundled-causal": ROOT / "model-causal"}
+MODEL_FOLDERS = {"bundled": ROOT / "model", "bundled-causal": ROOT / "model-causal",
+                 "bundled-seq2seq": ROOT / "model-seq2seq"}
 
 
 def cli(*args):

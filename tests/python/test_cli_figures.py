@@ -93,6 +93,33 @@ class FiguresEqualTheCli(unittest.TestCase):
                 self.assertEqual(schema_errors(got), [])
                 self.assertEqual(schema_errors(want), [])
 
+    def test_an_encoder_decoders_two_self_attentions(self):
+        # The bundled T5: `snapshot --kind enc` (the source's self-attention) and `--kind dec
+        # --target` (the decoder's, over decoder_start_token_id and the target), against figures of
+        # `run --target`'s encoder_attentions and decoder_attentions, shaped as transformers'
+        # outputs.encoder_attentions / decoder_attentions.
+        tmp = Path(self.tmp.name)
+        source, target = "The cat chased the unaffable dog.", "the cat the dog chased"
+        args = ["--model", "bundled-seq2seq", "--text", source]
+        run = cli_json(tmp / "s2s-run.json", "run", *args, "--target", target, "--format", "json")
+        src = json.loads(cli("tokenize", *args))
+        tgt = json.loads(cli("tokenize", "--model", "bundled-seq2seq", "--side", "target", "--text", target))
+        config = model_config("bundled-seq2seq")
+        sides = [
+            ("enc", ["--view", "head", "--layer", "2", "--head", "3", "--words"], run["encoder_attentions"], run["source_tokens"],
+             dict(view="head", layer=2, head=3, words=True, token_texts=src["token_texts"],
+                  offsets=python_offsets(source, src["offsets"]))),
+            ("dec", ["--view", "grid", "--target", target], run["decoder_attentions"], run["target_tokens"],
+             dict(view="grid", token_texts=run["target_tokens"][:1] + tgt["token_texts"])),
+        ]
+        for kind, flags, attentions, tokens, options in sides:
+            with self.subTest(kind=kind):
+                want = cli_json(tmp / f"s2s-{kind}.json", "snapshot", *args, "--kind", kind, *flags)
+                got = attnscope.figure(as_form(attentions, "torch"), tokens, text=source, model="bundled-seq2seq",
+                                       config=config, kind=kind, **options)
+                self.assertEqual(differences(want, got)[:10], [])
+                self.assertEqual(schema_errors(got), [])
+
     def test_the_file_is_the_cli_file_up_to_float_formatting(self):
         # Byte for byte once both are parsed and printed the same way: keys in the same order too.
         tmp = Path(self.tmp.name)

@@ -130,7 +130,8 @@ class Shown(unittest.TestCase):
             attnscope.head_view(encoder_attention=enc, decoder_attention=dec, cross_attention=[a[:, :, :3, :] for a in enc],
                                 encoder_tokens=TOKENS, decoder_tokens=["<pad>", "a", "b"])
         (_, e), (_, d) = elements(self.shown[0])
-        self.assertEqual((e["modelInfo"]["kind"], d["modelInfo"]["kind"]), ("encoder", "decoder"))
+        self.assertEqual([(f["kind"], f["modelInfo"]["kind"], f["modelInfo"]["config"]["isDecoder"]) for f in (e, d)],
+                         [("enc", "encoder-decoder", False), ("dec", "encoder-decoder", True)])
         self.assertIn("Encoder self-attention", self.shown[0])
 
     def test_show_refuses_views_a_figure_cannot_hold(self):
