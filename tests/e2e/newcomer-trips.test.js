@@ -256,3 +256,28 @@ test('a Temperature or Top-p out of range says why instead of snapping back sile
     }
   }
 });
+
+test('desktop: while Generate writes, its panel and the heatmaps are on screen together', async () => {
+  const g = await open(`?model=bundled-causal&gn=40&gt=0&text=${encodeURIComponent('Once upon a time')}`);
+  try {
+    const start = g.page.locator('#gen-start');
+    await start.scrollIntoViewIfNeeded();   // where a reader goes to press it
+    await start.click();
+    await g.page.waitForFunction(() => 'generating' in document.body.dataset);
+    const seen = async () => g.page.evaluate(() => {
+      const box = (e) => { const r = e.getBoundingClientRect(); return { top: Math.round(r.top), bottom: Math.round(r.bottom) }; };
+      return { panel: box(document.getElementById('gen-stop')), grid: box(document.querySelector('canvas.model-grid')), height: window.innerHeight };
+    });
+    // Most of each in sight (the page moves a little as the panels above grow and shrink).
+    const inside = (b, h) => Math.min(b.bottom, h) - Math.max(b.top, 0) >= 0.6 * (b.bottom - b.top);
+    const during = await seen();
+    assert.ok(inside(during.panel, during.height) && inside(during.grid, during.height), `while writing: ${JSON.stringify(during)}`);
+    await g.page.waitForFunction(() => !('generating' in document.body.dataset), null, { timeout: 60000 });
+    await g.page.screenshot({ path: '/tmp/lesson-shots/generate-desktop.png' });
+    const after = await seen();
+    assert.ok(inside(after.panel, after.height) && inside(after.grid, after.height), `after: ${JSON.stringify(after)}`);
+    assert.deepEqual(g.problems, []);
+  } finally {
+    await g.context.close();
+  }
+});

@@ -448,6 +448,7 @@ function wire() {
       app.set(viewPatch(next.dataset.view));
     });
   }
+  keepViewsBeside();
   // Views size to the width only: a height change (a phone's address bar) needs no redraw.
   let resizeTimer = 0, lastWidth = window.innerWidth;
   window.addEventListener('resize', () => {
@@ -456,6 +457,19 @@ function wire() {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(renderAll, 150);
   });
+}
+
+// Two columns with Generate (issue 49): the panel sits 1,000+ px down the left column while the
+// heatmaps stand at the top of the right one, so the rows joining them could not be watched. The
+// views column is sticky (style.css); --views-top is how far above the screen's top it may stand
+// (its height past the screen's), so a column taller than the screen still scrolls to its end.
+function keepViewsBeside() {
+  const views = document.querySelector('.views');
+  const place = () => {
+    views.style.setProperty('--views-top', `${Math.min(0, window.innerHeight - views.offsetHeight - 8)}px`);
+  };
+  new ResizeObserver(place).observe(views);
+  window.addEventListener('resize', place);
 }
 
 // The cross view shows an encoder–decoder's cross-attention only: opening it chooses that kind.
