@@ -126,3 +126,21 @@ for (const lang of ['en', 'ko']) {
     });
   }
 }
+
+test('from the T5 the way in opens the lesson on the bundled BERT (its steps are a single stack\'s), the sentence kept', async () => {
+  const text = 'I sat by her on the divan.';
+  const { page, context, problems } = await guardedPage(env.browser, env.server.origin, SIZES.desktop);
+  try {
+    await page.goto(`${env.server.origin}/?model=bundled-seq2seq&text=${encodeURIComponent(text)}`);
+    await waitForRuns(page, 1);
+    assert.doesNotMatch(await page.locator('#lesson-start').getAttribute('href'), /model=/, 'the link opens the T5');
+    await page.click('#lesson-start');
+    await stepDrawn(page, 1);
+    const s = await page.evaluate(() => ({ model: window.__attnscope.state.model, text: window.__attnscope.state.text,
+      unavailable: document.querySelectorAll('.view-unavailable').length }));
+    assert.deepEqual(s, { model: 'bundled', text, unavailable: 0 });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -40,7 +40,7 @@ import { createKindSwitch } from './kind-switch.js';
 import { readHeldout } from './heldout.js';
 import { modelLabel } from './bundled-labels.js';
 import { createExamples } from './examples.js';
-import { isBundledModelId } from '../../js/bundled-models.js';
+import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
 import { createCrossView } from './views/cross.js';
 import { createCrossGrid } from './views/cross-grid.js';
 import { createCrossHeads } from './views/cross-heads.js';
@@ -119,7 +119,8 @@ function writeUrl() {
   const shown = linkModel ? { ...state, model: linkModel } : state;
   history.replaceState(null, '', location.pathname + stateToUrl(shown));
   // The lesson's front door links to the lesson on this sentence and model (a new tab opens it so).
-  $('lesson-start').href = location.pathname + stateToUrl({ ...shown, lesson: 'attention', step: 1, view: LESSONS.attention[0].view });
+  $('lesson-start').href = location.pathname + stateToUrl({ ...shown, model: lessonModel() ?? shown.model, lesson: 'attention', step: 1,
+    view: LESSONS.attention[0].view });
 }
 
 // ---- model -----------------------------------------------------------------------------------
@@ -496,10 +497,16 @@ function showLesson() {
   }
 }
 
+// The lesson's steps are a single stack's (its formula, block and lens views): an encoder–decoder
+// in use is swapped for the bundled BERT, the sentence kept.
+const lessonModel = () => (isSeq2Seq(app.info) ? BUNDLED_MODEL : null);
+
 function wireLessonDoor() {
-  $('lesson-start').addEventListener('click', (e) => {
+  $('lesson-start').addEventListener('click', async (e) => {
     if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;   // a new tab or window: the link
     e.preventDefault();
+    const model = lessonModel();
+    if (model && await picker.load(model, modelLabel(app.t, model))) return;   // the picker says why
     app.set({ lesson: 'attention', step: 1, view: LESSONS.attention[0].view });
     // On a phone the lesson sits under the text box: bring its first step to the top.
     requestAnimationFrame(() => {
