@@ -71,6 +71,10 @@ for (const lang of ['en', 'ko']) {
         assert.ok(await door.isHidden(), 'the way in stays inside the lesson');
         assert.equal(await page.locator('#text-a').inputValue(), sentence);
         assert.ok((await page.evaluate(() => window.__attnscope.tokens)).includes('park'), 'the lesson ran another sentence');
+        // Phones have no arrow keys: the lesson does not tell their readers to press them.
+        const keys = await page.locator('#lesson .lesson-keys').innerText();
+        if (size === 'phone') assert.doesNotMatch(keys, /Arrow|화살표|←/, `a phone is told: ${keys}`);
+        else assert.match(keys, lang === 'ko' ? /화살표/ : /Arrow keys/);
         let sight = await inSight(page);
         assert.ok(sight.title.top >= 0 && sight.next.bottom <= sight.height, `step 1 out of sight after the way in: ${JSON.stringify(sight)}`);
         await page.locator('#lesson .lesson-next').click();
