@@ -499,7 +499,9 @@ function showLesson() {
 
 // The lesson's steps are a single stack's (its formula, block and lens views): an encoder–decoder
 // in use is swapped for the bundled BERT, the sentence kept.
-const lessonModel = () => (isSeq2Seq(app.info) ? BUNDLED_MODEL : null);
+function lessonModel() {
+  return isSeq2Seq(app.info) ? BUNDLED_MODEL : null;
+}
 
 function wireLessonDoor() {
   $('lesson-start').addEventListener('click', async (e) => {
