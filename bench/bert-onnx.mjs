@@ -3,35 +3,19 @@
 // MatMul+Add for Q/K/V, Reshape/Transpose to heads, MatMul, Mul by 1/√dh, Add mask, Softmax,
 // MatMul, Transpose/Reshape, MatMul+Add, residual Add, LayerNormalization, MatMul+Add, GELU as
 // Div/Erf/Add/Mul/Mul, MatMul+Add, residual Add, LayerNormalization. ORT is free to fuse it.
-import { DataType, floatAttr, graphParts, model, node, transposed, valueInfo } from './onnx-writer.mjs';
+import { DataType, floatAttr, graphParts, model, node, valueInfo } from './onnx-writer.mjs';
+import { linearMatMul } from './onnx-linear.mjs';
 
-
-// Quantizes W (rows = output channels, cols = inputs) as AttnScope's q8 does: int8, symmetric, one
-// scale per output channel (max |w| / 127, round to nearest). Returns B = Wᵀ (cols, rows) as int8
-// and the scales (rows).
-function quantizeWeightT(w, rows, cols) {
-  const q = new Int8Array(w.length), scale = new Float32Array(rows);
-  for (let r = 0; r < rows; r++) {
-    let amax = 0;
-    for (let c = 0; c < cols; c++) amax = Math.max(amax, Math.abs(w[r * cols + c]));
-    const s = Math.fround(amax / 127);
-    scale[r] = s;
-    if (s > 0) for (let c = 0; c < cols; c++) q[c * rows + r] = Math.max(-127, Math.min(127, Math.round(w[r * cols + c] / s)));
-  }
-  return { q, scale };
-}
 
 // Inputs: input_ids int64 [1, T], mask_bias float [1, 1, 1, T] (0 = attend, −inf/−1e4 = masked).
 // Output: last_hidden_state [1, T, C].
-// weights 'q8': every linear layer as onnxruntime's quantize_dynamic writes a MatMul —
-// DynamicQuantizeLinear (the activations to uint8, one scale and zero point per tensor) →
-// MatMulInteger with the int8 weight (here per output channel, zero points 0, like AttnScope's) →
-// Cast to float → Mul by (activation scale · weight scales) — then the bias Add. ORT fuses the
-// pattern into its DynamicQuantizeMatMul kernel. Everything else stays f32.
+// weights 'q8': every linear layer's MatMul as onnxruntime's quantize_dynamic writes it
+// (onnx-linear.mjs), then the bias Add. Everything else stays f32.
 export function bertOnnx({ shape, tensors }, T, { weights = 'f32' } = {}) {
   const { family, layers: L, hidden: C, heads: H, ffn: F, eps } = shape;
   const dh = C / H, distil = family === 'distilbert';
-  const { inits, nodes, init, f32, i64, op, W } = graphParts(tensors);
+  const parts = graphParts(tensors);
+  const { inits, nodes, f32, i64, op, W } = parts;
 
   const e = distil ? 'distilbert.embeddings.' : 'bert.embeddings.';
   f32('word', [30522, C], W(`${e}word_embeddings.weight`));
@@ -64,18 +48,7 @@ export function bertOnnx({ shape, tensors }, T, { weights = 'f32' } = {}) {
       : { q: 'attention.self.query', k: 'attention.self.key', v: 'attention.self.value', o: 'attention.output.dense', ln1: 'attention.output.LayerNorm', fi: 'intermediate.dense', fo: 'output.dense', ln2: 'output.LayerNorm' };
     const linear = (inp, key, inDim, outDim, out) => {
       f32(`${out}_bias`, [outDim], W(`${p}${n[key]}.bias`));
-      if (weights === 'q8') {
-        const { q, scale } = quantizeWeightT(W(`${p}${n[key]}.weight`), outDim, inDim);
-        init(`${out}_wq`, DataType.INT8, [inDim, outDim], q);
-        init(`${out}_wz`, DataType.INT8, [outDim], new Int8Array(outDim));
-        f32(`${out}_ws`, [outDim], scale);
-        nodes.push(node('DynamicQuantizeLinear', [inp], [`${out}_xq`, `${out}_xs`, `${out}_xz`]));
-        const mm = op('MatMulInteger', [`${out}_xq`, `${out}_wq`, `${out}_xz`, `${out}_wz`], `${out}_mmi`);
-        const scaled = op('Mul', [op('Cast', [mm], `${out}_mmf`, { to: DataType.FLOAT }), op('Mul', [`${out}_xs`, `${out}_ws`], `${out}_s`)], `${out}_mm`);
-        return op('Add', [scaled, `${out}_bias`], out);
-      }
-      f32(`${out}_w`, [inDim, outDim], transposed(W(`${p}${n[key]}.weight`), outDim, inDim));
-      return op('Add', [op('MatMul', [inp, `${out}_w`], `${out}_mm`), `${out}_bias`], out);
+      return op('Add', [linearMatMul(parts, inp, W(`${p}${n[key]}.weight`), outDim, inDim, `${out}_mm`, weights), `${out}_bias`], out);
     };
     const heads = (inp, perm, out) => op('Transpose', [op('Reshape', [inp, 'shape_heads'], `${out}_r`)], out, { perm });
     const q = heads(linear(x, 'q', C, C, `l${l}_q`), [0, 2, 1, 3], `l${l}_qh`);

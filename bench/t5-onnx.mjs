@@ -16,6 +16,7 @@
 // in-graph: [1, H, S, S] for the encoder (bidirectional) and [1, H, 1, P+1] per decoder step (one
 // direction). Cross-attention has none.
 import { DataType, graphParts, model, transposed, valueInfo } from './onnx-writer.mjs';
+import { linearMatMul } from './onnx-linear.mjs';
 
 // transformers' T5Attention._relative_position_bucket, with its float32 logarithm (as
 // engine/relative_position.cpp computes it). relative = key − query.
@@ -51,7 +52,8 @@ export function t5PositionBias(table, { heads: H, buckets, maxDistance }, { quer
 }
 
 // The building blocks both graphs share, writing into one graph's node and initializer lists.
-function graphBuilder({ shape, tensors }) {
+// weights 'q8': every MatMul with a weight as quantize_dynamic writes it (onnx-linear.mjs).
+function graphBuilder({ shape, tensors }, weights = 'f32') {
   const { hidden: C, heads: H, dKv: dk, ffn: F, eps } = shape;
   const parts = graphParts(tensors);
   const { inits, nodes, f32, op, W } = parts;
@@ -61,17 +63,14 @@ function graphBuilder({ shape, tensors }) {
   i64('shape_heads', [1, -1, H, dk]);   // [1, T, H·dk] → [1, T, H, dk]
   i64('shape_flat', [1, -1, H * dk]);
   const b = {
-    inits, nodes, op, f32,
+    inits, nodes, op, f32, parts,
     rmsNorm(inp, weight, out) {
       f32(`${out}_w`, [C], W(weight));
       const ms = op('ReduceMean', [op('Pow', [inp, 'two'], `${out}_sq`)], `${out}_ms`, { axes: [-1], keepdims: 1 });
       const rms = op('Sqrt', [op('Add', [ms, 'eps'], `${out}_mse`)], `${out}_rms`);
       return op('Mul', [op('Div', [inp, rms], `${out}_n`), `${out}_w`], out);
     },
-    linear(inp, weight, outDim, inDim, out) {
-      f32(`${out}_w`, [inDim, outDim], transposed(W(weight), outDim, inDim));
-      return op('MatMul', [inp, `${out}_w`], out);
-    },
+    linear: (inp, weight, outDim, inDim, out) => linearMatMul(parts, inp, W(weight), outDim, inDim, out, weights),
     heads: (inp, out) => op('Transpose', [op('Reshape', [inp, 'shape_heads'], `${out}_r`)], out, { perm: [0, 2, 1, 3] }),
     // softmax(q·kᵀ (+ bias)) · v, heads concatenated, then o. Returns [output, probabilities].
     attend(q, k, v, bias, o, out, probsName) {
@@ -93,10 +92,10 @@ function graphBuilder({ shape, tensors }) {
 
 // Inputs: input_ids int64 [1, S], position_bias [1, H, S, S]. Outputs: last_hidden_state
 // [1, S, C]; cross_k_l, cross_v_l [1, H, S, d_kv] per decoder layer; with { attentions: true }
-// enc_attn_0 … [1, H, S, S].
-export function t5EncoderOnnx(m, S, { attentions = true } = {}) {
+// enc_attn_0 … [1, H, S, S]. weights 'q8': every MatMul with a weight as quantize_dynamic writes it.
+export function t5EncoderOnnx(m, S, { attentions = true, weights = 'f32' } = {}) {
   const { layers: L, decoderLayers: Ld, hidden: C, heads: H, dKv: dk, vocab } = m.shape;
-  const g = graphBuilder(m);
+  const g = graphBuilder(m, weights);
   g.f32('shared', [vocab, C], m.tensors['shared.weight'].data);
   let x = g.op('Gather', ['shared', 'input_ids'], 'x_emb', { axis: 0 });
   const attentionOutputs = [];
@@ -130,13 +129,14 @@ export function t5EncoderOnnx(m, S, { attentions = true } = {}) {
 // Inputs: input_ids int64 [1, 1]; position_bias [1, H, 1, P+1]; past_k_l, past_v_l [1, H, P, d_kv];
 // cross_k_l, cross_v_l [1, H, S, d_kv]. Outputs: logits [1, 1, V]; present_k_l, present_v_l
 // [1, H, P+1, d_kv]; last_hidden_state [1, 1, C] (after the final norm, before the rescale); with
-// { attentions: true } self_attn_l [1, H, 1, P+1] and cross_attn_l [1, H, 1, S].
-export function t5DecoderWithPastOnnx(m, S, { attentions = true } = {}) {
+// { attentions: true } self_attn_l [1, H, 1, P+1] and cross_attn_l [1, H, 1, S]. weights 'q8': every
+// MatMul with a weight (the tied head too) as quantize_dynamic writes it.
+export function t5DecoderWithPastOnnx(m, S, { attentions = true, weights = 'f32' } = {}) {
   const { decoderLayers: Ld, hidden: C, heads: H, dKv: dk, vocab } = m.shape;
-  const g = graphBuilder(m);
+  const g = graphBuilder(m, weights);
   const shared = m.tensors['shared.weight'].data;
   g.f32('shared', [vocab, C], shared);
-  g.f32('head_w', [C, vocab], transposed(shared, vocab, C));
+  if (weights === 'f32') g.f32('head_w', [C, vocab], transposed(shared, vocab, C));
   g.f32('head_scale', [], Float32Array.of(C ** -0.5));
   let x = g.op('Gather', ['shared', 'input_ids'], 'x_emb', { axis: 0 });
   const inputs = [valueInfo('input_ids', DataType.INT64, [1, 1]), valueInfo('position_bias', DataType.FLOAT, [1, H, 1, 'past_plus_one'])];
@@ -159,7 +159,9 @@ export function t5DecoderWithPastOnnx(m, S, { attentions = true } = {}) {
     x = g.feedForward(g.op('Add', [co, x], `l${l}_res2`), `${p}2.`, `l${l}_res3`);
   }
   const hidden = g.rmsNorm(x, 'decoder.final_layer_norm.weight', 'last_hidden_state');
-  g.op('MatMul', [g.op('Mul', [hidden, 'head_scale'], 'head_in'), 'head_w'], 'logits');
+  const headIn = g.op('Mul', [hidden, 'head_scale'], 'head_in');
+  if (weights === 'f32') g.op('MatMul', [headIn, 'head_w'], 'logits');
+  else linearMatMul(g.parts, headIn, shared, vocab, C, 'logits', weights);
   outputs.push(valueInfo('last_hidden_state', DataType.FLOAT, [1, 1, C]),
     ...attentionOutputs.map(([name, keys]) => valueInfo(name, DataType.FLOAT, [1, H, 1, keys])));
   return model({ nodes: g.nodes, initializers: g.inits, inputs, outputs });

@@ -65,11 +65,10 @@ export async function writeSeq2SeqJson(out, result) {
 // "trace": {"embeddings": {word, position, token_type?, sum, output}, "layers": [{attention_output,
 // ...}], "final_norm"?}: the RunResult's camelCase names in snake_case, each [T][width].
 async function writeTrace(write, trace, T) {
-  const snake = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
   const group = async (fields) => {
     let first = true;
     for (const [name, data] of Object.entries(fields)) {
-      await write(`${first ? '' : ','}"${snake(name)}":`);
+      await write(`${first ? '' : ','}"${snakeCase(name)}":`);
       await writeNested(write, data, [T, data.length / T]);
       first = false;
     }
@@ -194,4 +193,17 @@ export function logitLensJson(lens) {
 /** Direct logit attribution in the CLI's snake_case. */
 export function attributionJson(a) {
   return { position: a.position, token_id: a.tokenId, token: a.token, logit: a.logit, parts: a.parts, sum: a.sum };
+}
+
+/** The CLI's name for an API field: numLayers → num_layers. */
+export function snakeCase(name) {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** A plain JSON value with every object key in snake_case at every depth, as the CLI's JSON names
+ *  things (the API's objects are camelCase). */
+export function snakeCaseKeys(value) {
+  if (Array.isArray(value)) return value.map(snakeCaseKeys);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [snakeCase(key), snakeCaseKeys(v)]));
 }

@@ -2,17 +2,17 @@
 // The `attnscope` command: run a model and write its attentions (JSON, .npy folder or BertViz
 // input), tokenize JSON lines from stdin, benchmark, or describe a model. User errors print one
 // line on stderr and exit non-zero; a stack trace means a bug (or ATTNSCOPE_DEBUG=1).
-import { parseArgs } from 'node:util';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 import { loadModel, buildInfo, AttnScopeError } from './index.js';
 import { loadTokenizer } from './tokenizer.js';
-import { writeJsonResult, writeBertViz, writeNpyFolder, writeSeq2SeqJson } from './cli-output.js';
+import { writeJsonResult, writeBertViz, writeNpyFolder, writeSeq2SeqJson, snakeCaseKeys } from './cli-output.js';
+import { UsageError, integerList, optionalInteger, optionalNumber, parseFlags, refuseEmpty } from './cli-args.js';
 import { nestedJson } from './json-arrays.js';
 import { AUTO_F16_ABOVE_BYTES, DEFAULT_WEIGHT_PRECISION, WEIGHT_PRECISION_CHOICES } from './memory-estimate.js';
 import { GENERATE_DEFAULTS } from './generate.js';
-import { FIGURE_VIEWS, figureData } from './snapshot.js';
+import { FIGURE_VIEWS, decoderRun, encoderRun, figureData } from './snapshot.js';
 
 const USAGE = `usage: attnscope <command> [options]
 
@@ -36,13 +36,15 @@ commands:
   generate  --model M (--text "..." | --ids 464,3290) [--max-new-tokens N] [--temperature T]
             [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
             (decoders; --temperature 0 is greedy; defaults: ${GENERATE_DEFAULTS.maxNewTokens} tokens, and as Hugging Face:
-            temperature ${GENERATE_DEFAULTS.temperature}, top-k ${GENERATE_DEFAULTS.topK}, top-p ${GENERATE_DEFAULTS.topP})
-  snapshot  [--model M] --text "..." [--view head|lines|grid] [--layer L] [--head H] [--words] --out fig.json
+            temperature ${GENERATE_DEFAULTS.temperature}, top-k ${GENERATE_DEFAULTS.topK}, top-p ${GENERATE_DEFAULTS.topP}; --top-p in (0, 1])
+            (encoder-decoder models: --text/--ids is the source; ids start with decoder_start_token_id,
+            each step holds its cross_attentions row [L][H][S]; text leaves out the special tokens)
+  snapshot  [--model M] --text "..." [--view ${FIGURE_VIEWS.join('|')}] [--layer L] [--head H] [--words] --out fig.json
             the data of one figure (tokens, the matrices the view draws, model, text, view/layer/head,
             a format version): <attn-scope src="fig.json"> draws it with no model download;
             --words adds the word spans and each matrix merged into words (drawn as words)
-            (encoder-decoder models: --text/--ids is the source; ids start with decoder_start_token_id,
-            each step holds its cross_attentions row [L][H][S])
+            [--kind enc|dec [--target "..."]]  encoder-decoder models: the encoder's self-attention
+            over --text (enc, the default), or the decoder's over decoder_start_token_id then --target
   tokenize  --model M [--text "..." [--text-pair "..."]]   (no --text: one JSON string per stdin line)
             [--side source|target]  encoder-decoder tokenizers: target text goes through the
             target side's tokenizer (Marian: target.spm; others: the same tokenizer)
@@ -85,15 +87,14 @@ const OPTIONS = {
   },
   snapshot: {
     ...COMMON, text: { type: 'string' }, view: { type: 'string', default: 'head' }, layer: { type: 'string' },
-    head: { type: 'string' }, out: { type: 'string' }, words: { type: 'boolean' },
+    head: { type: 'string' }, out: { type: 'string' }, words: { type: 'boolean' }, kind: { type: 'string' },
+    target: { type: 'string' },
   },
   tokenize: { ...COMMON, text: { type: 'string' }, 'text-pair': { type: 'string' }, 'max-length': { type: 'string' },
     side: { type: 'string' } },
   bench: { ...COMMON, tokens: { type: 'string', default: '128' }, runs: { type: 'string', default: '10' } },
   info: { ...COMMON },
 };
-
-class UsageError extends Error {}
 
 function loadOptions(values) {
   const weightPrecision = values['weight-precision'];
@@ -111,13 +112,8 @@ async function main(argv) {
     return command ? 0 : 2;
   }
   if (!(command in OPTIONS)) throw new UsageError(`unknown command "${command}"`);
-  let values;
-  try {
-    const args = withOptionalValues(rest, { '--logit-lens': '5', '--attribution': 'top' });
-    ({ values } = parseArgs({ args, options: OPTIONS[command], strict: true, allowPositionals: false }));
-  } catch (error) {
-    throw new UsageError(error.message);
-  }
+  // --logit-lens [K] and --attribution [TOKEN_ID]: given without a value, they take these.
+  const values = parseFlags(rest, OPTIONS[command], { '--logit-lens': '5', '--attribution': 'top' });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -126,23 +122,15 @@ async function main(argv) {
   return commands[command](values);
 }
 
-// Flags whose value is optional (--logit-lens [K], --attribution [TOKEN_ID]): parseArgs has no such
-// type, so a flag given without a value (last, or followed by another --flag) gets its default.
-function withOptionalValues(args, defaults) {
-  const out = [];
-  args.forEach((arg, i) => {
-    out.push(arg);
-    if (arg in defaults && (i + 1 === args.length || args[i + 1].startsWith('--'))) out.push(defaults[arg]);
-  });
-  return out;
-}
-
 async function run(values) {
   const format = values.format;
   if (!['json', 'npy', 'bertviz'].includes(format)) throw new UsageError(`--format must be json, npy or bertviz, not "${format}"`);
   if ((values.ids === undefined) === (values.text === undefined)) throw new UsageError('give exactly one of --ids and --text');
   if (values.ids === undefined && values['token-types'] !== undefined) throw new UsageError('--token-types goes with --ids');
   if (values.text === undefined && values['text-pair'] !== undefined) throw new UsageError('--text-pair goes with --text');
+  refuseEmpty(values.text, '--text', 'give the text to run');
+  refuseEmpty(values['text-pair'], '--text-pair', 'give the second text, or leave the flag out');
+  refuseEmpty(values.target, '--target', 'give the target text, or leave the flag out (the decoder then sees decoder_start_token_id alone)');
   if (format === 'npy' && !values.out) throw new UsageError('--format npy writes a folder: give --out DIR');
   if (values.words && (format !== 'json' || values.text === undefined)) throw new UsageError('--words merges the words of a --text into the JSON: use it with --text and --format json');
   if (values.trace && format !== 'json') throw new UsageError('--trace writes its steps into the JSON: use it with --format json');
@@ -209,11 +197,12 @@ async function runSeq2Seq(model, values, options) {
 
 async function generate(values) {
   if ((values.ids === undefined) === (values.text === undefined)) throw new UsageError('give exactly one of --ids and --text');
+  refuseEmpty(values.text, '--text', 'give the text to generate from');
   const options = {
     maxNewTokens: optionalInteger(values['max-new-tokens'], '--max-new-tokens', 0),
-    temperature: optionalNumber(values.temperature, '--temperature'),
+    temperature: optionalNumber(values.temperature, '--temperature', { min: 0, note: '0 is greedy' }),
     topK: optionalInteger(values['top-k'], '--top-k', 0),
-    topP: optionalNumber(values['top-p'], '--top-p'),
+    topP: optionalNumber(values['top-p'], '--top-p', { min: 0, minOpen: true, max: 1, note: '1 keeps every token' }),
     seed: optionalInteger(values.seed, '--seed', 0),
     candidates: optionalInteger(values.candidates, '--candidates', 0),
     stopAtEos: !values['no-stop-at-eos'],
@@ -255,19 +244,29 @@ async function generate(values) {
   return 0;
 }
 
-// One frozen figure (js/snapshot.js): the view's matrices of --text, rounded, as JSON.
+// One frozen figure (js/snapshot.js): the view's matrices of --text, rounded, as JSON. An
+// encoder–decoder's figure is one of its square self-attentions (--kind): the encoder's over the
+// text (the source), or the decoder's over the target.
 async function snapshot(values) {
   if (values.text === undefined) throw new UsageError('snapshot needs --text');
+  refuseEmpty(values.text, '--text', 'give the text to draw');
   if (!values.out) throw new UsageError('snapshot writes a file: give --out fig.json');
-  if (!FIGURE_VIEWS.includes(values.view)) throw new UsageError(`--view must be ${FIGURE_VIEWS.join(', ')}, not "${values.view}"`);
+  if (!FIGURE_VIEWS.includes(values.view)) {
+    throw new UsageError(`--view ${values.view}: a frozen figure holds attention matrices, which the ${FIGURE_VIEWS.join(', ')} views ` +
+      'draw; the other views need the model (<attn-scope view="…"> without src runs it live)');
+  }
+  const layer = optionalInteger(values.layer, '--layer', 0) ?? 0;
+  const head = optionalInteger(values.head, '--head', 0) ?? 0;
   const model = await loadModel(values.model, loadOptions(values));
   try {
-    const [L, H] = [model.config.numLayers, model.config.numHeads];
-    const layer = optionalInteger(values.layer, '--layer', 0) ?? 0;
-    const head = optionalInteger(values.head, '--head', 0) ?? 0;
-    if (layer >= L) throw new UsageError(`--layer ${layer}: the model has ${L} layers`);
-    if (head >= H) throw new UsageError(`--head ${head}: the model has ${H} heads`);
-    const result = await model.run(values.text, { topK: 0 });
+    const seq2seq = model.info.kind === 'encoder-decoder';
+    if (!seq2seq && (values.kind !== undefined || values.target !== undefined)) {
+      throw new UsageError('--kind and --target are for encoder-decoder models (bart, marian, t5)');
+    }
+    const result = seq2seq ? await seq2seqFigureRun(model, values) : await model.run(values.text, { topK: 0 });
+    const [L, H] = result.shape;
+    if (layer >= L) throw new UsageError(`--layer ${layer}: the model has ${L} layers (0 to ${L - 1})`);
+    if (head >= H) throw new UsageError(`--head ${head}: the model has ${H} heads (0 to ${H - 1})`);
     announceTruncation(result.numTruncated, result.tokens.length, 'the input');
     const figure = figureData(result, { model: values.model ?? 'bundled', info: model.info, text: values.text,
       view: values.view, layer, head, words: Boolean(values.words) });
@@ -278,9 +277,26 @@ async function snapshot(values) {
   return 0;
 }
 
+// The run an encoder–decoder's figure holds: --kind enc (the default; the encoder over --text) or
+// dec (the decoder over decoder_start_token_id and --target, which it needs).
+async function seq2seqFigureRun(model, values) {
+  const kind = values.kind ?? 'enc';
+  if (kind !== 'enc' && kind !== 'dec') {
+    throw new UsageError(`--kind is enc or dec, not "${kind}" (cross-attention is target × source, not the square matrix a figure holds)`);
+  }
+  if (kind === 'enc' && values.target !== undefined) throw new UsageError('--target goes with --kind dec (the encoder sees --text alone)');
+  if (kind === 'dec' && values.target === undefined) throw new UsageError('--kind dec draws the decoder over a target: give --target');
+  refuseEmpty(values.target, '--target', 'give the target text the decoder reads');
+  if (kind === 'dec' && values.words) throw new UsageError('--words merges the words of --text; a --kind dec figure shows the target\'s tokens');
+  if (kind === 'enc') return encoderRun(await model.run(values.text, { topK: 0 }), model.tokenize(values.text));
+  return decoderRun(await model.run(values.text, { topK: 0, target: values.target }), model.tokenizeTarget(values.target));
+}
+
 async function tokenize(values) {
   // Only the tokenizer files (and config.json when present, for the default max length): a folder
   // of tokenizer files alone is enough, and no weights are read.
+  refuseEmpty(values.text, '--text', 'give the text to tokenize, or leave --text out to read JSON lines from stdin');
+  refuseEmpty(values['text-pair'], '--text-pair', 'give the second text, or leave the flag out');
   const model = await loadTokenizer(values.model);
   const maxLength = optionalInteger(values['max-length'], '--max-length', 0);
   const side = values.side ?? 'source';
@@ -352,12 +368,10 @@ async function bench(values) {
 async function info(values) {
   const model = await loadModel(values.model, loadOptions(values));
   try {
-    const { info: i } = model;
-    process.stdout.write(`${JSON.stringify({
-      path: i.location, source: i.source, ...(i.id ? { id: i.id } : {}), config: i.config,
-      kind: i.kind, has_mlm_head: i.hasMlmHead, tokenizer: i.tokenizer, tokenizer_vocab_size: i.tokenizerVocabSize,
-      weight_precision: i.weightPrecision, threads: i.threads, files: i.files, load_ms: i.loadMs,
-    }, null, 2)}\n`);
+    // Every field of model.info, in the CLI's snake_case (the config's keys too; files maps file
+    // names, which stay as they are, to sizes); its location is "path".
+    const { location, files, ...rest } = model.info;
+    process.stdout.write(`${JSON.stringify({ path: location, files, ...snakeCaseKeys(rest) }, null, 2)}\n`);
   } finally {
     model.dispose();
   }
@@ -380,20 +394,6 @@ function benchIds(model, count) {
   return ids.slice(0, count);
 }
 
-function integerList(text, flag) {
-  const parts = text.split(',').map((s) => s.trim());
-  if (parts.length === 0 || parts.some((s) => !/^-?\d+$/.test(s))) {
-    throw new UsageError(`${flag} must be comma-separated integers, got "${text}"`);
-  }
-  return parts.map(Number);
-}
-
-function optionalInteger(text, flag, min) {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < min) throw new UsageError(`${flag} must be an integer >= ${min}, got "${text}"`);
-  return Number(text);
-}
-
 // "0:1,2:3" → an (L, H) head mask of ones with 0 at layer 0 head 1 and layer 2 head 3.
 function headMaskFrom(text, { numLayers: L, numHeads: H }) {
   const mask = Array.from({ length: L }, () => new Array(H).fill(1));
@@ -405,13 +405,6 @@ function headMaskFrom(text, { numLayers: L, numHeads: H }) {
     mask[layer][head] = 0;
   }
   return mask;
-}
-
-function optionalNumber(text, flag) {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`${flag} must be a number, got "${text}"`);
-  return value;
 }
 
 function round(ms) {

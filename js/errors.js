@@ -44,11 +44,11 @@ export function toAttnScopeError(error) {
   if (error && typeof error === 'object' && typeof error.code === 'string' && error.code.startsWith('E_')) {
     return new AttnScopeError(error.code, String(error.message));
   }
-  if (isAbortError(error)) return abortedError();
+  if (isAbortError(error)) return abortedError(error);
   if (typeof WebAssembly !== 'undefined' && error instanceof WebAssembly.RuntimeError) {
     return new AttnScopeError('E_INTERNAL', `WebAssembly trap: ${error.message}`, { cause: error });
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : describe(error);
   return new AttnScopeError('E_INTERNAL', message, { cause: error });
 }
 
@@ -57,9 +57,60 @@ export function isAbortError(error) {
     error.name === 'TimeoutError');
 }
 
+/** E_ABORTED carrying the abort's reason (AbortController.abort(reason)): its text in the
+ *  message ("cancelled: the user left"), the reason itself as `cause`. A signal aborted without
+ *  a reason carries the platform's own AbortError, whose text adds nothing to "cancelled". */
 export function abortedError(reason) {
-  const why = reason instanceof Error && reason.message ? `: ${reason.message}` : '';
-  return new AttnScopeError('E_ABORTED', `cancelled${why}`);
+  if (reason instanceof AttnScopeError && reason.code === 'E_ABORTED') return reason;
+  const text = reason instanceof Error || isDomException(reason) ? reason.message : reason == null ? '' : describe(reason);
+  const why = text && text !== DEFAULT_ABORT_MESSAGE ? `: ${text}` : '';
+  return new AttnScopeError('E_ABORTED', `cancelled${why}`, reason === undefined ? undefined : { cause: reason });
+}
+
+// What this platform's AbortController.abort() without a reason says (it differs by engine).
+const DEFAULT_ABORT_MESSAGE = (() => {
+  if (typeof AbortController !== 'function') return undefined;
+  const controller = new AbortController();
+  controller.abort();
+  return controller.signal.reason?.message;
+})();
+
+// String(value), or '' for a value that has no text (Object.create(null) throws on String()).
+function describe(value) {
+  try {
+    return String(value);
+  } catch {
+    return '';
+  }
+}
+
+// DOMException is an Error subclass in current engines, not in every older one.
+function isDomException(value) {
+  return typeof DOMException === 'function' && value instanceof DOMException;
+}
+
+/** `fn` (a caller's onProgress / onToken) wrapped so that what it throws becomes E_INPUT
+ *  "<what> threw: …" with the exception as cause: the caller's callback failed, not AttnScope,
+ *  which toAttnScopeError would have called E_INTERNAL. Anything but a function is returned as is. */
+export function callerCallback(fn, what) {
+  if (typeof fn !== 'function') return fn;
+  return (value) => {
+    try {
+      return fn(value);
+    } catch (error) {
+      throw new AttnScopeError('E_INPUT', `${what} threw: ${error instanceof Error ? error.message : describe(error)}`, { cause: error });
+    }
+  };
+}
+
+/** Throws E_INPUT unless `signal` is absent or an AbortSignal: anything else could never abort,
+ *  so the caller would believe they can cancel what they cannot. (Duck-typed: a signal from
+ *  another realm, e.g. an iframe's, is not an instance of this realm's AbortSignal.) */
+export function checkSignal(signal, call) {
+  if (signal === undefined || signal === null) return;
+  const isSignal = typeof signal === 'object' && typeof signal.aborted === 'boolean' &&
+    typeof signal.addEventListener === 'function' && typeof signal.removeEventListener === 'function';
+  if (!isSignal) throw new AttnScopeError('E_INPUT', `${call}: signal must be an AbortSignal, got ${signal === null ? 'null' : typeof signal}`);
 }
 
 /** Throws E_ABORTED when `signal` is aborted. */

@@ -92,7 +92,7 @@ export class Generation {
     const stopped = () => this.#cancelled || signal?.aborted;
     try {
       await nextTask();  // let the caller attach before the first (possibly long) prompt pass
-      if (stopped()) throw abortedError();
+      if (stopped()) throw abortedError(signal?.aborted ? signal.reason : undefined);
       const prompt = session.prompt;
       const first = session.extend(prompt.ids);
       const { layers, heads, kvHeads } = session.shape;
@@ -124,7 +124,7 @@ export class Generation {
         o.onToken?.(streamed);
         if (o.stopAtEos && id === session.eosId) { stopReason = 'eos'; break; }
         await nextTask();  // a cancel (or an abort message to a worker) gets its turn
-        if (stopped()) throw abortedError();
+        if (stopped()) throw abortedError(signal?.aborted ? signal.reason : undefined);
       }
       const generated = ids.slice(prompt.ids.length);
       return {

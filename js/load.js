@@ -5,7 +5,7 @@
 // times: from config.json (memory-estimate.js) before anything else is downloaded, from the
 // file's announced size before its bytes, and by the engine from its header before the weights
 // are allocated.
-import { AttnScopeError, throwIfAborted, toAttnScopeError } from './errors.js';
+import { AttnScopeError, callerCallback, checkSignal, throwIfAborted, toAttnScopeError } from './errors.js';
 import { resolveSource } from './sources.js';
 import { callWasm, getWasmModule, resolveThreads } from './wasm.js';
 import { Model } from './model.js';
@@ -29,11 +29,13 @@ const PIECE = 1024 ** 2;                   // bytes copied into wasm memory per 
 export async function loadModel(source, options = {}) {
   if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', 'options must be an object');
   checkOptionNames(options, LOAD_OPTIONS, 'loadModel');   // e.g. weightPrecison would load f32 silently
-  const { signal, onProgress, weightPrecision: requestedPrecision = DEFAULT_WEIGHT_PRECISION } = options;
-  if (onProgress !== undefined && typeof onProgress !== 'function') {
+  const { signal, weightPrecision: requestedPrecision = DEFAULT_WEIGHT_PRECISION } = options;
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw new AttnScopeError('E_INPUT', 'onProgress must be a function');
   }
+  const onProgress = callerCallback(options.onProgress, 'loadModel: onProgress');
   checkWeightPrecision(requestedPrecision);
+  checkSignal(signal, 'loadModel');
   throwIfAborted(signal);
   const started = Date.now();
   try {
@@ -114,6 +116,9 @@ export async function loadSeq2SeqModel(source, options = {}) {
 // for other models; 'q8' as for every model: int8 linear layers, embeddings f16), the tokenizer
 // files, then the weights streamed as for every model.
 async function loadSeq2Seq(wasm, provider, configText, { read, readBinary, signal, onProgress, files, requestedPrecision, threads, started, heapBefore }) {
+  // The engine's reader first (E_CONFIG naming a key of the wrong type or range), so the size
+  // estimate only sees values it accepts; the estimate itself refuses a missing size key.
+  callWasm(() => wasm.seq2seqMaxTokens(configText));
   const hf = JSON.parse(configText);
   const weightPrecision = resolveSeq2SeqPrecision(hf, requestedPrecision);
   checkSeq2SeqFitsWasm32(hf, weightPrecision, wasm.heapStats().inUse);

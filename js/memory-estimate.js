@@ -42,6 +42,7 @@ export function parameterCounts(config) {
 // parameterCounts with `embedding` (V·C, the f16 part of the matrices under 'q8') and `channels`
 // (the linear layers' output channels: a q8 layer keeps a scale and a column sum for each).
 function parameterCountsAll(config) {
+  checkParsedSizes(config);
   const { vocabSize: V, hiddenSize: C, numLayers: L, intermediateSize: F, maxPositionEmbeddings: P } = config;
   const T = config.typeVocabSize ?? 0;
   const layerMatrices = 4 * C * C + 2 * C * F;   // Q, K, V (GPT-2: one fused c_attn), O, FFN in and out
@@ -91,6 +92,7 @@ export const RUN_ESTIMATE_MAX_TOKENS = 1024;
  * more: ~(8·C + F)·T floats per layer.
  */
 export function runBytes(config) {
+  checkParsedSizes(config);
   const { hiddenSize: C, numLayers: L, numHeads: H, intermediateSize: F, vocabSize: V } = config;
   const T = Math.min(config.maxTokens ?? config.maxPositionEmbeddings, RUN_ESTIMATE_MAX_TOKENS);
   const kvWidth = (config.numKeyValueHeads ?? H) * (config.headDim ?? C / H);  // one K/V per key/value head
@@ -101,6 +103,36 @@ export function runBytes(config) {
     + T * V                             // logits
     + (config.isDecoder ? 2 * L * T * kvWidth : 0);   // KV cache
   return floats * 4;
+}
+
+/** The largest size the engine's config readers accept for any dimension (engine/config.cpp,
+ *  engine/seq2seq_config.cpp: kMaxSize); above it a key is refused there, so here too. */
+const MAX_DIMENSION = 2 ** 30;
+
+// Every size the estimate reads from a parsed config (camelCase, as parseConfig and model.config
+// give them) is a positive integer, so no estimate and no message ever holds NaN; E_CONFIG names
+// the first that is not. loadModel passes configs the engine has parsed, which always pass; this
+// guards the exported functions' other callers.
+function checkParsedSizes(config) {
+  if (config === null || typeof config !== 'object') {
+    throw new AttnScopeError('E_CONFIG', `the memory estimate needs a model config object, got ${config === null ? 'null' : typeof config}`);
+  }
+  const required = ['vocabSize', 'hiddenSize', 'numLayers', 'numHeads', 'intermediateSize', 'maxPositionEmbeddings',
+    ...(config.family === 'llama' ? ['headDim', 'numKeyValueHeads'] : [])];
+  for (const key of required) checkSize(config[key], key, 'config', 1);
+  if (config.typeVocabSize != null) checkSize(config.typeVocabSize, 'typeVocabSize', 'config', 0);
+  if (config.maxTokens != null) checkSize(config.maxTokens, 'maxTokens', 'config', 1);
+}
+
+// E_CONFIG unless `value` is an integer in [min, MAX_DIMENSION]; `where` says whose key it is.
+function checkSize(value, key, where, min) {
+  if (value === undefined || value === null) {
+    throw new AttnScopeError('E_CONFIG', `${where} has no "${key}": the model's size cannot be known without it`);
+  }
+  if (!Number.isInteger(value) || value < min || value > MAX_DIMENSION) {
+    throw new AttnScopeError('E_CONFIG', `${where}: "${key}" must be an integer from ${min} to ${MAX_DIMENSION}, ` +
+      `got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`);
+  }
 }
 
 /** {weights, run, total} bytes for `config` at `precision` (total: the larger of weights + run
@@ -167,18 +199,31 @@ const T5_ESTIMATE_TOKENS = 512;
  * MarianConfig, T5Config keys), before anything else is downloaded.
  */
 export function seq2seqSizes(hf) {
+  if (hf === null || typeof hf !== 'object' || Array.isArray(hf)) {
+    throw new AttnScopeError('E_CONFIG', 'config.json must be a JSON object');
+  }
+  // Every size key the estimate reads must be there: guessing transformers' default for a missing
+  // one could make the estimate (and so the E_TOO_LARGE decision) wrong by orders of magnitude.
+  // Keys transformers' own configs leave out (num_decoder_layers, relative_attention_num_buckets,
+  // n_positions) keep the defaults below.
+  const size = (key, fallback) => {
+    if (hf[key] == null && fallback !== undefined) return fallback;
+    checkSize(hf[key], key, 'config.json', 1);
+    return hf[key];
+  };
   const t5 = hf.model_type === 't5';
   if (t5) {
-    const layers = hf.num_layers, proj = hf.feed_forward_proj ?? 'relu';
-    return { family: 't5', V: hf.vocab_size, C: hf.d_model, Le: layers, Ld: hf.num_decoder_layers ?? layers,
-      He: hf.num_heads, Hd: hf.num_heads, dkv: hf.d_kv, Fe: hf.d_ff, Fd: hf.d_ff, gated: proj.startsWith('gated'),
-      tied: hf.tie_word_embeddings ?? true, buckets: hf.relative_attention_num_buckets ?? 32, positions: 0,
-      tokens: Math.min(hf.n_positions ?? T5_ESTIMATE_TOKENS, RUN_ESTIMATE_MAX_TOKENS) };
+    const layers = size('num_layers'), heads = size('num_heads'), ff = size('d_ff');
+    const proj = typeof hf.feed_forward_proj === 'string' ? hf.feed_forward_proj : 'relu';
+    return { family: 't5', V: size('vocab_size'), C: size('d_model'), Le: layers, Ld: size('num_decoder_layers', layers),
+      He: heads, Hd: heads, dkv: size('d_kv'), Fe: ff, Fd: ff, gated: proj.startsWith('gated'),
+      tied: hf.tie_word_embeddings ?? true, buckets: size('relative_attention_num_buckets', 32), positions: 0,
+      tokens: Math.min(size('n_positions', T5_ESTIMATE_TOKENS), RUN_ESTIMATE_MAX_TOKENS) };
   }
-  const C = hf.d_model, P = hf.max_position_embeddings;
-  return { family: hf.model_type, V: hf.vocab_size, C, Le: hf.encoder_layers, Ld: hf.decoder_layers,
-    He: hf.encoder_attention_heads, Hd: hf.decoder_attention_heads, dkv: C / hf.encoder_attention_heads,
-    Fe: hf.encoder_ffn_dim, Fd: hf.decoder_ffn_dim, gated: false, tied: hf.tie_word_embeddings ?? true, buckets: 0,
+  const C = size('d_model'), P = size('max_position_embeddings'), He = size('encoder_attention_heads');
+  return { family: hf.model_type, V: size('vocab_size'), C, Le: size('encoder_layers'), Ld: size('decoder_layers'),
+    He, Hd: size('decoder_attention_heads'), dkv: C / He,
+    Fe: size('encoder_ffn_dim'), Fd: size('decoder_ffn_dim'), gated: false, tied: hf.tie_word_embeddings ?? true, buckets: 0,
     // BART's learned tables have 2 extra rows (its offset); Marian's sinusoidal table is stored too.
     positions: hf.model_type === 'bart' ? P + 2 : P, tokens: Math.min(P, RUN_ESTIMATE_MAX_TOKENS) };
 }

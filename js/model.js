@@ -1,7 +1,7 @@
 // A loaded model: tokenize, run (text → RunResult) and runIds (ids → RunResult) over one native
 // Model object in wasm memory. dispose() frees it; a FinalizationRegistry frees models that were
 // dropped without dispose() (a backstop only: GC timing is not something to rely on).
-import { AttnScopeError } from './errors.js';
+import { AttnScopeError, callerCallback, checkSignal } from './errors.js';
 import { checkGenerationFits, decoderCacheBytes } from './generation-budget.js';
 import { RunResult } from './result.js';
 import { probabilityOf, rankOf, topKSoftmax } from './mlm.js';
@@ -155,6 +155,7 @@ export class Model {
 
   #forward(encoding, attentionMask, options) {
     const native = this.#alive();
+    const originals = this.#originalIds(options.originalIds, encoding.ids.length);
     const flags = {
       hiddenStates: Boolean(options.hiddenStates),
       qkv: Boolean(options.qkv),
@@ -189,7 +190,7 @@ export class Model {
     if (this.config.isDecoder) {
       Object.assign(result, this.#nextTokens(encoding.ids, arrays.hidden, raw.hiddenSize, options));
     } else {
-      const predictions = this.#maskPredictions(encoding.ids, arrays.hidden, raw.hiddenSize, options);
+      const predictions = this.#maskPredictions(encoding.ids, arrays.hidden, raw.hiddenSize, options, originals);
       if (predictions) result.maskPredictions = predictions;
     }
     return result;
@@ -290,7 +291,8 @@ export class Model {
       throw new AttnScopeError('E_INPUT', `generate() needs a decoder (GPT-2 or Llama family); ${this.config.modelType} is an encoder`);
     }
     if (this.#generation) throw new AttnScopeError('E_INPUT', 'a generation is already running on this model: cancel it or wait for its result');
-    const o = generateOptions(options);
+    checkSignal(options.signal, 'generate');
+    const o = generateOptions({ ...options, onToken: callerCallback(options.onToken, 'generate: onToken') });
     const maxPositions = this.config.maxTokens;
     let encoding;
     if (typeof prompt === 'string') {
@@ -337,12 +339,8 @@ export class Model {
   // Top-k tokens at each [MASK] position, when the checkpoint has an MLM head.
   // With originalIds (the ids before masking), each prediction also has the original token's
   // probability and rank (`actual`), as a decoder's nextByPosition has.
-  #maskPredictions(ids, hidden, hiddenSize, { topK = DEFAULT_TOP_K, originalIds }) {
+  #maskPredictions(ids, hidden, hiddenSize, { topK = DEFAULT_TOP_K }, originals) {
     const native = this.#native;
-    const originals = originalIds == null ? null : integerArray(originalIds, 'originalIds');
-    if (originals && originals.length !== ids.length) {
-      throw new AttnScopeError('E_INPUT', `originalIds has ${originals.length} ids for ${ids.length} tokens`);
-    }
     if (topK === 0 || !native.hasLmHead() || this.#specialIds.mask < 0) return null;
     const positions = [];
     ids.forEach((id, position) => { if (id === this.#specialIds.mask) positions.push(position); });
@@ -353,16 +351,30 @@ export class Model {
     const logits = new Float32Array(positions.length * vocab);
     positions.forEach((p, r) => logits.set(callWasm(() => native.lmLogits(hidden.subarray(p * hiddenSize, (p + 1) * hiddenSize), 1)), r * vocab));
     const k = Math.min(topK, vocab);
-    const texts = this.#tokenTexts();
+    // Names from the vocabulary copies: the model's rows may outnumber the tokenizer's vocabulary
+    // (vocab_size padded), where the engine's idToToken would throw.
+    const named = this.#namedToken();
     return positions.map((position, r) => {
       const row = logits.subarray(r * vocab, (r + 1) * vocab);
-      const prediction = { position, top: topKSoftmax(row, k).map(({ id, prob }) => ({ token: native.idToToken(id), text: texts(id) ?? '[?]', id, prob })) };
+      const prediction = { position, top: topKSoftmax(row, k).map(({ id, prob }) => { const { token, text } = named(id); return { token, text, id, prob }; }) };
       if (originals) {
         const id = originals[position];
-        prediction.actual = { id, token: native.idToToken(id), text: texts(id) ?? '[?]', prob: probabilityOf(row, id), rank: rankOf(row, id) };
+        prediction.actual = { ...named(id), prob: probabilityOf(row, id), rank: rankOf(row, id) };
       }
       return prediction;
     });
+  }
+
+  // options.originalIds checked before the run: one id per token, each a row of the model's
+  // output (E_INPUT naming the first that is not); null when not given.
+  #originalIds(originalIds, count) {
+    if (originalIds === undefined || originalIds === null) return null;
+    const originals = integerArray(originalIds, 'originalIds');
+    if (originals.length !== count) throw new AttnScopeError('E_INPUT', `originalIds has ${originals.length} ids for ${count} tokens`);
+    const V = this.config.vocabSize;
+    const bad = originals.findIndex((id) => id < 0 || id >= V);
+    if (bad >= 0) throw new AttnScopeError('E_INPUT', `originalIds[${bad}] = ${originals[bad]} is not a token id of this model (0 to ${V - 1})`);
+    return originals;
   }
 
   // {embeddings?, layers: [{attention, ffn, qNorm?, kNorm?}], final?} of {gamma, beta}, as the engine
@@ -388,17 +400,31 @@ export class Model {
   }
 
   // Hugging Face's head_mask as L·H floats: from [L][H] nested arrays or a flat array; null = all 1.
+  // Every value must be a number (null would read as 0, '1' as 1): a ragged or mistyped mask is
+  // refused naming the row or value. Whether the numbers are finite is the engine's check
+  // (Transformer::forward, E_INPUT naming layer and head), as for native callers.
   #headMask(headMask) {
     if (headMask === undefined || headMask === null) return null;
     const { numLayers: L, numHeads: H } = this.config;
-    const nested = Array.isArray(headMask) && headMask.length > 0 && headMask.every((row) => Array.isArray(row) || ArrayBuffer.isView(row));
-    const flat = nested ? headMask.flatMap((row) => Array.from(row)) : headMask;
-    if (!(Array.isArray(flat) || ArrayBuffer.isView(flat)) || flat.length !== L * H || (nested && headMask.length !== L)) {
-      throw new AttnScopeError('E_INPUT', `headMask must be ${L} layers × ${H} heads of numbers ([L][H] arrays or ${L * H} values)`);
+    const shape = `${L} layers × ${H} heads of numbers ([L][H] arrays or ${L * H} values)`;
+    const isList = (value) => Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
+    if (!isList(headMask)) throw new AttnScopeError('E_INPUT', `headMask must be ${shape}, got ${describeValue(headMask)}`);
+    const nested = headMask.length > 0 && Array.from(headMask).some(isList);
+    if (!nested) {
+      if (headMask.length !== L * H) throw new AttnScopeError('E_INPUT', `headMask must be ${shape}; got ${headMask.length} values`);
+      return Float32Array.from(headMask, (value, i) => maskValue(value, `headMask[${i}]`));
     }
-    // The values' range (finite numbers) is the engine's check (Transformer::forward), as for
-    // native callers; this one only turns the API's two shapes into the engine's L·H floats.
-    return Float32Array.from(flat, Number);
+    if (headMask.length !== L) throw new AttnScopeError('E_INPUT', `headMask must be ${shape}; got ${headMask.length} rows`);
+    const out = new Float32Array(L * H);
+    for (let l = 0; l < L; l++) {
+      const row = headMask[l];
+      if (!isList(row)) throw new AttnScopeError('E_INPUT', `headMask must be ${shape}; row ${l} is ${describeValue(row)}`);
+      if (row.length !== H) {
+        throw new AttnScopeError('E_INPUT', `headMask must be ${shape}; row ${l} has ${row.length} values (rows of different lengths?)`);
+      }
+      for (let h = 0; h < H; h++) out[l * H + h] = maskValue(row[h], `headMask[${l}][${h}]`);
+    }
+    return out;
   }
 
   #maxLength(maxLength) {
@@ -471,6 +497,23 @@ function copyTrace(trace) {
     layers: trace.layers.map(copy),
     ...(trace.finalNorm ? { finalNorm: trace.finalNorm.slice() } : {}),
   };
+}
+
+// One head-mask value: a number (finite or not: see #headMask), else E_INPUT naming it.
+function maskValue(value, name) {
+  if (typeof value !== 'number') throw new AttnScopeError('E_INPUT', `${name} must be a number, got ${describeValue(value)}`);
+  return value;
+}
+
+// A value as a message shows it: short JSON, or its type where JSON has no form for it.
+function describeValue(value) {
+  if (value === undefined || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return typeof value;
+  try {
+    const json = JSON.stringify(value);
+    return json.length > 40 ? `${json.slice(0, 40)}…` : json;
+  } catch {
+    return typeof value;
+  }
 }
 
 function integerArray(values, name) {

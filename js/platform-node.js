@@ -11,6 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 
 import { AttnScopeError, abortedError } from './errors.js';
 import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from './bundled-models.js';
+import { startWorkerWithProcessFlags } from './node-worker-flags.js';
 
 export const platformName = 'node';
 
@@ -188,10 +189,8 @@ async function* fileChunks(path, signal) {
 
 /** A worker_threads Worker running js/worker.js, behind the same small interface as the browser's. */
 export function createWorker() {
-  // Inherit the process's Node flags except those that only make sense for a main script
-  // (`node --input-type=module -e ...` would make the worker fail to start).
-  const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { execArgv });
+  // The process's Node flags that a worker can take (not --expose-gc, --input-type, …).
+  const worker = startWorkerWithProcessFlags(new URL('./worker.js', import.meta.url));
   return {
     postMessage: (message, transfer) => worker.postMessage(message, transfer),
     onMessage: (handler) => worker.on('message', handler),

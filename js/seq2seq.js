@@ -110,7 +110,8 @@ export class Seq2SeqModel {
   }
 
   /**
-   * Generates the target for a source (text or ids): ids start with decoder_start_token_id; each
+   * Generates the target for a source (text or ids): ids start with decoder_start_token_id (text
+   * is the generated ids' text without the special tokens of the config's roles); each
    * step carries the new token's decoder self-attention row (Ld, Hd, keys) and cross-attention row
    * (Ld, Hd, S). temperature 0 is greedy.
    */
@@ -159,12 +160,20 @@ export class Seq2SeqModel {
       sourceTokens: Array.from(sourceIds, (id) => this.#token(id)),
       ids: Int32Array.from(ids),
       tokens: ids.map((id) => this.#token(id)),
-      text: callWasm(() => native.decode(Int32Array.from(ids))),
+      text: callWasm(() => native.decode(Int32Array.from(ids.filter((id) => !this.#specialIds.has(id))))),
       encoderAttentions,
       encoderShape: [c.encoderLayers, c.encoderHeads, sourceIds.length, sourceIds.length],
       steps,
       stopReason,
     };
+  }
+
+  // The ids of the config's special roles (padding, end of sequence, the decoder's start): a
+  // generation's text leaves them out, as Hugging Face's decode(skip_special_tokens=True) does; its
+  // ids keep them.
+  get #specialIds() {
+    const c = this.config;
+    return new Set([c.padTokenId, c.eosTokenId, c.decoderStartTokenId].filter((id) => Number.isInteger(id) && id >= 0));
   }
 
   #named(entries) {

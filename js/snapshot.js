@@ -6,6 +6,9 @@
 // With words (issue 36) it also holds the word spans and each held head's word-level matrix
 // (js/words.js), so the figure draws words with no model; the token matrices stay (a reader may
 // switch words off). Both are optional fields of version 1: an older reader ignores them.
+// An encoder–decoder's figure holds one of its square self-attentions, the encoder's or the
+// decoder's (optional field `kind`: 'enc' | 'dec', as the element's kind attribute names them);
+// its cross-attention (target × source) is no square matrix and is drawn live only.
 import { AttnScopeError } from './errors.js';
 import { findWords, mergeHead } from './words.js';
 
@@ -41,18 +44,14 @@ export function figureData(result, { model, info, text, view, layer, head, words
   }
   const [L, H, T] = result.shape;
   const heads = figureHeads(view, layer, head, L, H);
-  const config = info.config;
   const round = (v) => Math.round(v * DECIMALS) / DECIMALS;
   const wordSpans = words ? findWords(result, text) : null;
   const figure = {
     format: FIGURE_FORMAT,
     version: FIGURE_VERSION,
     model,
-    modelInfo: {
-      kind: info.kind,
-      config: { numLayers: config.numLayers, numHeads: config.numHeads, hiddenSize: config.hiddenSize,
-        headDim: config.headDim, isDecoder: config.isDecoder, family: config.family },
-    },
+    modelInfo: { kind: info.kind, config: figureConfig(info, result) },
+    ...(info.kind === 'encoder-decoder' ? { kind: result.kind } : {}),
     text,
     view, layer, head,
     tokens: [...result.tokens],
@@ -68,6 +67,61 @@ export function figureData(result, { model, info, text, view, layer, head, words
     figure.wordAttentions = heads.map(([l, h]) => Array.from(mergeHead(result.attention(l, h), wordSpans, T), round));
   }
   return figure;
+}
+
+// The config a figure's views read. An encoder–decoder's figure holds one of its square
+// self-attentions (result.kind 'enc' or 'dec', as seq2seqResult or encoderRun give it): the
+// layers, heads and head width of that side, a decoder's causal mask when it is the decoder's.
+function figureConfig(info, result) {
+  const c = info.config;
+  if (info.kind !== 'encoder-decoder') {
+    return { numLayers: c.numLayers, numHeads: c.numHeads, hiddenSize: c.hiddenSize, headDim: c.headDim,
+      isDecoder: c.isDecoder, family: c.family };
+  }
+  if (result.kind !== 'enc' && result.kind !== 'dec') {
+    throw new AttnScopeError('E_INPUT', 'a frozen figure holds a square self-attention (the encoder\'s or the decoder\'s), not cross-attention');
+  }
+  const decoder = result.kind === 'dec';
+  return { numLayers: result.shape[0], numHeads: result.shape[1], hiddenSize: c.hiddenSize,
+    headDim: decoder ? c.decoderHeadDim : c.encoderHeadDim, isDecoder: decoder, family: c.modelType };
+}
+
+/**
+ * An encoder–decoder's run (js/seq2seq.js) seen as the run of its encoder, the figure `attnscope
+ * snapshot` writes for it: the source's self-attention, with the source's tokens, offsets and
+ * special tokens from `encoding` (the model's tokenize of the text; the run carries ids only).
+ */
+export function encoderRun(raw, encoding) {
+  const [L, H, S] = raw.encoderShape;
+  return {
+    kind: 'enc',
+    tokens: raw.sourceTokens,
+    tokenTexts: encoding.tokenTexts,
+    specialTokensMask: encoding.specialTokensMask,
+    offsets: encoding.offsets,
+    numTruncated: encoding.numTruncated,
+    shape: [L, H, S, S],
+    attention: (l, h) => raw.encoderAttentions.subarray((l * H + h) * S * S, (l * H + h + 1) * S * S),
+  };
+}
+
+/**
+ * The same run seen as the run of its decoder over the target (`encoding`: the model's
+ * tokenizeTarget of it): decoder_start_token_id, then the target's tokens; no offsets (they would
+ * index the target, not the figure's text, which is the source).
+ */
+export function decoderRun(raw, encoding) {
+  const [L, H, T] = raw.decoderShape;
+  return {
+    kind: 'dec',
+    tokens: raw.targetTokens,
+    tokenTexts: [raw.targetTokens[0], ...encoding.tokenTexts],
+    specialTokensMask: Uint8Array.of(1, ...encoding.specialTokensMask),
+    offsets: new Int32Array(2 * T),
+    numTruncated: encoding.numTruncated,
+    shape: [L, H, T, T],
+    attention: (l, h) => raw.decoderAttentions.subarray((l * H + h) * T * T, (l * H + h + 1) * T * T),
+  };
 }
 
 /**

@@ -2,7 +2,7 @@
 // worker_thread (Node), so the page stays responsive. Jobs queue here, one at a time in the
 // worker; a queued job can be cancelled (signal, cancel(), or a newer run with replacePending),
 // and an AbortSignal also interrupts a load that is downloading.
-import { AttnScopeError, abortedError } from './errors.js';
+import { AttnScopeError, abortedError, callerCallback, checkSignal } from './errors.js';
 import { RunResult } from './result.js';
 import {
   JOB_OPTIONS, LOAD_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, SEQ2SEQ_GENERATE_OPTIONS, SEQ2SEQ_RUN_OPTIONS,
@@ -21,48 +21,72 @@ export function createWorkerClient() {
   worker.unref(); // an idle client must not keep a Node process alive
   worker.onMessage((message) => {
     if (!active || message.id !== active.id) return;
-    if (message.type === 'progress') {
-      active.onProgress?.(message.progress);
-      return;
-    }
-    if (message.type === 'step') {
-      active.onToken?.(message.step);
-      return;
-    }
     const job = active;
+    if (message.type === 'progress' || message.type === 'step') {
+      const [callback, value] = message.type === 'progress' ? [job.onProgress, message.progress] : [job.onToken, message.step];
+      try {
+        if (!job.done) callback?.(value);
+      } catch (error) {
+        // The caller's callback threw, inside the worker's message event: that fails its job (and
+        // stops a load or generation), never the process. The job stays active until the worker
+        // answers, so the next one is not posted to a busy worker.
+        settle(job, { error });
+        if (interruptible(job.type)) worker.postMessage({ type: 'abort', target: job.id });
+      }
+      return;
+    }
     active = null;
-    settle(job, message.type === 'error'
-      ? { error: new AttnScopeError(message.error.code, message.error.message) }
-      : { value: job.wrap(message.value) });
+    settle(job, message.type === 'error' ? { error: jobError(job, message.error) } : { value: job.wrap(message.value) });
     pump();
   });
   worker.onError((error) => shutDown(new AttnScopeError('E_INTERNAL', `the AttnScope worker failed: ${error.message}`)));
 
+  // Resolves or rejects a job once; later outcomes (its worker's answer after its callback threw)
+  // are dropped.
   function settle(job, { value, error }) {
+    if (job.done) return;
+    job.done = true;
     job.signal?.removeEventListener('abort', job.onAbort);
     if (error) job.reject(error);
     else job.resolve(value);
   }
 
   function pump() {
-    if (active || queue.length === 0) {
-      if (!active) worker.unref();
-      return;
+    while (!active && queue.length > 0) {
+      active = queue.shift();
+      worker.ref();
+      try {
+        worker.postMessage({ id: active.id, type: active.type, ...active.payload }, active.transfer);
+      } catch (error) {
+        // A value structured clone cannot copy (a function, a Symbol, …) fails this job alone;
+        // left active, it would have stalled every job after it.
+        const job = active;
+        active = null;
+        settle(job, { error: new AttnScopeError('E_INPUT', `${job.type}: an argument cannot be sent to the worker ` +
+          `(${error?.message ?? error}); pass plain data: strings, numbers, arrays, typed arrays, Files`) });
+      }
     }
-    active = queue.shift();
-    worker.ref();
-    worker.postMessage({ id: active.id, type: active.type, ...active.payload }, active.transfer);
+    if (!active) worker.unref();
   }
 
   function enqueue(type, payload, { signal, onProgress, onToken, replacePending = false, transfer = [] } = {}, wrap = (v) => v) {
     if (failure) return Promise.reject(failure);
+    try {
+      checkSignal(signal, type);
+      for (const [name, callback] of [['onProgress', onProgress], ['onToken', onToken]]) {
+        if (callback !== undefined && typeof callback !== 'function') throw new AttnScopeError('E_INPUT', `${type}: ${name} must be a function`);
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (signal?.aborted) return Promise.reject(abortedError(signal.reason));
     if (replacePending) {
       cancelQueued((job) => job.type === 'run' || job.type === 'runIds',
         () => new AttnScopeError('E_ABORTED', 'cancelled: superseded by a newer run'));
     }
     return new Promise((resolve, reject) => {
-      const job = { id: nextId++, type, payload, transfer, onProgress, onToken, wrap, resolve, reject, signal };
+      const job = { id: nextId++, type, payload, transfer, wrap, resolve, reject, signal,
+        onProgress: callerCallback(onProgress, `${type}: onProgress`), onToken: callerCallback(onToken, `${type}: onToken`) };
       job.onAbort = () => {
         const at = queue.indexOf(job);
         if (at >= 0) {
@@ -77,6 +101,13 @@ export function createWorkerClient() {
       queue.push(job);
       pump();
     });
+  }
+
+  // The error a job's worker reported; an abort of the caller's signal keeps its reason (which
+  // did not cross to the worker: the worker only hears "abort").
+  function jobError(job, { code, message }) {
+    if (code === 'E_ABORTED' && job.signal?.aborted) return abortedError(job.signal.reason);
+    return new AttnScopeError(code, message);
   }
 
   function cancelQueued(predicate, makeError) {
@@ -118,6 +149,7 @@ export function createWorkerClient() {
     checkOptionNames(options, [...allowed, 'signal', 'onProgress', 'sliceMs'], method);
     const { signal, onProgress, sliceMs = DEFAULT_SLICE_MS } = options ?? {};
     if (!(Number.isFinite(sliceMs) && sliceMs > 0)) throw new AttnScopeError('E_INPUT', `${method}: sliceMs must be a positive number`);
+    if (onProgress !== undefined && typeof onProgress !== 'function') throw new AttnScopeError('E_INPUT', `${method}: onProgress must be a function`);
     const id = nextTaskId++;
     let start = { kind, args: { ...args, ...omit(options, [...JOB_OPTIONS, 'sliceMs']) } };
     try {
@@ -125,7 +157,7 @@ export function createWorkerClient() {
         const slice = await enqueue('task', { task: id, start, sliceMs }, { signal });
         start = undefined;
         if (slice.finished) return slice.value;
-        onProgress?.(slice.progress);
+        callerCallback(onProgress, `${method}: onProgress`)?.(slice.progress);
       }
     } catch (error) {
       if (!start && !failure) worker.postMessage({ type: 'taskEnd', target: id });  // free the worker's state
@@ -144,12 +176,12 @@ export function createWorkerClient() {
       return call('run', { text }, options, [...RUN_OPTIONS, 'signal', 'replacePending'], runResult);
     },
     runIds(ids, options = {}) {
-      return call('runIds', { ids: Array.from(ids ?? []) }, options, [...RUN_IDS_OPTIONS, 'signal', 'replacePending'], runResult);
+      return call('runIds', { ids: postableIds(ids) }, options, [...RUN_IDS_OPTIONS, 'signal', 'replacePending'], runResult);
     },
     /** Encoder-decoder models (bart, marian, t5): the source ids, and options.targetIds after
      *  decoder_start_token_id; resolves to the plain result js/seq2seq.js gives. */
     runSeq2SeqIds(sourceIds, options = {}) {
-      return call('runIds', { ids: Array.from(sourceIds ?? []) }, options, [...SEQ2SEQ_RUN_OPTIONS, 'signal', 'replacePending']);
+      return call('runIds', { ids: postableIds(sourceIds) }, options, [...SEQ2SEQ_RUN_OPTIONS, 'signal', 'replacePending']);
     },
     /** The same from source text (and options.target text). */
     runSeq2Seq(source, options = {}) {
@@ -167,7 +199,7 @@ export function createWorkerClient() {
      * the summary ({ids, tokens, promptLength, steps, stopReason}). signal / cancel() stop it.
      */
     generate(prompt, options = {}) {
-      const payload = { prompt: typeof prompt === 'string' ? prompt : Array.from(prompt ?? []) };
+      const payload = { prompt: typeof prompt === 'string' ? prompt : postableIds(prompt) };
       // Either model kind's names pass here (the client does not track which is loaded); the
       // worker's model refuses by name the one a decoder does not take (maxLength).
       return call('generate', payload, options, SEQ2SEQ_GENERATE_OPTIONS);
@@ -218,6 +250,14 @@ function interruptible(type) {
 function reuseError() {
   return new AttnScopeError('E_INPUT', 'options.reuse is not available through the worker client: ' +
     'results are transferred to the caller; use loadModel() in the same thread to reuse memory');
+}
+
+// Ids as an array (from any iterable: an array, a typed array, a Set); anything else goes as it
+// is, for the model in the worker to refuse as it would in this thread (Array.from would have
+// made a number or undefined an empty input, and a string "101,102" the ids 1, 0, 1, 1, 0, 2).
+function postableIds(ids) {
+  const iterable = ids !== null && typeof ids === 'object' && typeof ids[Symbol.iterator] === 'function';
+  return iterable ? Array.from(ids) : ids;
 }
 
 function omit(options, names) {

@@ -6,6 +6,7 @@
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -70,6 +71,16 @@ function inside(folder, rest) {
   return file !== folder && file.startsWith(folder + sep) ? file : null;
 }
 
+// The path of a request target (origin-form "/web/x.js" or absolute-form "http://host/web/x.js"),
+// or null when it is not a URL at all ("http://[bad/"): the client's mistake, answered with 400.
+function requestPath(target) {
+  try {
+    return new URL(target, 'http://localhost').pathname;
+  } catch {
+    return null;
+  }
+}
+
 function send(res, status, text) {
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
@@ -84,10 +95,24 @@ export function createStaticServer({ modelDir = process.env.ATTNSCOPE_MODEL_DIR,
   if (modelDir) folders.model = resolve(modelDir);
   const resolvedMounts = Object.fromEntries(Object.entries(mounts).map(([prefix, target]) => [prefix.replace(/\/+$/, ''), resolve(target)]));
   const policy = isolated ? ISOLATION_HEADERS : {};
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => {
+    // Nothing a request carries may end the process: an error here is this request's 500 (or,
+    // once the headers are out, its closed connection), never an unhandled rejection.
+    respond(req, res).catch(() => {
+      if (res.headersSent) return res.destroy();
+      try {
+        send(res, 500, 'internal error');
+      } catch {
+        res.destroy();
+      }
+    });
+  });
+
+  async function respond(req, res) {
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed');
-    const url = new URL(req.url, 'http://localhost');
-    const file = fileFor(url.pathname, folders, resolvedMounts);
+    const path = requestPath(req.url);
+    if (path === null) return send(res, 400, 'bad request target');
+    const file = fileFor(path, folders, resolvedMounts);
     if (!file) return send(res, 404, 'not found');
     let info;
     try {
@@ -110,8 +135,10 @@ export function createStaticServer({ modelDir = process.env.ATTNSCOPE_MODEL_DIR,
       ...policy,
     });
     if (req.method === 'HEAD') return res.end();
-    createReadStream(file).on('error', () => res.destroy()).pipe(res);
-  });
+    // pipeline, not pipe: when the client goes away mid-download, pipe leaves the file stream
+    // paused and open (one descriptor kept per aborted download); pipeline destroys it.
+    pipeline(createReadStream(file), res, (error) => { if (error) res.destroy(); });
+  }
   server.isolated = isolated;
   return server;
 }

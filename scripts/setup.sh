@@ -13,6 +13,7 @@ packages=(
   chromium fonts-nanum                      # page tests (Korean UI text in screenshots)
   python3-torch python3-numpy libopenblas0-pthread  # independent PyTorch references in API tests
   python3-sentencepiece python3-protobuf    # Unigram fixtures (tests/fixtures/tokenizer/make_unigram.py)
+  python3-pip python3-ipython python3-ipykernel jupyter-nbconvert python3-jsonschema  # python/ tests, notebook run
   nodejs npm
 )
 missing=()

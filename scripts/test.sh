@@ -57,6 +57,9 @@ step "kernels (relaxed SIMD build)" env ATTNSCOPE_WASM_BUILD=build/wasm-relaxed 
   node --experimental-wasm-relaxed-simd tests/js/kernels-simd.test.js
 step "int8 kernels (relaxed SIMD build)" env ATTNSCOPE_WASM_BUILD=build/wasm-relaxed \
   node --experimental-wasm-relaxed-simd tests/js/kernels-q8.test.js
+# The Python package (python/attnscope): its figures against the CLI's for the same attentions, its
+# notebook HTML, pip install ./python; Debian's python3, where python3-torch is.
+step "python package (figures equal the CLI's, notebook HTML, pip install)" /usr/bin/python3 -m unittest discover -s tests/python -v
 if has_files "tests/e2e/*.test.js"; then
   # Two files at a time (most of a page test is waiting on runs and frames, which overlap well on
   # two cores), except those that compare timings, which run alone afterwards. The bundles were

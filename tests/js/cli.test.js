@@ -205,7 +205,7 @@ describe('attnscope tokenize, bench, info', () => {
     assert.equal(code, 0);
     const info = JSON.parse(stdout);
     assert.equal(info.path, tiny);
-    assert.equal(info.config.numHeads, 4);
+    assert.equal(info.config.num_heads, 4);
     assert.equal(info.has_mlm_head, true);
     assert.ok(existsSync(join(BUNDLED, 'config.json')), 'no bundled model');
     const bundled = JSON.parse((await cli(['info'])).stdout);

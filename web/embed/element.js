@@ -492,7 +492,7 @@ export class AttnScopeElement extends HTMLElement {
         ((key === 'json' || key === 'figure') && crossShown(this.#app));
     }
     dom.actionButtons.link.hidden = !this.pageUrl;
-    dom.brand.textContent = t('brand');
+    dom.brand.textContent = this.frozen ? t('brandFrozen', { model: s.model }) : t('brand');
     const r = this.result;
     dom.host.hidden = !r;
     dom.lesson.hidden = !(s.lesson && r);

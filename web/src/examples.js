@@ -10,9 +10,13 @@ import { DEFAULT_TEXT } from './state.js';
 // A short held-out pair with a visible reordering: "I by her on the divan sat."
 export const SEQ2SEQ_EXAMPLE_SOURCE = 'I sat by her on the divan.';
 
+const LAST = Symbol('the last token');
+
 export const EXAMPLES = [
-  { id: 'bert', model: BUNDLED_MODEL, label: 'exampleBert', text: DEFAULT_TEXT, patch: { view: 'grid' } },
-  { id: 'gpt', model: BUNDLED_CAUSAL_MODEL, label: 'exampleGpt', text: 'The river ran past the old mill, and the river', patch: { view: 'grid' } },
+  // "What does 'it' look at?": the query (the chips, the formula) and the head view's row on "it".
+  { id: 'bert', model: BUNDLED_MODEL, label: 'exampleBert', text: DEFAULT_TEXT, patch: { view: 'grid' }, query: 'it' },
+  // A decoder's example opens on its last token: what the model expects next.
+  { id: 'gpt', model: BUNDLED_CAUSAL_MODEL, label: 'exampleGpt', text: 'The river ran past the old mill, and the river', patch: { view: 'grid' }, query: LAST },
   { id: 'sov', model: BUNDLED_SEQ2SEQ_MODEL, label: 'exampleSov', text: SEQ2SEQ_EXAMPLE_SOURCE, patch: { view: 'cross', kind: 'cross', target: '' }, generate: true },
 ];
 
@@ -35,13 +39,26 @@ export function createExamples(host, app, { loadModel, openText, generateTarget 
   });
   host.append(title, ...buttons);
 
-  async function open(ex) {
+  // `patch` replaces the example's own (a link's view kept: see ownText).
+  async function open(ex, patch = ex.patch) {
     if (app.state.model !== ex.model && await loadModel(ex.model)) return;   // the picker says why
     // A held-out source when the model's file has this one (its weights may be retrained).
     const text = ex.generate && app.heldout?.length && !findHeldout(app.heldout, ex.text) ? app.heldout[0].source : ex.text;
     app.generated = null;
-    openText(text, ex.patch);
+    // A query named by its token is found in the run (its position depends on the tokenizer) and
+    // selected (the head view's row); the last token is only the query.
+    const query = ex.query === LAST ? (r) => r.tokens.length - 1
+      : ex.query ? (r) => r.tokens.indexOf(ex.query) : undefined;
+    openText(text, { ...patch, query, select: typeof ex.query === 'string' });
     if (ex.generate) generateTarget();
+  }
+
+  /** A link that names the encoder–decoder but no text: its own example (the target written),
+   *  in the link's view, rather than an English sentence with no target (issue 49). */
+  function ownText() {
+    const ex = EXAMPLES.find((e) => e.model === app.state.model && e.generate);
+    if (ex) open(ex, { kind: app.state.kind, target: '' });
+    return Boolean(ex);
   }
 
   function render() {
@@ -49,5 +66,5 @@ export function createExamples(host, app, { loadModel, openText, generateTarget 
     EXAMPLES.forEach((ex, i) => { buttons[i].textContent = app.t(ex.label); });
   }
   render();
-  return { render };
+  return { render, ownText };
 }

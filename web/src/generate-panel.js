@@ -11,24 +11,15 @@ import { isDecoderOnly } from './causal-mask.js';
 import { errorDetail, errorReason } from './error-text.js';
 import { GenerationResult } from './generation-result.js';
 import { createKvCacheStrip } from './kv-cache.js';
+import { refusalText, settingInput } from './setting-check.js';
 
-const FIELDS = [
-  // state key, label key, input attributes, parse
-  ['genTokens', 'genTokens', { min: 1, max: 200, step: 1 }, (v) => intIn(v, 1, 200)],
-  ['genTemperature', 'genTemperature', { min: 0, max: 10, step: 0.1 }, (v) => (v >= 0 && v <= 10 ? Math.round(v * 1000) / 1000 : null)],
-  ['genTopK', 'genTopK', { min: 0, max: 100000, step: 1 }, (v) => intIn(v, 0, 100000)],
-  ['genTopP', 'genTopP', { min: 0.01, max: 1, step: 0.05 }, (v) => (v > 0 && v <= 1 ? Math.round(v * 1000) / 1000 : null)],
-  ['genSeed', 'genSeed', { min: 0, max: 999999, step: 1 }, (v) => intIn(v, 0, 999999)],
-];
+// State key = label key; ranges and parsing: setting-check.js.
+const FIELDS = ['genTokens', 'genTemperature', 'genTopK', 'genTopP', 'genSeed'];
 
 const PACE_MS = 60;
 const MAX_STREAMED_FLOATS = 32 * 1024 ** 2;   // 128 MB of attention per streamed step
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function intIn(v, min, max) {
-  return Number.isInteger(v) && v >= min && v <= max ? v : null;
-}
 
 /**
  * @param host the panel's element (hidden for encoders)
@@ -45,23 +36,31 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
   controls.className = 'row gen-controls';
   const inputs = {};
   const labels = {};
-  for (const [key, labelKey, attrs, parse] of FIELDS) {
+  // A value out of range is refused with the reason under the fields, until a value is taken.
+  const fieldError = document.createElement('p');
+  fieldError.className = 'error gen-field-error';
+  fieldError.setAttribute('role', 'alert');
+  fieldError.hidden = true;
+  let refusal = null;
+  const showRefusal = () => {
+    fieldError.hidden = !refusal;
+    fieldError.textContent = refusal ? refusalText(app.t, refusal, app.state[refusal.key]) : '';
+  };
+  for (const key of FIELDS) {
     const label = document.createElement('label');
     label.className = 'gen-field';
     const span = document.createElement('span');
     const input = document.createElement('input');
     input.type = 'number';
     input.id = 'gen-' + key.slice(3).toLowerCase();
-    Object.assign(input, attrs);
-    input.addEventListener('change', () => {
-      const v = parse(Number(input.value));
-      if (v === null || input.value === '') { input.value = String(app.state[key]); return; }
-      app.set({ [key]: v });
+    settingInput(input, key, app, {
+      refused: (r) => { refusal = r; showRefusal(); },
+      accepted: () => { refusal = null; showRefusal(); },
     });
     label.append(span, input);
     controls.append(label);
     inputs[key] = input;
-    labels[key] = [span, labelKey];
+    labels[key] = [span, key];
   }
   const startBtn = document.createElement('button');
   startBtn.type = 'button';
@@ -82,7 +81,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
   written.id = 'gen-written';
   written.className = 'gen-written';
   written.hidden = true;
-  host.append(title, controls, status, written, hint);
+  host.append(title, controls, fieldError, status, written, hint);
   const kvCache = createKvCacheStrip(host, app);   // one key and one value row per new token, per layer
 
   let running = null;   // { controller, prompt, stopped } while a generation is in progress
@@ -231,6 +230,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     startBtn.disabled = Boolean(running) || !app.original;
     stopBtn.disabled = !running || running.stopped;
     hint.textContent = t('genHint');
+    showRefusal();   // re-worded in the UI's language
     if (statusFor) status.textContent = statusFor();
     kvCache.render();
     showWritten();

@@ -13,6 +13,7 @@ export const WORDS_STRINGS = {
     legendBytes: '“<0xEB>” is one byte of a character the vocabulary has no piece for',
     legendBundled: 'the bundled models are small and know English only',
     mostlyBytes: '{n} of {total} tokens are single bytes: the bundled models only know English, so each Korean (or other) character is spelt as its UTF-8 bytes. For Korean, pick a multilingual model.',
+    mostlyBytesModel: '{n} of the text’s {total} tokens are single bytes: this model’s vocabulary has no piece for those characters, so each is spelt as its UTF-8 bytes.',
   },
   ko: {
     wordsToggle: '단어: 조각 합치기',
@@ -24,5 +25,6 @@ export const WORDS_STRINGS = {
     legendBytes: '“<0xEB>”는 어휘에 조각이 없는 글자의 바이트 하나',
     legendBundled: '내장 모델은 작고 영어만 압니다',
     mostlyBytes: '토큰 {total}개 중 {n}개가 바이트 하나씩입니다. 내장 모델은 영어만 알아서 한국어(등) 글자 하나를 UTF-8 바이트로 씁니다. 한국어는 다국어 모델을 고르세요.',
+    mostlyBytesModel: '텍스트의 토큰 {total}개 중 {n}개가 바이트 하나씩입니다. 이 모델의 어휘에는 그 글자들의 조각이 없어 글자마다 UTF-8 바이트로 씁니다.',
   },
 };

@@ -30,15 +30,17 @@ import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 import { FIGURE_VIEWS, figureData } from '../../js/snapshot.js';
 import { createLesson } from './lesson/stepper.js';
+import { LESSONS } from './lesson/steps.js';
 import { keepTabsInSight } from './tabs-scroll.js';
 import { showTokenLegend } from './token-legend.js';
 import { isSeq2Seq } from './seq2seq-run.js';
+import { isDecoderOnly } from './causal-mask.js';
 import { createSeq2SeqPanel } from './seq2seq-panel.js';
 import { createKindSwitch } from './kind-switch.js';
 import { readHeldout } from './heldout.js';
 import { modelLabel } from './bundled-labels.js';
 import { createExamples } from './examples.js';
-import { isBundledModelId } from '../../js/bundled-models.js';
+import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
 import { createCrossView } from './views/cross.js';
 import { createCrossGrid } from './views/cross-grid.js';
 import { createCrossHeads } from './views/cross-heads.js';
@@ -62,6 +64,9 @@ const VIEW_FACTORIES = {
   positions: positionsView,
 };
 let linkModel = null;       // a link's model that failed to load, kept in the URL (see start())
+let firstLoad = true;       // the page's first model load: the link's query (q=) holds for it
+const linkParams = new URLSearchParams(location.search);   // the link as opened (writeUrl drops defaults)
+const urlQuery = linkParams.has('q');
 let busyTimer = 0;
 
 const app = createViewModel({ state, onSet });
@@ -71,15 +76,19 @@ const runs = createRunController(app, { views: VIEW_FACTORIES, predictions: true
   start: onRunStart, shown: onRunShown, empty: onRunEmpty, failed: onRunFailed, settled: () => showBusy(false),
 } });
 // The map opens a corpus sentence as the typed text; its query token is chosen once the sentence
-// has run (the state's query is clamped to the run on screen until then).
+// has run (the state's query is clamped to the run on screen until then). `query` is a position,
+// or (run) → a position found in the run (an example's "it"); `select` selects it too (the head
+// view's row).
 let queryAfterRun = null;
-app.openText = (text, { query, ...patch }) => {
+let selectAfterRun = false;
+app.openText = (text, { query, select = false, ...patch }) => {
   seq2seqPanel.stop({ discard: true });
   $('text-a').value = text;
   Object.assign(state, { text, pairOn: false });
   $('pair-on').checked = false;
   $('text-b').hidden = true;
   queryAfterRun = query ?? null;
+  selectAfterRun = select;
   app.set(patch);
   runs.schedule();
 };
@@ -93,11 +102,13 @@ function onSet(patch, before) {
     picker.fillOptions();
     picker.showInfo();
     examples.render();
+    showLesson();
     relocalizeMessages(app.t);
     if (ranStatus && $('run-status').textContent === ranStatus.text) {
       $('run-status').textContent = ranStatus.text = ranStatus.build(app.t);
     }
   }
+  if (patch.lesson !== undefined && patch.lesson !== before.lesson) showLesson();
   // Opening the block, Layers or Contributions view needs a run of the text on screen with more outputs.
   if (patch.view !== undefined && runs.needsTrace()) runs.run();
   if (patch.headsOff !== undefined && !isSeq2Seq(app.info)) ablation.rerun();
@@ -105,7 +116,11 @@ function onSet(patch, before) {
 }
 
 function writeUrl() {
-  history.replaceState(null, '', location.pathname + stateToUrl(linkModel ? { ...state, model: linkModel } : state));
+  const shown = linkModel ? { ...state, model: linkModel } : state;
+  history.replaceState(null, '', location.pathname + stateToUrl(shown));
+  // The lesson's front door links to the lesson on this sentence and model (a new tab opens it so).
+  $('lesson-start').href = location.pathname + stateToUrl({ ...shown, model: lessonModel() ?? shown.model, lesson: 'attention', step: 1,
+    view: LESSONS.attention[0].view });
 }
 
 // ---- model -----------------------------------------------------------------------------------
@@ -123,6 +138,10 @@ async function loadModel(source, label, { signal, onProgress } = {}) {
   }
   if (linkModel && source !== 'bundled') linkModel = null;   // the user chose another model
   await showSeq2Seq(source);
+  // A decoder predicts after each token: it opens on the last one (the next-token panel's "what
+  // comes next"), unless the link chose a token.
+  if (isDecoderOnly(app) && !(firstLoad && urlQuery)) queryAfterRun ??= (r) => r.tokens.length - 1;
+  firstLoad = false;
   state.model = typeof source === 'string' ? source : 'local';
   picker.fillOptions();
   picker.showInfo();
@@ -170,7 +189,12 @@ function onRunStart() {
 let ranStatus = null;
 
 function onRunShown(r, ms) {
-  if (queryAfterRun !== null) { app.set({ query: queryAfterRun }); queryAfterRun = null; }
+  if (queryAfterRun !== null) {
+    const find = queryAfterRun;
+    queryAfterRun = null;
+    const q = typeof find === 'function' ? find(r) : find;
+    if (q >= 0) app.set(selectAfterRun ? { query: q, selected: [q] } : { query: q });
+  }
   if (!isSeq2Seq(app.info)) ablation.rerun();   // heads switched off: the same text without them, as the diff's edit
   showInputError(null);
   const build = (t) => (r.seq2seq
@@ -282,6 +306,7 @@ function renderNow() {
   trunc.hidden = !(r && r.numTruncated > 0);
   if (r && r.numTruncated > 0) trunc.textContent = app.t('truncated', { n: r.numTruncated, max: r.tokens.length });
   showUnknownNotice(r);
+  showApplicableControls(r);
   showTokenLegend($('token-legend'), $('unk-notice'), r, app.t, { bundled: isBundledModelId(state.model) });
   $('selection-info').textContent = state.selected.length
     ? app.t('selectionInfo', { n: state.selected.length }) : app.t('selectionNone');
@@ -297,6 +322,19 @@ function renderNow() {
   if (!app.result) return;
   const host = $('view-host');
   runs.show(host);
+}
+
+// Controls shown only for the models they apply to (issue 49): hiding special tokens names the
+// run's own ([CLS], [SEP]; <s>) and goes where a run has none (GPT-2) or for an encoder–decoder;
+// the second sentence is an encoder's input (BERT's [SEP]-joined pair), not a decoder's. A control
+// left on by a link stays visible, so it can be turned off.
+function showApplicableControls(r) {
+  const seq2seq = isSeq2Seq(app.info);
+  const specials = r?.tokens && !seq2seq ? [...new Set(r.tokens.filter((_, i) => r.specialTokensMask[i]))] : [];
+  $('hide-special').closest('label').hidden = Boolean(app.info) && !specials.length && !state.hideSpecial;
+  $('hide-special-label').textContent = specials.length
+    ? app.t('hideSpecialOf', { tokens: specials.join(', ') }) : app.t('hideSpecial');
+  $('pair-check').hidden = Boolean(app.info) && (Boolean(app.info.config?.isDecoder) || seq2seq) && !state.pairOn;
 }
 
 // Text the vocabulary cannot spell (Korean in the English-only bundled model) comes out as
@@ -316,7 +354,7 @@ const picker = createModelPicker({
   hubSize: $('hub-size'), hubLoad: $('hub-load'),
   localRow: $('local-row'), folderInput: $('folder-input'), filesInput: $('files-input'), drop: $('drop'),
   progressRow: $('progress-row'), progress: $('progress'), progressText: $('progress-text'),
-  cancel: $('cancel'), error: $('model-error'), info: $('model-info'),
+  cancel: $('cancel'), error: $('model-error'), info: $('model-info'), precisionNote: $('precision-note'),
 }, app);
 const revealTab = keepTabsInSight(document.querySelector('.tabs'));
 const tokens = createTokensView($('chips'), $('mirror'), app, $('select-mode'));
@@ -411,6 +449,7 @@ function wire() {
       app.set(viewPatch(next.dataset.view));
     });
   }
+  keepViewsBeside();
   // Views size to the width only: a height change (a phone's address bar) needs no redraw.
   let resizeTimer = 0, lastWidth = window.innerWidth;
   window.addEventListener('resize', () => {
@@ -421,15 +460,69 @@ function wire() {
   });
 }
 
+// Two columns with Generate (issue 49): the panel sits 1,000+ px down the left column while the
+// heatmaps stand at the top of the right one, so the rows joining them could not be watched. The
+// views column is sticky (style.css); --views-top is how far above the screen's top it may stand
+// (its height past the screen's), so a column taller than the screen still scrolls to its end.
+function keepViewsBeside() {
+  const views = document.querySelector('.views');
+  const place = () => {
+    views.style.setProperty('--views-top', `${Math.min(0, window.innerHeight - views.offsetHeight - 8)}px`);
+  };
+  new ResizeObserver(place).observe(views);
+  window.addEventListener('resize', place);
+}
+
 // The cross view shows an encoder–decoder's cross-attention only: opening it chooses that kind.
 const viewPatch = (view) => (view === 'cross' ? { view, kind: 'cross' } : { view });
 
-// The guided lesson (?lesson=attention&step=N): a stepper above the page's own views.
+// The guided lesson (?lesson=attention&step=N): a stepper above the page's own views. The page's
+// front door (#lesson-start) opens it on the sentence and model in use; "Leave the lesson" goes
+// back to the free explorer on the same sentence, at the view the step showed.
 let lesson = null;
+
+function showLesson() {
+  const door = $('lesson-start');
+  door.textContent = app.t('lessonStart', { n: LESSONS.attention.length });
+  door.hidden = Boolean(state.lesson);
+  if (state.lesson && !lesson) {
+    lesson = createLesson($('lesson'), app, { tryText: (text) => app.openText(text, {}), viewHost: $('view-host'),
+      leave: () => {
+        app.set({ lesson: '', step: 1 });
+        door.focus({ preventScroll: true });
+      } });
+  } else if (!state.lesson && lesson) {
+    lesson.destroy();
+    lesson = null;
+  }
+}
+
+// The lesson's steps are a single stack's (its formula, block and lens views): an encoder–decoder
+// in use is swapped for the bundled BERT, the sentence kept.
+function lessonModel() {
+  return isSeq2Seq(app.info) ? BUNDLED_MODEL : null;
+}
+
+function wireLessonDoor() {
+  $('lesson-start').addEventListener('click', async (e) => {
+    if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;   // a new tab or window: the link
+    e.preventDefault();
+    const model = lessonModel();
+    if (model && await picker.load(model, modelLabel(app.t, model))) return;   // the picker says why
+    app.set({ lesson: 'attention', step: 1, view: LESSONS.attention[0].view });
+    // On a phone the lesson sits under the text box: bring its first step to the top.
+    requestAnimationFrame(() => {
+      const box = $('lesson').getBoundingClientRect();
+      if (box.top < 0 || box.top > window.innerHeight * 0.6) $('lesson').scrollIntoView({ block: 'start' });
+      $('lesson').querySelector('.lesson-step-title')?.focus({ preventScroll: true });
+    });
+  });
+}
 
 async function start() {
   applyStatic(document, state.lang);
-  if (state.lesson) lesson = createLesson($('lesson'), app, { tryText: (text) => app.openText(text, {}) });
+  showLesson();
+  wireLessonDoor();
   picker.fillOptions();
   picker.syncRows();
   wire();
@@ -438,6 +531,7 @@ async function start() {
   const wanted = state.model;
   const label = modelLabel(app.t, wanted);
   const failure = await picker.load(wanted, label);
+  if (runs.client && !linkParams.has('text') && !linkParams.has('tgt') && isSeq2Seq(app.info)) examples.ownText();
   // A link's hub model that cannot load: show the bundled one, say so, and keep the link's model
   // in the URL (a reload retries) until the user picks another.
   if (!runs.client && wanted !== 'bundled') {

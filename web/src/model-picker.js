@@ -10,6 +10,7 @@ import { errorReason, showMessage } from './error-text.js';
 import { isRotary, kvGroups } from './model-family.js';
 import { bundledLabel } from './bundled-labels.js';
 import { BUNDLED_MODEL_IDS, BUNDLED_SEQ2SEQ_MODEL, isBundledModelId } from '../../js/bundled-models.js';
+import { parameterCounts } from '../../js/memory-estimate.js';
 
 // Hub models offered in the list, with the size of their model.safetensors on the hub in MB
 // (read from huggingface.co, rounded; only for the notice before a download).
@@ -39,7 +40,7 @@ export const CURATED = Object.keys(CURATED_MB);
 
 export function createModelPicker(el, app) {
   const { select, precision, hubRow, hubInput, hubInputLabel, hubSize, hubLoad, localRow, folderInput, filesInput, drop,
-    progressRow, progress, progressText, cancel, error, info } = el;
+    progressRow, progress, progressText, cancel, error, info, precisionNote } = el;
   let controller = null;
   let mode = null;   // '__hub' | '__local' while that row is open; it stays open after a failure
   let offered = null;   // the hub id chosen in the list and waiting for Load
@@ -195,6 +196,7 @@ export function createModelPicker(el, app) {
 
   function showInfo() {
     const i = app.info;
+    showPrecisionNote(i);
     if (!i) { info.textContent = ''; return; }
     const c = configNumbers(i);
     const bundled = i.source === 'bundled';
@@ -218,6 +220,17 @@ export function createModelPicker(el, app) {
       (i.threads ? (i.memoryBytes ? ' ' : '') + app.t('threadsTitle') : '');
   }
 
+  // What the precision in use does to this model, in the page (the select's tooltip says it too, but
+  // a phone cannot show it; issue 49): f16 on a checkpoint stored in 16 bits keeps its numbers.
+  function showPrecisionNote(i) {
+    if (!precisionNote) return;
+    const p = i?.weightPrecision;
+    const key = p === 'q8' ? 'precisionNoteQ8'
+      : p === 'f16' ? (storedBits(i) === 16 ? 'precisionNoteF16Stored' : 'precisionNoteF16') : null;
+    precisionNote.hidden = !key;
+    if (key) precisionNote.textContent = app.t(key);
+  }
+
   // ' · 2 K/V heads (grouped-query) · rotary positions': the Llama family's attention, said once.
   function familyText(i) {
     const c = i.config ?? {};
@@ -234,6 +247,21 @@ export function createModelPicker(el, app) {
   }
 
   return { fillOptions, syncRows, showInfo, load, showError };
+}
+
+/** 16 or 32: the bits per weight the checkpoint's safetensors files hold (their bytes over the
+ *  model's parameters), or null where that cannot be told (an encoder–decoder, no sizes). */
+export function storedBits(info) {
+  const bytes = Object.entries(info?.files ?? {}).filter(([name]) => name.endsWith('.safetensors'))
+    .reduce((sum, [, size]) => sum + (Number(size) || 0), 0);
+  if (!bytes || info.kind === 'encoder-decoder') return null;
+  try {
+    const { matrices, other } = parameterCounts(info.config);
+    const perWeight = bytes / (matrices + other);
+    return perWeight < 3 ? 16 : 32;
+  } catch {
+    return null;
+  }
 }
 
 // The model's sizes from info.config, whichever spelling the package uses (camelCase or

@@ -13,20 +13,24 @@ export function tokenLegend(result, t, { bundled }) {
   const lines = [];
   if (has((s) => s.startsWith('##'))) lines.push(t('legendPieces'));
   if (has((s) => s.startsWith('␣') || s.startsWith('▁'))) lines.push(t('legendSpace'));
-  const bytes = plain.filter((s) => BYTE.test(s)).length;
-  if (bytes) lines.push(t('legendBytes'));
-  const mostlyBytes = bytes >= 2 && bytes * 2 >= plain.length;
+  if (has((s) => BYTE.test(s))) lines.push(t('legendBytes'));
+  // The notice is about the typed text (not what Generate wrote after it: a small model's bytes
+  // say nothing of the input's language), and names the bundled models only when they are in use.
+  const typedEnd = result.generatedFrom ?? texts.length;
+  const typed = texts.filter((_, i) => i < typedEnd && !result.specialTokensMask[i]);
+  const bytes = typed.filter((s) => BYTE.test(s)).length;
+  const mostlyBytes = bytes >= 2 && bytes * 2 >= typed.length;
   if (lines.length && bundled) lines.push(t('legendBundled'));
-  return { lines, mostlyBytes, bytes, total: plain.length };
+  return { lines, mostlyBytes, bytes, total: typed.length, message: bundled ? 'mostlyBytes' : 'mostlyBytesModel' };
 }
 
 /** Fills `legend` (a <p>) and `notice` (the page's warning line) for the run on screen. */
 export function showTokenLegend(legend, notice, result, t, options) {
-  const { lines, mostlyBytes, bytes, total } = tokenLegend(result, t, options);
+  const { lines, mostlyBytes, bytes, total, message } = tokenLegend(result, t, options);
   legend.hidden = !lines.length;
   legend.textContent = lines.join(' · ');
   if (mostlyBytes) {
     notice.hidden = false;
-    notice.textContent = t('mostlyBytes', { n: bytes, total });
+    notice.textContent = t(message, { n: bytes, total });
   }
 }

@@ -2,10 +2,9 @@
 // own largest magnitude), with its L2 norm beside it so a reader sees how much a step changed the
 // token, and the exact value of the cell under the pointer (hover or tap) in a readout line.
 // `groups` splits the strip into equal coloured slices (the heads' shares of C).
-import { diverging, cssColour } from './colormap.js';
+import { diverging, cssColour, HEAD_COLOURS } from './colormap.js';
 
 const STRIP_WIDTH = 320;   // CSS px; the canvas scales down on a phone (max-width: 100%)
-const HEAD_HUES = ['#1b9e77', '#d95f02', '#7570b3', '#e7298a', '#66a61e', '#e6ab02', '#a6761d', '#666666'];
 
 export function l2(values) {
   let s = 0;
@@ -13,8 +12,9 @@ export function l2(values) {
   return Math.sqrt(s);
 }
 
+/** A head's colour: the Lines view's (one colour per head wherever heads are told apart). */
 export function headHue(h) {
-  return HEAD_HUES[h % HEAD_HUES.length];
+  return HEAD_COLOURS[h % HEAD_COLOURS.length];
 }
 
 /**

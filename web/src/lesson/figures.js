@@ -5,6 +5,8 @@
 // the toy vectors keep their place between renders.
 import { formulaSteps, headVector } from '../attention-math.js';
 import { causalKeyMask, isCausal } from '../causal-mask.js';
+import { headHue } from '../vector-strip.js';
+import { scrollHint } from '../scroll-hint.js';
 
 const el = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -28,11 +30,15 @@ function queryRow(app) {
 const dot = (a, b) => a.reduce((s, v, i) => s + v * b[i], 0);
 const norm = (a) => Math.sqrt(dot(a, a));
 
-/** A row of bars (values in [0, max]) labelled by token. */
-function bars(values, labels, max, caption) {
+/** A row of bars (values in [0, max]) labelled by token; `t` words the cue shown while the row is
+ *  wider than the screen (a phone, a long sentence: issue 49). */
+function bars(values, labels, max, caption, t) {
   const box = el('div', 'lesson-bars');
   box.append(el('p', 'lesson-bars-caption', caption));
   const row = el('div', 'lesson-bars-row');
+  const more = scrollHint(row, () => t('scrollMore'));
+  box.append(more.element);
+  more.update();
   values.forEach((v, j) => {
     const cell = el('div', 'lesson-bar');
     const track = el('div', 'lesson-bar-track');
@@ -132,8 +138,8 @@ function softmaxOf(values, mask) {
 function scaleFigure(app, box) {
   const { f, mask, labels } = queryRow(app);
   box.append(el('p', 'lesson-real', app.t('lessonFigScaleStd', { raw: fmt(spread(f.scores, mask)), scaled: fmt(spread(f.scaled, mask)), dk: f.dk })));
-  box.append(bars(Array.from(f.softmax), labels, 1, app.t('lessonFigWith')));
-  box.append(bars(softmaxOf(f.scores, mask), labels, 1, app.t('lessonFigWithout')));
+  box.append(bars(Array.from(f.softmax), labels, 1, app.t('lessonFigWith'), app.t));
+  box.append(bars(softmaxOf(f.scores, mask), labels, 1, app.t('lessonFigWithout'), app.t));
 }
 
 function softmaxFigure(app, box) {
@@ -167,9 +173,9 @@ function headsFigure(app, box) {
   box.append(el('p', 'lesson-real', app.t('lessonFigHeads', { C, H, dk })));
   const strip = el('div', 'lesson-width');
   for (let h = 0; h < H; h++) {
-    const part = el('span', 'lesson-width-head', `h${h}: ${dk}`);
+    const part = el('span', 'lesson-width-head', `H${h}: ${dk}`);
     part.style.flex = '1';
-    part.style.background = `hsl(${(h * 360) / H}, 55%, 82%)`;
+    part.style.background = headHue(h);   // the Lines view's colour for the head (issue 49)
     strip.append(part);
   }
   box.append(strip);
@@ -197,7 +203,7 @@ function qkvFigure(app, box) {
 
 function weightedFigure(app, box) {
   const { f, labels } = queryRow(app);
-  box.append(bars(Array.from(f.softmax), labels, 1, 'α'));
+  box.append(bars(Array.from(f.softmax), labels, 1, 'α', app.t));
   box.append(el('p', 'lesson-real', app.t('lessonFigWeighted', { q: labels[app.state.query], dk: f.dk, norm: fmt(norm(Array.from(f.output))) })));
 }
 

@@ -2,7 +2,9 @@
 // model's own numbers filled in), a small figure of the reader's run (figures.js), progress and
 // previous/next (buttons and ← →). Going to a step sets state.view (and the step) through
 // app.set, so the page's own view draws below and the permalink holds the step; the views, the
-// text box and the run are the page's, untouched.
+// text box and the run are the page's, untouched. Next keeps the step's title, text and buttons on
+// screen (issue 49): the block view's section a step is about scrolls inside the view's own box,
+// not the page, and the buttons stay at the screen's foot while the panel is on it.
 import { LESSONS, stepVars } from './steps.js';
 import { FIGURES } from './figures.js';
 
@@ -10,13 +12,23 @@ import { FIGURES } from './figures.js';
  * @param host the panel element
  * @param app the view model (its state has lesson and step, 1-based)
  * @param tryText (text) → shows another text (the "I am full" button)
+ * @param leave () → back to the free explorer (the "Leave the lesson" button)
+ * @param viewHost the page's view box: it scrolls the block view's section in place on the
+ *   steps about one (data-lesson-section)
  */
-export function createLesson(host, app, { tryText }) {
+export function createLesson(host, app, { tryText, leave, viewHost }) {
   const steps = LESSONS[app.state.lesson];
   host.hidden = false;
   host.classList.add('lesson');
+  const head = document.createElement('div');
+  head.className = 'lesson-head';
   const title = document.createElement('h2');
   title.className = 'lesson-title';
+  const exit = document.createElement('button');
+  exit.type = 'button';
+  exit.className = 'lesson-leave';
+  exit.addEventListener('click', () => leave());
+  head.append(title, exit);
   const progress = document.createElement('div');
   progress.className = 'lesson-progress';
   const bar = document.createElement('progress');
@@ -37,28 +49,47 @@ export function createLesson(host, app, { tryText }) {
   const next = document.createElement('button');
   next.type = 'button';
   next.className = 'lesson-next';
+  // Two lines: the arrow keys (hidden where there are none to press: style.css) and the sentence.
   const keys = document.createElement('p');
   keys.className = 'lesson-keys muted';
+  const arrows = document.createElement('span');
+  arrows.className = 'lesson-arrows';
+  const edit = document.createElement('span');
+  keys.append(arrows, edit);
   nav.append(prev, next);
-  host.replaceChildren(title, progress, stepTitle, body, figure, nav, keys);
+  host.replaceChildren(head, progress, stepTitle, body, figure, nav, keys);
 
+  let reveal = false;   // a step just chosen: bring its text on screen once drawn
   const go = (n) => {
     const step = Math.min(Math.max(1, n), steps.length);
     if (step === app.state.step && app.state.view === steps[step - 1].view) return;
+    reveal = true;
     app.set({ step, view: steps[step - 1].view });
     host.querySelector('.lesson-step-title')?.focus?.({ preventScroll: true });
   };
   prev.addEventListener('click', () => go(app.state.step - 1));
   next.addEventListener('click', () => go(app.state.step + 1));
   // ← → anywhere but in a text field or a control that uses them.
-  document.addEventListener('keydown', (e) => {
+  const onKey = (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
     const target = e.target;
     if (target.closest?.('input, textarea, select, [contenteditable], canvas, [role=tab]')) return;
     if (e.key === 'ArrowRight') { go(app.state.step + 1); e.preventDefault(); }
     if (e.key === 'ArrowLeft') { go(app.state.step - 1); e.preventDefault(); }
-  });
+  };
+  document.addEventListener('keydown', onKey);
   stepTitle.tabIndex = -1;
+
+  // The step's text above the screen's top or its buttons below the foot (the new step's panel is
+  // taller, or the reader had scrolled): the panel's first line to the top. Where the panel is
+  // taller than the screen the buttons stick to the foot (style.css).
+  function revealStep() {
+    const first = [stepTitle, figure].filter((e) => !e.hidden)
+      .reduce((top, e) => Math.min(top, e.getBoundingClientRect().top), Infinity);
+    const bottom = nav.getBoundingClientRect().bottom;
+    if (first >= 0 && bottom <= window.innerHeight) return;
+    window.scrollBy(0, first - 8);
+  }
 
   const stepView = stepContent(app, { stepTitle, body, figure, root: document, tryText });
 
@@ -74,11 +105,27 @@ export function createLesson(host, app, { tryText }) {
     next.textContent = t('lessonNext');
     prev.disabled = n <= 1;
     next.disabled = n >= steps.length;
-    keys.textContent = t('lessonKeys');
+    exit.textContent = t('lessonExit');
+    arrows.textContent = t('lessonKeysArrows') + ' ';
+    edit.textContent = t('lessonKeysEdit');
+    viewHost?.toggleAttribute('data-lesson-section', Boolean(steps[n - 1].section));
     stepView.render(steps[n - 1], n);
+    if (reveal) {
+      reveal = false;
+      requestAnimationFrame(revealStep);
+    }
   }
 
-  return { render, go, steps };
+  /** The lesson gone (the page's "Leave the lesson"): its panel hidden, its keys and marks off. */
+  function destroy() {
+    document.removeEventListener('keydown', onKey);
+    host.hidden = true;
+    host.replaceChildren();
+    viewHost?.removeAttribute('data-lesson-section');
+    for (const s of document.querySelectorAll('.lesson-focus')) s.classList.remove('lesson-focus');
+  }
+
+  return { render, go, steps, destroy };
 }
 
 /**
@@ -107,6 +154,8 @@ export function stepContent(app, { stepTitle, body, figure, root, tryText }) {
   }
 
   // The block view's section this step is about: outlined and scrolled into view (once drawn).
+  // In a box that scrolls for the lesson (the page's [data-lesson-section]) only the box scrolls,
+  // so the step's text stays where the reader is (issue 49: the page went 768–3,328 px down).
   function highlightSection(section) {
     requestAnimationFrame(() => {
       const panel = root.querySelector('.view-block');
@@ -114,7 +163,9 @@ export function stepContent(app, { stepTitle, body, figure, root, tryText }) {
       for (const s of panel?.querySelectorAll('.lesson-focus') ?? []) if (s !== target) s.classList.remove('lesson-focus');
       if (target && !target.classList.contains('lesson-focus')) {
         target.classList.add('lesson-focus');
-        target.scrollIntoView({ block: 'nearest' });
+        const box = target.closest('[data-lesson-section]');
+        if (box) box.scrollTop += target.getBoundingClientRect().top - box.getBoundingClientRect().top - 12;
+        else target.scrollIntoView({ block: 'nearest' });
       }
     });
   }

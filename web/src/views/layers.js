@@ -12,6 +12,10 @@ import { tokenName } from '../pickers.js';
 const fmtProb = (p) => (p >= 0.001 ? p.toFixed(3) : p.toExponential(1));
 
 export function createLayers(host, app) {
+  // A table wider than its box starts scrolled to its end, the prediction after the reader's text
+  // (issue 49: at 1,280 px the last column was hidden); a redraw of the same run keeps the place.
+  let scrolled = { result: null, left: 0 };
+
   const layout = document.createElement('div');
   layout.className = 'lens-layout';
   const main = document.createElement('div');
@@ -39,7 +43,8 @@ export function createLayers(host, app) {
     const texts = r.tokenTexts ?? r.tokens;
     const positions = visiblePositions(r, state.hideSpecial);
     const rows = lens.length;
-    const rowName = (l) => (l === 0 ? t('lensEmbeddings') : t('lensLayer', { layer: l }));
+    // Row l is the stream after layer l − 1: layers are named from 0 here as in every view (L0 = the first).
+    const rowName = (l) => (l === 0 ? t('lensEmbeddings') : t('lensLayer', { layer: l - 1 }));
 
     const scroller = document.createElement('div');
     scroller.className = 'lens-scroll';
@@ -62,6 +67,7 @@ export function createLayers(host, app) {
       const th = document.createElement('th');
       th.scope = 'row';
       th.textContent = rowName(l);
+      if (l > 0) th.title = t('lensLayerTitle', { layer: l - 1 });
       tr.append(th);
       for (const p of positions) {
         const e = lens[l][p];
@@ -84,7 +90,19 @@ export function createLayers(host, app) {
       }
     }
     scroller.append(table);
-    main.append(scroller, para(t('lensLegend'), 'lens-legend'));
+    const wide = para('', 'scroll-hint');
+    wide.hidden = true;
+    main.append(wide, scroller, para(t('lensLegend'), 'lens-legend'));
+    scroller.addEventListener('scroll', () => { scrolled.left = scroller.scrollLeft; }, { passive: true });
+    requestAnimationFrame(() => {
+      const more = scroller.scrollWidth - scroller.clientWidth;
+      wide.hidden = more <= 1;
+      if (more <= 1) return;
+      wide.textContent = t('lensScrolled');
+      const left = scrolled.result === r ? scrolled.left : more;
+      scroller.scrollLeft = left;
+      scrolled = { result: r, left };
+    });
 
     const detail = document.createElement('div');
     detail.className = 'lens-detail';

@@ -5,6 +5,7 @@
 // theirs, renormalised. Shows the top tokens with what each would get, greying what is cut off.
 // The settings are the Generate panel's (genTemperature, genTopK, genTopP: in the permalink).
 import { isDecoderOnly } from '../causal-mask.js';
+import { refusalText, settingInput } from '../setting-check.js';
 
 const SHOWN = 10;
 const DELAY_MS = 200;
@@ -43,6 +44,7 @@ export function createSamplingPreview(host, app) {
   let asked = null;     // the run it was asked for
   let job = null;       // its AbortController: a newer run on screen stops the older request
   let timer = 0;
+  let refusal = null;   // { key, value } a value the fields refused, said until one is taken
 
   // The whole distribution is one more run of the ids (topK = V): asked for once typing pauses
   // (DELAY_MS), and an older request still queued is cancelled, so typing never queues runs.
@@ -75,30 +77,37 @@ export function createSamplingPreview(host, app) {
     h.textContent = t('samplingTitle');
     const controls = document.createElement('div');
     controls.className = 'sampling-controls';
-    const field = (key, label, attrs, parse) => {
+    const field = (key, label) => {
       const l = document.createElement('label');
       const span = document.createElement('span');
       span.textContent = t(label);
       const input = document.createElement('input');
       input.type = 'number';
       input.id = 'sampling-' + key.slice(3).toLowerCase();
-      Object.assign(input, attrs);
-      input.value = String(state[key]);
-      input.addEventListener('change', () => {
-        const v = parse(Number(input.value));
-        if (v === null || input.value === '') { input.value = String(state[key]); return; }
-        app.set({ [key]: v });
+      settingInput(input, key, app, {
+        // The preview is redrawn on every change: the refusal is kept here and shown by render().
+        refused: (r) => { refusal = r; render(); },
+        accepted: () => { refusal = null; },
       });
+      input.value = String(state[key]);
       l.append(span, input);
       controls.append(l);
     };
-    field('genTemperature', 'samplingTemperature', { min: 0, max: 10, step: 0.1 }, (v) => (v >= 0 && v <= 10 ? Math.round(v * 1000) / 1000 : null));
-    field('genTopK', 'samplingTopK', { min: 0, max: 100000, step: 1 }, (v) => (Number.isInteger(v) && v >= 0 && v <= 100000 ? v : null));
-    field('genTopP', 'samplingTopP', { min: 0.01, max: 1, step: 0.05 }, (v) => (v > 0 && v <= 1 ? Math.round(v * 1000) / 1000 : null));
+    field('genTemperature', 'samplingTemperature');
+    field('genTopK', 'samplingTopK');
+    field('genTopP', 'samplingTopP');
     const formula = document.createElement('p');
     formula.className = 'formula-text sampling-formula';
     formula.textContent = t('samplingFormula');
-    box.append(h, controls, formula);
+    box.append(h, controls);
+    if (refusal) {
+      const why = document.createElement('p');
+      why.className = 'error sampling-error';
+      why.setAttribute('role', 'alert');
+      why.textContent = refusalText(t, refusal, state[refusal.key]);
+      box.append(why);
+    }
+    box.append(formula);
     const entries = distribution(r);
     if (!entries) {
       const p = document.createElement('p');

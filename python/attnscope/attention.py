@@ -1,0 +1,172 @@
+"""Attentions as the user has them -> one (layers, heads, T, T) stack of float32 matrices.
+
+Takes what transformers returns (a tuple of per-layer tensors [batch, heads, T, T]), numpy arrays,
+nested lists ([L][H][T][T], or [L][1][H][T][T] as `attnscope run --format bertviz` writes), and
+the per-step attentions of `generate(..., output_attentions=True)`, stitched into one matrix.
+Uses numpy when it is installed (a 12 x 12 x 512 x 512 stack is 37 M values); plain lists when not.
+"""
+from array import array
+
+try:
+    import numpy
+except ImportError:  # the package needs only the standard library
+    numpy = None
+
+
+class Attentions:
+    """layers x heads x T x T probabilities; matrix(l, h) is one head's T*T row-major values as
+    Python floats, each exactly a float32 (the engine's precision: a figure rounds the same numbers)."""
+
+    def __init__(self, stack, from_generation=False):
+        self._stack = stack  # numpy (L, H, T, T) float32, or [L][H] array('f') of T*T
+        self.from_generation = from_generation
+        if numpy is not None and isinstance(stack, numpy.ndarray):
+            self.layers, self.heads, self.tokens = stack.shape[0], stack.shape[1], stack.shape[2]
+        else:
+            self.layers, self.heads = len(stack), len(stack[0])
+            self.tokens = int(round(len(stack[0][0]) ** 0.5))
+
+    def matrix(self, layer, head):
+        return self._stack[layer][head].ravel().tolist() if self.uses_numpy else self._stack[layer][head].tolist()
+
+    def matrix_array(self, layer, head):
+        """The numpy T*T float32 vector (numpy installed) or None."""
+        return self._stack[layer][head].ravel() if self.uses_numpy else None
+
+    @property
+    def uses_numpy(self):
+        return numpy is not None and isinstance(self._stack, numpy.ndarray)
+
+    def is_causal(self):
+        """Whether every head attends only backwards (a decoder's mask): nothing above the diagonal."""
+        T = self.tokens
+        if self.uses_numpy:
+            upper = numpy.triu(numpy.ones((T, T), dtype=bool), 1)
+            return not self._stack[:, :, upper].any()
+        return all(m[i * T + j] == 0 for layer in self._stack for m in layer for i in range(T) for j in range(i + 1, T))
+
+    def select_layers(self, layers):
+        """Only these layers, in this order (BertViz's include_layers)."""
+        for l in layers:
+            if not 0 <= l < self.layers:
+                raise ValueError(f"include_layers: layer {l} is outside the {self.layers} layers")
+        if self.uses_numpy:
+            return Attentions(self._stack[list(layers)], self.from_generation)
+        return Attentions([self._stack[l] for l in layers], self.from_generation)
+
+    def select_heads(self, heads):
+        """Only these heads of every layer, in this order (BertViz's include_heads)."""
+        for h in heads:
+            if not 0 <= h < self.heads:
+                raise ValueError(f"include_heads: head {h} is outside the {self.heads} heads")
+        if self.uses_numpy:
+            return Attentions(self._stack[:, list(heads)], self.from_generation)
+        return Attentions([[layer[h] for h in heads] for layer in self._stack], self.from_generation)
+
+
+def attentions_from(attention):
+    """An Attentions from any of the accepted forms (see the module docstring); ValueError if none."""
+    if isinstance(attention, Attentions):
+        return attention
+    if attention is None:
+        raise ValueError("no attention given: pass outputs.attentions (run the model with output_attentions=True)")
+    if _is_generation(attention):
+        return _stitch_generation(attention)
+    layers = [_plain(layer) for layer in _layer_list(attention)]
+    return Attentions(_stack([_one_example(layer, l) for l, layer in enumerate(layers)]))
+
+
+def _layer_list(attention):
+    plain = _plain(attention)
+    if _dims(plain) == 5 or _dims(plain) == 4 or isinstance(plain, (list, tuple)):
+        return list(plain)
+    raise ValueError("attention must be a sequence of per-layer [batch, heads, T, T] tensors")
+
+
+def _plain(x):
+    """A torch tensor as numpy (when installed) or nested lists; anything else unchanged."""
+    if hasattr(x, "detach") and hasattr(x, "cpu"):
+        x = x.detach().cpu().float()
+        return x.numpy() if numpy is not None else x.tolist()
+    return x
+
+
+def _dims(x):
+    if hasattr(x, "ndim"):
+        return x.ndim
+    depth = 0
+    while isinstance(x, (list, tuple)) and len(x) > 0:
+        depth, x = depth + 1, x[0]
+    return depth
+
+
+def _one_example(layer, index):
+    """[heads, T, T] of one layer given as [1, heads, T, T] or [heads, T, T]."""
+    dims = _dims(layer)
+    if dims == 4:
+        if len(layer) != 1:
+            raise ValueError(f"layer {index}: a batch of {len(layer)}; pass one example (attention[l][i:i + 1])")
+        return layer[0]
+    if dims == 3:
+        return layer
+    raise ValueError(f"layer {index} has {dims} dimensions; expected [batch, heads, T, T] "
+                     "(run the model with output_attentions=True)")
+
+
+def _stack(layers):
+    """(L, H, T, T) float32 from per-layer [H][T][T], checked square and of one shape."""
+    if not layers:
+        raise ValueError("attention has no layers")
+    if numpy is not None:
+        arrays = [numpy.asarray(layer, dtype=numpy.float32) for layer in layers]
+        for l, a in enumerate(arrays):
+            if a.ndim != 3 or a.shape[1] != a.shape[2] or a.shape != arrays[0].shape:
+                raise ValueError(f"layer {l} has shape {list(a.shape)}; every layer must be [heads, T, T] "
+                                 f"like layer 0's {list(arrays[0].shape)}")
+        return numpy.stack(arrays)
+    H, T = len(layers[0]), len(layers[0][0])
+    stack = []
+    for l, layer in enumerate(layers):
+        if len(layer) != H or any(len(m) != T or any(len(row) != T for row in m) for m in layer):
+            raise ValueError(f"layer {l}: every layer must be [heads, T, T] like layer 0's [{H}, {T}, {T}]")
+        stack.append([array("f", [v for row in m for v in row]) for m in layer])
+    return stack
+
+
+def _is_generation(attention):
+    """generate()'s attentions: a tuple over steps of tuples over layers of [batch, heads, q, k]."""
+    if not isinstance(attention, (list, tuple)) or not attention:
+        return False
+    first = attention[0]
+    return isinstance(first, (list, tuple)) and len(first) > 0 and hasattr(first[0], "shape") \
+        and len(first[0].shape) == 4
+
+
+def _stitch_generation(steps):
+    """One causal T x T matrix per head from the steps: each step's q query rows are the last q of
+    its k positions (q = the prompt at step 0, then 1 with the cache; k at every step without it).
+    T = the prompt plus every token generated but the last, which no step has attended from yet."""
+    T = max(layer.shape[-1] for step in steps for layer in step)
+    L = len(steps[0])
+    rows = [[None] * T for _ in range(L)]  # [layer][row] -> [heads, k] of that query position
+    for s, step in enumerate(steps):
+        if len(step) != L:
+            raise ValueError(f"generation step {s} has {len(step)} layers, step 0 has {L}")
+        for l, layer in enumerate(step):
+            layer = _one_example(_plain(layer), l)
+            q, k = len(layer[0]), len(layer[0][0])
+            for r in range(q):
+                rows[l][k - q + r] = [m[r] for m in layer]
+    missing = [r for r in range(T) if rows[0][r] is None]
+    if missing:
+        raise ValueError(f"generation steps hold no attention for positions {missing[:5]}")
+    H = len(rows[0][0])
+    layers = []
+    for l in range(L):
+        layer = [[[0.0] * T for _ in range(T)] for _ in range(H)]
+        for r in range(T):
+            for h in range(H):
+                values = list(rows[l][r][h])
+                layer[h][r][:len(values)] = values
+        layers.append(layer)
+    return Attentions(_stack(layers), from_generation=True)
