@@ -96,6 +96,14 @@ const OPTIONS = {
   info: { ...COMMON },
 };
 
+// Every command's model: its load warnings (weights the checkpoint has but the model does not use)
+// on stderr, as transformers prints them; stdout keeps only the data.
+async function openModel(values) {
+  const model = await loadModel(values.model, loadOptions(values));
+  for (const warning of model.info.warnings ?? []) process.stderr.write(`attnscope: warning: ${warning}\n`);
+  return model;
+}
+
 function loadOptions(values) {
   const weightPrecision = values['weight-precision'];
   if (!WEIGHT_PRECISION_CHOICES.includes(weightPrecision)) {
@@ -145,7 +153,7 @@ async function run(values) {
       ? { attribution: values.attribution === 'top' ? true : { tokenId: optionalInteger(values.attribution, '--attribution', 0) } } : {}),
   };
   if ((options.logitLens || options.attribution) && format !== 'json') throw new UsageError('--logit-lens and --attribution write into the JSON: use them with --format json');
-  const model = await loadModel(values.model, loadOptions(values));
+  const model = await openModel(values);
   if (model.info.kind === 'encoder-decoder') {
     try {
       return await runSeq2Seq(model, values, options);
@@ -208,7 +216,7 @@ async function generate(values) {
     stopAtEos: !values['no-stop-at-eos'],
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
-  const model = await loadModel(values.model, loadOptions(values));
+  const model = await openModel(values);
   try {
     const prompt = values.ids !== undefined ? integerList(values.ids, '--ids') : values.text;
     if (model.info.kind === 'encoder-decoder') {
@@ -257,7 +265,7 @@ async function snapshot(values) {
   }
   const layer = optionalInteger(values.layer, '--layer', 0) ?? 0;
   const head = optionalInteger(values.head, '--head', 0) ?? 0;
-  const model = await loadModel(values.model, loadOptions(values));
+  const model = await openModel(values);
   try {
     const seq2seq = model.info.kind === 'encoder-decoder';
     if (!seq2seq && (values.kind !== undefined || values.target !== undefined)) {
@@ -338,7 +346,7 @@ async function tokenize(values) {
 async function bench(values) {
   const tokens = optionalInteger(values.tokens, '--tokens', 1);
   const runs = optionalInteger(values.runs, '--runs', 1);
-  const model = await loadModel(values.model, loadOptions(values));
+  const model = await openModel(values);
   try {
     const limit = model.config.maxTokens;
     if (tokens > limit) throw new UsageError(`--tokens ${tokens} is more than the model's ${limit} positions`);
@@ -366,7 +374,7 @@ async function bench(values) {
 }
 
 async function info(values) {
-  const model = await loadModel(values.model, loadOptions(values));
+  const model = await openModel(values);
   try {
     // Every field of model.info, in the CLI's snake_case (the config's keys too; files maps file
     // names, which stay as they are, to sizes); its location is "path".

@@ -146,6 +146,9 @@ export interface ModelInfo {
   /** The WebAssembly memory of the thread (worker) that loaded it, just after the load. */
   wasmMemoryBytes: number;
   loadMs: number;
+  /** What the load noticed but did not refuse: tensors of the checkpoint the model did not use
+   *  (e.g. config.json's layer count below the checkpoint's). The CLI prints them on stderr. */
+  warnings: string[];
 }
 
 export interface Encoding {

@@ -172,3 +172,22 @@ test('an encoder–decoder asked for 10⁹ tokens without EOS is refused before 
     model.dispose();
   }
 });
+
+test('the CLI prints a load warning on stderr, and info lists it', async () => {
+  const { execFile } = await import('node:child_process');
+  const cli = (args) => new Promise((resolve) => {
+    execFile(process.execPath, [fileURLToPath(new URL('../../js/cli.js', import.meta.url)), ...args, '--threads', '1'],
+      (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr }));
+  });
+  await withCopy(fixture('llama_page'), (dir) => {
+    const config = JSON.parse(readFileSync(join(dir, 'config.json')));
+    config.num_hidden_layers = 2;
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  }, async (dir) => {
+    const { code, stdout, stderr } = await cli(['info', '--model', dir]);
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /^attnscope: warning: the checkpoint has weights for 3 layers but config\.json gives 2 layers/m);
+    assert.match(stderr, /^attnscope: warning: 9 tensors were in the checkpoint but not used/m);
+    assert.equal(JSON.parse(stdout).warnings.length, 2);
+  });
+});
