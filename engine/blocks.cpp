@@ -145,13 +145,14 @@ namespace {
 
 // out = x W + b + residual, fused; or, keeping x W + b in sublayer_out, the same sum in two steps.
 void linear_plus_residual(float* out, const float* x, const LinearLayer& w, const float* residual, int T,
-                          float* sublayer_out) {
+                          float* sublayer_out, const SublayerEdit& edit) {
   if (!sublayer_out) {
     kernels::LinearEpilogue add;
     add.residual = residual;
     return linear_forward(out, x, w, T, add);
   }
   linear_forward(sublayer_out, x, w, T);
+  if (edit) edit(sublayer_out);
   const size_t n = static_cast<size_t>(T) * w.out;
   for (size_t i = 0; i < n; ++i) out[i] = sublayer_out[i] + residual[i];
 }
@@ -159,23 +160,37 @@ void linear_plus_residual(float* out, const float* x, const LinearLayer& w, cons
 }  // namespace
 
 void attention_output_forward(float* out, const float* ctx, const Layer& layer, const float* residual, int T,
-                              float* sublayer_out) {
-  linear_plus_residual(out, ctx, layer.o, residual, T, sublayer_out);
+                              float* sublayer_out, const SublayerEdit& edit) {
+  linear_plus_residual(out, ctx, layer.o, residual, T, sublayer_out, edit);
+}
+
+void attention_context_forward(float* ctx, const float* probs, const float* v, const HeadLayout& layout,
+                               const float* head_mask, int queries, int keys) {
+  using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Strided = Eigen::OuterStride<>;
+  const int dh = layout.head_dim, W = layout.q_width(), KV = layout.kv_width();
+  for (int h = 0; h < layout.heads; ++h) {
+    Eigen::Map<const RowMatrix> p(probs + static_cast<size_t>(h) * queries * keys, queries, keys);
+    Eigen::Map<const RowMatrix, 0, Strided> vh(v + layout.kv_head_of(h) * dh, keys, dh, Strided(KV));
+    Eigen::Map<RowMatrix, 0, Strided> out(ctx + h * dh, queries, dh, Strided(W));
+    out.noalias() = p * vh;
+    if (head_mask && head_mask[h] != 1.0f) out *= head_mask[h];
+  }
 }
 
 void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, kernels::Activation act,
-                 const float* residual, int T, float* sublayer_out, float* pre_activation) {
+                 const float* residual, int T, float* sublayer_out, float* pre_activation, const SublayerEdit& edit) {
   if (pre_activation) linear_forward(pre_activation, x, layer.ff_in, T);
   kernels::LinearEpilogue activated;
   activated.activate = true;
   activated.activation = act;
   linear_forward(hidden, x, layer.ff_in, T, activated);
-  linear_plus_residual(out, hidden, layer.ff_out, residual, T, sublayer_out);
+  linear_plus_residual(out, hidden, layer.ff_out, residual, T, sublayer_out, edit);
 }
 
 void gated_ffn_forward(float* out, float* hidden, float* gate, const float* x, const Layer& layer,
                        kernels::Activation act, const float* residual, int T, float* sublayer_out,
-                       const GatedFfnTrace& trace) {
+                       const GatedFfnTrace& trace, const SublayerEdit& edit) {
   const size_t TF = static_cast<size_t>(T) * layer.ff_in.out;
   // The gate before its activation: the same GEMM again without the epilogue (as ffn_forward's
   // pre_activation), so `gate` below is exactly what it is untraced.
@@ -188,7 +203,7 @@ void gated_ffn_forward(float* out, float* hidden, float* gate, const float* x, c
   linear_forward(hidden, x, layer.ff_in, T);
   if (trace.up) std::copy_n(hidden, TF, trace.up);
   kernels::multiply_f32(hidden, gate, TF);
-  linear_plus_residual(out, hidden, layer.ff_out, residual, T, sublayer_out);
+  linear_plus_residual(out, hidden, layer.ff_out, residual, T, sublayer_out, edit);
 }
 
 void embedding_parts(float* word, float* position, float* token_type, const ModelWeights& w, const int32_t* ids,

@@ -4,6 +4,7 @@
 // (transformer.cpp). The kernels underneath are the build's fastest (kernels/*).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "config.h"
@@ -58,6 +59,7 @@ struct Activations {
   std::vector<float> rope_cos, rope_sin;  // (T, dh/2) Llama: the run's rotary angles
   std::vector<float> probs;    // (H, T, T) attention probabilities when the caller keeps none
   std::vector<float> head_out; // (T, C) one head's values through W_O (value norms)
+  std::vector<float> sublayer; // (T, C) a hooked sublayer's output before its residual (hooks.h)
 };
 
 // Which keys the attention may use: the padding mask (per key, 0 or −∞; nullptr = all visible)
@@ -111,12 +113,21 @@ void attention_heads_forward(float* ctx, float* probs, const float* q, const flo
 // Qwen3: each head's dh values of x (rows, heads·dh) RMS-normalised with γ (dh), in place.
 void head_rms_norm_forward(float* x, const std::vector<float>& gamma, int rows, int heads, int head_dim, float eps);
 
+// What a hook does to a sublayer's output (T, C) before the residual is added (hooks.h); empty:
+// nothing.
+using SublayerEdit = std::function<void(float* sublayer_out)>;
+
 // out (T, C) = ctx W_O + b_O + residual: the attention sublayer's output and its residual add
 // (fused into the GEMM's store). out must not alias ctx or residual. With `sublayer_out` (T, C),
 // the sum before the residual is kept there too (the same values, so the same result: the fused
-// store adds the residual last as well).
+// store adds the residual last as well), and `edit` (which needs it) may change it first.
 void attention_output_forward(float* out, const float* ctx, const Layer& layer, const float* residual, int T,
-                              float* sublayer_out = nullptr);
+                              float* sublayer_out = nullptr, const SublayerEdit& edit = {});
+
+// ctx (queries, H·dh) = P_h v_h per head from given probabilities (H, queries, keys), with the head
+// mask as attention_heads_forward applies it: the context of a pattern a hook wrote.
+void attention_context_forward(float* ctx, const float* probs, const float* v, const HeadLayout& layout,
+                               const float* head_mask, int queries, int keys);
 
 // out (T, C) = act(x W_1 + b_1) W_2 + b_2 + residual; `hidden` (T, F) keeps the activation.
 // out must not alias x, hidden or residual. `sublayer_out` as for attention_output_forward.
@@ -124,7 +135,8 @@ void attention_output_forward(float* out, const float* ctx, const Layer& layer, 
 // without the activation in its epilogue, so `hidden` and `out` are exactly what they are without
 // it (applying the activation afterwards would go through a different kernel than the fused one).
 void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, kernels::Activation act,
-                 const float* residual, int T, float* sublayer_out = nullptr, float* pre_activation = nullptr);
+                 const float* residual, int T, float* sublayer_out = nullptr, float* pre_activation = nullptr,
+                 const SublayerEdit& edit = {});
 
 // Where gated_ffn_forward keeps the SwiGLU's parts when tracing, each (T, F) or null: x W_gate + b,
 // act(x W_gate + b) and x W_up + b.
@@ -137,7 +149,7 @@ struct GatedFfnTrace {
 // attention_output_forward; `trace` keeps the parts (the outputs are the same with or without it).
 void gated_ffn_forward(float* out, float* hidden, float* gate, const float* x, const Layer& layer,
                        kernels::Activation act, const float* residual, int T, float* sublayer_out = nullptr,
-                       const GatedFfnTrace& trace = {});
+                       const GatedFfnTrace& trace = {}, const SublayerEdit& edit = {});
 
 // word (T, C), position (T, C) and token_type (T, C) embedding rows, each where the model has
 // that table (null otherwise: rotary models have no position table): the parts

@@ -43,21 +43,58 @@ float* sublayer_slot(std::vector<float>* slot, size_t n) {
   return slot->data();
 }
 
+// Where a layer fires its hooks (hooks.h); `hooks` null: none.
+struct LayerHooks {
+  const Hooks* hooks = nullptr;
+  int layer = 0, first_position = 0;
+  float* scratch = nullptr;  // (T, C): a hooked sublayer output the fused kernels would not store
+
+  bool on(HookSite site) const { return hooked(hooks, HookStack::Model, site, layer); }
+  void fire(HookSite site, float* data, int rows, int width) const {
+    if (on(site)) hooks->fire(HookStack::Model, site, layer, {data, rows, width, first_position});
+  }
+  // Where a sublayer's output goes before its residual: the trace's slot, else scratch when hooked.
+  float* sublayer_slot(std::vector<float>* traced, HookSite site, size_t n) const {
+    if (traced) return attnscope::sublayer_slot(traced, n);
+    return on(site) ? scratch : nullptr;
+  }
+  SublayerEdit edit(HookSite site, int rows, int width) const {
+    if (!on(site)) return {};
+    return [this, site, rows, width](float* out) { fire(site, out, rows, width); };
+  }
+  // After the heads: the pattern (H, queries, keys) and then each head's context (queries, H·dh);
+  // a written pattern weights the values anew.
+  void attention(float* ctx, float* probs, const float* v, const Layer& weights, const AttentionMask& mask,
+                 int queries, int keys) const {
+    if (on(HookSite::Pattern)) {
+      fire(HookSite::Pattern, probs, weights.heads * queries, keys);
+      if (hooks->writes(HookStack::Model, HookSite::Pattern, layer))
+        attention_context_forward(ctx, probs, v, weights.layout(), mask.head_mask, queries, keys);
+    }
+    fire(HookSite::Z, ctx, queries, weights.q.out);
+  }
+};
+
 // One encoder layer (BERT, DistilBERT): x ← Norm(x + Attention(x)); x ← Norm(x + FFN(x)).
 // `trace` (null: off) receives every intermediate.
 void encoder_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, const AttentionMask& mask,
-                           int T, int heads, kernels::Activation act, float eps, LayerTrace* trace) {
+                           int T, int heads, kernels::Activation act, float eps, LayerTrace* trace,
+                           const LayerHooks& hooks) {
   const int C = layer.q.in, F = layer.ff_in.out;
   const size_t TC = static_cast<size_t>(T) * C;
   self_attention_forward(a.ctx.data(), probs, a.q.data(), a.k.data(), a.v.data(), x, layer, mask, T, T, heads);
+  hooks.attention(a.ctx.data(), probs, a.v.data(), layer, mask, T, T);
   attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, T,             // Add
-                           sublayer_slot(trace ? &trace->attention_output : nullptr, TC));
+                           hooks.sublayer_slot(trace ? &trace->attention_output : nullptr, HookSite::AttnOut, TC),
+                           hooks.edit(HookSite::AttnOut, T, C));
+  hooks.fire(HookSite::ResidMid, a.sum.data(), T, C);
   keep(trace ? &trace->attention_residual : nullptr, a.sum.data(), TC);
   layer_norm_forward(x, a.sum.data(), layer.ln_attn, T, C, eps);                             // & Norm
   keep(trace ? &trace->attention_norm : nullptr, x, TC);
   ffn_forward(a.sum.data(), a.ff.data(), x, layer, act, /*residual=*/x, T,                   // Add
-              sublayer_slot(trace ? &trace->ffn_output : nullptr, TC),
-              sublayer_slot(trace ? &trace->ffn_pre_activation : nullptr, static_cast<size_t>(T) * F));
+              hooks.sublayer_slot(trace ? &trace->ffn_output : nullptr, HookSite::MlpOut, TC),
+              sublayer_slot(trace ? &trace->ffn_pre_activation : nullptr, static_cast<size_t>(T) * F),
+              hooks.edit(HookSite::MlpOut, T, C));
   keep(trace ? &trace->ffn_intermediate : nullptr, a.ff.data(), static_cast<size_t>(T) * F);
   keep(trace ? &trace->ffn_residual : nullptr, a.sum.data(), TC);
   layer_norm_forward(x, a.sum.data(), layer.ln_ffn, T, C, eps);                              // & Norm
@@ -68,20 +105,24 @@ void encoder_layer_forward(float* x, Activations& a, const Layer& layer, float* 
 // rows of k, v: x ← x + Attention(Norm(x)); x ← x + FFN(Norm(x)).
 void decoder_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, float* k, float* v,
                            const AttentionMask& mask, int queries, int keys, int heads, kernels::Activation act,
-                           float eps, LayerTrace* trace) {
+                           float eps, LayerTrace* trace, const LayerHooks& hooks) {
   const int C = layer.q.in, F = layer.ff_in.out;
   const size_t TC = static_cast<size_t>(queries) * C;
   layer_norm_forward(a.ln.data(), x, layer.ln_attn, queries, C, eps);
   keep(trace ? &trace->attention_input_norm : nullptr, a.ln.data(), TC);
   self_attention_forward(a.ctx.data(), probs, a.q.data(), k, v, a.ln.data(), layer, mask, queries, keys, heads);
+  hooks.attention(a.ctx.data(), probs, v, layer, mask, queries, keys);
   attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, queries,
-                           sublayer_slot(trace ? &trace->attention_output : nullptr, TC));
+                           hooks.sublayer_slot(trace ? &trace->attention_output : nullptr, HookSite::AttnOut, TC),
+                           hooks.edit(HookSite::AttnOut, queries, C));
+  hooks.fire(HookSite::ResidMid, a.sum.data(), queries, C);
   keep(trace ? &trace->attention_residual : nullptr, a.sum.data(), TC);
   layer_norm_forward(a.ln.data(), a.sum.data(), layer.ln_ffn, queries, C, eps);
   keep(trace ? &trace->ffn_input_norm : nullptr, a.ln.data(), TC);
   ffn_forward(x, a.ff.data(), a.ln.data(), layer, act, /*residual=*/a.sum.data(), queries,
-              sublayer_slot(trace ? &trace->ffn_output : nullptr, TC),
-              sublayer_slot(trace ? &trace->ffn_pre_activation : nullptr, static_cast<size_t>(queries) * F));
+              hooks.sublayer_slot(trace ? &trace->ffn_output : nullptr, HookSite::MlpOut, TC),
+              sublayer_slot(trace ? &trace->ffn_pre_activation : nullptr, static_cast<size_t>(queries) * F),
+              hooks.edit(HookSite::MlpOut, queries, C));
   keep(trace ? &trace->ffn_intermediate : nullptr, a.ff.data(), static_cast<size_t>(queries) * F);
   keep(trace ? &trace->ffn_residual : nullptr, x, TC);
   keep(trace ? &trace->output : nullptr, x, TC);
@@ -93,7 +134,7 @@ void decoder_layer_forward(float* x, Activations& a, const Layer& layer, float* 
 //   x ← x + Attention(RMSNorm(x)); x ← x + SwiGLU(RMSNorm(x)).
 void llama_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, float* k, float* v,
                          const AttentionMask& mask, int queries, int keys, kernels::Activation act, float eps,
-                         LayerTrace* trace) {
+                         LayerTrace* trace, const LayerHooks& hooks) {
   const int C = layer.q.in, F = layer.ff_in.out;
   const size_t TC = static_cast<size_t>(queries) * C, TF = static_cast<size_t>(queries) * F;
   const size_t TQ = static_cast<size_t>(queries) * layer.q.out, TKV = static_cast<size_t>(queries) * layer.k.out;
@@ -117,9 +158,12 @@ void llama_layer_forward(float* x, Activations& a, const Layer& layer, float* pr
   keep(slot(&LayerTrace::q_rotated), q, TQ);
   keep(slot(&LayerTrace::k_rotated), k_new, TKV);
   attention_heads_forward(a.ctx.data(), probs, q, k, v, layer.layout(), mask, queries, keys);
+  hooks.attention(a.ctx.data(), probs, v, layer, mask, queries, keys);
   keep(slot(&LayerTrace::attention_context), a.ctx.data(), TQ);
   attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, queries,
-                           sublayer_slot(slot(&LayerTrace::attention_output), TC));
+                           hooks.sublayer_slot(slot(&LayerTrace::attention_output), HookSite::AttnOut, TC),
+                           hooks.edit(HookSite::AttnOut, queries, C));
+  hooks.fire(HookSite::ResidMid, a.sum.data(), queries, C);
   keep(slot(&LayerTrace::attention_residual), a.sum.data(), TC);
   rms_norm_forward(a.ln.data(), a.sum.data(), layer.ln_ffn, queries, C, eps);
   keep(slot(&LayerTrace::ffn_input_norm), a.ln.data(), TC);
@@ -127,7 +171,8 @@ void llama_layer_forward(float* x, Activations& a, const Layer& layer, float* pr
                             sublayer_slot(slot(&LayerTrace::ffn_gate_activated), TF),
                             sublayer_slot(slot(&LayerTrace::ffn_up), TF)};
   gated_ffn_forward(x, a.ff.data(), a.gate.data(), a.ln.data(), layer, act, /*residual=*/a.sum.data(), queries,
-                    sublayer_slot(slot(&LayerTrace::ffn_output), TC), parts);
+                    hooks.sublayer_slot(slot(&LayerTrace::ffn_output), HookSite::MlpOut, TC), parts,
+                    hooks.edit(HookSite::MlpOut, queries, C));
   keep(slot(&LayerTrace::ffn_intermediate), a.ff.data(), TF);
   keep(slot(&LayerTrace::ffn_residual), x, TC);
   keep(slot(&LayerTrace::output), x, TC);
@@ -422,6 +467,7 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
   if (rotary) rope_angles(a.rope_cos, a.rope_sin, rope_inv_freq_, first_position, T);
   a.probs.resize(options.attentions ? 0 : layer_probs);
   a.head_out.resize(options.value_norms ? TC : 0);
+  a.sublayer.resize(options.hooks && !options.hooks->empty() ? TC : 0);
   if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin());
 
   AttentionMask mask{key_bias, decoder};
@@ -432,12 +478,15 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
     float* k = kv.k + l * kv.layer_stride;
     float* v = kv.v + l * kv.layer_stride;
     LayerTrace* trace = options.trace ? &res.trace.layers[l] : nullptr;
+    const LayerHooks hooks{options.hooks, l, first_position, a.sublayer.data()};
+    hooks.fire(HookSite::ResidPre, x, T, C);
     if (rotary)
-      llama_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, act, eps, trace);
+      llama_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, act, eps, trace, hooks);
     else if (decoder)
-      decoder_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, H, act, eps, trace);
+      decoder_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, H, act, eps, trace, hooks);
     else
-      encoder_layer_forward(x, a, layers_[l], probs, mask, T, H, act, eps, trace);
+      encoder_layer_forward(x, a, layers_[l], probs, mask, T, H, act, eps, trace, hooks);
+    hooks.fire(HookSite::ResidPost, x, T, C);
     check_layer_output(x, T, C, "layer", l);
     record_attention(l, T, k, v, options, res, a);
     if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(l + 1) * TC);

@@ -13,6 +13,7 @@
 
 #include "blocks.h"
 #include "config.h"
+#include "hooks.h"
 #include "weights.h"
 
 namespace attnscope {
@@ -27,6 +28,8 @@ struct ForwardOptions {
   // has its attention multiplied by head_mask[l·H + h] before it weights the values (0 switches
   // it off). The attentions returned stay the heads' own.
   std::vector<float> head_mask;
+  // Hook points read or written during the pass (hooks.h); null or empty: none. Not owned.
+  const Hooks* hooks = nullptr;
 };
 
 // The embeddings step by step, each (T, C): the rows looked up, their sum, and the model's input
