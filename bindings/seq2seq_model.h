@@ -80,7 +80,9 @@ class Seq2SeqModel {
     return guarded([&] {
       const EncoderOutput enc = engine_.encode(int32_vector_from_js(source));
       DecoderCache cache;
-      const DecoderOutput dec = engine_.decode(int32_vector_from_js(decoder_ids), enc, cache, trace);
+      Seq2SeqRunOptions options;
+      options.trace = trace;
+      const DecoderOutput dec = engine_.decode(int32_vector_from_js(decoder_ids), enc, cache, options);
       emscripten::val out = val::object();
       out.set("sourceTokens", emscripten::val(enc.source_len));
       out.set("targetTokens", emscripten::val(dec.tokens));

@@ -62,29 +62,147 @@ AttentionMask sublayer_mask(const StackShape& shape, bool causal, const std::vec
 
 // Scratch of one stack pass.
 struct Scratch {
-  std::vector<float> normed, q, ctx, sum, ff, gate;
+  std::vector<float> normed, q, ctx, sum, ff, gate, sublayer;
 };
 
-// out (T, C) = x + FFN(x'), x' the sublayer's input; T5's gated form act(x' W_gate) · x' W_in.
-void ffn(float* out, Scratch& s, const float* in, const Seq2SeqLayer& y, kernels::Activation act,
-         const float* residual, int T, bool gated) {
-  const size_t TF = static_cast<size_t>(T) * y.ff_in.out;
-  s.ff.resize(TF);
-  kernels::LinearEpilogue activated;
-  activated.activate = true;
-  activated.activation = act;
-  if (gated) {
-    s.gate.resize(TF);
-    linear_forward(s.gate.data(), in, y.ff_gate, T, activated);
-    linear_forward(s.ff.data(), in, y.ff_in, T);
-    kernels::multiply_f32(s.ff.data(), s.gate.data(), TF);
-  } else {
-    linear_forward(s.ff.data(), in, y.ff_in, T, activated);
-  }
-  kernels::LinearEpilogue add;
-  add.residual = residual;
-  linear_forward(out, s.ff.data(), y.ff_out, T, add);
+// E_INPUT unless `mask` is empty or layers × heads finite values.
+void check_head_mask(const std::vector<float>& mask, int layers, int heads, const char* name) {
+  if (mask.empty()) return;
+  if (mask.size() != static_cast<size_t>(layers) * heads)
+    throw Error("E_INPUT", std::string(name) + " has " + std::to_string(mask.size()) + " values for " +
+                               std::to_string(layers) + " layers × " + std::to_string(heads) + " heads");
+  for (size_t i = 0; i < mask.size(); ++i)
+    if (!std::isfinite(mask[i]))
+      throw Error("E_INPUT", std::string(name) + " value for layer " + std::to_string(i / heads) + " head " +
+                                 std::to_string(i % heads) + " is not a finite number");
 }
+
+// Where a traced attention sublayer's steps go.
+struct SublayerTrace {
+  std::vector<float>*input_norm, *output, *residual, *norm;
+};
+SublayerTrace self_trace(Seq2SeqLayerTrace* t) {
+  if (!t) return {};
+  return {&t->self_attention_input_norm, &t->self_attention_output, &t->self_attention_residual, &t->self_attention_norm};
+}
+SublayerTrace cross_trace(Seq2SeqLayerTrace* t) {
+  if (!t) return {};
+  return {&t->cross_attention_input_norm, &t->cross_attention_output, &t->cross_attention_residual,
+          &t->cross_attention_norm};
+}
+
+// One stack's pass over T positions (the encoder's, or the decoder's new ones): the sublayers every
+// layer of both stacks is made of, pre-norm (T5) or post-norm (BART, Marian), with the trace's and
+// the hooks' points.
+struct StackPass {
+  const Seq2SeqConfig& c;
+  StackShape shape;
+  HookStack stack;
+  const Hooks* hooks;
+  int T, first_position;
+  Scratch& s;
+  float* x;  // (T, C): the running hidden state
+  int layer = 0;
+
+  int C() const { return c.d_model; }
+  size_t TC() const { return static_cast<size_t>(T) * c.d_model; }
+  float eps() const { return static_cast<float>(c.eps); }
+  bool on(HookSite site) const { return hooked(hooks, stack, site, layer); }
+  void fire(HookSite site, float* data, int rows, int width) const {
+    if (on(site)) hooks->fire(stack, site, layer, {data, rows, width, first_position});
+  }
+  static void keep(std::vector<float>* to, const float* from, size_t n) {
+    if (to) to->assign(from, from + n);
+  }
+
+  // out = y + residual where y = in · W (+ b) is also stored (and offered to the hook at `site`)
+  // when traced or hooked; else fused into the GEMM's store (the same sum: it adds the residual
+  // last too).
+  void project_add(float* out, const float* in, const LinearLayer& w, const float* residual, HookSite site,
+                   std::vector<float>* traced) {
+    if (!traced && !on(site)) {
+      kernels::LinearEpilogue add;
+      add.residual = residual;
+      return linear_forward(out, in, w, T, add);
+    }
+    float* y = traced ? (traced->resize(TC()), traced->data()) : (s.sublayer.resize(TC()), s.sublayer.data());
+    linear_forward(y, in, w, T);
+    fire(site, y, T, C());
+    for (size_t i = 0; i < TC(); ++i) out[i] = y[i] + residual[i];
+  }
+
+  // x ← x + Attention(N(x)) (pre-norm) or x ← N(x + Attention(x)) (post-norm); keys and values
+  // from k, v (key_count rows), the new positions' projected into k_new, v_new (null: cross).
+  void attention(const Seq2SeqAttention& a, const float* k, const float* v, int key_count, float* probs,
+                 const AttentionMask& mask, float* k_new, float* v_new, bool cross, const SublayerTrace& tr) {
+    const float* in = x;
+    if (c.pre_norm()) {
+      norm(s.normed.data(), x, a.norm, T, C(), eps()), in = s.normed.data();
+      keep(tr.input_norm, in, TC());
+    }
+    linear_forward(s.q.data(), in, a.q, T);
+    if (k_new) {
+      linear_forward(k_new, in, a.k, T);
+      linear_forward(v_new, in, a.v, T);
+    }
+    attention_heads_forward(s.ctx.data(), probs, s.q.data(), k, v, shape.layout, mask, T, key_count);
+    const HookSite pattern = cross ? HookSite::CrossPattern : HookSite::Pattern;
+    if (on(pattern)) {
+      fire(pattern, probs, shape.layout.heads * T, key_count);
+      if (hooks->writes(stack, pattern, layer))
+        attention_context_forward(s.ctx.data(), probs, v, shape.layout, mask.head_mask, T, key_count);
+    }
+    fire(cross ? HookSite::CrossZ : HookSite::Z, s.ctx.data(), T, shape.inner());
+    project_add(s.sum.data(), s.ctx.data(), a.o, x, cross ? HookSite::CrossAttnOut : HookSite::AttnOut, tr.output);
+    fire(cross ? HookSite::ResidMidCross : HookSite::ResidMid, s.sum.data(), T, C());
+    keep(tr.residual, s.sum.data(), TC());
+    if (c.pre_norm()) {
+      std::copy_n(s.sum.data(), TC(), x);
+    } else {
+      norm(x, s.sum.data(), a.norm, T, C(), eps());
+      keep(tr.norm, x, TC());
+    }
+  }
+
+  // x ← x + FFN(N(x)) or x ← N(x + FFN(x)); T5's gated form act(x' W_gate) · x' W_in.
+  void feed_forward(const Seq2SeqLayer& y, Seq2SeqLayerTrace* lt) {
+    const float* in = x;
+    if (c.pre_norm()) {
+      norm(s.normed.data(), x, y.ffn_norm, T, C(), eps());
+      in = s.normed.data();
+      keep(lt ? &lt->ffn_input_norm : nullptr, in, TC());
+    }
+    const size_t TF = static_cast<size_t>(T) * y.ff_in.out;
+    if (lt) {  // before the activation (and the gate's product): the GEMM again without its epilogue
+      lt->ffn_pre_activation.resize(TF);
+      linear_forward(lt->ffn_pre_activation.data(), in, c.gated_ffn ? y.ff_gate : y.ff_in, T);
+    }
+    s.ff.resize(TF);
+    kernels::LinearEpilogue activated;
+    activated.activate = true;
+    activated.activation = activation_for(c.activation);
+    if (c.gated_ffn) {
+      s.gate.resize(TF);
+      linear_forward(s.gate.data(), in, y.ff_gate, T, activated);
+      linear_forward(s.ff.data(), in, y.ff_in, T);
+      kernels::multiply_f32(s.ff.data(), s.gate.data(), TF);
+    } else {
+      linear_forward(s.ff.data(), in, y.ff_in, T, activated);
+    }
+    keep(lt ? &lt->ffn_intermediate : nullptr, s.ff.data(), TF);
+    // The residual is the sublayer's input before its norm: x (kept aside in sum when pre-norm, as
+    // the sum is written over x).
+    float* out = c.pre_norm() ? x : s.sum.data();
+    const float* residual = x;
+    if (c.pre_norm()) {
+      std::copy_n(x, TC(), s.sum.data());
+      residual = s.sum.data();
+    }
+    project_add(out, s.ff.data(), y.ff_out, residual, HookSite::MlpOut, lt ? &lt->ffn_output : nullptr);
+    keep(lt ? &lt->ffn_residual : nullptr, out, TC());
+    if (!c.pre_norm()) norm(x, s.sum.data(), y.ffn_norm, T, C(), eps());
+  }
+};
 
 }  // namespace
 
@@ -128,16 +246,15 @@ void Seq2Seq::embed(float* x, const Seq2SeqStack& stack, const std::vector<int32
   if (!stack.embedding_norm.gamma.empty()) norm(x, x, stack.embedding_norm, T, C, static_cast<float>(config_.eps));
 }
 
-EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source) const {
+EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source, const Seq2SeqRunOptions& options) const {
   check_ids(source, 0, "source");
   const Seq2SeqConfig& c = config_;
-  const int S = static_cast<int>(source.size()), C = c.d_model, H = c.encoder_heads;
+  const int S = static_cast<int>(source.size()), C = c.d_model, H = c.encoder_heads, L = c.encoder_layers;
+  check_head_mask(options.head_mask, L, H, "head_mask");
   const StackShape shape{{H, H, c.encoder_head_dim()}, c.pre_norm() ? 1.0f : 0.0f};
   const size_t SC = static_cast<size_t>(S) * C, SW = static_cast<size_t>(S) * shape.inner();
-  const float eps = static_cast<float>(c.eps);
-  const kernels::Activation act = activation_for(c.activation);
   // Every buffer sized in 64 bits before any is allocated (buffer_size.h).
-  const size_t maps = buffer_elements({c.encoder_layers, H, S, S}, "the encoder's attention maps");
+  const size_t maps = buffer_elements({L, H, S, S}, "the encoder's attention maps");
   buffer_elements({S, std::max({C, shape.inner(), std::max(c.encoder_ffn, c.decoder_ffn), c.decoder_heads * c.decoder_head_dim()})},
                   "the encoder's activations");
   EncoderOutput out;
@@ -146,36 +263,35 @@ EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source) const {
   out.attentions.resize(maps);
   float* x = out.hidden.data();
   embed(x, weights_.encoder, source, 0);
+  if (options.trace) {
+    out.trace.embeddings.assign(x, x + SC);
+    out.trace.layers.resize(L);
+  }
   const std::vector<float> bias = position_bias(c, weights_.encoder.relative_bias, H, S, true);
-  const AttentionMask mask = sublayer_mask(shape, false, &bias);
+  AttentionMask mask = sublayer_mask(shape, false, &bias);
   Scratch s;
   s.normed.resize(SC);
   s.sum.resize(SC);
   for (auto* b : {&s.q, &s.ctx}) b->resize(SW);
   std::vector<float> k(SW), v(SW);
-  for (int l = 0; l < c.encoder_layers; ++l) {
+  StackPass pass{c, shape, HookStack::Encoder, options.hooks, S, 0, s, x};
+  for (int l = 0; l < L; ++l) {
     const Seq2SeqLayer& y = weights_.encoder.layers[l];
-    float* probs = out.attentions.data() + static_cast<size_t>(l) * H * S * S;
-    kernels::LinearEpilogue add;
-    add.residual = x;
-    const float* in = x;
-    if (c.pre_norm()) norm(s.normed.data(), x, y.self.norm, S, C, eps), in = s.normed.data();
-    linear_forward(s.q.data(), in, y.self.q, S);
-    linear_forward(k.data(), in, y.self.k, S);
-    linear_forward(v.data(), in, y.self.v, S);
-    attention_heads_forward(s.ctx.data(), probs, s.q.data(), k.data(), v.data(), shape.layout, mask, S, S);
-    linear_forward(s.sum.data(), s.ctx.data(), y.self.o, S, add);
-    if (c.pre_norm()) {
-      norm(s.normed.data(), s.sum.data(), y.ffn_norm, S, C, eps);
-      ffn(x, s, s.normed.data(), y, act, s.sum.data(), S, c.gated_ffn);
-    } else {
-      norm(x, s.sum.data(), y.self.norm, S, C, eps);
-      ffn(s.sum.data(), s, x, y, act, x, S, c.gated_ffn);
-      norm(x, s.sum.data(), y.ffn_norm, S, C, eps);
-    }
+    Seq2SeqLayerTrace* lt = options.trace ? &out.trace.layers[l] : nullptr;
+    pass.layer = l;
+    mask.head_mask = options.head_mask.empty() ? nullptr : options.head_mask.data() + static_cast<size_t>(l) * H;
+    pass.fire(HookSite::ResidPre, x, S, C);
+    pass.attention(y.self, k.data(), v.data(), S, out.attentions.data() + static_cast<size_t>(l) * H * S * S, mask,
+                   k.data(), v.data(), false, self_trace(lt));
+    pass.feed_forward(y, lt);
+    pass.fire(HookSite::ResidPost, x, S, C);
+    if (lt) lt->output.assign(x, x + SC);
     check_layer_output(x, S, C, "encoder layer", l);
   }
-  if (c.pre_norm()) norm(x, x, weights_.encoder.final_norm, S, C, eps);
+  if (c.pre_norm()) {
+    norm(x, x, weights_.encoder.final_norm, S, C, static_cast<float>(c.eps));
+    if (options.trace) out.trace.final_norm.assign(x, x + SC);
+  }
   // Every decoder layer's cross keys and values over this source, once.
   const size_t DW = static_cast<size_t>(S) * c.decoder_heads * c.decoder_head_dim();
   out.cross_k.resize(c.decoder_layers);
@@ -191,18 +307,18 @@ EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source) const {
 }
 
 DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutput& enc, DecoderCache& cache,
-                              bool trace) const {
+                              const Seq2SeqRunOptions& options) const {
   const Seq2SeqConfig& c = config_;
   check_ids(ids, cache.length, "target");
   const int L = c.decoder_layers, H = c.decoder_heads, C = c.d_model, S = enc.source_len;
+  check_head_mask(options.decoder_head_mask, L, H, "decoder_head_mask");
+  check_head_mask(options.cross_attn_head_mask, L, H, "cross_attn_head_mask");
   const StackShape shape{{H, H, c.decoder_head_dim()}, c.pre_norm() ? 1.0f : 0.0f};
   const int W = shape.inner();
   if (S <= 0 || static_cast<int>(enc.cross_k.size()) != L || enc.hidden.size() != static_cast<size_t>(S) * C)
     bad_input("the encoder output is not this model's (run encode() on the source first)");
   const int T = static_cast<int>(ids.size()), first = cache.length, keys = first + T;
   const size_t TC = static_cast<size_t>(T) * C, TW = static_cast<size_t>(T) * W;
-  const float eps = static_cast<float>(c.eps);
-  const kernels::Activation act = activation_for(c.activation);
   // Every buffer sized in 64 bits before any is allocated (buffer_size.h).
   const size_t self_maps = buffer_elements({L, H, T, keys}, "the decoder's attention maps");
   const size_t cross_maps = buffer_elements({L, H, T, S}, "the cross-attention maps");
@@ -220,51 +336,19 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
   out.cross_attentions.resize(cross_maps);
   float* x = out.hidden.data();
   embed(x, weights_.decoder, ids, first);
-  if (trace) {
+  if (options.trace) {
     out.trace.embeddings.assign(x, x + TC);
     out.trace.layers.resize(L);
   }
   const std::vector<float> bias = position_bias(c, weights_.decoder.relative_bias, H, keys, false);
-  const AttentionMask self_mask = sublayer_mask(shape, true, &bias), cross_mask = sublayer_mask(shape, false, nullptr);
+  AttentionMask self_mask = sublayer_mask(shape, true, &bias), cross_mask = sublayer_mask(shape, false, nullptr);
   Scratch s;
   s.normed.resize(TC);
   s.sum.resize(TC);
   for (auto* b : {&s.q, &s.ctx}) b->resize(TW);
-
-  // Where a traced sublayer's steps go (null: not traced).
-  struct SublayerTrace {
-    std::vector<float>*input_norm, *output, *residual, *norm;
-  };
-  // x ← x + Attention(N(x)) (pre-norm) or x ← N(x + Attention(x)) (post-norm), keys and values
-  // from k, v (keys rows).
-  auto sublayer = [&](const Seq2SeqAttention& a, const float* k, const float* v, int key_count, float* probs,
-                      const AttentionMask& mask, bool project_kv, float* k_new, float* v_new,
-                      const SublayerTrace* tr) {
-    kernels::LinearEpilogue add;
-    add.residual = x;
-    const float* in = x;
-    if (c.pre_norm()) {
-      norm(s.normed.data(), x, a.norm, T, C, eps), in = s.normed.data();
-      if (tr) tr->input_norm->assign(in, in + TC);
-    }
-    linear_forward(s.q.data(), in, a.q, T);
-    if (project_kv) {
-      linear_forward(k_new, in, a.k, T);
-      linear_forward(v_new, in, a.v, T);
-    }
-    attention_heads_forward(s.ctx.data(), probs, s.q.data(), k, v, shape.layout, mask, T, key_count);
-    linear_forward(s.sum.data(), s.ctx.data(), a.o, T, add);
-    if (tr) {  // the projection alone, beside the fused one the pass keeps
-      tr->output->resize(TC);
-      linear_forward(tr->output->data(), s.ctx.data(), a.o, T);
-      tr->residual->assign(s.sum.begin(), s.sum.begin() + TC);
-    }
-    if (c.pre_norm()) {
-      std::copy_n(s.sum.data(), TC, x);
-    } else {
-      norm(x, s.sum.data(), a.norm, T, C, eps);
-      if (tr) tr->norm->assign(x, x + TC);
-    }
+  StackPass pass{c, shape, HookStack::Decoder, options.hooks, T, first, s, x};
+  auto layer_mask = [H](const std::vector<float>& mask, int l) {
+    return mask.empty() ? nullptr : mask.data() + static_cast<size_t>(l) * H;
   };
   for (int l = 0; l < L; ++l) {
     const Seq2SeqLayer& y = weights_.decoder.layers[l];
@@ -272,49 +356,25 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
     std::vector<float>& v = cache.v[l];
     k.resize(static_cast<size_t>(keys) * W);
     v.resize(static_cast<size_t>(keys) * W);
-    float* self_probs = out.self_attentions.data() + static_cast<size_t>(l) * H * T * keys;
-    float* cross_probs = out.cross_attentions.data() + static_cast<size_t>(l) * H * T * S;
-    Seq2SeqDecoderLayerTrace* lt = trace ? &out.trace.layers[l] : nullptr;
-    const SublayerTrace self_trace{lt ? &lt->self_attention_input_norm : nullptr, lt ? &lt->self_attention_output : nullptr,
-                                   lt ? &lt->self_attention_residual : nullptr, lt ? &lt->self_attention_norm : nullptr};
-    const SublayerTrace cross_trace{lt ? &lt->cross_attention_input_norm : nullptr,
-                                    lt ? &lt->cross_attention_output : nullptr,
-                                    lt ? &lt->cross_attention_residual : nullptr, lt ? &lt->cross_attention_norm : nullptr};
-    sublayer(y.self, k.data(), v.data(), keys, self_probs, self_mask, true,
-             k.data() + static_cast<size_t>(first) * W, v.data() + static_cast<size_t>(first) * W,
-             lt ? &self_trace : nullptr);
-    sublayer(y.cross, enc.cross_k[l].data(), enc.cross_v[l].data(), S, cross_probs, cross_mask, false, nullptr,
-             nullptr, lt ? &cross_trace : nullptr);
-    const float* ffn_in = x;
-    if (c.pre_norm()) {
-      norm(s.normed.data(), x, y.ffn_norm, T, C, eps);
-      ffn_in = s.normed.data();
-      if (lt) lt->ffn_input_norm.assign(ffn_in, ffn_in + TC);
-    }
-    if (lt) {  // before the activation (and the gate's product), beside the fused pass
-      lt->ffn_pre_activation.resize(static_cast<size_t>(T) * y.ff_in.out);
-      linear_forward(lt->ffn_pre_activation.data(), ffn_in, c.gated_ffn ? y.ff_gate : y.ff_in, T);
-    }
-    if (c.pre_norm()) {
-      std::copy_n(x, TC, s.sum.data());
-      ffn(x, s, s.normed.data(), y, act, s.sum.data(), T, c.gated_ffn);
-      if (lt) lt->ffn_residual.assign(x, x + TC);
-    } else {
-      ffn(s.sum.data(), s, x, y, act, x, T, c.gated_ffn);
-      if (lt) lt->ffn_residual.assign(s.sum.begin(), s.sum.begin() + TC);
-      norm(x, s.sum.data(), y.ffn_norm, T, C, eps);
-    }
-    if (lt) {
-      lt->ffn_intermediate.assign(s.ff.begin(), s.ff.begin() + static_cast<size_t>(T) * y.ff_in.out);
-      lt->ffn_output.resize(TC);
-      linear_forward(lt->ffn_output.data(), s.ff.data(), y.ff_out, T);
-      lt->output.assign(x, x + TC);
-    }
+    Seq2SeqLayerTrace* lt = options.trace ? &out.trace.layers[l] : nullptr;
+    pass.layer = l;
+    self_mask.head_mask = layer_mask(options.decoder_head_mask, l);
+    cross_mask.head_mask = layer_mask(options.cross_attn_head_mask, l);
+    pass.fire(HookSite::ResidPre, x, T, C);
+    pass.attention(y.self, k.data(), v.data(), keys, out.self_attentions.data() + static_cast<size_t>(l) * H * T * keys,
+                   self_mask, k.data() + static_cast<size_t>(first) * W, v.data() + static_cast<size_t>(first) * W,
+                   false, self_trace(lt));
+    pass.attention(y.cross, enc.cross_k[l].data(), enc.cross_v[l].data(), S,
+                   out.cross_attentions.data() + static_cast<size_t>(l) * H * T * S, cross_mask, nullptr, nullptr, true,
+                   cross_trace(lt));
+    pass.feed_forward(y, lt);
+    pass.fire(HookSite::ResidPost, x, T, C);
+    if (lt) lt->output.assign(x, x + TC);
     check_layer_output(x, T, C, "decoder layer", l);
   }
   if (c.pre_norm()) {
-    norm(x, x, weights_.decoder.final_norm, T, C, eps);
-    if (trace) out.trace.final_norm.assign(x, x + TC);
+    norm(x, x, weights_.decoder.final_norm, T, C, static_cast<float>(c.eps));
+    if (options.trace) out.trace.final_norm.assign(x, x + TC);
   }
   cache.length = keys;
   return out;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "blocks.h"
+#include "hooks.h"
 #include "linear_layer.h"
 #include "safetensors.h"
 #include "seq2seq_config.h"
@@ -60,25 +61,9 @@ Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& config, TensorSource& t
 Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& config, const SafeTensors& tensors,
                                     WeightPrecision precision = WeightPrecision::F32);
 
-// What the encoder leaves for the decoder: its last hidden state and every decoder layer's cross
-// keys and values over it (computed once per source).
-struct EncoderOutput {
-  int source_len = 0;
-  std::vector<float> hidden;                 // (S, C)
-  std::vector<float> attentions;             // (Le, He, S, S)
-  std::vector<std::vector<float>> cross_k;   // per decoder layer (S, Hd·dh)
-  std::vector<std::vector<float>> cross_v;
-};
-
-// The decoder's self-attention keys and values of every target position run so far.
-struct DecoderCache {
-  int length = 0;
-  std::vector<std::vector<float>> k, v;      // per decoder layer (length, Hd·dh)
-};
-
-// One decoder layer step by step for the positions run, each (tokens, C) but ffn_pre_activation and
+// One layer step by step for the positions run, each (tokens, C) but ffn_pre_activation and
 // ffn_intermediate (tokens, F): transformer.h's LayerTrace with the cross-attention sublayer between
-// the self-attention and the feed-forward, each with its Add & Norm.
+// the self-attention and the feed-forward (decoders; empty in the encoder), each with its Add & Norm.
 //   BART, Marian (post-LN; the *_input_norm steps empty):
 //     self_attention_output = SelfAttn(input);  self_attention_residual = input + self_attention_output
 //     self_attention_norm = LN(self_attention_residual);  cross_attention_* likewise from it
@@ -89,17 +74,46 @@ struct DecoderCache {
 //     ...;  ffn_residual = cross_attention_residual + ffn_output;  output = ffn_residual
 // ffn_pre_activation: the input times W_in (+ b) before the activation (T5's gated form: times W_gate,
 // wi_0); ffn_intermediate: what W_out reads (gated: act(x W_gate) · x W_in). The sublayer outputs are
-// the projections without their residual, computed beside the pass (which is unchanged by tracing).
-struct Seq2SeqDecoderLayerTrace {
+// the projections without their residual (the same values the pass adds).
+struct Seq2SeqLayerTrace {
   std::vector<float> self_attention_input_norm, self_attention_output, self_attention_residual, self_attention_norm;
   std::vector<float> cross_attention_input_norm, cross_attention_output, cross_attention_residual, cross_attention_norm;
   std::vector<float> ffn_input_norm, ffn_pre_activation, ffn_intermediate, ffn_output, ffn_residual, output;
 };
+using Seq2SeqDecoderLayerTrace = Seq2SeqLayerTrace;
 
-struct Seq2SeqDecoderTrace {
+struct Seq2SeqStackTrace {
   std::vector<float> embeddings;  // (tokens, C): what layer 0 reads (scaled, positioned, BART's norm)
-  std::vector<Seq2SeqDecoderLayerTrace> layers;
-  std::vector<float> final_norm;  // T5: decoder.final_layer_norm of the last output (= hidden)
+  std::vector<Seq2SeqLayerTrace> layers;
+  std::vector<float> final_norm;  // T5: the stack's final_layer_norm of the last output
+};
+using Seq2SeqDecoderTrace = Seq2SeqStackTrace;
+
+// What a pass keeps or changes besides its outputs. Head masks as Hugging Face's head_mask,
+// decoder_head_mask and cross_attn_head_mask: (layers, heads) row-major or empty (every head 1);
+// head h of layer l has its context multiplied by the value (0 switches it off); the probabilities
+// kept are the head's own. encode() reads head_mask, decode() the other two.
+struct Seq2SeqRunOptions {
+  bool trace = false;
+  std::vector<float> head_mask, decoder_head_mask, cross_attn_head_mask;
+  const Hooks* hooks = nullptr;  // hooks.h: encoder.blocks.<l>.… and decoder.blocks.<l>.…; not owned
+};
+
+// What the encoder leaves for the decoder: its last hidden state and every decoder layer's cross
+// keys and values over it (computed once per source).
+struct EncoderOutput {
+  int source_len = 0;
+  std::vector<float> hidden;                 // (S, C)
+  std::vector<float> attentions;             // (Le, He, S, S)
+  Seq2SeqStackTrace trace;                   // with options.trace; otherwise empty
+  std::vector<std::vector<float>> cross_k;   // per decoder layer (S, Hd·dh)
+  std::vector<std::vector<float>> cross_v;
+};
+
+// The decoder's self-attention keys and values of every target position run so far.
+struct DecoderCache {
+  int length = 0;
+  std::vector<std::vector<float>> k, v;      // per decoder layer (length, Hd·dh)
 };
 
 // A decoder pass over `tokens` new target positions after `keys − tokens` cached ones.
@@ -108,20 +122,21 @@ struct DecoderOutput {
   std::vector<float> self_attentions;        // (Ld, Hd, tokens, keys): exact zeros above the diagonal
   std::vector<float> cross_attentions;       // (Ld, Hd, tokens, S)
   std::vector<float> hidden;                 // (tokens, C): after T5's final norm
-  Seq2SeqDecoderTrace trace;                 // with decode(…, trace = true); otherwise empty
+  Seq2SeqStackTrace trace;                   // with options.trace; otherwise empty
 };
 
 class Seq2Seq {
  public:
   Seq2Seq(Seq2SeqConfig config, Seq2SeqWeights weights);
 
-  // E_INPUT for no ids, more than max_tokens(), ids outside the vocabulary.
-  EncoderOutput encode(const std::vector<int32_t>& source) const;
+  // E_INPUT for no ids, more than max_tokens(), ids outside the vocabulary, a head mask that is not
+  // layers × heads finite values.
+  EncoderOutput encode(const std::vector<int32_t>& source, const Seq2SeqRunOptions& options = {}) const;
   // Runs `ids` as the target positions after cache.length ones and appends their keys and values.
   // E_INPUT as encode(), or an EncoderOutput of another model's shape (the cache is then unchanged).
-  // trace: also fill DecoderOutput::trace (every step of every layer for these positions).
+  // options.trace: also fill DecoderOutput::trace (every step of every layer for these positions).
   DecoderOutput decode(const std::vector<int32_t>& ids, const EncoderOutput& encoder, DecoderCache& cache,
-                       bool trace = false) const;
+                       const Seq2SeqRunOptions& options = {}) const;
   // Vocabulary logits (rows, V) of decoder hidden states (rows, C): the (tied: shared, with T5's
   // d_model^-0.5 rescale) head plus BART's and Marian's final_logits_bias.
   std::vector<float> logits(const float* hidden, int rows) const;

@@ -293,7 +293,9 @@ TEST_CASE("seq2seq trace: same outputs, each family's steps, adds that add up", 
     const EncoderOutput enc = m.encode(ints(in["source_ids"]));
     DecoderCache plain_cache, traced_cache;
     const DecoderOutput plain = m.decode(ints(in["decoder_input_ids"]), enc, plain_cache);
-    const DecoderOutput traced = m.decode(ints(in["decoder_input_ids"]), enc, traced_cache, true);
+    Seq2SeqRunOptions traced_run;
+    traced_run.trace = true;
+    const DecoderOutput traced = m.decode(ints(in["decoder_input_ids"]), enc, traced_cache, traced_run);
     CHECK(plain.trace.layers.empty());
     CHECK(traced.hidden == plain.hidden);
     CHECK(traced.self_attentions == plain.self_attentions);
@@ -369,5 +371,98 @@ TEST_CASE("seq2seq q8: every fixture loads, stays near f32, and steps over the c
       const DecoderOutput step = q8.decode({target[t]}, eb, steps);
       for (int c = 0; c < C; ++c) CHECK(std::fabs(step.hidden[c] - db.hidden[t * C + c]) <= 1e-5f);
     }
+  }
+}
+
+// Hugging Face's head_mask, decoder_head_mask and cross_attn_head_mask (a head off, one halved, one
+// doubled in each) against the float64 reference run with the same masks.
+TEST_CASE("seq2seq head masks: every stack's mask matches the float64 reference", "[engine][golden][seq2seq]") {
+  for (const auto& model : test::listed_names(kFixtures + "/models.txt")) {
+    INFO("fixture " << model);
+    const Seq2Seq m = load(model);
+    const Seq2SeqConfig& c = m.config();
+    const nlohmann::json in = inputs_of(model), masks = in["head_masks"];
+    auto flat = [](const nlohmann::json& rows) {
+      std::vector<float> out;
+      for (const auto& row : rows)
+        for (float v : row.get<std::vector<float>>()) out.push_back(v);
+      return out;
+    };
+    Seq2SeqRunOptions options;
+    options.head_mask = flat(masks["head_mask"]);
+    options.decoder_head_mask = flat(masks["decoder_head_mask"]);
+    options.cross_attn_head_mask = flat(masks["cross_attn_head_mask"]);
+    const EncoderOutput enc = m.encode(ints(in["source_ids"]), options);
+    DecoderCache cache;
+    const DecoderOutput dec = m.decode(ints(in["decoder_input_ids"]), enc, cache, options);
+    const auto bytes = test::read_bytes(kFixtures + "/" + model + "/" + masks["expected"].get<std::string>());
+    const SafeTensors expected(bytes.data(), bytes.size());
+    const int64_t S = enc.source_len, T = dec.tokens, C = c.d_model, V = c.vocab_size;
+    check_close(model + " encoder_hidden", expected.to_f32("encoder_hidden", {S, C}), enc.hidden, {S, C},
+                {"token", "channel"}, 1e-3);
+    check_close(model + " hidden", expected.to_f32("hidden", {T, C}), dec.hidden, {T, C}, {"token", "channel"}, 1e-3);
+    check_close(model + " logits", expected.to_f32("logits", {T, V}), m.logits(dec.hidden.data(), static_cast<int>(T)),
+                {T, V}, {"token", "vocab"}, 1e-3);
+    // The masks matter: the unmasked reference is far from the masked run.
+    const auto plain_bytes = test::read_bytes(kFixtures + "/" + model + "/expected.safetensors");
+    const SafeTensors plain(plain_bytes.data(), plain_bytes.size());
+    CHECK(test::worst(plain.to_f32("hidden", {T, C}), dec.hidden).max_error > 1e-2);
+  }
+  const Seq2Seq bart = load("bart_f32");
+  Seq2SeqRunOptions ragged;
+  ragged.head_mask = {1.0f, 0.0f, 1.0f};
+  expect_error([&] { bart.encode({5, 6, 7}, ragged); }, "E_INPUT", "head_mask has 3 values for 2 layers");
+}
+
+// Hook points of both stacks (hooks.h): reading every site changes nothing and reads the trace's
+// values; the encoder's layer-0 input written from another source makes that source's run.
+TEST_CASE("seq2seq hooks: reads change nothing, reads equal the trace, a written residual patches", "[engine][seq2seq][hooks]") {
+  for (const std::string model : {"bart_f32", "t5_gated_f16"}) {
+    INFO("fixture " << model);
+    const Seq2Seq m = load(model);
+    const Seq2SeqConfig& c = m.config();
+    const nlohmann::json in = inputs_of(model);
+    const std::vector<int32_t> src = ints(in["source_ids"]), tgt = ints(in["decoder_input_ids"]);
+    std::map<std::string, std::vector<float>> seen;
+    Hooks read;
+    for (HookStack stack : {HookStack::Encoder, HookStack::Decoder})
+      for (int site = 0; site < static_cast<int>(HookSite::kCount); ++site) {
+        const bool cross = site >= static_cast<int>(HookSite::CrossZ) && site <= static_cast<int>(HookSite::ResidMidCross);
+        if (cross && stack == HookStack::Encoder) continue;
+        for (int l = 0; l < (stack == HookStack::Encoder ? c.encoder_layers : c.decoder_layers); ++l)
+          read.add({stack, static_cast<HookSite>(site), l}, [&seen](const HookPoint& p, HookTensor& t) {
+            seen[hook_name(p)].assign(t.data, t.data + static_cast<size_t>(t.rows) * t.width);
+          }, false);
+      }
+    Seq2SeqRunOptions traced, hooked;
+    traced.trace = hooked.trace = true;
+    hooked.hooks = &read;
+    DecoderCache c1, c2;
+    const EncoderOutput e1 = m.encode(src, traced), e2 = m.encode(src, hooked);
+    const DecoderOutput d1 = m.decode(tgt, e1, c1, traced), d2 = m.decode(tgt, e2, c2, hooked);
+    CHECK(e2.hidden == e1.hidden);
+    CHECK(d2.hidden == d1.hidden);
+    CHECK(d2.cross_attentions == d1.cross_attentions);
+    for (int l = 0; l < c.decoder_layers; ++l) {
+      const std::string b = "decoder.blocks." + std::to_string(l) + ".";
+      CHECK(seen[b + "hook_resid_post"] == d1.trace.layers[l].output);
+      CHECK(seen[b + "hook_cross_attn_out"] == d1.trace.layers[l].cross_attention_output);
+      CHECK(seen[b + "hook_resid_mid_cross"] == d1.trace.layers[l].cross_attention_residual);
+      CHECK(seen[b + "hook_mlp_out"] == d1.trace.layers[l].ffn_output);
+    }
+    for (int l = 0; l < c.encoder_layers; ++l)
+      CHECK(seen["encoder.blocks." + std::to_string(l) + ".hook_resid_post"] == e1.trace.layers[l].output);
+    // Patching the encoder's input at every position with another source's.
+    std::vector<int32_t> other = src;
+    other[2] = other[2] == 5 ? 6 : 5;
+    const std::vector<float> clean_input = seen["encoder.blocks.0.hook_resid_pre"];
+    Hooks patch;
+    patch.add("encoder.blocks.0.hook_resid_pre", [&](const HookPoint&, HookTensor& t) {
+      std::copy(clean_input.begin(), clean_input.end(), t.data);
+    }, true);
+    Seq2SeqRunOptions patched;
+    patched.hooks = &patch;
+    CHECK(m.encode(other, patched).hidden == e1.hidden);
+    CHECK(m.encode(other).hidden != e1.hidden);
   }
 }
