@@ -12,7 +12,7 @@ namespace {
 
 // Each site's name after "blocks.<l>.", in HookSite order.
 constexpr const char* kSiteNames[] = {
-    "hook_resid_pre",     "attn.hook_z",          "attn.hook_pattern",   "hook_attn_out",
+    "hook_resid_pre",     "attn.hook_q",          "attn.hook_k",         "attn.hook_v",         "attn.hook_z",          "attn.hook_pattern",   "hook_attn_out",
     "hook_resid_mid",     "cross_attn.hook_z",    "cross_attn.hook_pattern", "hook_cross_attn_out",
     "hook_resid_mid_cross", "hook_mlp_out",       "hook_resid_post",
 };

@@ -6,6 +6,9 @@
 //
 // Names (l: the layer; encoder–decoders prefix "encoder." or "decoder."):
 //   blocks.l.hook_resid_pre     (T, C)  the residual stream entering layer l
+//   blocks.l.attn.hook_q        (T, H·dh) the queries as the scores use them (after the Llama
+//                                        family's per-head norms and rotation; not scaled)
+//   blocks.l.attn.hook_k, hook_v (T, KV·dh) the new positions' keys and values, likewise
 //   blocks.l.attn.hook_z        (T, H·dh) each head's context Σ_j P_ij v_j, heads side by side, before W_O
 //   blocks.l.attn.hook_pattern  (H, T, keys) the attention probabilities
 //   blocks.l.hook_attn_out      (T, C)  the attention sublayer's output (after W_O and its bias)
@@ -29,6 +32,9 @@ enum class HookStack : uint8_t { Model, Encoder, Decoder };
 
 enum class HookSite : uint8_t {
   ResidPre,
+  Q,
+  K,
+  V,
   Z,
   Pattern,
   AttnOut,

@@ -141,9 +141,12 @@ struct StackPass {
       keep(tr.input_norm, in, TC());
     }
     linear_forward(s.q.data(), in, a.q, T);
-    if (k_new) {
+    if (k_new) {  // self-attention: the cross-attention's keys and values are the encoder's, made once
       linear_forward(k_new, in, a.k, T);
       linear_forward(v_new, in, a.v, T);
+      fire(HookSite::Q, s.q.data(), T, shape.inner());
+      fire(HookSite::K, k_new, T, shape.inner());
+      fire(HookSite::V, v_new, T, shape.inner());
     }
     attention_heads_forward(s.ctx.data(), probs, s.q.data(), k, v, shape.layout, mask, T, key_count);
     const HookSite pattern = cross ? HookSite::CrossPattern : HookSite::Pattern;

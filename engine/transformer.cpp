@@ -62,6 +62,13 @@ struct LayerHooks {
     if (!on(site)) return {};
     return [this, site, rows, width](float* out) { fire(site, out, rows, width); };
   }
+  // The queries (queries, H·dh) and the new positions' keys and values (queries, KV·dh) as the
+  // scores use them; written ones are what the heads then read.
+  void projections(float* q, float* k_new, float* v_new, const Layer& weights, int queries) const {
+    fire(HookSite::Q, q, queries, weights.q.out);
+    fire(HookSite::K, k_new, queries, weights.k.out);
+    fire(HookSite::V, v_new, queries, weights.v.out);
+  }
   // After the heads: the pattern (H, queries, keys) and then each head's context (queries, H·dh);
   // a written pattern weights the values anew.
   void attention(float* ctx, float* probs, const float* v, const Layer& weights, const AttentionMask& mask,
@@ -82,7 +89,9 @@ void encoder_layer_forward(float* x, Activations& a, const Layer& layer, float* 
                            const LayerHooks& hooks) {
   const int C = layer.q.in, F = layer.ff_in.out;
   const size_t TC = static_cast<size_t>(T) * C;
-  self_attention_forward(a.ctx.data(), probs, a.q.data(), a.k.data(), a.v.data(), x, layer, mask, T, T, heads);
+  qkv_projection_forward(a.q.data(), a.k.data(), a.v.data(), x, layer, T);
+  hooks.projections(a.q.data(), a.k.data(), a.v.data(), layer, T);
+  attention_heads_forward(a.ctx.data(), probs, a.q.data(), a.k.data(), a.v.data(), layer.layout(), mask, T, T);
   hooks.attention(a.ctx.data(), probs, a.v.data(), layer, mask, T, T);
   attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, T,             // Add
                            hooks.sublayer_slot(trace ? &trace->attention_output : nullptr, HookSite::AttnOut, TC),
@@ -110,7 +119,10 @@ void decoder_layer_forward(float* x, Activations& a, const Layer& layer, float* 
   const size_t TC = static_cast<size_t>(queries) * C;
   layer_norm_forward(a.ln.data(), x, layer.ln_attn, queries, C, eps);
   keep(trace ? &trace->attention_input_norm : nullptr, a.ln.data(), TC);
-  self_attention_forward(a.ctx.data(), probs, a.q.data(), k, v, a.ln.data(), layer, mask, queries, keys, heads);
+  const size_t first_new = static_cast<size_t>(keys - queries) * layer.k.out;
+  qkv_projection_forward(a.q.data(), k + first_new, v + first_new, a.ln.data(), layer, queries);
+  hooks.projections(a.q.data(), k + first_new, v + first_new, layer, queries);
+  attention_heads_forward(a.ctx.data(), probs, a.q.data(), k, v, layer.layout(), mask, queries, keys);
   hooks.attention(a.ctx.data(), probs, v, layer, mask, queries, keys);
   attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, queries,
                            hooks.sublayer_slot(trace ? &trace->attention_output : nullptr, HookSite::AttnOut, TC),
@@ -157,6 +169,7 @@ void llama_layer_forward(float* x, Activations& a, const Layer& layer, float* pr
   rotary_forward(k_new, queries, layer.kv_heads, layer.head_dim, layer.k.out, a.rope_cos, a.rope_sin);
   keep(slot(&LayerTrace::q_rotated), q, TQ);
   keep(slot(&LayerTrace::k_rotated), k_new, TKV);
+  hooks.projections(q, k_new, v_new, layer, queries);
   attention_heads_forward(a.ctx.data(), probs, q, k, v, layer.layout(), mask, queries, keys);
   hooks.attention(a.ctx.data(), probs, v, layer, mask, queries, keys);
   keep(slot(&LayerTrace::attention_context), a.ctx.data(), TQ);

@@ -23,8 +23,9 @@ const std::string kFixtures = ATTNSCOPE_FIXTURES_DIR;
 const std::vector<std::string> kModels = {"engine/bert_mlm_f32", "engine/gpt2_lm_f32", "llama/llama3_gqa2_f32"};
 const std::vector<int32_t> kClean = {2, 11, 7, 30, 5, 9, 3}, kCorrupted = {2, 11, 8, 30, 5, 10, 3};
 
-constexpr HookSite kEverySite[] = {HookSite::ResidPre, HookSite::Z,      HookSite::Pattern,  HookSite::AttnOut,
-                                   HookSite::ResidMid, HookSite::MlpOut, HookSite::ResidPost};
+constexpr HookSite kEverySite[] = {HookSite::ResidPre, HookSite::Q,       HookSite::K,      HookSite::V,
+                                   HookSite::Z,        HookSite::Pattern, HookSite::AttnOut, HookSite::ResidMid,
+                                   HookSite::MlpOut,   HookSite::ResidPost};
 
 // Every (site, layer) read during one run: name → values.
 using Recording = std::map<std::string, std::vector<float>>;
@@ -42,6 +43,7 @@ Hooks recorder(Recording& into, int layers) {
 ForwardResult run(const Transformer& model, const std::vector<int32_t>& ids, const Hooks* hooks, bool trace = false) {
   ForwardOptions options;
   options.hidden_states = true;
+  options.qkv = trace;
   options.trace = trace;
   options.hooks = hooks;
   return model.forward(ids, {}, {}, options);
@@ -88,6 +90,16 @@ TEST_CASE("hooks: reading every site changes nothing and reads the trace's value
       CHECK(seen[b + "attn.hook_pattern"] == slice(plain.attentions, l, layer_maps));
       CHECK(seen[b + "attn.hook_z"].size() == static_cast<size_t>(T) * c.q_width());
       if (!trace.attention_context.empty()) CHECK(seen[b + "attn.hook_z"] == trace.attention_context);
+      // hook_q/k/v hold every head side by side; the qkv output each head's (L, H, T, dh) block.
+      const int H = c.num_heads, dh = c.head_dim();
+      for (int h = 0; h < H; ++h)
+        for (int t = 0; t < T; ++t)
+          for (int d = 0; d < dh; ++d) {
+            const size_t at = ((static_cast<size_t>(l) * H + h) * T + t) * dh + d;
+            REQUIRE(seen[b + "attn.hook_q"][static_cast<size_t>(t) * c.q_width() + h * dh + d] == plain.q[at]);
+            REQUIRE(seen[b + "attn.hook_k"][static_cast<size_t>(t) * c.kv_width() + c.kv_head_of(h) * dh + d] == plain.k[at]);
+            REQUIRE(seen[b + "attn.hook_v"][static_cast<size_t>(t) * c.kv_width() + c.kv_head_of(h) * dh + d] == plain.v[at]);
+          }
     }
   }
 }
