@@ -91,14 +91,6 @@ void rms_norm_forward(float* out, const float* inp, const LayerNormParams& ln, i
   kernels::rms_norm_f32(out, inp, ln.gamma.data(), T, C, eps);
 }
 
-void self_attention_forward(float* ctx, float* probs, float* q, float* k, float* v, const float* x,
-                            const Layer& layer, const AttentionMask& mask, int queries, int keys, int heads) {
-  (void)heads;  // the layer knows its heads
-  const size_t first_new = static_cast<size_t>(keys - queries) * layer.k.out;
-  qkv_projection_forward(q, k + first_new, v + first_new, x, layer, queries);
-  attention_heads_forward(ctx, probs, q, k, v, layer.layout(), mask, queries, keys);
-}
-
 void qkv_projection_forward(float* q, float* k, float* v, const float* x, const Layer& layer, int queries) {
   float* const outs[] = {q, k, v};
   const LinearLayer* const layers[] = {&layer.q, &layer.k, &layer.v};

@@ -90,15 +90,6 @@ void layer_norm_forward(float* out, const float* inp, const LayerNormParams& ln,
 // out (T, C) = RMSNorm(inp) with γ (ln.gamma; ln.beta unused); out may be inp.
 void rms_norm_forward(float* out, const float* inp, const LayerNormParams& ln, int T, int C, float eps);
 
-// Multi-head self-attention of `queries` new positions that follow keys − queries earlier ones:
-//   q = x W_Q + b_Q into `q`; the new positions' keys and values into rows [keys − queries, keys)
-//   of `k` and `v` (rows before that hold the earlier positions'); then per head h,
-//   probs_h = softmax(q_h k_hᵀ / √d_k + mask) (queries × keys) and ctx_h = probs_h v_h, the heads
-//   side by side in ctx (queries, C).
-// probs: (H, queries, keys). Every pointer but the mask's is required. The two halves below.
-void self_attention_forward(float* ctx, float* probs, float* q, float* k, float* v, const float* x,
-                            const Layer& layer, const AttentionMask& mask, int queries, int keys, int heads);
-
 // q (queries, H·dh) = x W_Q + b_Q; k, v (queries, KV·dh) = x W_K + b_K, x W_V + b_V.
 void qkv_projection_forward(float* q, float* k, float* v, const float* x, const Layer& layer, int queries);
 
