@@ -19,8 +19,9 @@ ModelConfig seq2seq_stream_config(const Seq2SeqConfig& config) {
   return stream;
 }
 
-emscripten::val seq2seq_trace_to_js(const Seq2Seq& engine, const DecoderOutput& dec, const EncoderOutput& enc,
-                                    const DecoderCache& cache) {
+emscripten::val stack_trace_to_js(const Seq2SeqStackTrace& t, const Seq2SeqStack& stack,
+                                  const std::vector<std::vector<float>>& self_values,
+                                  const std::vector<std::vector<float>>* cross_values) {
   auto put = [](val& object, const char* name, const std::vector<float>& data) {
     if (!data.empty()) object.set(name, to_float32_array(data));
   };
@@ -30,11 +31,9 @@ emscripten::val seq2seq_trace_to_js(const Seq2Seq& engine, const DecoderOutput& 
     if (!n.beta.empty()) pair.set("beta", to_float32_array(n.beta));
     return pair;
   };
-  const Seq2SeqDecoderTrace& t = dec.trace;
-  const Seq2SeqStack& stack = engine.weights().decoder;
   val layers = val::array(), norms = val::array();
   for (size_t l = 0; l < t.layers.size(); ++l) {
-    const Seq2SeqDecoderLayerTrace& y = t.layers[l];
+    const Seq2SeqLayerTrace& y = t.layers[l];
     val layer = val::object();
     put(layer, "selfAttentionInputNorm", y.self_attention_input_norm);
     put(layer, "selfAttentionOutput", y.self_attention_output);
@@ -51,14 +50,14 @@ emscripten::val seq2seq_trace_to_js(const Seq2Seq& engine, const DecoderOutput& 
     put(layer, "ffnResidual", y.ffn_residual);
     put(layer, "output", y.output);
     // What each head's weights average (Σ α v): the self-attention's values of every key so far
-    // and the cross-attention's of every source position.
-    put(layer, "selfValues", cache.v[l]);
-    put(layer, "crossValues", enc.cross_v[l]);
+    // and (decoders) the cross-attention's of every source position.
+    if (l < self_values.size()) put(layer, "selfValues", self_values[l]);
+    if (cross_values) put(layer, "crossValues", (*cross_values)[l]);
     layers.call<void>("push", layer);
     const Seq2SeqLayer& w = stack.layers[l];
     val n = val::object();
     n.set("selfAttention", norm_js(w.self.norm));
-    n.set("crossAttention", norm_js(w.cross.norm));
+    if (cross_values) n.set("crossAttention", norm_js(w.cross.norm));
     n.set("ffn", norm_js(w.ffn_norm));
     norms.call<void>("push", n);
   }
@@ -70,6 +69,48 @@ emscripten::val seq2seq_trace_to_js(const Seq2Seq& engine, const DecoderOutput& 
   norm_params.set("layers", norms);
   if (!stack.final_norm.gamma.empty()) norm_params.set("final", norm_js(stack.final_norm));
   out.set("norms", norm_params);
+  return out;
+}
+
+StackRecorder::StackRecorder(HookStack stack, int layers, int heads, int head_dim, bool qkv, bool values)
+    : stack_(stack), heads_(heads), head_dim_(head_dim) {
+  if (qkv) q_.resize(layers), k_.resize(layers), v_.resize(layers);
+  if (values) values_.resize(layers);
+}
+
+void StackRecorder::install(Hooks& hooks) {
+  // (T, H·dh) rows of heads side by side → one (H, T, dh) block per layer.
+  auto by_head = [this](std::vector<std::vector<float>>& into) {
+    return [this, &into](const HookPoint& p, HookTensor& t) {
+      std::vector<float>& out = into[p.layer];
+      out.resize(static_cast<size_t>(t.rows) * t.width);
+      for (int h = 0; h < heads_; ++h)
+        for (int r = 0; r < t.rows; ++r)
+          std::copy_n(t.data + static_cast<size_t>(r) * t.width + h * head_dim_, head_dim_,
+                      out.data() + (static_cast<size_t>(h) * t.rows + r) * head_dim_);
+    };
+  };
+  for (int l = 0; l < static_cast<int>(q_.size()); ++l) {
+    hooks.add({stack_, HookSite::Q, l}, by_head(q_), false);
+    hooks.add({stack_, HookSite::K, l}, by_head(k_), false);
+    hooks.add({stack_, HookSite::V, l}, by_head(v_), false);
+  }
+  for (int l = 0; l < static_cast<int>(values_.size()); ++l)
+    hooks.add({stack_, HookSite::V, l}, [this](const HookPoint& p, HookTensor& t) {
+      values_[p.layer].assign(t.data, t.data + static_cast<size_t>(t.rows) * t.width);
+    }, false);
+}
+
+emscripten::val StackRecorder::qkv_to_js() const {
+  auto joined = [](const std::vector<std::vector<float>>& layers) {
+    std::vector<float> all;
+    for (const auto& l : layers) all.insert(all.end(), l.begin(), l.end());
+    return to_float32_array(all);
+  };
+  val out = val::object();
+  out.set("q", joined(q_));
+  out.set("k", joined(k_));
+  out.set("v", joined(v_));
   return out;
 }
 

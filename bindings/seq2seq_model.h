@@ -19,12 +19,27 @@
 
 namespace attnscope::bindings {
 
-// The decoder's trace as copies, named as js/seq2seq.js's result names them (camelCase; steps a
-// family does not have are left out): {embeddings (T,C), layers: [{selfAttentionInputNorm, …,
-// output, selfValues (T,Hd·dh), crossValues (S,Hd·dh)}], finalNorm?, norms: {layers: [{selfAttention,
-// crossAttention, ffn}: {gamma, beta?}], final?}}.
-emscripten::val seq2seq_trace_to_js(const Seq2Seq& engine, const DecoderOutput& dec, const EncoderOutput& enc,
-                                    const DecoderCache& cache);
+// A stack's trace for JavaScript (camelCase steps of every layer, the norms' parameters), with the
+// values each head's weights average: self_values[l] (keys, H·dh) and, for the decoder, the
+// cross-attention's (the encoder's, per decoder layer).
+emscripten::val stack_trace_to_js(const Seq2SeqStackTrace& trace, const Seq2SeqStack& stack,
+                                  const std::vector<std::vector<float>>& self_values,
+                                  const std::vector<std::vector<float>>* cross_values);
+
+// Read hooks on one stack's attention projections (hooks.h): the per-head Q, K, V of a run
+// (the formula view's) and, for a trace, each layer's values.
+class StackRecorder {
+ public:
+  StackRecorder(HookStack stack, int layers, int heads, int head_dim, bool qkv, bool values);
+  void install(Hooks& hooks);  // the recorder must outlive the pass
+  emscripten::val qkv_to_js() const;
+  const std::vector<std::vector<float>>& values() const { return values_; }
+
+ private:
+  HookStack stack_;
+  int heads_, head_dim_;
+  std::vector<std::vector<float>> q_, k_, v_, values_;
+};
 
 class Seq2SeqModel {
  public:
@@ -74,14 +89,33 @@ class Seq2SeqModel {
 
   // One pass: the encoder over `source`, the decoder over `decoder_ids` (decoder_start_token_id
   // and the target). {encoderAttentions (Le,He,S,S), decoderAttentions (Ld,Hd,T,T),
-  // crossAttentions (Ld,Hd,T,S), hidden (T,C), logits (T,V)}; with `trace`, decoderTrace
-  // (seq2seq_trace_to_js: every step of every decoder layer, the values the heads averaged, the norms).
-  emscripten::val run(const emscripten::val& source, const emscripten::val& decoder_ids, bool trace) const {
+  // crossAttentions (Ld,Hd,T,S), hidden (T,C), logits (T,V)}. options: {trace, qkv, headMask,
+  // decoderHeadMask, crossAttnHeadMask (flat (layers·heads) arrays or absent)}; with trace,
+  // encoderTrace and decoderTrace (stack_trace_to_js), with qkv encoderQkv and decoderQkv
+  // ({q, k, v}: (L, H, T, dh) each, the self-attention's), both read through hook points.
+  emscripten::val run(const emscripten::val& source, const emscripten::val& decoder_ids,
+                      const emscripten::val& js_options) const {
     return guarded([&] {
-      const EncoderOutput enc = engine_.encode(int32_vector_from_js(source));
-      DecoderCache cache;
+      const Seq2SeqConfig& c = engine_.config();
       Seq2SeqRunOptions options;
-      options.trace = trace;
+      options.trace = js_options["trace"].as<bool>();
+      const bool qkv = js_options["qkv"].as<bool>();
+      auto mask = [&](const char* name) {
+        const val m = js_options[name];
+        return m.isUndefined() || m.isNull() ? std::vector<float>{} : float_vector_from_js(m);
+      };
+      options.head_mask = mask("headMask");
+      options.decoder_head_mask = mask("decoderHeadMask");
+      options.cross_attn_head_mask = mask("crossAttnHeadMask");
+      Hooks hooks;
+      StackRecorder encoder(HookStack::Encoder, c.encoder_layers, c.encoder_heads, c.encoder_head_dim(), qkv,
+                            options.trace);
+      StackRecorder decoder(HookStack::Decoder, c.decoder_layers, c.decoder_heads, c.decoder_head_dim(), qkv, false);
+      encoder.install(hooks);
+      decoder.install(hooks);
+      options.hooks = &hooks;
+      const EncoderOutput enc = engine_.encode(int32_vector_from_js(source), options);
+      DecoderCache cache;
       const DecoderOutput dec = engine_.decode(int32_vector_from_js(decoder_ids), enc, cache, options);
       emscripten::val out = val::object();
       out.set("sourceTokens", emscripten::val(enc.source_len));
@@ -91,7 +125,14 @@ class Seq2SeqModel {
       out.set("crossAttentions", to_float32_array(dec.cross_attentions));
       out.set("hidden", to_float32_array(dec.hidden));
       out.set("logits", to_float32_array(engine_.logits(dec.hidden.data(), dec.tokens)));
-      if (trace) out.set("decoderTrace", seq2seq_trace_to_js(engine_, dec, enc, cache));
+      if (options.trace) {
+        out.set("encoderTrace", stack_trace_to_js(enc.trace, engine_.weights().encoder, encoder.values(), nullptr));
+        out.set("decoderTrace", stack_trace_to_js(dec.trace, engine_.weights().decoder, cache.v, &enc.cross_v));
+      }
+      if (qkv) {
+        out.set("encoderQkv", encoder.qkv_to_js());
+        out.set("decoderQkv", decoder.qkv_to_js());
+      }
       return out;
     });
   }

@@ -35,6 +35,7 @@ export async function writeJsonResult(out, result) {
     if (result.nextByPosition) await write(`,"next_by_position":${JSON.stringify(result.nextByPosition)}`);
     if (result.logitLens) await write(`,"logit_lens":${JSON.stringify(logitLensJson(result.logitLens))}`);
     if (result.attribution) await write(`,"attribution":${JSON.stringify(attributionJson(result.attribution))}`);
+    if (result.q) await writeQkv(write, result, [L, H, T, result.q.length / (L * H * T)]);
     if (result.trace) await writeTrace(write, result.trace, T);
     await write('}\n');
   });
@@ -44,7 +45,7 @@ export async function writeJsonResult(out, result) {
  *   "target_tokens" (the decoder's input: decoder_start_token_id, then the target),
  *   "encoder_attentions":[L][H][S][S], "decoder_attentions":[L][H][T][T], "cross_attentions":[L][H][T][S],
  *   "hidden":[T][C] (the decoder's last hidden state), "next"} */
-export async function writeSeq2SeqJson(out, result) {
+export async function writeSeq2SeqJson(out, result, valueWidths = {}) {
   const T = result.targetIds.length;
   await withSink(out, async (write) => {
     await write(`{"model_type":${JSON.stringify(result.modelType)},"source_ids":${JSON.stringify([...result.sourceIds])},` +
@@ -58,8 +59,56 @@ export async function writeSeq2SeqJson(out, result) {
     }
     await write(',"hidden":');
     await writeNested(write, result.hidden, [T, result.hiddenSize]);
-    await write(`,"next":${JSON.stringify(result.next)}}\n`);
+    await write(`,"next":${JSON.stringify(result.next)}`);
+    const S = result.sourceIds.length;
+    for (const [side, qkv, [L, H], rows] of [['encoder', result.encoderQkv, result.encoderShape, S],
+      ['decoder', result.decoderQkv, result.decoderShape, T]]) {
+      if (!qkv) continue;
+      await write(`,"${side}_qkv":{`);
+      await writeQkv(write, qkv, [L, H, rows, qkv.q.length / (L * H * rows)], '');
+      await write('}');
+    }
+    for (const [side, trace, rows] of [['encoder', result.encoderTrace, S], ['decoder', result.decoderTrace, T]])
+      if (trace) await writeStackTrace(write, `${side}_trace`, trace, rows, valueWidths);
+    await write('}\n');
   });
+}
+
+// "q", "k", "v": [L][H][T][dh] each (after a comma unless `lead` says otherwise).
+async function writeQkv(write, { q, k, v }, shape, lead = ',') {
+  for (const [i, [name, data]] of [['q', q], ['k', k], ['v', v]].entries()) {
+    await write(`${i ? ',' : lead}"${name}":`);
+    await writeNested(write, data, shape);
+  }
+}
+
+// An encoder-decoder's stack trace: {"embeddings": [T][C], "layers": [{self_attention_output, …,
+// self_values: [keys][H·dh], …}], "final_norm"?: [T][C]} in snake_case. Each step is [T][width];
+// the values a head averages are [keys][H·dh]. The norms' parameters stay out (they are weights).
+// valueWidths: {encoder, decoder} heads × head width of each stack (a T5's differs from d_model).
+async function writeStackTrace(write, name, trace, T, valueWidths) {
+  await write(`,"${name}":{"embeddings":`);
+  await writeNested(write, trace.embeddings, [T, trace.embeddings.length / T]);
+  await write(',"layers":[');
+  for (let l = 0; l < trace.layers.length; l++) {
+    await write(l ? ',{' : '{');
+    let first = true;
+    for (const [step, data] of Object.entries(trace.layers[l])) {
+      // selfValues: the stack's own width; crossValues: the decoder's (its cross-attention's heads).
+      const width = step === 'selfValues' ? valueWidths[name.split('_')[0]] : step === 'crossValues'
+        ? valueWidths.decoder : data.length / T;
+      await write(`${first ? '' : ','}"${snakeCase(step)}":`);
+      await writeNested(write, data, [data.length / width, width]);
+      first = false;
+    }
+    await write('}');
+  }
+  await write(']');
+  if (trace.finalNorm) {
+    await write(',"final_norm":');
+    await writeNested(write, trace.finalNorm, [T, trace.finalNorm.length / T]);
+  }
+  await write('}');
 }
 
 // "trace": {"embeddings": {word, position, token_type?, sum, output}, "layers": [{attention_output,

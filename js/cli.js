@@ -23,6 +23,7 @@ commands:
             [--words]  "words" [{text, start, end, tokens}] and "word_attentions" [L][H][W][W]: sub-word
             tokens merged into words (attention to a word summed over its pieces, from it averaged)
             [--head-mask 0:1,2:3]  switches off those layer:head pairs (Hugging Face head_mask 0)
+            [--qkv]  "q", "k", "v" [L][H][T][dh]: each head's queries (not scaled), keys and values
             (decoders: "next" holds the top-k after the last token; --next-all adds every position)
             [--logit-lens [K]]  "logit_lens": the model's own head on the embeddings and every layer's
             output, [L+1][T] of {top (K, default 5), final_rank, final_prob}; decoders also next_rank,
@@ -32,7 +33,10 @@ commands:
             MLPs and the final norm's bias
             [--target "..." | --target-ids 5,6]  encoder-decoder models (bart, marian, t5): the
             decoder runs over decoder_start_token_id then the target; the JSON holds
-            encoder_attentions, decoder_attentions, cross_attentions, hidden, next
+            encoder_attentions, decoder_attentions, cross_attentions, hidden, next; --trace adds
+            encoder_trace and decoder_trace, --qkv encoder_qkv and decoder_qkv ({q, k, v} of the
+            self-attentions); --head-mask masks the encoder's heads, [--decoder-head-mask 0:1]
+            the decoder's, [--cross-attn-head-mask 1:0] its cross-attention's
   generate  --model M (--text "..." | --ids 464,3290) [--max-new-tokens N] [--temperature T]
             [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
             (decoders; --temperature 0 is greedy; defaults: ${GENERATE_DEFAULTS.maxNewTokens} tokens, and as Hugging Face:
@@ -77,7 +81,8 @@ const OPTIONS = {
     'top-k': { type: 'string' }, 'max-length': { type: 'string' }, 'next-all': { type: 'boolean' },
     trace: { type: 'boolean' }, 'head-mask': { type: 'string' }, 'logit-lens': { type: 'string' },
     attribution: { type: 'string' }, words: { type: 'boolean' }, target: { type: 'string' },
-    'target-ids': { type: 'string' },
+    'target-ids': { type: 'string' }, qkv: { type: 'boolean' }, 'decoder-head-mask': { type: 'string' },
+    'cross-attn-head-mask': { type: 'string' },
   },
   generate: {
     ...COMMON, ids: { type: 'string' }, text: { type: 'string' }, out: { type: 'string' },
@@ -142,11 +147,13 @@ async function run(values) {
   if (format === 'npy' && !values.out) throw new UsageError('--format npy writes a folder: give --out DIR');
   if (values.words && (format !== 'json' || values.text === undefined)) throw new UsageError('--words merges the words of a --text into the JSON: use it with --text and --format json');
   if (values.trace && format !== 'json') throw new UsageError('--trace writes its steps into the JSON: use it with --format json');
+  if (values.qkv && format !== 'json') throw new UsageError('--qkv writes q, k and v into the JSON: use it with --format json');
   const options = {
     topK: optionalInteger(values['top-k'], '--top-k', 0),
     maxLength: optionalInteger(values['max-length'], '--max-length', 0),
     ...(values['next-all'] ? { nextAll: true } : {}),
     ...(values.trace ? { trace: true } : {}),
+    ...(values.qkv ? { qkv: true } : {}),
     ...(values.words ? { words: true } : {}),
     ...(values['logit-lens'] !== undefined ? { logitLens: optionalInteger(values['logit-lens'], '--logit-lens', 1) } : {}),
     ...(values.attribution !== undefined
@@ -165,6 +172,8 @@ async function run(values) {
     if (values.target !== undefined || values['target-ids'] !== undefined) {
       throw new UsageError('--target and --target-ids are for encoder-decoder models (bart, marian, t5)');
     }
+    for (const flag of ['decoder-head-mask', 'cross-attn-head-mask'])
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} is for encoder-decoder models (bart, marian, t5); use --head-mask`);
     if (values['head-mask'] !== undefined) options.headMask = headMaskFrom(values['head-mask'], model.config);
     const result = values.ids !== undefined
       ? await model.runIds(integerList(values.ids, '--ids'), {
@@ -186,20 +195,28 @@ async function run(values) {
 // --target-ids, or none: the decoder then sees decoder_start_token_id alone).
 async function runSeq2Seq(model, values, options) {
   if (values.format !== 'json') throw new UsageError('encoder-decoder models write --format json');
-  for (const flag of ['token-types', 'text-pair', 'head-mask', 'trace', 'next-all']) {
+  for (const flag of ['token-types', 'text-pair', 'next-all', 'words', 'logit-lens', 'attribution']) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} is not available for encoder-decoder models`);
   }
   if (values.target !== undefined && values['target-ids'] !== undefined) throw new UsageError('give at most one of --target and --target-ids');
-  const topK = options.topK ?? 5;
+  const c = model.config;
+  const masks = {};
+  for (const [flag, key, layers, heads] of [['head-mask', 'headMask', c.encoderLayers, c.encoderHeads],
+    ['decoder-head-mask', 'decoderHeadMask', c.decoderLayers, c.decoderHeads],
+    ['cross-attn-head-mask', 'crossAttnHeadMask', c.decoderLayers, c.decoderHeads]])
+    if (values[flag] !== undefined) masks[key] = headMaskFrom(values[flag], { numLayers: layers, numHeads: heads }, flag);
+  const common = { topK: options.topK ?? 5, trace: Boolean(values.trace), qkv: Boolean(values.qkv), ...masks };
   const result = values.ids !== undefined
     ? await model.runIds(integerList(values.ids, '--ids'), {
-      topK, targetIds: values['target-ids'] === undefined ? [] : integerList(values['target-ids'], '--target-ids'),
+      ...common, targetIds: values['target-ids'] === undefined ? [] : integerList(values['target-ids'], '--target-ids'),
     })
     : await model.run(values.text, {
-      topK, ...(values.target !== undefined ? { target: values.target } : {}),
+      ...common, ...(values.target !== undefined ? { target: values.target } : {}),
       ...(values['target-ids'] !== undefined ? { targetIds: integerList(values['target-ids'], '--target-ids') } : {}),
     });
-  await writeSeq2SeqJson(values.out, result);
+  await writeSeq2SeqJson(values.out, result, {
+    encoder: c.encoderHeads * c.encoderHeadDim, decoder: c.decoderHeads * c.decoderHeadDim,
+  });
   return 0;
 }
 
@@ -403,13 +420,13 @@ function benchIds(model, count) {
 }
 
 // "0:1,2:3" → an (L, H) head mask of ones with 0 at layer 0 head 1 and layer 2 head 3.
-function headMaskFrom(text, { numLayers: L, numHeads: H }) {
+function headMaskFrom(text, { numLayers: L, numHeads: H }, flag = 'head-mask') {
   const mask = Array.from({ length: L }, () => new Array(H).fill(1));
   for (const pair of text.split(',')) {
     const match = /^\s*(\d+):(\d+)\s*$/.exec(pair);
-    if (!match) throw new UsageError(`--head-mask takes layer:head pairs like 0:1,2:3, got "${pair}"`);
+    if (!match) throw new UsageError(`--${flag} takes layer:head pairs like 0:1,2:3, got "${pair}"`);
     const [layer, head] = [Number(match[1]), Number(match[2])];
-    if (layer >= L || head >= H) throw new UsageError(`--head-mask ${layer}:${head} is outside the model's ${L} layers × ${H} heads`);
+    if (layer >= L || head >= H) throw new UsageError(`--${flag} ${layer}:${head} is outside the model's ${L} layers × ${H} heads`);
     mask[layer][head] = 0;
   }
   return mask;

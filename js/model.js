@@ -6,6 +6,7 @@ import { checkGenerationFits, decoderCacheBytes } from './generation-budget.js';
 import { RunResult } from './result.js';
 import { probabilityOf, rankOf, topKSoftmax } from './mlm.js';
 import { callWasm, checkEngineAlive, currentEngineEpoch } from './wasm.js';
+import { headMaskArray } from './head-mask.js';
 import { wordAttentions } from './words.js';
 import { Generation, generateOptions } from './generate.js';
 import { GENERATE_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames } from './options.js';
@@ -399,32 +400,8 @@ export class Model {
     };
   }
 
-  // Hugging Face's head_mask as L·H floats: from [L][H] nested arrays or a flat array; null = all 1.
-  // Every value must be a number (null would read as 0, '1' as 1): a ragged or mistyped mask is
-  // refused naming the row or value. Whether the numbers are finite is the engine's check
-  // (Transformer::forward, E_INPUT naming layer and head), as for native callers.
   #headMask(headMask) {
-    if (headMask === undefined || headMask === null) return null;
-    const { numLayers: L, numHeads: H } = this.config;
-    const shape = `${L} layers × ${H} heads of numbers ([L][H] arrays or ${L * H} values)`;
-    const isList = (value) => Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
-    if (!isList(headMask)) throw new AttnScopeError('E_INPUT', `headMask must be ${shape}, got ${describeValue(headMask)}`);
-    const nested = headMask.length > 0 && Array.from(headMask).some(isList);
-    if (!nested) {
-      if (headMask.length !== L * H) throw new AttnScopeError('E_INPUT', `headMask must be ${shape}; got ${headMask.length} values`);
-      return Float32Array.from(headMask, (value, i) => maskValue(value, `headMask[${i}]`));
-    }
-    if (headMask.length !== L) throw new AttnScopeError('E_INPUT', `headMask must be ${shape}; got ${headMask.length} rows`);
-    const out = new Float32Array(L * H);
-    for (let l = 0; l < L; l++) {
-      const row = headMask[l];
-      if (!isList(row)) throw new AttnScopeError('E_INPUT', `headMask must be ${shape}; row ${l} is ${describeValue(row)}`);
-      if (row.length !== H) {
-        throw new AttnScopeError('E_INPUT', `headMask must be ${shape}; row ${l} has ${row.length} values (rows of different lengths?)`);
-      }
-      for (let h = 0; h < H; h++) out[l * H + h] = maskValue(row[h], `headMask[${l}][${h}]`);
-    }
-    return out;
+    return headMaskArray(headMask, { layers: this.config.numLayers, heads: this.config.numHeads, name: 'headMask' });
   }
 
   #maxLength(maxLength) {
@@ -500,21 +477,6 @@ function copyTrace(trace) {
 }
 
 // One head-mask value: a number (finite or not: see #headMask), else E_INPUT naming it.
-function maskValue(value, name) {
-  if (typeof value !== 'number') throw new AttnScopeError('E_INPUT', `${name} must be a number, got ${describeValue(value)}`);
-  return value;
-}
-
-// A value as a message shows it: short JSON, or its type where JSON has no form for it.
-function describeValue(value) {
-  if (value === undefined || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return typeof value;
-  try {
-    const json = JSON.stringify(value);
-    return json.length > 40 ? `${json.slice(0, 40)}…` : json;
-  } catch {
-    return typeof value;
-  }
-}
 
 function integerArray(values, name) {
   if (values instanceof Int32Array) return values.slice(); // the result owns its arrays

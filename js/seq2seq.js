@@ -6,6 +6,7 @@
 // decoder_attentions, cross_attentions) in camelCase.
 import { AttnScopeError, throwIfAborted } from './errors.js';
 import { checkGenerationFits, seq2seqGenerationBytes } from './generation-budget.js';
+import { headMaskArray } from './head-mask.js';
 import { callWasm, checkEngineAlive, currentEngineEpoch } from './wasm.js';
 import { topKSoftmax } from './mlm.js';
 import { sampleToken, seededRandom } from './sampling.js';
@@ -76,12 +77,21 @@ export class Seq2SeqModel {
     return this.#run(integerArray(sourceIds, 'ids'), targetIds, options);
   }
 
-  #run(sourceIds, targetIds, { topK = DEFAULT_TOP_K, trace = false, logits = false }) {
+  #run(sourceIds, targetIds, { topK = DEFAULT_TOP_K, trace = false, logits = false, qkv = false, headMask,
+    decoderHeadMask, crossAttnHeadMask }) {
     const native = this.#alive();
     if (typeof trace !== 'boolean') throw new AttnScopeError('E_INPUT', 'trace must be true or false');
-    const decoderIds = Int32Array.from([this.config.decoderStartTokenId, ...targetIds]);
-    const raw = callWasm(() => native.run(Int32Array.from(sourceIds), decoderIds, trace));
+    if (typeof qkv !== 'boolean') throw new AttnScopeError('E_INPUT', 'qkv must be true or false');
     const c = this.config;
+    // Hugging Face's three masks: the encoder's heads, the decoder's self-attention heads and its
+    // cross-attention heads.
+    const masks = {
+      headMask: headMaskArray(headMask, { layers: c.encoderLayers, heads: c.encoderHeads, name: 'headMask' }),
+      decoderHeadMask: headMaskArray(decoderHeadMask, { layers: c.decoderLayers, heads: c.decoderHeads, name: 'decoderHeadMask' }),
+      crossAttnHeadMask: headMaskArray(crossAttnHeadMask, { layers: c.decoderLayers, heads: c.decoderHeads, name: 'crossAttnHeadMask' }),
+    };
+    const decoderIds = Int32Array.from([c.decoderStartTokenId, ...targetIds]);
+    const raw = callWasm(() => native.run(Int32Array.from(sourceIds), decoderIds, { trace, qkv, ...masks }));
     const S = raw.sourceTokens;
     const T = raw.targetTokens;
     const V = c.vocabSize;
@@ -104,6 +114,11 @@ export class Seq2SeqModel {
       // trace: every step of every decoder layer for each target position (what the Block view walks
       // through: self-attention, cross-attention, feed-forward, each with its Add & Norm).
       ...(raw.decoderTrace ? { decoderTrace: raw.decoderTrace } : {}),
+      // trace: the encoder's layers likewise (self-attention and feed-forward).
+      ...(raw.encoderTrace ? { encoderTrace: raw.encoderTrace } : {}),
+      // qkv: each self-attention's per-head queries, keys and values, {q, k, v} of (L, H, T, dh),
+      // T the stack's positions (q not scaled), as the other families' q, k, v.
+      ...(raw.encoderQkv ? { encoderQkv: raw.encoderQkv, decoderQkv: raw.decoderQkv } : {}),
       // Every position's logits only when asked: T × V floats would weigh on each worker message.
       ...(logits ? { logits: raw.logits } : {}),
     };
