@@ -1,7 +1,7 @@
 // The transformer's building blocks as free functions over plain row-major (rows, C) arrays, the
 // way llm.c's gpt2_forward reads: each one reads its inputs, writes its output and owns nothing.
-// An encoder layer (post-LN) and a decoder layer (pre-LN) are two short compositions of them
-// (transformer.cpp). The kernels underneath are the build's fastest (kernels/*).
+// Every family's layer is a short composition of them: the post-LN encoder, the pre-LN decoder and
+// the Llama layer (transformer.cpp), and the encoder–decoders' stacks (seq2seq.cpp). The kernels underneath are the build's fastest (kernels/*).
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -1,5 +1,5 @@
 // One linear layer of a block as the forward pass holds it: packed for the f32 GEMM (f32 or f16
-// weights, PackedLinear) or quantized to int8 for the q8 GEMM (weightPrecision 'q8', issue 37:
+// weights, PackedLinear) or quantized to int8 for the q8 GEMM (weightPrecision 'q8':
 // PackedLinearQ8). The blocks call linear_forward / linear_slice_forward and never ask which;
 // everything around the GEMM (bias, activation, residual in its epilogue, the norms, the
 // attention) is f32 either way.

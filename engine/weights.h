@@ -1,8 +1,8 @@
 // A checkpoint's weights with short field names (bert.cpp style): vectors as f32 arrays, the big
 // matrices as f32 or f16 (WeightMatrix). Linear weights keep PyTorch's nn.Linear layout: W is
 // (out, in) row-major and y = x Wᵀ + b (GPT-2's Conv1D weights, stored (in, out), are transposed
-// at load). load_weights() holds the only table from Hugging Face tensor names to these fields,
-// one per family, and checks every tensor's shape as it loads.
+// at load). load_weights() reads them by weight_names.h's table of Hugging Face tensor names (one row per
+// family; the encoder–decoders' is seq2seq_weights.cpp's) and checks every tensor's shape as it loads.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,7 +15,7 @@ namespace attnscope {
 
 // How the big matrices (every layer's linear weights and the word embeddings, ~98% of a BERT's
 // parameters) are kept in memory. F16 halves the RAM; the kernels widen them to f32 as they read
-// them, so all arithmetic stays f32. Q8 (issue 37) loads the matrices as F16 does, then packing
+// them, so all arithmetic stays f32. Q8 (int8 linear layers) loads the matrices as F16 does, then packing
 // quantizes every linear layer's weight to int8 (one scale per output channel) for the int8
 // GEMM; the word embeddings (and an untied LM head) stay f16. Vectors (biases, LayerNorms) and the
 // small position/type embeddings are always f32.

@@ -1,4 +1,4 @@
-// The worker's corpus jobs (issue 19): run many sentences through the model held by the worker
+// The worker's corpus jobs: run many sentences through the model held by the worker
 // and keep only what the probes read, so neither the runs nor their arithmetic cross to the page.
 //  - 'corpus': runs every sentence once (q/k on) and keeps the running head statistics
 //    (headStatisticsSums), the POS attention sums (posAttentionSums), each sentence's tokens,

@@ -3,7 +3,7 @@
 // figure with no WebAssembly and no model download (<attn-scope src="fig.json">). Written by
 // `attnscope snapshot`, the page's "Save figure data" and the element; read back by
 // figureResult. Not a cache of a whole run: a head view keeps one head, a lines view one layer.
-// With words (issue 36) it also holds the word spans and each held head's word-level matrix
+// With words (sub-word pieces merged) it also holds the word spans and each held head's word-level matrix
 // (js/words.js), so the figure draws words with no model; the token matrices stay (a reader may
 // switch words off). Both are optional fields of version 1: an older reader ignores them.
 // An encoder–decoder's figure holds one of its square self-attentions, the encoder's or the

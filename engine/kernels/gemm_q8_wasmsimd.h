@@ -1,4 +1,4 @@
-// SIMD128 int8 matrix multiply for WebAssembly (issue 37): C = epilogue(dequant(Aq · Bq)) with
+// SIMD128 int8 matrix multiply for WebAssembly: C = epilogue(dequant(Aq · Bq)) with
 // B an int8 weight (symmetric, one scale per output column) packed into panels of 8 columns, A
 // quantized per row to unsigned 8 bits with a zero point (quantize.h) and packed once per call,
 // int32 accumulation, and the f32 epilogue of gemm_f32_wasmsimd: scale, bias, activation,

@@ -1,4 +1,4 @@
-// A linear layer with int8 weights (weightPrecision 'q8', issue 37): the weight quantized once
+// A linear layer with int8 weights (weightPrecision 'q8'): the weight quantized once
 // at load (quantize.h: symmetric, one scale per output channel) and kept as the only copy, in the
 // wasm build packed into the int8 GEMM's panels (gemm_q8_wasmsimd.h), natively (out, in)
 // row-major for the reference loops below. Activations are quantized per row on every call; the

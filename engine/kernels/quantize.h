@@ -1,4 +1,4 @@
-// 8-bit quantization for the q8 linear layers (issue 37): weights once at load, symmetric, one
+// 8-bit quantization for the q8 linear layers: weights once at load, symmetric, one
 // scale per output channel (row of an nn.Linear weight); activations per row (per token) on the
 // fly, asymmetric unsigned with a zero point. The same arithmetic in every build (scalar here,
 // SIMD128 in the wasm GEMM's packer, bit for bit equal), so the native path is the reference the
