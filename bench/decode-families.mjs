@@ -42,13 +42,14 @@ function causalLm(graph) {
       };
       return {
         // onStep(logits) after each token's run (the first one's interval holds the prompt).
-        async generate(prompt, tokens, onStep) {
+        // Greedy, or on the given `forced` ids (teacher forcing: another engine's choices).
+        async generate(prompt, tokens, onStep, forced) {
           for (let l = 0; l < L; l++) feeds[`past_k_${l}`] = feeds[`past_v_${l}`] = empty;
           const ids = Array.from(prompt);
           let logits = await run(ids, 0);
           for (let n = 0; n < tokens; n++) {
             if (n > 0) logits = await run([ids[ids.length - 1]], ids.length - 1);
-            ids.push(argmax(logits));
+            ids.push(forced ? forced[n] : argmax(logits));
             onStep?.(logits);
           }
           return ids.slice(prompt.length);
@@ -101,8 +102,8 @@ export const FAMILIES = {
       const empty = new ort.Tensor('float32', new Float32Array(0), [1, H, 0, dk]);
       return {
         // As t5.mjs: the encoder (its bias computed in JavaScript), then a decoder step per token,
-        // its position bias row made per step.
-        async generate(source, tokens, onStep) {
+        // its position bias row made per step; greedy, or on the `forced` ids.
+        async generate(source, tokens, onStep, forced) {
           const enc = await encoder.run({
             input_ids: new ort.Tensor('int64', BigInt64Array.from(source, BigInt), [1, S]),
             position_bias: new ort.Tensor('float32', t5PositionBias(encoderTable, m.shape, { queries: S, keys: S, bidirectional: true }), [1, H, S, S]),
@@ -119,7 +120,7 @@ export const FAMILIES = {
             feeds.position_bias = new ort.Tensor('float32', t5PositionBias(table, m.shape, { queries: 1, keys: P + 1, queryStart: P, bidirectional: false }), [1, H, 1, P + 1]);
             const out = await decoder.run(feeds);
             for (let l = 0; l < L; l++) { feeds[`past_k_${l}`] = out[`present_k_${l}`]; feeds[`past_v_${l}`] = out[`present_v_${l}`]; }
-            ids.push(argmax(out.logits.data));
+            ids.push(forced ? forced[P] : argmax(out.logits.data));
             onStep?.(out.logits.data);
           }
           return ids.slice(1);

@@ -101,7 +101,8 @@ console.log('\nChecks (before timing) and builds:');
 for (const r of results) {
   if (r.failed || !r.checks) continue;
   const c = r.checks;
-  console.log(`- ${r.model} ${r.precision} ${r.threads} thread(s): greedy ids equal ${c.sameIds}/${c.of}; max |Δ log p| over AttnScope's top ${c.candidates} at every step ${c.maxLogProbDiff.toExponential(1)} (< ${c.tolerance}); ` +
+  console.log(`- ${r.model} ${r.precision} ${r.threads} thread(s): greedy ids equal ${c.sameIds}/${c.of}; on AttnScope's ids ORT's argmax equal ${c.argmaxSame}/${c.of} (the rest near ties: ${c.nearTies}); ` +
+    `max |Δ log p| over AttnScope's top ${c.candidates} at every step ${c.maxLogProbDiff.toExponential(1)} (< ${c.tolerance}); ` +
     `AttnScope ${r.attnscopeBuild}, ${r.attnscopeThreads} thread(s); worker threads started by AttnScope ${r.workers.attnscope}, by ORT ${r.workers.ort} (its pool: numThreads − 1); ` +
     `CPU/wall per step ORT ${fmt(r.ort.cpu / r.ort.wall, 2)}, AttnScope ${fmt(r.ours.cpu / r.ours.wall, 2)}`);
 }
