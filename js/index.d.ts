@@ -170,7 +170,8 @@ export interface Encoding {
 export interface TokenizeOptions {
   textPair?: string;
   /** Truncate to this many tokens (Hugging Face longest_first); default the model's position
-   *  count, 0 = no truncation. */
+   *  count, 0 = no truncation. Tokens past it are counted (numTruncated), not kept: a long text
+   *  is tokenized in pieces, in bounded memory, where the tokenizer's stages allow it. */
   maxLength?: number;
 }
 

@@ -144,7 +144,8 @@ std::string readable_bytes(std::string_view bytes) {
 }
 
 void trim_byte_level_offsets(std::vector<Token>& tokens, const std::vector<bool>& prefixed,
-                             bool add_prefix_space, const std::vector<SpannedChar>& chars) {
+                             bool add_prefix_space, const std::vector<SpannedChar>& chars,
+                             bool starts_sequence) {
   auto is_space = [](char32_t cp) { return cp == 0x120 || is_white_space(cp); };  // 'Ġ' or whitespace
   for (size_t i = 0; i < tokens.size(); ++i) {
     Token& t = tokens[i];
@@ -153,7 +154,7 @@ void trim_byte_level_offsets(std::vector<Token>& tokens, const std::vector<bool>
     while (leading < static_cast<int32_t>(chars.size()) && is_space(chars[leading].cp)) ++leading;
     while (trailing < static_cast<int32_t>(chars.size()) && is_space(chars[chars.size() - 1 - trailing].cp)) ++trailing;
     if (leading > 0) {
-      const bool is_first = i == 0 || t.start == 0 || prefixed[i];
+      const bool is_first = (i == 0 && starts_sequence) || t.start == 0 || prefixed[i];
       if (is_first && add_prefix_space && leading == 1) leading = 0;  // the space we prepended
       t.start = std::min(t.start + leading, t.end);
     }
@@ -161,14 +162,17 @@ void trim_byte_level_offsets(std::vector<Token>& tokens, const std::vector<bool>
   }
   // Widen to whole characters: unit → [start, end) of the character holding it.
   if (chars.empty()) return;
-  std::vector<std::pair<int32_t, int32_t>> owner(static_cast<size_t>(chars.back().end));
+  const int32_t first = chars.front().start;  // owner[u - first]: the units of chars only
+  std::vector<std::pair<int32_t, int32_t>> owner(static_cast<size_t>(chars.back().end - first));
   for (const SpannedChar& c : chars) {
-    for (int32_t u = c.start; u < c.end; ++u) owner[static_cast<size_t>(u)] = {c.start, c.end};
+    for (int32_t u = c.start; u < c.end; ++u) owner[static_cast<size_t>(u - first)] = {c.start, c.end};
   }
-  const auto units = static_cast<int32_t>(owner.size());
+  const auto units = static_cast<int32_t>(owner.size()) + first;
   for (Token& t : tokens) {
-    if (t.start < units) t.start = owner[static_cast<size_t>(t.start)].first;
-    if (t.end > t.start && t.end <= units) t.end = owner[static_cast<size_t>(t.end - 1)].second;
+    if (t.start >= first && t.start < units) t.start = owner[static_cast<size_t>(t.start - first)].first;
+    if (t.end > t.start && t.end > first && t.end <= units) {
+      t.end = owner[static_cast<size_t>(t.end - 1 - first)].second;
+    }
     t.end = std::max(t.end, t.start);
   }
 }

@@ -45,7 +45,10 @@ std::string readable_bytes(std::string_view bytes);
 // with a prepended space, so their spans keep the word — a deliberate difference in offsets only.
 // Spans are then widened to whole characters of `chars` (the input): the prepended space carries
 // its word's first character's span, and trimming it off must not cut a surrogate pair.
+// starts_sequence: tokens[0] is the sequence's first token (false for a later piece of a text cut
+// at spaces, space_cuts.h); chars may then begin past offset 0.
 void trim_byte_level_offsets(std::vector<Token>& tokens, const std::vector<bool>& prefixed,
-                             bool add_prefix_space, const std::vector<SpannedChar>& chars);
+                             bool add_prefix_space, const std::vector<SpannedChar>& chars,
+                             bool starts_sequence = true);
 
 }  // namespace attnscope::tok

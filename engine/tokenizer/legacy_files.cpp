@@ -63,8 +63,10 @@ Tokenizer Tokenizer::from_vocab_txt(std::string_view vocab_txt, const BertSettin
                                                      s.strip_accents.value_or(s.lowercase), s.lowercase});
   t.pre_tokenizer_ = PreTokenizer::bert();
   add_special_tokens(t.added_, {&s.unk_token, &s.sep_token, &s.pad_token, &s.cls_token, &s.mask_token}, ids, nullptr);
-  t.post_processor_ = PostProcessor::bert(s.cls_token, id_in(ids, s.cls_token, "special token"), s.sep_token,
-                                          id_in(ids, s.sep_token, "special token"));
+  // Looked up one after the other (a call's arguments have no order): a missing [CLS] is named first.
+  const int32_t cls_id = id_in(ids, s.cls_token, "special token");
+  const int32_t sep_id = id_in(ids, s.sep_token, "special token");
+  t.post_processor_ = PostProcessor::bert(s.cls_token, cls_id, s.sep_token, sep_id);
   WordPieceConfig config;
   config.unk_token = s.unk_token;
   config.continuing_subword_prefix = s.continuing_subword_prefix;
@@ -138,8 +140,9 @@ Tokenizer Tokenizer::from_vocab_json(std::string_view vocab_json, std::string_vi
   Tokenizer t;
   t.pre_tokenizer_ = PreTokenizer::byte_level(add_prefix_space);
   if (roberta) {
-    t.post_processor_ = PostProcessor::roberta(cls_token, id_in(vocab, cls_token, "cls_token"), sep,
-                                               id_in(vocab, sep, "sep_token"));
+    const int32_t cls_id = id_in(vocab, cls_token, "cls_token");  // named first when both are missing
+    const int32_t sep_id = id_in(vocab, sep, "sep_token");
+    t.post_processor_ = PostProcessor::roberta(cls_token, cls_id, sep, sep_id);
     t.post_processor_.trim_offsets = true;
     t.post_processor_.trim_add_prefix_space = add_prefix_space;
   }  // GPT2Converter: ByteLevel(trim_offsets=False), no template

@@ -2,6 +2,7 @@
 #include "tokenizer/normalizer_stage.h"
 
 #include "tokenizer/json_fields.h"
+#include "tokenizer/space_cuts.h"
 #include "tokenizer/unicode_tables.h"
 
 namespace attnscope::tok {
@@ -162,6 +163,44 @@ std::vector<SpannedChar> Normalizer::apply(const SpannedChar* begin, const Spann
   std::vector<SpannedChar> text(begin, end);
   for (const NormalizerStep& step : steps_) text = apply_step(step, std::move(text));
   return text;
+}
+
+bool Normalizer::keeps_space_cuts() const {
+  for (const NormalizerStep& step : steps_) {
+    switch (step.kind) {
+      case NormalizerStep::Kind::Bert:
+      case NormalizerStep::Kind::Nfc:
+      case NormalizerStep::Kind::Nfd:
+      case NormalizerStep::Kind::Lowercase:
+      case NormalizerStep::Kind::Precompiled:  // per grapheme cluster: one ends on each side of the space
+        break;  // character by character; an ASCII space neither composes nor reorders
+      case NormalizerStep::Kind::Replace:  // a match of spaces only cannot cover the letter beside one
+        if (!step.pattern.matches_only_white_space()) return false;
+        break;
+      case NormalizerStep::Kind::Strip:  // the piece after a cut starts with the space: left would strip it
+        if (step.left) return false;
+        break;
+      case NormalizerStep::Kind::Prepend:        // every piece would get the prefix
+      case NormalizerStep::Kind::SentencePiece:  // its dummy prefix and whitespace rules see the whole text
+        return false;
+    }
+  }
+  // What the steps do to the cut's own characters, seen on every "x y" of ASCII letters and digits.
+  std::string probe;
+  for (char32_t c = '0'; c <= 'z'; ++c) {
+    if (!is_ascii_alphanumeric(c)) continue;
+    probe += static_cast<char>(c);
+    probe += ' ';
+  }
+  probe += 'a';
+  const std::vector<SpannedChar> in = decode_utf8(probe);
+  const std::vector<SpannedChar> out = apply(in.data(), in.data() + in.size());
+  if (out.size() != in.size()) return false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (out[i].start != in[i].start) return false;
+    if (in[i].cp == ' ' ? out[i].cp != ' ' : is_white_space(out[i].cp)) return false;
+  }
+  return true;
 }
 
 }  // namespace attnscope::tok

@@ -42,6 +42,10 @@ class Normalizer {
   static Normalizer from_json(const nlohmann::json& section);
 
   std::vector<SpannedChar> apply(const SpannedChar* begin, const SpannedChar* end) const;
+  // Whether normalizing the two sides of a space cut apart (space_cuts.h) gives what normalizing
+  // them together gives, with the space still a space and the letters or digits beside it still
+  // one character each that is not whitespace.
+  bool keeps_space_cuts() const;
 
  private:
   std::vector<NormalizerStep> steps_;

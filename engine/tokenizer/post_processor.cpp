@@ -2,6 +2,7 @@
 #include "tokenizer/post_processor.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "error.h"
 #include "tokenizer/encoding.h"
@@ -105,32 +106,52 @@ std::pair<size_t, size_t> longest_first_lengths(size_t n_a, size_t n_b, size_t b
   return swap ? std::pair{n2, n1} : std::pair{n1, n2};
 }
 
-void PostProcessor::apply(std::vector<Token> a, std::optional<std::vector<Token>> b, int max_length,
-                          Encoding& out) const {
-  const bool is_pair = b.has_value();
+void PostProcessor::check_max_length(int max_length, bool is_pair) const {
   if (max_length < 0) {
     throw Error("E_INPUT", "max_length must be 0 (no truncation) or positive, got " +
                                std::to_string(max_length));
   }
-  out = Encoding{};
-  if (max_length > 0) {
-    const int added = added_tokens(is_pair);
-    if (max_length < added) {
-      throw Error("E_INPUT", "max_length " + std::to_string(max_length) + " cannot hold the " +
-                                 std::to_string(added) + " special tokens of a " +
-                                 (is_pair ? "pair" : "single sequence"));
-    }
-    const size_t budget = static_cast<size_t>(max_length - added);
-    const size_t n_a = a.size(), n_b = is_pair ? b->size() : 0;
-    if (is_pair) {
-      const auto [keep_a, keep_b] = longest_first_lengths(n_a, n_b, budget);
-      a.resize(std::min(keep_a, n_a), Token{});
-      b->resize(std::min(keep_b, n_b), Token{});
-    } else if (n_a > budget) {
-      a.resize(budget, Token{});
-    }
-    out.num_truncated = static_cast<int32_t>(n_a + n_b - a.size() - (is_pair ? b->size() : 0));
+  const int added = added_tokens(is_pair);
+  if (max_length > 0 && max_length < added) {
+    throw Error("E_INPUT", "max_length " + std::to_string(max_length) + " cannot hold the " +
+                               std::to_string(added) + " special tokens of a " +
+                               (is_pair ? "pair" : "single sequence"));
   }
+}
+
+void PostProcessor::apply(std::vector<Token> a, std::optional<std::vector<Token>> b, int max_length,
+                          Encoding& out) const {
+  const auto whole = [](std::vector<Token> tokens) {
+    const size_t n = tokens.size();
+    return SequenceTokens{std::move(tokens), n};
+  };
+  std::optional<SequenceTokens> b_whole;
+  if (b) b_whole = whole(std::move(*b));
+  apply(whole(std::move(a)), std::move(b_whole), max_length, out);
+}
+
+void PostProcessor::apply(SequenceTokens a_seq, std::optional<SequenceTokens> b_seq, int max_length,
+                          Encoding& out) const {
+  const bool is_pair = b_seq.has_value();
+  check_max_length(max_length, is_pair);
+  out = Encoding{};
+  std::vector<Token>& a = a_seq.kept;
+  std::vector<Token>* b = is_pair ? &b_seq->kept : nullptr;
+  const size_t n_a = a_seq.total, n_b = is_pair ? b_seq->total : 0;
+  size_t keep_a = n_a, keep_b = n_b;
+  if (max_length > 0) {
+    const size_t budget = static_cast<size_t>(max_length - added_tokens(is_pair));
+    if (is_pair) std::tie(keep_a, keep_b) = longest_first_lengths(n_a, n_b, budget);
+    else keep_a = std::min(n_a, budget);
+    keep_a = std::min(keep_a, n_a);
+    keep_b = std::min(keep_b, n_b);
+    out.num_truncated = static_cast<int32_t>(n_a + n_b - keep_a - keep_b);
+  }
+  if (a.size() < keep_a || (b && b->size() < keep_b)) {
+    throw Error("E_INTERNAL", "the tokenizer kept fewer tokens than truncation keeps");
+  }
+  a.resize(keep_a, Token{});
+  if (b) b->resize(keep_b, Token{});
   for (const TemplatePiece& piece : is_pair ? pair : single) {
     if (piece.sequence >= 0) {
       const std::vector<Token>& seq = piece.sequence == 0 ? a : *b;

@@ -46,10 +46,15 @@ struct PostProcessor {
   // Special tokens the template adds (2 for BERT single, 3 for pair).
   int added_tokens(bool is_pair) const;
 
-  // Truncates (max_length 0 = never) and applies the template. Throws Error("E_INPUT") when
-  // max_length is negative or cannot even hold the special tokens.
+  // Truncates (max_length 0 = never) and applies the template. Truncation counts each
+  // sequence's total; its kept tokens must hold at least what truncation keeps. Throws
+  // Error("E_INPUT") when max_length is negative or cannot even hold the special tokens.
+  void apply(SequenceTokens a, std::optional<SequenceTokens> b, int max_length, Encoding& out) const;
+  // The same for sequences kept whole.
   void apply(std::vector<Token> a, std::optional<std::vector<Token>> b, int max_length,
              Encoding& out) const;
+  // The check apply makes first, for callers that would rather fail before tokenizing.
+  void check_max_length(int max_length, bool is_pair) const;
 };
 
 // tokenizers' longest_first for a pair: the shorter sequence keeps its length if the longer can

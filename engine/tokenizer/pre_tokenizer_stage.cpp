@@ -28,6 +28,19 @@ Step::Behavior parse_behavior(const std::string& name) {
        "MergedWithNext, Contiguous");
 }
 
+// Split patterns known to end a match at every space cut, whatever surrounds it: no alternative
+// matches a letter or digit followed by a space, nothing looks behind, and a lookahead follows
+// whitespace only. Llama 3's, and Qwen2's and Qwen3's (single digits).
+bool cuts_at_spaces(const json& pattern) {
+  static const char* const known[] = {
+      R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+      R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+  };
+  if (!pattern.is_object() || !pattern.contains("Regex") || !pattern["Regex"].is_string()) return false;
+  const std::string& regex = pattern["Regex"].get_ref<const std::string&>();
+  return std::any_of(std::begin(known), std::end(known), [&](const char* k) { return regex == k; });
+}
+
 Step parse_step(const json& section) {
   const std::string type = type_name(section, "pre_tokenizer");
   Step step;
@@ -42,6 +55,7 @@ Step parse_step(const json& section) {
     step.pattern = parse_pattern(member(section, "pattern"), "pre_tokenizer Split pattern");
     step.behavior = parse_behavior(get_string(section, "behavior", "", "pre_tokenizer Split"));
     step.invert = get_bool(section, "invert", false, "pre_tokenizer Split");
+    step.pattern_cuts_at_spaces = cuts_at_spaces(member(section, "pattern"));
   } else if (type == "WhitespaceSplit") {
     step.kind = Step::Kind::WhitespaceSplit;
   } else if (type == "Metaspace") {
@@ -241,6 +255,22 @@ PreTokenizer PreTokenizer::from_json(const json& section) {
   PreTokenizer p;
   for (const json& member : sequence_members(section, "pretokenizers", "pre_tokenizer")) p.steps_.push_back(parse_step(member));
   return p;
+}
+
+bool PreTokenizer::cuts_at_spaces() const {
+  for (const Step& s : steps_) {
+    switch (s.kind) {
+      case Step::Kind::Digits: continue;  // a run of digits never holds a space: it splits the same either way
+      case Step::Kind::Bert:
+      case Step::Kind::WhitespaceSplit: return true;
+      case Step::Kind::ByteLevel: return s.use_regex;  // GPT-2's pattern: ` ?\p{L}+` ends at the space
+      case Step::Kind::Metaspace: return s.split;      // a word starts at each '▁'
+      case Step::Kind::Split:
+        return s.pattern_cuts_at_spaces && !s.invert &&
+               (s.behavior == Step::Behavior::Isolated || s.behavior == Step::Behavior::Removed);
+    }
+  }
+  return false;
 }
 
 bool PreTokenizer::byte_level() const {

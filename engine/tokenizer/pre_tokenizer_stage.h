@@ -33,6 +33,7 @@ struct PreTokenizerStep {
   Regex pattern;                  // Split
   Behavior behavior = Behavior::Isolated;
   bool invert = false;            // Split: the pieces between matches are the delimiters
+  bool pattern_cuts_at_spaces = false;  // Split: a known pattern that ends a match at every space cut
   char32_t replacement = 0x2581;  // Metaspace '▁'
   Prepend prepend = Prepend::Always;
   bool split = true;              // Metaspace: cut before each replacement character
@@ -48,6 +49,9 @@ class PreTokenizer {
   static PreTokenizer from_json(const nlohmann::json& section);
 
   std::vector<Word> split(const SpannedChar* begin, const SpannedChar* end) const;
+  // Whether the words of the two sides of a space cut (space_cuts.h), split apart, are the words
+  // of the whole: a step ends a word at the cut before any other step could join across it.
+  bool cuts_at_spaces() const;
   // Whether a ByteLevel step maps bytes to characters (the model's tokens are then byte strings).
   bool byte_level() const;
 

@@ -198,6 +198,42 @@ Regex Regex::literal(const std::u32string& text) {
   return r;
 }
 
+namespace {
+
+bool white_space_only(const CharSet& set) {
+  if (set.negated || set.any_but_newline) return false;
+  for (const ClassItem& item : set.items) {
+    if (item.negated) return false;
+    if (item.kind == ClassItem::Kind::Space) continue;
+    if (item.kind != ClassItem::Kind::Range || item.hi - item.lo > 64) return false;
+    for (char32_t c = item.lo; c <= item.hi; ++c) {
+      if (!is_white_space(c)) return false;
+    }
+  }
+  return true;
+}
+
+bool white_space_only(const RegexProgram& program, int node) {
+  const Node& n = program.nodes[static_cast<size_t>(node)];
+  switch (n.kind) {
+    case NodeKind::Empty: return true;
+    case NodeKind::Set: return white_space_only(n.set);
+    case NodeKind::Concat:
+    case NodeKind::Alt:
+    case NodeKind::Repeat:
+      return std::all_of(n.children.begin(), n.children.end(), [&](int c) { return white_space_only(program, c); });
+    case NodeKind::LookAhead:
+    case NodeKind::Start:
+    case NodeKind::End:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Regex::matches_only_white_space() const { return program_ && white_space_only(*program_, program_->root); }
+
 std::vector<std::pair<size_t, size_t>> Regex::find_all(const char32_t* text, size_t n) const {
   std::vector<std::pair<size_t, size_t>> out;
   if (!program_) return out;

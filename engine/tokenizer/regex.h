@@ -32,6 +32,9 @@ class Regex {
   // Empty matches are skipped (tokenizers drops the empty pieces they would make).
   std::vector<std::pair<size_t, size_t>> find_all(const char32_t* text, size_t n) const;
   bool valid() const { return program_ != nullptr; }
+  // Whether every match is whitespace only and depends on nothing around it (no lookahead or
+  // anchor): such a pattern never reaches across a space cut (space_cuts.h).
+  bool matches_only_white_space() const;
 
  private:
   std::shared_ptr<const RegexProgram> program_;

@@ -4,10 +4,14 @@
 #include "tokenizer/tokenizer.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 
 #include "error.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/json_fields.h"
+#include "tokenizer/space_cuts.h"
+#include "tokenizer/unicode_tables.h"
 #include "tokenizer/utf8_text.h"
 
 namespace attnscope::tok {
@@ -53,6 +57,23 @@ void Tokenizer::finish_setup() {
   lay_out_vocabulary();
   build_added_token_matchers();
   name_special_tokens();
+  space_cuts_ = stages_keep_space_cuts();
+}
+
+bool Tokenizer::stages_keep_space_cuts() const {
+  if (language_codes_ || !normalizer_.keeps_space_cuts() || !pre_tokenizer_.cuts_at_spaces()) return false;
+  // An added token must not reach across a cut: none holds whitespace (as written or normalized),
+  // and none ending in a letter or digit swallows the space after it (rstrip).
+  const auto space = [](const SpannedChar& c) { return is_white_space(c.cp); };
+  for (const AddedToken& a : added_) {
+    const std::vector<SpannedChar> content = decode_utf8(a.content);
+    const std::vector<SpannedChar> normalized = normalizer_.apply(content.data(), content.data() + content.size());
+    for (const std::vector<SpannedChar>* form : {&content, &normalized}) {
+      if (std::any_of(form->begin(), form->end(), space)) return false;
+      if (a.rstrip && !form->empty() && is_ascii_alphanumeric(form->back().cp)) return false;
+    }
+  }
+  return true;
 }
 
 void Tokenizer::lay_out_vocabulary() {
@@ -120,8 +141,29 @@ void Tokenizer::name_special_tokens() {
   }
 }
 
-std::vector<Token> Tokenizer::tokenize_sequence(std::string_view text) const {
-  const std::vector<SpannedChar> chars = decode_utf8(text);
+SequenceTokens Tokenizer::tokenize_sequence(std::string_view text, size_t keep) const {
+  SequenceTokens out;
+  int32_t units = 0;
+  for (size_t begin = 0; begin < text.size();) {
+    const bool cut = space_cuts_ && text.size() - begin > kPieceBytes;
+    const size_t end = cut ? next_space_cut(text, begin + kPieceBytes) : text.size();
+    std::vector<Token> tokens = tokenize_piece(text.substr(begin, end - begin), units, out.kept.size() < keep);
+    out.total += tokens.size();
+    const auto take = static_cast<std::ptrdiff_t>(std::min(tokens.size(), keep - out.kept.size()));
+    out.kept.insert(out.kept.end(), std::make_move_iterator(tokens.begin()), std::make_move_iterator(tokens.begin() + take));
+    begin = end;
+  }
+  return out;
+}
+
+std::vector<Token> Tokenizer::tokenize_piece(std::string_view piece, int32_t& units_before, bool labels) const {
+  std::vector<SpannedChar> chars = decode_utf8(piece);
+  const int32_t base = units_before;
+  for (SpannedChar& c : chars) {
+    c.start += base;
+    c.end += base;
+  }
+  if (!chars.empty()) units_before = chars.back().end;
   std::vector<Token> out;
   out.reserve(chars.size() / 3 + 4);
   std::vector<bool> prefixed;  // token i begins with a space the pre-tokenizer prepended
@@ -140,7 +182,7 @@ std::vector<Token> Tokenizer::tokenize_sequence(std::string_view text) const {
       for (const Word& word : pre_tokenizer_.split(norm.data() + sub.begin, norm.data() + sub.end)) {
         const size_t first_new = out.size();
         model_.tokenize(word, out);
-        if (!model_.is_wordpiece()) {
+        if (labels && !model_.is_wordpiece()) {
           for (size_t i = first_new; i < out.size(); ++i) out[i].readable = readable(out[i].text);
         }
         prefixed.resize(out.size(), false);
@@ -150,7 +192,7 @@ std::vector<Token> Tokenizer::tokenize_sequence(std::string_view text) const {
   }
   prefixed.resize(out.size(), false);
   if (post_processor_.trim_offsets) {
-    trim_byte_level_offsets(out, prefixed, post_processor_.trim_add_prefix_space, chars);
+    trim_byte_level_offsets(out, prefixed, post_processor_.trim_add_prefix_space, chars, base == 0);
   }
   return out;
 }
@@ -172,9 +214,13 @@ size_t Tokenizer::split_language_code(const std::vector<SpannedChar>& chars, con
 
 Encoding Tokenizer::encode(std::string_view text, const std::optional<std::string_view>& pair,
                            int max_length) const {
-  std::vector<Token> a = tokenize_sequence(text);
-  std::optional<std::vector<Token>> b;
-  if (pair) b = tokenize_sequence(*pair);
+  post_processor_.check_max_length(max_length, pair.has_value());
+  // Truncation keeps at most max_length tokens of either sequence: keeping that many of each is
+  // enough whatever longest_first decides, once it knows both totals.
+  const size_t keep = max_length > 0 ? static_cast<size_t>(max_length) : SIZE_MAX;
+  SequenceTokens a = tokenize_sequence(text, keep);
+  std::optional<SequenceTokens> b;
+  if (pair) b = tokenize_sequence(*pair, keep);
   Encoding out;
   post_processor_.apply(std::move(a), std::move(b), max_length, out);
   return out;

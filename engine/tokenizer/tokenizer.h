@@ -66,7 +66,8 @@ class Tokenizer {
   static Tokenizer from_vocab_txt(std::string_view vocab_txt, const BertSettings& settings);
 
   // max_length 0 = no truncation; otherwise HF "longest_first" truncation, counted in
-  // Encoding::num_truncated.
+  // Encoding::num_truncated. A text far longer than max_length is tokenized piece by piece
+  // (space_cuts.h) where the stages allow it: tokens past the limit are counted, never kept.
   Encoding encode(std::string_view text, const std::optional<std::string_view>& pair = std::nullopt,
                   int max_length = 0) const;
   int32_t token_to_id(std::string_view token) const;  // -1 when absent
@@ -95,7 +96,14 @@ class Tokenizer {
   void lay_out_vocabulary();          // model tokens + added tokens by id; template ids checked
   void build_added_token_matchers();  // raw and normalized tries
   void name_special_tokens();         // roles left unnamed: from the model, template, conventions
-  std::vector<Token> tokenize_sequence(std::string_view text) const;
+  // Whether every stage lets a text be cut at space cuts (space_cuts.h); set up once.
+  bool stages_keep_space_cuts() const;
+  // text's tokens, the first `keep` kept (with their labels) and all of them counted.
+  SequenceTokens tokenize_sequence(std::string_view text, size_t keep) const;
+  // The tokens of one piece of a text: `piece` begins `units_before` UTF-16 units into the text
+  // (the whole text's first piece when 0) and its length in units is added to units_before.
+  // labels: fill Token::readable (not needed for tokens only counted).
+  std::vector<Token> tokenize_piece(std::string_view piece, int32_t& units_before, bool labels) const;
   // MarianTokenizer.remove_language_code: a text segment starting ">>xx<<" gives that code as
   // one token (vocab.json's id, else unk); returns where the rest of the segment begins.
   size_t split_language_code(const std::vector<SpannedChar>& chars, const TextSegment& seg, std::vector<Token>& out) const;
@@ -112,6 +120,7 @@ class Tokenizer {
   std::vector<std::string> vocab_;  // id → token: the model's vocabulary with the added tokens
   SpecialTokens special_;
   bool language_codes_ = false;  // Marian: split_language_code on every text segment
+  bool space_cuts_ = false;      // stages_keep_space_cuts(): long texts are tokenized piece by piece
 };
 
 }  // namespace attnscope::tok
