@@ -358,11 +358,14 @@ describe('single-file build', () => {
     const sizes = measureSizes();
     console.log(`# single file ${(sizes.singleFile / 1024 ** 2).toFixed(2)} MB; element + wasm ${(sizes.elementGzip / 1024).toFixed(1)} KB gzip`);
     assert.ok(sizes.singleFile <= 16 * 1024 ** 2, `single file is ${sizes.singleFile} bytes`);
-    // 490 KB since the element shows encoder-decoders (Block walk, cross views, a streamed target)
-    // and the engine reads Marian's SentencePiece files (484 KB then); 480 KB before that, for the
-    // Llama family, encoder-decoders, Unigram (grapheme tables) and q8 kernels (400 KB for BERT and
-    // GPT-2: 294 KB then). A lighter wasm for the element, or views loaded on demand, is the way back down.
-    assert.ok(sizes.elementGzip <= 490 * 1024, `element + wasm is ${sizes.elementGzip} bytes gzipped`);
+    // 500 KB since the engine has hook points, an encoder-decoder trace and head masks, sizes
+    // checked before allocation and long texts tokenized in pieces (496.5 KB then: the wasm grew
+    // 8 KB gzipped); 490 KB since the element shows encoder-decoders (Block walk, cross views, a
+    // streamed target) and the engine reads Marian's SentencePiece files (484 KB then); 480 KB
+    // before that, for the Llama family, encoder-decoders, Unigram (grapheme tables) and q8 kernels
+    // (400 KB for BERT and GPT-2: 294 KB then). A lighter wasm for the element, or views loaded on
+    // demand (the page's-house work: 300 KB for a BERT grid), is the way back down.
+    assert.ok(sizes.elementGzip <= 500 * 1024, `element + wasm is ${sizes.elementGzip} bytes gzipped`);
     // Nothing that a CSP without 'unsafe-eval' would refuse (the served tests check it at run time).
     for (const file of ['dist/attnscope-element.js', 'dist/attnscope-embed.html']) {
       assert.doesNotMatch(readFileSync(join(ROOT, file), 'utf8'), /new Function\s*\(|[^.\w$]eval\s*\(/, file);
