@@ -205,6 +205,21 @@ struct StackPass {
     keep(lt ? &lt->ffn_residual : nullptr, out, TC());
     if (!c.pre_norm()) norm(x, s.sum.data(), y.ffn_norm, T, C(), eps());
   }
+
+  // The feed-forward that ends a layer, then the layer's output: hooked, traced and checked.
+  void finish_layer(const Seq2SeqLayer& y, Seq2SeqLayerTrace* lt, const char* name) {
+    feed_forward(y, lt);
+    fire(HookSite::ResidPost, x, T, C());
+    keep(lt ? &lt->output : nullptr, x, TC());
+    check_layer_output(x, T, C(), name, layer);
+  }
+
+  // T5's final norm of the stack's output (the post-LN families have none).
+  void final_norm(const LayerNormParams& n, Seq2SeqStackTrace& trace, bool traced) {
+    if (!c.pre_norm()) return;
+    norm(x, x, n, T, C(), eps());
+    if (traced) trace.final_norm.assign(x, x + TC());
+  }
 };
 
 }  // namespace
@@ -286,15 +301,9 @@ EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source, const Seq2SeqR
     pass.fire(HookSite::ResidPre, x, S, C);
     pass.attention(y.self, k.data(), v.data(), S, out.attentions.data() + static_cast<size_t>(l) * H * S * S, mask,
                    k.data(), v.data(), false, self_trace(lt));
-    pass.feed_forward(y, lt);
-    pass.fire(HookSite::ResidPost, x, S, C);
-    if (lt) lt->output.assign(x, x + SC);
-    check_layer_output(x, S, C, "encoder layer", l);
+    pass.finish_layer(y, lt, "encoder layer");
   }
-  if (c.pre_norm()) {
-    norm(x, x, weights_.encoder.final_norm, S, C, static_cast<float>(c.eps));
-    if (options.trace) out.trace.final_norm.assign(x, x + SC);
-  }
+  pass.final_norm(weights_.encoder.final_norm, out.trace, options.trace);
   // Every decoder layer's cross keys and values over this source, once.
   const size_t DW = static_cast<size_t>(S) * c.decoder_heads * c.decoder_head_dim();
   out.cross_k.resize(c.decoder_layers);
@@ -370,15 +379,9 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
     pass.attention(y.cross, enc.cross_k[l].data(), enc.cross_v[l].data(), S,
                    out.cross_attentions.data() + static_cast<size_t>(l) * H * T * S, cross_mask, nullptr, nullptr, true,
                    cross_trace(lt));
-    pass.feed_forward(y, lt);
-    pass.fire(HookSite::ResidPost, x, T, C);
-    if (lt) lt->output.assign(x, x + TC);
-    check_layer_output(x, T, C, "decoder layer", l);
+    pass.finish_layer(y, lt, "decoder layer");
   }
-  if (c.pre_norm()) {
-    norm(x, x, weights_.decoder.final_norm, T, C, static_cast<float>(c.eps));
-    if (options.trace) out.trace.final_norm.assign(x, x + TC);
-  }
+  pass.final_norm(weights_.decoder.final_norm, out.trace, options.trace);
   cache.length = keys;
   return out;
 }

@@ -89,11 +89,9 @@ async function writeQkv(write, { q, k, v }, shape, lead = ',') {
 async function writeStackTrace(write, name, trace, T, valueWidths) {
   await write(`,"${name}":{"embeddings":`);
   await writeNested(write, trace.embeddings, [T, trace.embeddings.length / T]);
-  await write(',"layers":[');
-  for (let l = 0; l < trace.layers.length; l++) {
-    await write(l ? ',{' : '{');
+  await writeTraceLayers(write, trace, T, async (steps) => {
     let first = true;
-    for (const [step, data] of Object.entries(trace.layers[l])) {
+    for (const [step, data] of Object.entries(steps)) {
       // selfValues: the stack's own width; crossValues: the decoder's (its cross-attention's heads).
       const width = step === 'selfValues' ? valueWidths[name.split('_')[0]] : step === 'crossValues'
         ? valueWidths.decoder : data.length / T;
@@ -101,14 +99,7 @@ async function writeStackTrace(write, name, trace, T, valueWidths) {
       await writeNested(write, data, [data.length / width, width]);
       first = false;
     }
-    await write('}');
-  }
-  await write(']');
-  if (trace.finalNorm) {
-    await write(',"final_norm":');
-    await writeNested(write, trace.finalNorm, [T, trace.finalNorm.length / T]);
-  }
-  await write('}');
+  });
 }
 
 // "trace": {"embeddings": {word, position, token_type?, sum, output}, "layers": [{attention_output,
@@ -124,7 +115,13 @@ async function writeTrace(write, trace, T) {
   };
   await write(',"trace":{"embeddings":{');
   await group(trace.embeddings);
-  await write('},"layers":[');
+  await write('}');
+  await writeTraceLayers(write, trace, T, group);
+}
+
+// ,"layers":[{…}, …],"final_norm"?:[T][C]} — the end every trace shares; `group` writes one layer's steps.
+async function writeTraceLayers(write, trace, T, group) {
+  await write(',"layers":[');
   for (let l = 0; l < trace.layers.length; l++) {
     await write(l ? ',{' : '{');
     await group(trace.layers[l]);

@@ -39,6 +39,20 @@ void operator delete(void* p) noexcept {
 
 void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
 
+// Every other form too, so no allocation pairs a sanitizer's operator new with this delete (ASan's
+// alloc-dealloc-mismatch: Catch2 allocates with the nothrow new).
+void* operator new[](std::size_t n) { return operator new(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  void* p = std::malloc(n == 0 ? 1 : n);
+  count(p, 1);
+  return p;
+}
+void* operator new[](std::size_t n, const std::nothrow_t& tag) noexcept { return operator new(n, tag); }
+void operator delete[](void* p) noexcept { operator delete(p); }
+void operator delete[](void* p, std::size_t) noexcept { operator delete(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { operator delete(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { operator delete(p); }
+
 namespace attnscope::test {
 
 HeapMeter::HeapMeter() {
