@@ -91,12 +91,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (path < 2) {
     const Transformer& model = llama();
     const ModelConfig& c = model.config();
-    // The largest map buffer of the path: T × T at once, or (extend) half × half then the rest
-    // over every key.
+    // The map buffers of the path's passes: T × T at once, or (extend) half × half, then the
+    // rest over every key. A pass that would run with more than the budget is not run (the
+    // first of two passes may fit where the second cannot exist).
     const double LH4 = 4.0 * c.num_layers * c.num_heads, half = (T + 1) / 2;
-    const double maps = path == 0 ? LH4 * T * T : std::max(LH4 * half * half, LH4 * (T - half) * T);
-    const bool too_large = maps > static_cast<double>(kMaxBufferBytes), too_long = T > c.max_tokens();
-    if (!too_large && !too_long && maps > kRunBudget) return 0;
+    const std::vector<double> passes = path == 0 ? std::vector<double>{LH4 * T * T}
+                                                 : std::vector<double>{LH4 * half * half, LH4 * (T - half) * T};
+    const bool too_long = T > c.max_tokens();
+    bool too_large = false;
+    for (double maps : passes) {
+      if (too_long || too_large) break;  // refused before this pass allocates anything
+      if (maps > static_cast<double>(kMaxBufferBytes)) too_large = true;
+      else if (maps > kRunBudget) return 0;
+    }
     const std::vector<int32_t> ids(static_cast<size_t>(T), 3);
     try {
       if (path == 0) {
