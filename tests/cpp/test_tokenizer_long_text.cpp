@@ -139,9 +139,9 @@ TEST_CASE("space cuts: a single ASCII space between ASCII letters or digits", "[
 }
 
 TEST_CASE("long texts: pieces give the whole text's tokens, the limit's and num_truncated", "[tokenizer][long]") {
-  const std::string text = long_text(3 * kPieceBytes + 1000, "");
+  const std::string text = long_text(2 * kPieceBytes + 1000, "");  // two cuts
   for (Case& c : cases()) {
-    const std::string special_text = long_text(3 * kPieceBytes + 1000, c.special);
+    const std::string special_text = long_text(2 * kPieceBytes + 1000, c.special);
     for (const std::string* t : {&text, &special_text}) {
       INFO(c.name << (t == &text ? "" : " with special tokens in the text"));
       const Encoding whole = c.whole.encode(*t, std::nullopt, 0);
@@ -174,7 +174,8 @@ TEST_CASE("long texts: pieces give the whole text's tokens, the limit's and num_
 }
 
 TEST_CASE("long texts: truncated, a text costs a piece's memory, not the whole text's", "[tokenizer][long]") {
-  const std::string text = long_text(size_t{8} << 20, "");  // 8 MB: ~100 MB of characters whole
+  // 4 MB: ~50 MB of characters whole (the old path), 16 MB allowed; small enough for ASan in CI.
+  const std::string text = long_text(size_t{4} << 20, "");
   for (Case& c : cases()) {
     INFO(c.name);
     int64_t peak = 0;
@@ -185,7 +186,7 @@ TEST_CASE("long texts: truncated, a text costs a piece's memory, not the whole t
       peak = meter.peak_bytes();
     }
     CHECK(e.ids.size() == 512);
-    CHECK(e.num_truncated > 1000000);
+    CHECK(e.num_truncated > 500000);
     CHECK(peak < (int64_t{16} << 20));
   }
 }
