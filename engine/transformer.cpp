@@ -85,7 +85,7 @@ struct LayerHooks {
 // One encoder layer (BERT, DistilBERT): x ← Norm(x + Attention(x)); x ← Norm(x + FFN(x)).
 // `trace` (null: off) receives every intermediate.
 void encoder_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, const AttentionMask& mask,
-                           int T, int heads, kernels::Activation act, float eps, LayerTrace* trace,
+                           int T, kernels::Activation act, float eps, LayerTrace* trace,
                            const LayerHooks& hooks) {
   const int C = layer.q.in, F = layer.ff_in.out;
   const size_t TC = static_cast<size_t>(T) * C;
@@ -113,7 +113,7 @@ void encoder_layer_forward(float* x, Activations& a, const Layer& layer, float* 
 // One decoder layer (GPT-2) over `queries` new positions whose keys and values join the `keys`
 // rows of k, v: x ← x + Attention(Norm(x)); x ← x + FFN(Norm(x)).
 void decoder_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, float* k, float* v,
-                           const AttentionMask& mask, int queries, int keys, int heads, kernels::Activation act,
+                           const AttentionMask& mask, int queries, int keys, kernels::Activation act,
                            float eps, LayerTrace* trace, const LayerHooks& hooks) {
   const int C = layer.q.in, F = layer.ff_in.out;
   const size_t TC = static_cast<size_t>(queries) * C;
@@ -496,9 +496,9 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
     if (rotary)
       llama_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, act, eps, trace, hooks);
     else if (decoder)
-      decoder_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, H, act, eps, trace, hooks);
+      decoder_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, act, eps, trace, hooks);
     else
-      encoder_layer_forward(x, a, layers_[l], probs, mask, T, H, act, eps, trace, hooks);
+      encoder_layer_forward(x, a, layers_[l], probs, mask, T, act, eps, trace, hooks);
     hooks.fire(HookSite::ResidPost, x, T, C);
     check_layer_output(x, T, C, "layer", l);
     record_attention(l, T, k, v, options, res, a);
