@@ -143,8 +143,9 @@ export class Generation {
 }
 
 // Yields to the event loop for one macrotask (MessageChannel: no 4 ms clamp as with nested
-// setTimeout), so messages such as a worker's cancel are handled between steps.
-function nextTask() {
+// setTimeout), so messages such as a worker's cancel are handled between steps. Every generation
+// loop (decoders here, encoder–decoders in seq2seq.js) awaits it after each step.
+export function nextTask() {
   return new Promise((resolve) => {
     const channel = new MessageChannel();
     channel.port1.onmessage = () => {

@@ -10,7 +10,7 @@ import { headMaskArray } from './head-mask.js';
 import { callWasm, checkEngineAlive, currentEngineEpoch } from './wasm.js';
 import { topKSoftmax } from './mlm.js';
 import { sampleToken, seededRandom } from './sampling.js';
-import { generateOptions } from './generate.js';
+import { generateOptions, nextTask } from './generate.js';
 import { SEQ2SEQ_GENERATE_OPTIONS, SEQ2SEQ_RUN_OPTIONS, checkOptionNames } from './options.js';
 
 const DEFAULT_TOP_K = 5;
@@ -22,6 +22,9 @@ const finalizer = typeof FinalizationRegistry === 'function'
 export class Seq2SeqModel {
   #native;
   #engineEpoch = currentEngineEpoch();  // see checkEngineAlive
+  // The engine holds one generation's encoder output and decoder cache (start/step), and a
+  // generation yields between its steps: a second generate() waits for the one in progress.
+  #generating = Promise.resolve();
 
   /** @internal built by loadModel() */
   constructor(native, info) {
@@ -132,6 +135,18 @@ export class Seq2SeqModel {
    */
   async generate(source, options = {}) {
     checkOptionNames(options, SEQ2SEQ_GENERATE_OPTIONS, 'generate');
+    const previous = this.#generating;
+    let done;
+    this.#generating = new Promise((resolve) => { done = resolve; });
+    try {
+      await previous;
+      return await this.#generate(source, options);
+    } finally {
+      done();
+    }
+  }
+
+  async #generate(source, options) {
     const { maxLength, signal, ...rest } = options;
     const o = generateOptions(rest);
     const native = this.#alive();
@@ -140,6 +155,8 @@ export class Seq2SeqModel {
     const shape = { layers: c.decoderLayers, heads: c.decoderHeads, headDim: c.decoderHeadDim, sourceLength: sourceIds.length };
     checkGenerationFits({ maxNewTokens: o.maxNewTokens, positionsLeft: c.maxTokens - 1,
       bytesFor: (n) => seq2seqGenerationBytes(shape, n) });
+    await nextTask();  // let the caller attach (and an abort arrive) before the encoder pass
+    throwIfAborted(signal);
     const encoderAttentions = callWasm(() => native.start(Int32Array.from(sourceIds)));
     const random = seededRandom(o.seed);
     const ids = [c.decoderStartTokenId];
@@ -169,6 +186,9 @@ export class Seq2SeqModel {
         stopReason = 'eos';
         break;
       }
+      // Between two steps the event loop gets a turn: in a worker, that is when an 'abort'
+      // message is handled, so Stop lands within one step instead of at the generation's end.
+      await nextTask();
     }
     return {
       sourceIds: Int32Array.from(sourceIds),
