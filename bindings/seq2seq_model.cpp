@@ -136,6 +136,7 @@ EMSCRIPTEN_BINDINGS(attnscope_seq2seq) {
       .function("run", &Seq2SeqModel::run)
       .function("start", &Seq2SeqModel::start)
       .function("step", &Seq2SeqModel::step)
+      .function("setThreads", &Seq2SeqModel::set_threads)
       .function("tokenToId", &Seq2SeqModel::token_to_id)
       .function("idToToken", &Seq2SeqModel::id_to_token)
       .function("decode", &Seq2SeqModel::decode)

@@ -6,12 +6,14 @@
 #pragma once
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
 #include "config.h"
 #include "convert.h"
 #include "error.h"
+#include "parallel.h"
 #include "seq2seq.h"
 #include "weight_upload.h"
 #include "tokenizer/tokenizer.h"
@@ -96,6 +98,7 @@ class Seq2SeqModel {
   emscripten::val run(const emscripten::val& source, const emscripten::val& decoder_ids,
                       const emscripten::val& js_options) const {
     return guarded([&] {
+      ThreadScope threads(threads_);
       const Seq2SeqConfig& c = engine_.config();
       Seq2SeqRunOptions options;
       options.trace = js_options["trace"].as<bool>();
@@ -141,6 +144,7 @@ class Seq2SeqModel {
   // Returns the encoder's attentions (Le,He,S,S).
   emscripten::val start(const emscripten::val& source) {
     return guarded([&] {
+      ThreadScope threads(threads_);
       encoder_ = engine_.encode(int32_vector_from_js(source));
       cache_ = DecoderCache{};
       return to_float32_array(encoder_.attentions);
@@ -152,6 +156,7 @@ class Seq2SeqModel {
   emscripten::val step(const emscripten::val& ids) {
     return guarded([&] {
       if (encoder_.source_len == 0) throw Error("E_INPUT", "step() before start(): no source is encoded");
+      ThreadScope threads(threads_);
       const DecoderOutput dec = engine_.decode(int32_vector_from_js(ids), encoder_, cache_);
       emscripten::val out = val::object();
       out.set("keys", emscripten::val(dec.keys));
@@ -161,6 +166,13 @@ class Seq2SeqModel {
       out.set("logits", to_float32_array(engine_.logits(last, 1)));
       return out;
     });
+  }
+
+  // Threads this model's runs use (heads and GEMM column panels split over them, as for the other
+  // families): at most the module's pool (max_threads(); 1 in the build without threads).
+  int set_threads(int n) {
+    threads_ = std::max(1, std::min(n, max_threads()));
+    return threads_;
   }
 
   int token_to_id(const std::string& token) const { return tokenizer_.token_to_id(token); }
@@ -179,6 +191,7 @@ class Seq2SeqModel {
   int tokenizer_vocab_size() const { return static_cast<int>(tokenizer_.vocab_size()); }
 
  private:
+  int threads_ = 1;  // set_threads
   Seq2SeqConfig config_;
   Seq2Seq engine_;
   const tok::Tokenizer& target_tokenizer() const { return target_ ? *target_ : tokenizer_; }

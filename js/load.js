@@ -148,7 +148,7 @@ async function loadSeq2Seq(wasm, provider, configText, { read, readBinary, signa
     source: provider.kind, location: provider.location, ...(provider.id ? { id: provider.id } : {}), files, config,
     kind: 'encoder-decoder', tokenizerVocabSize: native.tokenizerVocabSize(), tokenizer: tok.kind,
     separateTargetTokenizer: native.hasTargetTokenizer(), weightPrecision,
-    threads: 1, memoryBytes: Math.max(0, heap.inUse - heapBefore), wasmMemoryBytes: heap.memoryBytes,
+    threads: native.setThreads(threads), memoryBytes: Math.max(0, heap.inUse - heapBefore), wasmMemoryBytes: heap.memoryBytes,
     loadMs: Date.now() - started, warnings,
   });
 }

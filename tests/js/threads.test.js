@@ -1,6 +1,6 @@
 // Threads through the API, the worker client and the CLI: a model on two threads gives the same
 // bits as on one (attentions, hidden states, Q/K/V, value norms, the block trace, head masks,
-// generation), the threaded module really splits the work, C++ errors keep their codes there, bad
+// generation; encoders, decoders and encoder–decoders), the threaded module really splits the work, C++ errors keep their codes there, bad
 // thread counts are refused, and where SharedArrayBuffer is missing the model falls back to one
 // thread by itself.
 import { after, describe, it } from 'node:test';
@@ -96,6 +96,23 @@ describe('threads', () => {
       model.dispose();
     }
     assert.equal(runs[0].steps.length, 12);
+    assertSameBits(runs[0], runs[1]);
+  });
+
+  it('an encoder–decoder gives the same bits on 1 and 2 threads (run and generation), the work split', async () => {
+    const runs = [];
+    const threaded = await getWasmModule({ threads: 2 });
+    for (const threads of [1, 2]) {
+      const model = await loadModel('bundled-seq2seq', { threads });
+      assert.equal(model.info.threads, threads);
+      const splitBefore = threaded.splitJobs();
+      const run = await model.run(TEXT, { target: 'the bank its office moved', trace: true, qkv: true, logits: true });
+      const generation = await model.generate(TEXT, { maxNewTokens: 8, temperature: 0, stopAtEos: false });
+      if (threads === 2) assert.ok(threaded.splitJobs() > splitBefore + 4, 'the threaded run split its GEMMs and heads');
+      runs.push({ run: { ...run }, steps: generation.steps.map((s) => ({ ...s })), ids: generation.ids });
+      model.dispose();
+    }
+    assert.equal(runs[0].steps.length, 8);
     assertSameBits(runs[0], runs[1]);
   });
 
