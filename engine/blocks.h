@@ -50,9 +50,10 @@ Layer pack_layer(LayerWeights&& weights, const ModelConfig& config,
 // instead of growing the heap and faulting fresh pages in.
 struct Activations {
   std::vector<float> ln;       // (T, C) a LayerNorm's output (decoders: the sublayer's input)
-  std::vector<float> q;        // (T, C) queries, all heads side by side
-  std::vector<float> k, v;     // (T, C) keys and values (a decoder with a cache keeps its own)
-  std::vector<float> ctx;      // (T, C) the heads' outputs concatenated
+  std::vector<float> q;        // (T, H·dh) queries, all heads side by side (C but where dh·H ≠ C)
+  std::vector<float> k, v;     // (T, KV·dh) keys and values, one per key/value head (grouped-query
+                               // attention has fewer than H; a decoder with a cache keeps its own)
+  std::vector<float> ctx;      // (T, H·dh) the heads' outputs concatenated, before W_O
   std::vector<float> sum;      // (T, C) a residual sum, before its LayerNorm (encoders)
   std::vector<float> ff;       // (T, F) the feed-forward hidden layer, after the activation
   std::vector<float> gate;     // (T, F) Llama: the SwiGLU gate before act(gate) · up

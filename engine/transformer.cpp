@@ -1,8 +1,12 @@
 // The forward passes as the papers read them, composed from blocks.h:
-//   encoder layer (post-LN):  x ← Norm(x + Attention(x));        x ← Norm(x + FFN(x))
-//   decoder layer (pre-LN):   x ← x + Attention(Norm(x), causal); x ← x + FFN(Norm(x))
-// The attention probabilities are written straight into the result (no copy); the optional
-// outputs (Q/K/V, hidden states, value norms) are filled only when asked for.
+//   encoder layer (post-LN: BERT, DistilBERT, MiniLM, RoBERTa):
+//     x ← Norm(x + Attention(x));  x ← Norm(x + FFN(x))
+//   decoder layer (pre-LN: GPT-2; pre-RMSNorm with rotary, grouped-query attention and SwiGLU: the
+//   Llama family):
+//     x ← x + Attention(Norm(x), causal);  x ← x + FFN(Norm(x))
+// Each layer fires its hook points (hooks.h) on the way; the attention probabilities are written
+// straight into the result (no copy); the optional outputs (Q/K/V, hidden states, value norms,
+// trace) are filled only when asked for. The encoder–decoders compose the same blocks in seq2seq.cpp.
 #include "transformer.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Big models (issue 20): the worker client passes the load options on (weightPrecision reached
+// Big models (hub checkpoints beyond the bundled ones): the worker client passes the load options on (weightPrecision reached
 // the worker's loadModel), weightPrecision 'auto', the memory a loaded model reports, and
 // E_TOO_LARGE from config.json alone — before the tokenizer files or model.safetensors are
 // requested. The estimate's parameter counts are checked against the safetensors headers of real

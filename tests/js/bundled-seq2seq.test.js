@@ -3,7 +3,7 @@
 // (make_seq2seq_fixtures.py's t5_forward) on held-out pairs, tokenized by @huggingface/tokenizers.
 // Tolerances (max abs error): attentions 1e-4, logits 1e-3; greedy ids equal. The tokenizer is
 // checked against @huggingface/tokenizers and Hugging Face's Rust `tokenizers` on every held-out
-// source and target, and heldout.jsonl against issue 34's definition of its alignments.
+// source and target, and heldout.jsonl against MODEL.md's definition of its alignments.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -29,7 +29,7 @@ const MODEL_DIR = join(ROOT, 'model-seq2seq');
 const FIXTURE = join(ROOT, 'tests/fixtures/bundled-seq2seq');
 const fixture = JSON.parse(readFileSync(join(FIXTURE, 'inputs.json'), 'utf8'));
 const heldout = readFileSync(join(MODEL_DIR, 'heldout.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-const MAX_BYTES = 8_000_000;  // issue 34: ≤ 8 MB shipped
+const MAX_BYTES = 8_000_000;  // the shipped folder's budget: ≤ 8 MB
 
 function safetensorsHeader(path) {
   const buf = readFileSync(path);

@@ -1,4 +1,4 @@
-// The CLI's answers to bad input (issue 49), as a user meets them: each gets one line on stderr in
+// The CLI's answers to bad input , as a user meets them: each gets one line on stderr in
 // the CLI's own words (its flag names and the valid range), exit 2 like the other bad flag values,
 // no stack trace, nothing on stdout — never Node's option-parser message, the API's camelCase field
 // names or a silent run of nothing. Also the output conventions the issue names: an encoder–decoder's

@@ -1,4 +1,4 @@
-// `attnscope snapshot` for every model family × every view <attn-scope> can show (issue 49: the
+// `attnscope snapshot` for every model family × every view <attn-scope> can show (the
 // bundled T5 crashed with "internal error"; its figure is the encoder's self-attention, or with
 // --kind dec the decoder's over --target). Views a frozen figure can hold (head, lines, grid) give
 // a well-formed figure, checked here without the project's reader: the format fields, the shape

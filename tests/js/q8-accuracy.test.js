@@ -1,7 +1,7 @@
 // weightPrecision 'q8' against 'f32' on the two bundled trained models (model/: the BERT-style
 // masked LM; model-causal/: the GPT-2-style decoder), on Brown sentences they never trained on
 // (tests/js/helpers/brown-held-out.js): the masked-LM top-1 and the next-token top-1 must agree
-// with f32's at ≥ 97% of the positions (issue 37's acceptance), and the attention maps stay close.
+// with f32's at ≥ 97% of the positions (the bar int8 weights were accepted at), and the attention maps stay close.
 // The figures are printed (README's accuracy table is from this run).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

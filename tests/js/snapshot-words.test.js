@@ -1,4 +1,4 @@
-// Frozen figures with words (issue 36): figureData(…, {words: true}) writes the word spans and
+// Frozen figures with words : figureData(…, {words: true}) writes the word spans and
 // each held head's word matrix; figureResult reads them back as the run's words/wordAttentions
 // (so the views draw the file's numbers) and refuses a file whose words do not partition the
 // tokens or whose matrices have the wrong size, with E_INPUT rather than a crash.

@@ -1,4 +1,4 @@
-// A text longer than the model can take (issue 47) is tokenized only as far as the limit keeps,
+// A text longer than the model can take is tokenized only as far as the limit keeps,
 // the rest counted for numTruncated, in bounded memory — and what is kept is exactly what Hugging
 // Face's Rust `tokenizers` (the npm package) gives with truncation at that length: for WordPiece
 // (the bundled BERT), byte-level BPE (the bundled GPT-2; RoBERTa's trimmed offsets) and Unigram

@@ -1,4 +1,4 @@
-// Which wasm build Node runs (js/platform-node.js, issue 37): the relaxed-SIMD one wherever this
+// Which wasm build Node runs (js/platform-node.js): the relaxed-SIMD one wherever this
 // Node can turn relaxed SIMD on (Node 20: V8's --experimental-wasm-relaxed-simd, set at run time),
 // in the main thread, in the worker client's worker thread and in the threaded module's pthread
 // workers; the plain one with ATTNSCOPE_RELAXED_SIMD=0, and the two give close results. What

@@ -1,7 +1,7 @@
 # Puts an exported encoder-decoder folder (train_seq2seq.py's export) in place as the bundled
 # model: config.json, model.safetensors (fp16: converted if the export is not), tokenizer.json,
 # tokenizer_config.json and heldout.jsonl (the export's, or written from WORK/held_out.jsonl as the
-# training writes it). heldout.jsonl is checked against issue 34's definition before anything moves:
+# training writes it). heldout.jsonl is checked against the alignment definition of MODEL.md (bundled encoder–decoder) before anything moves:
 # ≥ 200 lines of exactly {"source", "target", "alignment"}, one alignment per target token (</s>
 # included, counted after decoder_start_token_id), each an index into the source's tokens (</s>
 # included) holding the same token, or null. The folder is replaced in one rename.
@@ -20,7 +20,7 @@ from seq2seq_tokenizer import SharedWordPiece  # noqa: E402
 from train_seq2seq import TOKENIZER_FILES, heldout_lines  # noqa: E402
 
 MIN_HELDOUT = 200
-MAX_BYTES = 8_000_000  # issue 34: ≤ 8 MB shipped
+MAX_BYTES = 8_000_000  # the shipped folder's budget: ≤ 8 MB
 
 
 def header(path):

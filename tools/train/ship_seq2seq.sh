@@ -3,7 +3,7 @@
 # a continuation) replace the shipped ones with everything that depends on them:
 #   1. the export is copied to a temporary folder first (a running training rewrites it every
 #      4 minutes), then put in place as model-seq2seq/ by ship_seq2seq.py (fp16, heldout.jsonl
-#      checked against issue 34's definition, ≤ 8 MB or nothing moves);
+#      checked against MODEL.md's alignment definition, ≤ 8 MB or nothing moves);
 #   2. the tokenizer and every held-out alignment are checked against the engine's `attnscope
 #      tokenize` (check_seq2seq_tokenizer.py);
 #   3. the golden fixture tests/fixtures/bundled-seq2seq/ is regenerated from the shipped weights
