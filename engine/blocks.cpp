@@ -9,8 +9,8 @@
 #include "error.h"
 #include "half.h"
 #include "kernels/attention.h"
+#include "kernels/dot_rows.h"
 #include "kernels/layer_norm.h"
-#include "kernels/linear.h"
 #include "kernels/rms_norm.h"
 #include "parallel.h"
 
@@ -228,24 +228,17 @@ void value_norms_forward(float* norms, float* head_out, const float* v, const La
 // (which is what f16 saves), and threads take whole blocks (the same arithmetic on any thread).
 void vocabulary_logits(float* logits, const float* hidden, const WeightMatrix& w, const float* bias, int rows,
                        int C, int V) {
-  constexpr int kRows = 1024;
+  // Threads take blocks of vocabulary rows; each logit is one dot_rows product, the same bits
+  // whichever thread, block or number of hidden rows computes it.
+  constexpr int kRows = 256;
   const size_t blocks = (static_cast<size_t>(V) + kRows - 1) / kRows;
   parallel_for(blocks, min_items_for(static_cast<size_t>(rows) * kRows * C), [&](size_t b0, size_t b1) {
-    std::vector<float> widened, block_logits(static_cast<size_t>(rows) * kRows);
-    for (size_t b = b0; b < b1; ++b) {
-      const int v0 = static_cast<int>(b) * kRows, n = std::min(kRows, V - v0);
-      const float* block;
-      if (w.is_f16()) {
-        widened.resize(static_cast<size_t>(n) * C);
-        f16_to_f32(widened.data(), w.f16.data() + static_cast<size_t>(v0) * C, widened.size());
-        block = widened.data();
-      } else {
-        block = w.f32.data() + static_cast<size_t>(v0) * C;
-      }
-      kernels::linear_f32(block_logits.data(), hidden, block, bias ? bias + v0 : nullptr, rows, C, n);
-      for (int t = 0; t < rows; ++t)
-        std::copy_n(block_logits.data() + static_cast<size_t>(t) * n, n, logits + static_cast<size_t>(t) * V + v0);
-    }
+    const int v0 = static_cast<int>(b0) * kRows, n = std::min(V, static_cast<int>(b1) * kRows) - v0;
+    const float* b = bias ? bias + v0 : nullptr;
+    if (w.is_f16())
+      kernels::dot_rows_f16(logits + v0, V, hidden, w.f16.data() + static_cast<size_t>(v0) * C, b, rows, n, C);
+    else
+      kernels::dot_rows_f32(logits + v0, V, hidden, w.f32.data() + static_cast<size_t>(v0) * C, b, rows, n, C);
   });
 }
 

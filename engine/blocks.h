@@ -162,7 +162,8 @@ kernels::Activation activation_for(const std::string& hidden_act);
 void check_layer_output(const float* x, int T, int C, const char* stack, int layer);
 
 // logits (rows, V) = hidden (rows, C) · Wᵀ (+ bias (V) or null) for a vocabulary matrix W (V, C),
-// f32 or f16 (widened a block of rows at a time, never whole): every family's language-model head.
+// f32 or f16 (widened as it is read, never copied): every family's language-model head, by
+// kernels::dot_rows (a logit's bits do not depend on how many rows are asked for at once).
 void vocabulary_logits(float* logits, const float* hidden, const WeightMatrix& w, const float* bias, int rows,
                        int C, int V);
 

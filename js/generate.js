@@ -115,7 +115,10 @@ export class Generation {
         tokens.push(token);
         const record = {
           index, position: ids.length - 1, id, token, text: session.tokenText(id),
-          prob: probabilityOf(logits, id),
+          // The candidates' softmax is the one probabilityOf computes (same max, same sum, same
+          // order): reuse it when the pick is among them (always, greedy) instead of a second
+          // pass of exp over the whole vocabulary.
+          prob: distribution.find((c) => c.id === id)?.prob ?? probabilityOf(logits, id),
           candidates: distribution.slice(0, o.candidates).map((c) => ({ ...c, token: session.token(c.id), text: session.tokenText(c.id) })),
         };
         steps.push(record);

@@ -16,6 +16,7 @@
 #include "parallel.h"
 #ifdef __wasm_simd128__
 #include "gemm_f32_wasmsimd.h"
+#include "gemv_f32_wasmsimd.h"
 #endif
 
 namespace attnscope::kernels {
@@ -117,7 +118,13 @@ void linear_packed_f32(float* out, const float* inp, const PackedLinear& w, int 
     ep.activation = epilogue.activation;
     ep.residual = epilogue.residual ? epilogue.residual + n0 : nullptr;
     ep.ldr = static_cast<size_t>(w.out);
-    if (w.is_f16())
+    // One row (a generated token's step) streams the panels through the GEMV: the GEMM's
+    // results bit for bit, without its blocking and packing of A.
+    if (T == 1 && w.is_f16())
+      gemv_f16b_wasmsimd(out + n0, inp, w.panels_f16() + p0 * panel_stride, panel_stride, n, w.in, ep);
+    else if (T == 1)
+      gemv_f32_wasmsimd(out + n0, inp, w.panels() + p0 * panel_stride, panel_stride, n, w.in, ep);
+    else if (w.is_f16())
       gemm_f16b_wasmsimd(out + n0, w.out, inp, w.in, w.panels_f16() + p0 * panel_stride, panel_stride, T, n, w.in, ep);
     else
       gemm_f32_wasmsimd(out + n0, w.out, inp, w.in, w.panels() + p0 * panel_stride, panel_stride, T, n, w.in, ep);

@@ -1,0 +1,134 @@
+// The one-row product over packed panels (gemv_f32_wasmsimd.h). Per group of up to four panels:
+// one pass over k, each k splatting x[k] once and multiply-adding it into the 8 columns of every
+// panel; then the GEMM's epilogue, in the GEMM's order (scale, bias, activation, residual).
+#include "gemv_f32_wasmsimd.h"
+
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "math_f32x4_wasmsimd.h"
+
+namespace attnscope::kernels {
+
+namespace {
+
+constexpr int kPanelsAtOnce = 4;  // 8 accumulators + 8 weight registers + x: V8's 15 xmm, no spill
+
+// a · b + c exactly as gemm_f32_wasmsimd's micro-kernel forms it (relaxed build: fused
+// f32x4.relaxed_madd, see that file for the opcode rewrite), so the sums are the GEMM's.
+inline v128_t multiply_add(v128_t a, v128_t b, v128_t c) {
+#ifdef ATTNSCOPE_RELAXED_SIMD
+  return __builtin_wasm_fma_f32x4(a, b, c);
+#else
+  return wasm_f32x4_add(c, wasm_f32x4_mul(a, b));
+#endif
+}
+
+inline v128_t activate(v128_t x, Activation act) {
+  switch (act) {
+    case Activation::GeluErf: return simd::gelu_erf_f32x4(x);
+    case Activation::GeluTanh: return simd::gelu_tanh_f32x4(x);
+    case Activation::Relu: return simd::relu_f32x4(x);
+    case Activation::Silu:
+      return wasm_f32x4_div(x, wasm_f32x4_add(wasm_f32x4_splat(1.0f), simd::exp_f32x4(wasm_f32x4_neg(x))));
+  }
+  return x;
+}
+
+// Eight consecutive weights of a panel's row k as two f32x4 (f16: one 16-byte load, widened).
+inline void load8(const float* w, v128_t& lo, v128_t& hi) {
+  lo = wasm_v128_load(w);
+  hi = wasm_v128_load(w + 4);
+}
+inline void load8(const uint16_t* w, v128_t& lo, v128_t& hi) {
+  const v128_t h = wasm_v128_load(w);
+  lo = simd::f16x4_to_f32x4(wasm_u32x4_extend_low_u16x8(h));
+  hi = simd::f16x4_to_f32x4(wasm_u32x4_extend_high_u16x8(h));
+}
+
+// Columns [0, n) of y, n ≤ 8·P, from P panels starting at w (panel_stride apart).
+template <int P, typename T>
+void gemv_panels(float* y, const float* x, const T* w, size_t panel_stride, int n, int K, const GemmEpilogue& ep,
+                 const float* bias, const float* residual) {
+  v128_t acc0[P], acc1[P];
+  const T* panel[P];
+  for (int p = 0; p < P; ++p) {
+    acc0[p] = wasm_f32x4_splat(0.0f);
+    acc1[p] = wasm_f32x4_splat(0.0f);
+    panel[p] = w + p * panel_stride;
+  }
+#pragma clang loop unroll(disable)
+  for (int k = 0; k < K; ++k) {
+    const v128_t xk = wasm_v128_load32_splat(x + k);
+    for (int p = 0; p < P; ++p) {
+      v128_t b0, b1;
+      load8(panel[p] + static_cast<size_t>(k) * kGemmNR, b0, b1);
+      acc0[p] = multiply_add(xk, b0, acc0[p]);
+      acc1[p] = multiply_add(xk, b1, acc1[p]);
+    }
+  }
+  const v128_t scale = wasm_f32x4_splat(ep.scale);
+  const bool scaled = ep.scale != 1.0f;
+  for (int p = 0; p < P; ++p) {
+    const int n0 = p * kGemmNR, nc = std::min(kGemmNR, n - n0);
+    // A partial panel's bias and residual through 8-wide stack copies, as the GEMM's stack tile.
+    alignas(16) float bias8[kGemmNR] = {}, resid8[kGemmNR] = {}, out8[kGemmNR];
+    if (bias) std::memcpy(bias8, bias + n0, nc * sizeof(float));
+    if (residual) std::memcpy(resid8, residual + n0, nc * sizeof(float));
+    v128_t y0 = acc0[p], y1 = acc1[p];
+    if (scaled) {
+      y0 = wasm_f32x4_mul(y0, scale);
+      y1 = wasm_f32x4_mul(y1, scale);
+    }
+    y0 = wasm_f32x4_add(y0, wasm_v128_load(bias8));
+    y1 = wasm_f32x4_add(y1, wasm_v128_load(bias8 + 4));
+    if (ep.activate) {
+      y0 = activate(y0, ep.activation);
+      y1 = activate(y1, ep.activation);
+    }
+    if (residual) {
+      y0 = wasm_f32x4_add(y0, wasm_v128_load(resid8));
+      y1 = wasm_f32x4_add(y1, wasm_v128_load(resid8 + 4));
+    }
+    wasm_v128_store(out8, y0);
+    wasm_v128_store(out8 + 4, y1);
+    std::memcpy(y + n0, out8, nc * sizeof(float));
+  }
+}
+
+template <typename T>
+void gemv_packed(float* y, const float* x, const T* packed_b, size_t panel_stride, int N, int K,
+                 const GemmEpilogue& ep) {
+  constexpr int kGroup = kPanelsAtOnce * kGemmNR;
+  for (int n0 = 0; n0 < N; n0 += kGroup) {
+    const int n = std::min(kGroup, N - n0), panels = (n + kGemmNR - 1) / kGemmNR;
+    const T* w = packed_b + static_cast<size_t>(n0 / kGemmNR) * panel_stride;
+    const float* bias = ep.bias ? ep.bias + n0 : nullptr;
+    const float* residual = ep.residual ? ep.residual + n0 : nullptr;
+    switch (panels) {
+      case 4: gemv_panels<4>(y + n0, x, w, panel_stride, n, K, ep, bias, residual); break;
+      case 3: gemv_panels<3>(y + n0, x, w, panel_stride, n, K, ep, bias, residual); break;
+      case 2: gemv_panels<2>(y + n0, x, w, panel_stride, n, K, ep, bias, residual); break;
+      default: gemv_panels<1>(y + n0, x, w, panel_stride, n, K, ep, bias, residual); break;
+    }
+  }
+}
+
+}  // namespace
+
+void gemv_f32_wasmsimd(float* y, const float* x, const float* packed_b, size_t panel_stride, int N, int K,
+                       const GemmEpilogue& epilogue) {
+  gemv_packed(y, x, packed_b, panel_stride, N, K, epilogue);
+}
+
+void gemv_f16b_wasmsimd(float* y, const float* x, const uint16_t* packed_b, size_t panel_stride, int N, int K,
+                        const GemmEpilogue& epilogue) {
+  gemv_packed(y, x, packed_b, panel_stride, N, K, epilogue);
+}
+
+}  // namespace attnscope::kernels
+#endif  // __wasm_simd128__
