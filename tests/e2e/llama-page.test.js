@@ -296,7 +296,7 @@ test('Generate: the KV-cache strip counts one key and one value per key/value he
   const bytes = 2 * L * keys * KV * dh * 4;
   assert.ok(KV < H);
   assert.equal(Number(await page.locator('.kv-cache').getAttribute('data-bytes')), bytes);
-  const note = await page.locator('.kv-note').textContent();
+  const note = await page.locator('.kv-cache .kv-note').textContent();
   assert.ok(note.includes(`${KV} key/value heads × ${dh} = ${KV * dh} numbers`), note);
   assert.ok(note.includes(`${(bytes / 1024).toFixed(1)} KB`), note);
   assert.deepEqual(problems, []);
