@@ -31,7 +31,7 @@ import { stepContent } from '../src/lesson/stepper.js';
  *  Block walk and Positions view; a view that cannot apply (an encoder–decoder's formula, say)
  *  says why. */
 export const ELEMENT_VIEWS = ELEMENT_VIEW_IDS;
-// Names the element took before the page's ids (the element's own, kept so old posts still work).
+// Other names the view attribute accepts for two of its views.
 const VIEW_ALIASES = { aggregate: VIEW.aggregates, model: VIEW.grid };
 const DEFAULT_VIEW = VIEW.head;
 const DEFAULT_KIND = 'enc';
