@@ -57,21 +57,26 @@ const addView = {
   },
 };
 
-const bundles = {};
+const env = serverAndBrowser();
+// A build that fails is the tests' failure (a hook that throws would leave the browser open).
+const bundles = { error: null };
 before(async () => {
-  const common = { bundle: true, format: 'esm', platform: 'browser', target: 'es2022', absWorkingDir: ROOT, write: false, loader: { '.css': 'text' },
-    logLevel: 'error', plugins: [addView] };
-  const page = await build({ ...common, entryPoints: ['web/src/main.js'] });
-  // The element, as a script in dist/ (its worker and the bundled model sit beside it there).
-  const element = await build({ ...common, stdin: { contents: "import { defineAttnScopeElement } from './web/embed/element.js';\ndefineAttnScopeElement();",
-    resolveDir: ROOT, loader: 'js' } });
-  bundles.page = page.outputFiles[0].text;
-  bundles.element = element.outputFiles[0].text;
+  try {
+    const common = { bundle: true, format: 'esm', platform: 'browser', target: 'es2022', absWorkingDir: ROOT, write: false, loader: { '.css': 'text' },
+      logLevel: 'error', plugins: [addView] };
+    const page = await build({ ...common, entryPoints: ['web/src/main.js'] });
+    // The element, as a script in dist/ (its worker and the bundled model sit beside it there).
+    const element = await build({ ...common, stdin: { contents: "import { defineAttnScopeElement } from './web/embed/element.js';\ndefineAttnScopeElement();",
+      resolveDir: ROOT, loader: 'js' } });
+    bundles.page = page.outputFiles[0].text;
+    bundles.element = element.outputFiles[0].text;
+  } catch (e) {
+    bundles.error = e;
+  }
 });
 
-const env = serverAndBrowser();
-
 async function withBundles(page) {
+  assert.ifError(bundles.error);
   await page.route('**/dist/explorer.js', (r) => r.fulfill({ contentType: 'text/javascript', body: bundles.page }));
   await page.route('**/dist/added-view-element.js', (r) => r.fulfill({ contentType: 'text/javascript', body: bundles.element }));
   await page.route('**/added-view.html', (r) => r.fulfill({ contentType: 'text/html', body: `<!doctype html><meta charset="utf-8">
