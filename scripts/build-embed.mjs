@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { SEQ2SEQ_EXAMPLE_SOURCE } from '../web/src/examples.js';
+import { ENTRY_DEFAULTS, VIEW_LIST } from '../web/src/views/registry.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -75,6 +76,36 @@ function virtualModules(modules) {
   };
 }
 
+// The element offers the views whose registry entry says so (web/src/views/registry.js). In its
+// one-file bundle the registry's list is rewritten from the registry itself, holding those views
+// only, each loaded through a static import (a dynamic import without code splitting wraps every
+// module it reaches for lazy start-up: a few KB), so the element carries neither the page's other
+// views nor their entries (their ids are unknown to it, as its view attribute's were before).
+const REGISTRY = join(ROOT, 'web/src/views/registry.js');
+function elementViewsOnly() {
+  return {
+    name: 'element-views-only',
+    setup(b) {
+      b.onLoad({ filter: /views\/registry\.js$/ }, (args) => {
+        if (args.path !== REGISTRY) return undefined;
+        const source = readFileSync(REGISTRY, 'utf8');
+        const start = source.indexOf('const ENTRIES = [');
+        const end = source.indexOf('\n];', start) + 3;
+        if (start < 0 || end < start) throw new Error('build-embed: the registry has no ENTRIES list');
+        const imports = [];
+        const entries = VIEW_LIST.filter((v) => v.element).map(({ load, figure, ...entry }) => {
+          imports.push(`import * as view${imports.length} from './${entry.id}.js';`);
+          const declared = Object.entries(entry).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(k === 'label' ? `view_${entry.id}` : ENTRY_DEFAULTS[k]));
+          return `  { ${declared.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')}, load: () => Promise.resolve(view${imports.length - 1}) },`;
+        });
+        const contents = source.slice(0, start) + `const ENTRIES = [\n${entries.join('\n')}\n];` + source.slice(end) +
+          '\n' + imports.join('\n');
+        return { contents, loader: 'js' };
+      });
+    },
+  };
+}
+
 function base64(path) {
   return readFileSync(path).toString('base64');
 }
@@ -96,9 +127,9 @@ export async function buildEmbed({ quiet = false } = {}) {
   };
   const loader = { '.css': 'text' };
   await build({ ...common, loader, entryPoints: { 'attnscope-element': 'web/embed/element-entry.js' }, outdir: DIST,
-    plugins: [virtualModules(modules)] });
+    plugins: [virtualModules(modules), elementViewsOnly()] });
   const single = await build({ ...common, loader, entryPoints: ['web/embed/single-file-entry.js'], write: false,
-    plugins: [virtualModules(modules)] });
+    plugins: [virtualModules(modules), elementViewsOnly()] });
   const template = readFileSync(join(ROOT, 'web/embed/single-file.html'), 'utf8');
   // A literal "</script" inside the bundle would end the inline script early; JSON-escaped
   // strings never contain it, but check rather than trust.

@@ -281,3 +281,23 @@ test('Contributions: the RMSNorm split of the predicted logit; its parts add up 
   assert.equal(await page.locator('#input-error').textContent(), '');
   assert.deepEqual(problems, []);
 });
+
+test('Generate: the KV-cache strip counts one key and one value per key/value head, not per query head', async () => {
+  await page.locator('#gen-tokens').fill('3');
+  await page.locator('#gen-tokens').dispatchEvent('change');
+  await page.click('#gen-start');
+  await page.waitForFunction(() => window.__attnscope.generation?.done && !document.body.dataset.generating, null, { timeout: 60000 });
+  const keys = Number(await page.locator('.kv-cache').getAttribute('data-keys'));
+  const gen = await hook(() => window.__attnscope.generation);
+  assert.equal(keys, gen.promptLength + gen.steps.length);
+  // Per layer and position: a key and a value for each of the KV heads, dh floats each, f32 —
+  // here KV/H of what counting hidden_size (every query head) would say.
+  const L = config.num_hidden_layers;
+  const bytes = 2 * L * keys * KV * dh * 4;
+  assert.ok(KV < H);
+  assert.equal(Number(await page.locator('.kv-cache').getAttribute('data-bytes')), bytes);
+  const note = await page.locator('.kv-cache .kv-note').textContent();
+  assert.ok(note.includes(`${KV} key/value heads × ${dh} = ${KV * dh} numbers`), note);
+  assert.ok(note.includes(`${(bytes / 1024).toFixed(1)} KB`), note);
+  assert.deepEqual(problems, []);
+});

@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { Tokenizer } from '@huggingface/tokenizers';
 
 import { readSafetensors } from './helpers/safetensors.js';
+// The element's views as the view registry lists them (the registry holds no DOM: Node reads it).
+import { ELEMENT_VIEW_IDS as ELEMENT_VIEWS } from '../../web/src/views/registry.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'js/cli.js');
@@ -23,9 +25,6 @@ const FIXTURES = join(ROOT, 'tests/fixtures');
 const work = mkdtempSync(join(tmpdir(), 'attnscope-snapshot-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-// The element's own list of views (web/embed/element.js cannot load in Node: it defines an HTMLElement).
-const ELEMENT_VIEWS = JSON.parse(/export const ELEMENT_VIEWS = (\[[^\]]*\])/.exec(
-  readFileSync(join(ROOT, 'web/embed/element.js'), 'utf8'))[1].replace(/'/g, '"'));
 const FIGURE_VIEWS = ['head', 'lines', 'grid'];
 
 const json = (path) => JSON.parse(readFileSync(path, 'utf8'));

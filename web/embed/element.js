@@ -10,15 +10,8 @@ import { clampToResult, defaultState, MAX_TEXT_CHARS, WEIGHT_PRECISIONS } from '
 import { createViewModel } from '../src/view-model.js';
 import { createRunController } from '../src/run-controller.js';
 import { stats } from '../src/model-registry.js';
-import { createModelGrid } from '../src/views/model-grid.js';
-import { createHeadDetail } from '../src/views/head-detail.js';
-import { createHeadLines } from '../src/views/head-lines.js';
-import { createFormula } from '../src/views/formula.js';
-import { createAggregates } from '../src/views/aggregates.js';
-import { createCrossGrid } from '../src/views/cross-grid.js';
-import { createCrossView } from '../src/views/cross.js';
-import { guardedView } from '../src/views/family-switch.js';
-import { blockView, crossShown, positionsView, squareOrCross } from '../src/views/family-views.js';
+import { crossShown } from '../src/views/family-switch.js';
+import { ELEMENT_VIEW_IDS, openView, VIEW, viewEntry } from '../src/views/registry.js';
 import { createKindSwitch } from '../src/kind-switch.js';
 import { ATTENTION_KINDS, isSeq2Seq } from '../src/seq2seq-run.js';
 import { AttnScopeError } from '../../js/errors.js';
@@ -33,17 +26,14 @@ import { figureData } from '../../js/snapshot.js';
 import { LESSONS } from '../src/lesson/steps.js';
 import { stepContent } from '../src/lesson/stepper.js';
 
-export const ELEMENT_VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'block', 'positions'];
-const VIEW_ALIASES = { aggregate: 'aggregates', model: 'grid' };
-const VIEW_FACTORIES = {
-  // As on the page (main.js, views/family-views.js): an encoder–decoder's cross-attention in the
-  // cross views, each family's own Block walk and Positions view; a view that cannot apply (an
-  // encoder–decoder's formula, say) says why.
-  grid: squareOrCross(createModelGrid, createCrossGrid), head: squareOrCross(createHeadDetail, createCrossView),
-  lines: squareOrCross(createHeadLines, createCrossView), formula: guardedView('formula', createFormula),
-  aggregates: guardedView('aggregates', createAggregates), block: blockView, positions: positionsView,
-};
-const DEFAULT_VIEW = 'head';
+/** The views the element offers (their registry entries' `element`), in button order. The views
+ *  are the page's own: an encoder–decoder's cross-attention in the cross views, each family's own
+ *  Block walk and Positions view; a view that cannot apply (an encoder–decoder's formula, say)
+ *  says why. */
+export const ELEMENT_VIEWS = ELEMENT_VIEW_IDS;
+// Other names the view attribute accepts for two of its views.
+const VIEW_ALIASES = { aggregate: VIEW.aggregates, model: VIEW.grid };
+const DEFAULT_VIEW = VIEW.head;
 const DEFAULT_KIND = 'enc';
 const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;
 const INDEX = /^\d{1,4}$/;
@@ -62,7 +52,7 @@ export class AttnScopeElement extends HTMLElement {
   #state = { ...defaultState(), view: DEFAULT_VIEW, kind: DEFAULT_KIND };
   #app = createViewModel({ state: this.#state, onSet: () => this.#changed() });
   // <attn-scope> shows no predictions; its status line and events follow the runs.
-  #runs = createRunController(this.#app, { views: VIEW_FACTORIES, predictions: false, on: {
+  #runs = createRunController(this.#app, { views: ELEMENT_VIEWS, predictions: false, on: {
     start: () => this.#setStatus(this.result ? 'running' : 'loading', this.#t(this.result ? 'running' : 'loading')),
     shown: () => this.#shown(),
     empty: () => {
@@ -336,7 +326,7 @@ export class AttnScopeElement extends HTMLElement {
       const b = el('button', '', views);
       b.type = 'button';
       b.dataset.view = v;
-      b.addEventListener('click', () => this.#app.set({ view: v }));
+      b.addEventListener('click', () => this.#app.set(openView(v)));
       viewButtons[v] = b;
     }
     const actions = el('div', 'actions', toolbar);
@@ -480,14 +470,14 @@ export class AttnScopeElement extends HTMLElement {
     dom.views.setAttribute('aria-label', t('viewsAria'));
     dom.actions.setAttribute('aria-label', t('actionsAria'));
     for (const [v, b] of Object.entries(dom.viewButtons)) {
-      b.textContent = translate(s.lang, 'view_' + v);
+      b.textContent = translate(s.lang, viewEntry(v).label);
       b.setAttribute('aria-pressed', String(v === s.view));
     }
     for (const [key, b] of Object.entries(dom.actionButtons)) {
       b.textContent = t(key);
       b.title = t(key + 'Title');
       b.disabled = !this.result || (key === 'json' && this.frozen) ||   // BertViz wants every head
-        (key === 'figure' && !['head', 'lines', 'grid'].includes(s.view)) ||
+        (key === 'figure' && !viewEntry(s.view)?.figure) ||
         // BertViz and figure files hold square self-attention: not a target × source matrix.
         ((key === 'json' || key === 'figure') && crossShown(this.#app));
     }

@@ -6,6 +6,7 @@ import { cssColour, sequential } from '../src/colormap.js';
 import { composeFigure, figureToCanvas, figureToSvg, quoteText } from './figure.js';
 import { MASK_FILL, isCausal } from '../src/causal-mask.js';
 import { bundledLabel } from '../src/bundled-labels.js';
+import { VIEW, viewEntry } from '../src/views/registry.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const SVG_VECTOR_MAX = 128;   // tokens: above this the cells go in as one embedded PNG, not n² rects
@@ -158,17 +159,17 @@ export function currentViewFigure(app) {
   const panel = app.views[app.state.view]?.panel;
   if (!panel || !app.result) return null;
   const { t, state } = app;
-  const where = VIEW_WITHOUT_HEAD.has(state.view) ? ''
-    : state.view === 'lines' ? ` · ${t('layer')} ${state.layer}` : ` · ${t('layerHead', { layer: state.layer, head: state.head })}`;
+  // What one drawing of the view covers (its registry entry's scope): every layer and head at once
+  // (the title names none), one layer, or one head.
+  const { scope, label } = viewEntry(state.view);
+  const where = scope === 'model' ? ''
+    : scope === 'layer' ? ` · ${t('layer')} ${state.layer}` : ` · ${t('layerHead', { layer: state.layer, head: state.head })}`;
   return composeFigure(panel, {
-    title: `AttnScope · ${t('view_' + state.view)}${where}`,
+    title: `AttnScope · ${t(label)}${where}`,
     subtitle: figureSubtitle(app),
-    scale: state.view === 'lines' ? linesScale(app) : null,
+    scale: state.view === VIEW.lines ? linesScale(app) : null,
   });
 }
-
-// Views that show every layer and head at once: the title names no single head.
-const VIEW_WITHOUT_HEAD = new Set(['grid', 'heads', 'aggregates']);
 
 // The lines view gives each head a colour (its toggle's dot) and a line the opacity of its weight:
 // the scale shows opacity alone, in a neutral ink.
@@ -205,9 +206,9 @@ export function currentViewSvg(app) {
   // A square matrix as vector cells; an encoder–decoder's cross-attention (target × source) is drawn
   // by the cross view, exported as its figure.
   const [, , rows, cols] = app.result.shape;
-  if (app.state.view === 'head' && rows === cols) return currentHeadSvg(app);
+  if (app.state.view === VIEW.head && rows === cols) return currentHeadSvg(app);
   const figure = currentViewFigure(app);
-  return figure && figureToSvg(figure, `AttnScope · ${app.t('view_' + app.state.view)}`);
+  return figure && figureToSvg(figure, `AttnScope · ${app.t(viewEntry(app.state.view).label)}`);
 }
 
 /** The current head as the views show it (special tokens hidden or not), as an SVG document. */

@@ -14,7 +14,7 @@ const MAX_TEXT_CHARS = 160;           // of the input text quoted in the title b
 // Controls are not part of a figure: their state is in the title band (layer, head) or the picture.
 const SKIP = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'SCRIPT', 'STYLE', 'TEMPLATE', 'OPTION']);
 // Nor are the labels around them ("Layer [0]"), buttons other than toggles that stand as a legend
-// (the lines view's head dots: aria-pressed), or how-to text marked data-no-export (issue 36).
+// (the lines view's head dots: aria-pressed), or how-to text marked data-no-export.
 const isControl = (el) => (el.tagName === 'LABEL' && el.querySelector('input, select, textarea')) ||
   (el.tagName === 'BUTTON' && !el.hasAttribute('aria-pressed'));
 /** A PNG figure's pixels per CSS px: at least 2 (slides and print), the screen's if finer. */

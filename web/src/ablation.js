@@ -1,4 +1,4 @@
-// Head ablation in the page (issue 19): the heads switched off (state.headsOff, 'layer:head'
+// Head ablation in the page: the heads switched off (state.headsOff, 'layer:head'
 // strings, in the permalink as off=0:1,2:3) are applied to the typed text as a second run with
 // Hugging Face's head_mask, shown as an edit of kind 'heads' so the diff view compares it with
 // the intact run; predictionDiff() lists the [MASK] / next-token guesses of both. The corpus

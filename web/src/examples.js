@@ -6,6 +6,7 @@
 import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from '../../js/bundled-models.js';
 import { findHeldout } from '../../js/alignment-accuracy.js';
 import { DEFAULT_TEXT } from './state.js';
+import { VIEW } from './views/registry.js';
 
 // A short held-out pair with a visible reordering: "I by her on the divan sat."
 export const SEQ2SEQ_EXAMPLE_SOURCE = 'I sat by her on the divan.';
@@ -14,10 +15,10 @@ const LAST = Symbol('the last token');
 
 export const EXAMPLES = [
   // "What does 'it' look at?": the query (the chips, the formula) and the head view's row on "it".
-  { id: 'bert', model: BUNDLED_MODEL, label: 'exampleBert', text: DEFAULT_TEXT, patch: { view: 'grid' }, query: 'it' },
+  { id: 'bert', model: BUNDLED_MODEL, label: 'exampleBert', text: DEFAULT_TEXT, patch: { view: VIEW.grid }, query: 'it' },
   // A decoder's example opens on its last token: what the model expects next.
-  { id: 'gpt', model: BUNDLED_CAUSAL_MODEL, label: 'exampleGpt', text: 'The river ran past the old mill, and the river', patch: { view: 'grid' }, query: LAST },
-  { id: 'sov', model: BUNDLED_SEQ2SEQ_MODEL, label: 'exampleSov', text: SEQ2SEQ_EXAMPLE_SOURCE, patch: { view: 'cross', kind: 'cross', target: '' }, generate: true },
+  { id: 'gpt', model: BUNDLED_CAUSAL_MODEL, label: 'exampleGpt', text: 'The river ran past the old mill, and the river', patch: { view: VIEW.grid }, query: LAST },
+  { id: 'sov', model: BUNDLED_SEQ2SEQ_MODEL, label: 'exampleSov', text: SEQ2SEQ_EXAMPLE_SOURCE, patch: { view: VIEW.cross, kind: 'cross', target: '' }, generate: true },
 ];
 
 /**
@@ -54,7 +55,7 @@ export function createExamples(host, app, { loadModel, openText, generateTarget 
   }
 
   /** A link that names the encoder–decoder but no text: its own example (the target written),
-   *  in the link's view, rather than an English sentence with no target (issue 49). */
+   *  in the link's view, rather than an English sentence with no target. */
   function ownText() {
     const ex = EXAMPLES.find((e) => e.model === app.state.model && e.generate);
     if (ex) open(ex, { kind: app.state.kind, target: '' });

@@ -76,7 +76,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
   const hint = document.createElement('p');
   hint.className = 'hint';
   // The tokens written so far, in the panel itself: on a phone the chips they join are a screen
-  // above the panel (issue 36: the new tokens appeared off-screen).
+  // above the panel (the new tokens appeared off-screen).
   const written = document.createElement('p');
   written.id = 'gen-written';
   written.className = 'gen-written';

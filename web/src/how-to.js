@@ -1,6 +1,6 @@
 // A view's caption says what the figure shows; its how-to (hover, arrow keys, click) says how to
 // use the page. The how-to is marked data-no-export so an exported figure carries the caption
-// only (issue 36: exported PNGs included on-screen instructions).
+// only (exported PNGs included on-screen instructions).
 
 /** Fills `element` with the caption, then the how-to in a span the figure exports leave out. */
 export function captionWithHowTo(element, caption, howTo) {

@@ -1,4 +1,4 @@
-// UI text for the block walk-through and positions views (issue 18), English and Korean, merged
+// UI text for the block walk-through and positions views, English and Korean, merged
 // into i18n.js's tables. Korean uses the standard terms: 잔차 연결 (residual connection), 층 정규화
 // (layer normalisation), 피드포워드 신경망 (feed-forward network), 위치 임베딩 (position embedding),
 // 멀티헤드 어텐션 (multi-head attention).

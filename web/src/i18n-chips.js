@@ -1,4 +1,4 @@
-// UI text for the token chips' two actions (issue 36): a click picks the query; the "Select
+// UI text for the token chips' two actions: a click picks the query; the "Select
 // tokens" toggle switches clicks to selecting tokens for Mask/Drop. English and Korean, merged
 // into i18n.js's tables.
 

@@ -1,4 +1,4 @@
-// UI text for decoders (issue 17: the causal mask, next-token predictions, generation, the
+// UI text for decoders (the causal mask, next-token predictions, generation, the
 // encoder-vs-decoder view), English and Korean, merged into i18n.js's tables. Korean uses the
 // standard terms: 인코더/디코더, 양방향·단방향 어텐션, 인과적 마스크(causal mask), 다음 토큰 예측.
 

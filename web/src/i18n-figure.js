@@ -1,4 +1,4 @@
-// UI text for frozen figures (issue 36): the page's "Save figure data" button; the views' how-to
+// UI text for frozen figures: the page's "Save figure data" button; the views' how-to
 // sentences, apart from their captions so exported figures leave them out (how-to.js). English
 // and Korean, merged into i18n.js's tables.
 

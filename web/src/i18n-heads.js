@@ -1,4 +1,4 @@
-// UI text for probing heads (issue 19: head ablation, the head table, the query/key map and the
+// UI text for probing heads (head ablation, the head table, the query/key map and the
 // POS summary), English and Korean, merged into i18n.js's tables. Korean uses the usual terms:
 // 헤드 끄기(ablation), 엔트로피, 쿼리/키, 주성분(PCA), 품사(POS).
 

@@ -1,4 +1,4 @@
-// UI text for issue 35 (inside the prediction): the Layers view (logit lens), the Contributions
+// UI text for what happens inside the prediction: the Layers view (logit lens), the Contributions
 // view (direct logit attribution) and the next-token panel's sampling controls, English and Korean,
 // merged into i18n.js's tables. Korean terms: 로짓 렌즈 (logit lens), 직접 로짓 기여 (direct logit
 // attribution), 잔차 스트림 (residual stream), 온도 (temperature), 상위 k / 상위 p 샘플링.
@@ -50,7 +50,7 @@ export const LENS_STRINGS = {
     samplingNeedsRun: 'Reading the whole distribution…',
     genTopP: 'Top-p',
     kvTitle: 'KV cache: {keys} positions × {layers} layers (a key row and a value row each)',
-    kvNote: 'Each new token adds one key and one value row of {C} numbers to every layer, so a step costs one position’s work: {size} held (f32). Grey: the prompt; blue: generated; outlined: the newest.',
+    kvNote: 'Each new token adds one key and one value row to every layer, {kvHeads} key/value heads × {headDim} = {width} numbers each, so a step costs one position’s work: {size} held (f32). Grey: the prompt; blue: generated; outlined: the newest.',
     contribTarget: 'After #{position} {at}: {token}, logit {logit}',
   },
   ko: {
@@ -99,7 +99,7 @@ export const LENS_STRINGS = {
     samplingNeedsRun: '전체 분포를 읽는 중…',
     genTopP: 'Top-p',
     kvTitle: 'KV 캐시: 위치 {keys}개 × {layers}개 층 (각각 키 행 하나와 값 행 하나)',
-    kvNote: '새 토큰마다 모든 층에 숫자 {C}개짜리 키 행과 값 행이 하나씩 더해지므로, 한 단계는 위치 하나만큼만 계산합니다: {size} 사용(f32). 회색: 프롬프트, 파란색: 생성된 토큰, 테두리: 가장 최근 토큰.',
+    kvNote: '새 토큰마다 모든 층에 키 행과 값 행이 하나씩 더해집니다(키/값 헤드 {kvHeads}개 × {headDim} = 숫자 {width}개씩). 그래서 한 단계는 위치 하나만큼만 계산합니다: {size} 사용(f32). 회색: 프롬프트, 파란색: 생성된 토큰, 테두리: 가장 최근 토큰.',
     contribTarget: '#{position} {at} 다음: {token}, 로짓 {logit}',
   },
 };

@@ -1,4 +1,4 @@
-// UI text for the Llama family (issue 32: grouped heads, rotary positions, views that cannot
+// UI text for the Llama family (grouped heads, rotary positions, views that cannot
 // apply) and for the head detectors and the head table's column definitions, English and Korean,
 // merged into i18n.js's tables. Korean terms: 키/값 헤드(K/V head), 회전 위치 임베딩(RoPE),
 // 유도 헤드(induction head), 싱크(attention sink).

@@ -1,4 +1,4 @@
-// UI text for big models (issue 20): the weight precision choice beside the model picker and
+// UI text for big models: the weight precision choice beside the model picker and
 // the memory the loaded model uses, English and Korean, merged into i18n.js's tables.
 import { AUTO_F16_ABOVE_BYTES } from '../../js/memory-estimate.js';
 

@@ -1,4 +1,4 @@
-// UI text for narrow screens (issue 36): the cue above a table that scrolls sideways; the
+// UI text for narrow screens: the cue above a table that scrolls sideways; the
 // Generate panel's own list of the tokens it wrote. English and Korean, merged into i18n.js's
 // tables.
 

@@ -1,4 +1,4 @@
-// UI text for encoder–decoder models (issue 33: BART, Marian, T5): the source and target, the
+// UI text for encoder–decoder models (BART, Marian, T5): the source and target, the
 // three attention kinds, the cross-attention view and the head table's alignment accuracy,
 // English and Korean, merged into i18n.js's tables. Korean terms: 인코더–디코더, 교차 어텐션
 // (cross-attention), 원문(source), 목표 문장(target), 정렬(alignment), 대각선 기준선.

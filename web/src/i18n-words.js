@@ -1,4 +1,4 @@
-// UI text for words and pieces (issue 36): the matrix views' "words: pieces merged" toggle and
+// UI text for words and pieces: the matrix views' "words: pieces merged" toggle and
 // the token chips' legend (##, ␣, bytes), English and Korean, merged into i18n.js's tables.
 
 export const WORDS_STRINGS = {

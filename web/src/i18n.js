@@ -292,26 +292,26 @@ const STRINGS = {
 
 // Decoder text (causal mask, next token, generation, compare) lives in its own table.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], DECODER_STRINGS[lang]);
-// The block walk-through and positions views (issue 18).
+// The block walk-through and positions views.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], BLOCK_STRINGS[lang]);
-// Probing heads: ablation, the head table, the query/key map (issue 19).
+// Probing heads: ablation, the head table, the query/key map.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], HEADS_STRINGS[lang]);
-// Inside the prediction: logit lens, attribution, sampling controls (issue 35).
+// Inside the prediction: logit lens, attribution, sampling controls.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LENS_STRINGS[lang]);
-// Big models: the weight precision choice and the memory used (issue 20).
+// Big models: the weight precision choice and the memory used.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], MEMORY_STRINGS[lang]);
-// Word-level attention (issue 36).
+// Word-level attention.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], WORDS_STRINGS[lang]);
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], FIGURE_STRINGS[lang]);
-// The guided lesson (issue 36).
+// The guided lesson.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LESSON_STRINGS[lang]);
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], ERROR_STRINGS[lang]);
-// The Llama family (issue 32): grouped heads, rotary positions; the head detectors.
+// The Llama family: grouped heads, rotary positions; the head detectors.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], LLAMA_STRINGS[lang]);
-// The chips' two actions, the phone's scroll cue (issue 36).
+// The chips' two actions, the phone's scroll cue.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], CHIPS_STRINGS[lang]);
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], PHONE_STRINGS[lang]);
-// Encoder–decoders: source and target, the three attention kinds, the cross view (issue 33).
+// Encoder–decoders: source and target, the three attention kinds, the cross view.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], SEQ2SEQ_STRINGS[lang]);
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], BLOCK_SEQ2SEQ_STRINGS[lang]);
 

@@ -2,8 +2,7 @@
 // (state.kind, seq2seq-run.js): a radio group above the views, each choice naming what attends
 // to what. Hidden for other models, and in views that show one kind only (cross, head table).
 import { ATTENTION_KINDS, isSeq2Seq } from './seq2seq-run.js';
-
-const KIND_VIEWS = new Set(['grid', 'head', 'lines']);
+import { viewEntry } from './views/registry.js';
 const LABEL_KEYS = { enc: 'kindEnc', dec: 'kindDec', cross: 'kindCross' };
 
 export function createKindSwitch(host, app) {
@@ -24,7 +23,7 @@ export function createKindSwitch(host, app) {
 
   function render() {
     const { t, state } = app;
-    host.hidden = !isSeq2Seq(app.info) || !KIND_VIEWS.has(state.view);
+    host.hidden = !isSeq2Seq(app.info) || !viewEntry(state.view)?.kinds;
     if (host.hidden) return;
     host.setAttribute('aria-label', t('kindTitle'));
     title.textContent = t('kindTitle');

@@ -1,9 +1,13 @@
-// The KV cache during a generation (issue 35): each new token adds one key row and one value row
-// (C numbers each) to every layer's cache, so a step costs one position's work instead of a new
-// pass. Drawn as L rows of key and value cells, one column per position held (the prompt's grey,
-// the generated ones in the accent colour, the newest outlined), with the memory the rows take
-// (f32: 2 · L · positions · C · 4 bytes; the engine's buffers grow by doubling, so it may have
-// reserved up to twice that).
+// The KV cache during a generation: each new token adds one key row and one value row to every
+// layer's cache, so a step costs one position's work instead of a new pass. A row holds one key
+// (or value) per key/value head, numKeyValueHeads · headDim numbers: C for multi-head attention,
+// fewer where query heads share them (grouped-query attention: 32 query heads over 4 key/value
+// heads keep an eighth of C). Drawn as L rows of key and value cells, one column per position held
+// (the prompt's grey, the generated ones in the accent colour, the newest outlined), with the
+// memory the rows take (js/generation-budget.js's decoderCacheBytes, f32; the engine's buffers
+// grow by doubling, so it may have reserved up to twice that).
+import { decoderCacheBytes } from '../../js/generation-budget.js';
+
 const CELL = 4, GAP = 1;
 
 export function createKvCacheStrip(host, app) {
@@ -24,16 +28,19 @@ export function createKvCacheStrip(host, app) {
     box.hidden = !gen || !cfg;
     if (box.hidden) return;
     const { t } = app;
-    const L = cfg.numLayers, C = cfg.hiddenSize;
+    const L = cfg.numLayers;
+    // Models that predate key/value heads in their config have one per query head.
+    const kvHeads = cfg.numKeyValueHeads ?? cfg.numHeads, headDim = cfg.headDim ?? cfg.hiddenSize / cfg.numHeads;
     const last = gen.steps[gen.steps.length - 1];
     // Each step runs its new token over the cache at once (for its attention row): after step i the
     // cache holds the prompt and i + 1 new tokens (step.keys).
     const keys = last ? last.keys : gen.promptLength;
     const prompt = gen.promptLength;
     box.dataset.keys = String(keys);
-    const bytes = 2 * L * keys * C * 4;
+    const bytes = decoderCacheBytes({ layers: L, kvWidth: kvHeads * headDim, positions: keys });
+    box.dataset.bytes = String(bytes);
     title.textContent = t('kvTitle', { keys, layers: L });
-    note.textContent = t('kvNote', { C, size: bytes >= 1024 ** 2 ? `${(bytes / 1024 ** 2).toFixed(2)} MB` : `${(bytes / 1024).toFixed(1)} KB` });
+    note.textContent = t('kvNote', { kvHeads, headDim, width: kvHeads * headDim, size: bytes >= 1024 ** 2 ? `${(bytes / 1024 ** 2).toFixed(2)} MB` : `${(bytes / 1024).toFixed(1)} KB` });
     const width = Math.max(1, keys) * (CELL + GAP);
     const rowH = 2 * (CELL + GAP) + 2;
     const dpr = window.devicePixelRatio || 1;

@@ -8,27 +8,15 @@ import { createViewModel } from './view-model.js';
 import { createRunController } from './run-controller.js';
 import { createModelPicker } from './model-picker.js';
 import { createTokensView } from './tokens-view.js';
-import { createModelGrid } from './views/model-grid.js';
-import { createHeadDetail } from './views/head-detail.js';
-import { createHeadLines } from './views/head-lines.js';
-import { createFormula } from './views/formula.js';
-import { createAggregates } from './views/aggregates.js';
-import { createDiff } from './views/diff.js';
 import { installTestHook } from './test-hook.js';
-import { createCompare } from './views/compare.js';
-import { blockView, positionsView, squareOrCross } from './views/family-views.js';
-import { familySwitch, guardedView } from './views/family-switch.js';
 import { viewUnavailable } from './model-family.js';
-import { createHeadsTable } from './views/heads.js';
-import { createQkMap } from './views/qk-map.js';
-import { createLayers } from './views/layers.js';
-import { createContributions } from './views/contributions.js';
 import { createAblationRunner } from './ablation.js';
 import { createNextTokenPanel } from './views/next-token.js';
 import { createGeneratePanel } from './generate-panel.js';
 import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
-import { FIGURE_VIEWS, figureData } from '../../js/snapshot.js';
+import { figureData } from '../../js/snapshot.js';
+import { openView, VIEW, VIEW_IDS, VIEW_LIST, viewEntry } from './views/registry.js';
 import { createLesson } from './lesson/stepper.js';
 import { LESSONS } from './lesson/steps.js';
 import { keepTabsInSight } from './tabs-scroll.js';
@@ -41,28 +29,11 @@ import { readHeldout } from './heldout.js';
 import { modelLabel } from './bundled-labels.js';
 import { createExamples } from './examples.js';
 import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
-import { createCrossView } from './views/cross.js';
-import { createCrossGrid } from './views/cross-grid.js';
-import { createCrossHeads } from './views/cross-heads.js';
 
 const BUSY_AFTER_MS = 150;
 const $ = (id) => document.getElementById(id);
 const state = stateFromUrl(location.search);
 
-// A view that cannot show the model in use says why (model-family.js), in place of itself.
-const guarded = guardedView;
-const VIEW_FACTORIES = {
-  // An encoder–decoder's cross-attention (target × source, not square) in the cross views.
-  grid: squareOrCross(createModelGrid, createCrossGrid), head: squareOrCross(createHeadDetail, createCrossView),
-  lines: squareOrCross(createHeadLines, createCrossView),
-  formula: guarded('formula', createFormula), aggregates: guarded('aggregates', createAggregates), diff: guarded('diff', createDiff),
-  compare: createCompare, map: guarded('map', createQkMap), layers: guarded('layers', createLayers),
-  contributions: guarded('contributions', createContributions), cross: guarded('cross', createCrossView),
-  heads: familySwitch((a) => (isSeq2Seq(a.info) ? 'alignment' : 'statistics'), { statistics: createHeadsTable, alignment: createCrossHeads }),
-  // Family-dependent tabs (model-family.js, views/family-views.js): the Block walk, rotary positions.
-  block: blockView,
-  positions: positionsView,
-};
 let linkModel = null;       // a link's model that failed to load, kept in the URL (see start())
 let firstLoad = true;       // the page's first model load: the link's query (q=) holds for it
 const linkParams = new URLSearchParams(location.search);   // the link as opened (writeUrl drops defaults)
@@ -72,7 +43,7 @@ let busyTimer = 0;
 const app = createViewModel({ state, onSet });
 app.loadModel = loadModel;   // the model picker's
 app.ablates = true;
-const runs = createRunController(app, { views: VIEW_FACTORIES, predictions: true, on: {
+const runs = createRunController(app, { views: VIEW_IDS, predictions: true, on: {
   start: onRunStart, shown: onRunShown, empty: onRunEmpty, failed: onRunFailed, settled: () => showBusy(false),
 } });
 // The map opens a corpus sentence as the typed text; its query token is chosen once the sentence
@@ -252,7 +223,7 @@ async function applyEdit(kind) {
     app.showEdit({ kind, positions }, edited);
     $('edit-status').textContent = app.t(kind === 'mask' ? 'editMasked' : 'editDropped', { n: positions.length });
     setStatus('ready');
-    app.set({ view: 'diff' });
+    app.set({ view: VIEW.diff });
     requestAnimationFrame(revealViews);   // after renderAll's frame has drawn the diff
   } catch (e) {
     showInputError((t) => t('runFailed', { reason: errorReason(t, e) }), e);
@@ -324,7 +295,7 @@ function renderNow() {
   runs.show(host);
 }
 
-// Controls shown only for the models they apply to (issue 49): hiding special tokens names the
+// Controls shown only for the models they apply to: hiding special tokens names the
 // run's own ([CLS], [SEP]; <s>) and goes where a run has none (GPT-2) or for an encoder–decoder;
 // the second sentence is an encoder's input (BERT's [SEP]-joined pair), not a decoder's. A control
 // left on by a link stays visible, so it can be turned off.
@@ -414,7 +385,7 @@ function wire() {
   // A frozen figure (js/snapshot.js) of the typed text's run, for <attn-scope src="…">.
   $('save-figure').addEventListener('click', () => {
     // Frozen figures hold one model's single-text run (js/snapshot.js): not an encoder–decoder's.
-    if (!app.original || !FIGURE_VIEWS.includes(state.view) || isSeq2Seq(app.info)) {
+    if (!app.original || !viewEntry(state.view).figure || isSeq2Seq(app.info)) {
       $('run-status').textContent = app.t('saveFigureView');
       return;
     }
@@ -435,9 +406,9 @@ function wire() {
   for (const btn of document.querySelectorAll('[data-lang]')) {
     btn.addEventListener('click', () => app.set({ lang: btn.dataset.lang }));
   }
-  const tabs = [...document.querySelectorAll('[role=tab]')];
+  const tabs = createTabs(document.querySelector('.tabs'));
   for (const [k, tab] of tabs.entries()) {
-    tab.addEventListener('click', () => app.set(viewPatch(tab.dataset.view)));
+    tab.addEventListener('click', () => app.set(openView(tab.dataset.view)));
     tab.addEventListener('keydown', (e) => {
       const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
       if (!d) return;
@@ -446,7 +417,7 @@ function wire() {
       while (tabs[(k + step + 2 * tabs.length) % tabs.length].hidden && Math.abs(step) < tabs.length) step += d;
       const next = tabs[(k + step + 2 * tabs.length) % tabs.length];
       next.focus();
-      app.set(viewPatch(next.dataset.view));
+      app.set(openView(next.dataset.view));
     });
   }
   keepViewsBeside();
@@ -460,7 +431,24 @@ function wire() {
   });
 }
 
-// Two columns with Generate (issue 49): the panel sits 1,000+ px down the left column while the
+// The view tabs, one per registry entry in its order (views/registry.js), labelled by applyStatic.
+// Those the model in use has not are hidden by renderNow (before any load: the cross view).
+function createTabs(nav) {
+  const tabs = VIEW_LIST.map((v) => {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.setAttribute('role', 'tab');
+    b.dataset.view = v.id;
+    b.dataset.i18n = v.label;
+    b.textContent = app.t(v.label);
+    b.hidden = Boolean(viewUnavailable(null, v.id));
+    return b;
+  });
+  nav.replaceChildren(...tabs);
+  return tabs;
+}
+
+// Two columns with Generate: the panel sits 1,000+ px down the left column while the
 // heatmaps stand at the top of the right one, so the rows joining them could not be watched. The
 // views column is sticky (style.css); --views-top is how far above the screen's top it may stand
 // (its height past the screen's), so a column taller than the screen still scrolls to its end.
@@ -472,9 +460,6 @@ function keepViewsBeside() {
   new ResizeObserver(place).observe(views);
   window.addEventListener('resize', place);
 }
-
-// The cross view shows an encoder–decoder's cross-attention only: opening it chooses that kind.
-const viewPatch = (view) => (view === 'cross' ? { view, kind: 'cross' } : { view });
 
 // The guided lesson (?lesson=attention&step=N): a stepper above the page's own views. The page's
 // front door (#lesson-start) opens it on the sentence and model in use; "Leave the lesson" goes

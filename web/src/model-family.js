@@ -3,13 +3,14 @@
 // share a key/value head (grouped-query attention), and which views cannot apply and why.
 // Not here: drawing; the views and the tab bar ask these questions.
 import { isSeq2Seq } from './seq2seq-run.js';
+import { viewEntry } from './views/registry.js';
 
-/** The views an encoder–decoder has (its three attention kinds in the grid, head and lines views,
- *  the cross-attention view, the head table of alignment accuracy, the Block walk through a decoder
- *  layer (views/block-seq2seq.js); the encoder-vs-decoder view runs the bundled models whatever is
- *  loaded). The others read outputs the seq2seq run does not give (q/k/v, value norms, the
- *  encoder's trace, the lens, the attribution, a corpus of single texts). */
-const SEQ2SEQ_VIEWS = new Set(['grid', 'head', 'lines', 'cross', 'heads', 'compare', 'block']);
+/** The loaded model's family, as the view registry's `families` name them (views/registry.js):
+ *  'encoder-decoder', 'decoder' (GPT-2, the Llama family) or 'encoder' (also before any load). */
+export function modelFamily(info) {
+  if (isSeq2Seq(info)) return 'encoder-decoder';
+  return info?.kind === 'decoder' || info?.config?.isDecoder === true ? 'decoder' : 'encoder';
+}
 
 /** Rotary positions: the Llama family (llama, mistral, qwen2, qwen3 all rotate q and k). */
 export function isRotary(info) {
@@ -36,11 +37,10 @@ export function kvGroupOf(config, head) {
 }
 
 /** The i18n key saying why `view` cannot show this model, or null when it can (the tab bar hides
- *  such tabs). Every decoder and encoder family has every view (the Llama family's Block tab walks
- *  its own layer, views/block-llama.js); an encoder–decoder has the views in SEQ2SEQ_VIEWS (its
- *  Block tab walks a decoder layer), and only it has the cross-attention view. */
+ *  such tabs): the view's registry entry lists the families it applies to. An encoder–decoder's
+ *  run gives no q/k/v, value norms, encoder trace, lens, attribution or corpus of single texts,
+ *  so the views reading those are not its. */
 export function viewUnavailable(info, view) {
-  if (isSeq2Seq(info)) return SEQ2SEQ_VIEWS.has(view) ? null : 'viewNotSeq2Seq';
-  if (view === 'cross') return 'crossNeedsSeq2Seq';
-  return null;
+  const entry = viewEntry(view);
+  return !entry || entry.families.includes(modelFamily(info)) ? null : entry.unavailable;
 }

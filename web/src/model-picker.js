@@ -221,7 +221,7 @@ export function createModelPicker(el, app) {
   }
 
   // What the precision in use does to this model, in the page (the select's tooltip says it too, but
-  // a phone cannot show it; issue 49): f16 on a checkpoint stored in 16 bits keeps its numbers.
+  // a phone cannot show it): f16 on a checkpoint stored in 16 bits keeps its numbers.
   function showPrecisionNote(i) {
     if (!precisionNote) return;
     const p = i?.weightPrecision;

@@ -14,14 +14,13 @@ import { openModel, stats } from './model-registry.js';
 import { showView } from './view-model.js';
 import { viewUnavailable } from './model-family.js';
 import { isSeq2Seq, kindShown, runSeq2Seq } from './seq2seq-run.js';
+import { loadedView, loadView, viewNeeds } from './views/registry.js';
+import { guardedView } from './views/family-switch.js';
 
-/** Views that read result.trace (every intermediate of every block): only their runs ask for it
- *  (the trace costs L·T·(7C + F) floats; the Llama family's about L·T·(7C + 4·H·dh + 5·KV·dh + 4F)). */
-export const TRACE_VIEWS = new Set(['block']);
-/** Views that read result.logitLens / result.attribution (issue 35): only their runs ask for them
- *  (each is one more pass of the model). LENS_TOP_K tokens per lens cell. */
-export const LENS_VIEWS = new Set(['layers']);
-export const ATTRIBUTION_VIEWS = new Set(['contributions']);
+// Only the runs of the views that read them (their registry entry's `needs`) ask for these
+// outputs: result.trace (every intermediate of every block: L·T·(7C + F) floats; the Llama
+// family's about L·T·(7C + 4·H·dh + 5·KV·dh + 4F)), result.logitLens and result.attribution (each
+// one more pass of the model). LENS_TOP_K tokens per lens cell.
 export const LENS_TOP_K = 5;
 /** The lens reads (L+1)·T rows through a V×C head: beyond this many multiply-adds (gpt2-small at
  *  ~100 tokens: seconds in wasm) the Layers view says so instead of asking for it. */
@@ -52,7 +51,7 @@ export const hasHead = (app) => isCausal(app) || Boolean(app.info?.hasMlmHead);
 
 /**
  * @param app the view model (view-model.js); its `jobs` is set here
- * @param views { name: factory(panel, app) } the views this host offers
+ * @param views the ids of the views this host offers (views/registry.js)
  * @param predictions whether runs ask for [MASK] / next-token predictions (the page shows them)
  * @param on { start(), shown(result, ms), empty(), failed(error), settled() }: the host's status
  */
@@ -92,8 +91,9 @@ export function createRunController(app, { views, predictions = true, on = {} })
   const lensFits = (r) => !r || r.shape[2] <= lensMaxTokens(app.info);
 
   // Only the views that apply to the model in use ask for the trace; attribution is for decoders.
-  const wantsTrace = (view) => TRACE_VIEWS.has(view) && !viewUnavailable(app.info, view);
-  const wantsAttribution = (view) => ATTRIBUTION_VIEWS.has(view) && isCausal(app);
+  const wantsTrace = (view) => viewNeeds(view, 'trace') && !viewUnavailable(app.info, view);
+  const wantsAttribution = (view) => viewNeeds(view, 'attribution') && isCausal(app);
+  const wantsLens = (view) => viewNeeds(view, 'logitLens') && hasHead(app);
 
   const uses = (source, weightPrecision) => Boolean(model) && model.source === source && model.weightPrecision === weightPrecision;
 
@@ -101,7 +101,7 @@ export function createRunController(app, { views, predictions = true, on = {} })
     const { view } = app.state;
     const base = {
       qkv: true, valueNorms: true, topK: 0, trace: wantsTrace(view),
-      ...(LENS_VIEWS.has(view) && hasHead(app) && lensFits(app.original) ? { logitLens: LENS_TOP_K } : {}),
+      ...(wantsLens(view) && lensFits(app.original) ? { logitLens: LENS_TOP_K } : {}),
       ...(wantsAttribution(view) ? { attribution: true } : {}),
     };
     if (!predictions) return base;
@@ -121,7 +121,7 @@ export function createRunController(app, { views, predictions = true, on = {} })
     // text's; a token edit is never dropped for this: those views then show the typed text's run).
     const runs = app.edit?.kind === 'heads' ? [app.original, app.edited] : [app.original];
     return runs.some((r) => (wantsTrace(view) && !r.trace) ||
-      (LENS_VIEWS.has(view) && hasHead(app) && !r.logitLens && lensFits(r)) || (wantsAttribution(view) && !r.attribution));
+      (wantsLens(view) && !r.logitLens && lensFits(r)) || (wantsAttribution(view) && !r.attribution));
   };
 
   function schedule() {
@@ -172,11 +172,22 @@ export function createRunController(app, { views, predictions = true, on = {} })
     }
   }
 
-  /** Shows the view named by state.view in `host`; leaving a view stops its worker jobs. */
+  /** Shows the view named by state.view in `host`; leaving a view stops its worker jobs. A view
+   *  not loaded yet is fetched first (views/registry.js) and shown once it is, if still asked for;
+   *  one the model's family has not says why in its place (model-family.js). */
   function show(host) {
+    const id = views.includes(app.state.view) ? app.state.view : null;
     if (shownView !== null && shownView !== app.state.view) stopViewJobs();
     shownView = app.state.view;
-    showView(host, app, views);
+    if (!id) return;
+    const factory = loadedView(id);
+    if (factory) {
+      showView(host, app, id, () => guardedView(id, factory));
+      return;
+    }
+    loadView(id).then(() => {
+      if (app.state.view === id && app.result) show(host);
+    }, (e) => on.failed?.(e));
   }
 
   function stopViewJobs() {

@@ -1,5 +1,5 @@
 // A wide table on a phone scrolls sideways in its own box; without a cue the column cut at the
-// screen's edge passes for the last one (issue 36: the formula's softmax column, the head table).
+// screen's edge passes for the last one (the formula's softmax column, the head table).
 // scrollHint puts a line above the box, shown only while the table is wider than the box, and
 // marks the box (data-more) while columns lie beyond its right edge, which style.css fades.
 

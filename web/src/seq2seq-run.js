@@ -5,12 +5,15 @@
 // only the cross views, views/cross*.js, draw it). The source and target tokenizations (offsets,
 // special tokens) come from the worker's tokenize, since a seq2seq run carries ids and tokens only.
 
+import { viewEntry } from './views/registry.js';
+
 export const ATTENTION_KINDS = ['enc', 'dec', 'cross'];
 
-/** The kind the views draw: state.kind, but the Block view walks a decoder layer, so there the
- *  result is the decoder's (its layers, heads and the target's tokens to pick the query from). */
+/** The kind the views draw: state.kind, but a view may read one kind whatever the switch says
+ *  (its registry entry's showsKind: the Block view walks a decoder layer, so there the result is
+ *  the decoder's: its layers, heads and the target's tokens to pick the query from). */
 export function kindShown(state) {
-  return state.view === 'block' ? 'dec' : state.kind;
+  return viewEntry(state.view)?.showsKind ?? state.kind;
 }
 
 /** The loaded model is an encoder–decoder (BART, Marian, T5). */

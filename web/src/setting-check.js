@@ -1,5 +1,5 @@
 // The generation settings' number fields (the Generate panel, the sampling preview) refuse a value
-// out of range and say why, naming the value and the one kept (issue 49: a temperature of −3 or a
+// out of range and say why, naming the value and the one kept (a temperature of −3 or a
 // top-p of 5 snapped back silently). One table of ranges for both panels.
 
 /** The range each setting takes; `parse` gives the value kept (rounded) or null to refuse. */

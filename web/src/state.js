@@ -7,11 +7,12 @@ import { GENERATE_DEFAULTS } from '../../js/generate.js';
 import { WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
 import { LESSONS } from './lesson/steps.js';
 import { ATTENTION_KINDS } from './seq2seq-run.js';
+import { openView, VIEW, VIEW_IDS } from './views/registry.js';
 
 export { isHubId };
 
-export const VIEWS = ['grid', 'head', 'lines', 'formula', 'aggregates', 'diff', 'compare', 'block', 'positions', 'heads', 'map',
-  'layers', 'contributions', 'cross'];
+/** The views a URL may name (views/registry.js). */
+export const VIEWS = VIEW_IDS;
 export const LANGS = ['en', 'ko'];
 // The API's choices, 'auto' first: the page's default (the API's is f32).
 export const WEIGHT_PRECISIONS = ['auto', ...WEIGHT_PRECISION_CHOICES.filter((p) => p !== 'auto')];
@@ -28,7 +29,7 @@ export function defaultState() {
     pair: '',
     pairOn: false,
     model: BUNDLED_MODEL,    // 'bundled' | 'bundled-causal' | hub id | 'local' (a picked folder; not restorable)
-    view: 'grid',
+    view: VIEW.grid,
     layer: 0,
     head: 0,
     query: 1,                // token position for the formula and the head view's focus
@@ -46,7 +47,7 @@ export function defaultState() {
     genTopP: GENERATE_DEFAULTS.topP,         // top-p (nucleus) of generation and of the next-token panel's sampling preview
     genSeed: GENERATE_DEFAULTS.seed,
     lensRow: -1,             // the Layers view's open cell: its row (0 = embeddings, l = after layer l; −1 none) at `query`
-    headsOff: [],            // heads switched off ('layer:head'), issue 19's ablation
+    headsOff: [],            // heads switched off ('layer:head'): the ablation (ablation.js)
     weightPrecision: 'auto', // 'auto' (f16 when f32 weights would pass ~300 MB) | 'f32' | 'f16' | 'q8'
     positionsA: DEFAULT_POSITION_PAIR[0],   // the positions view's sentences (typed text: kept in the link)
     positionsB: DEFAULT_POSITION_PAIR[1],
@@ -83,8 +84,7 @@ export function stateFromUrl(search) {
   const model = p.get('model');
   if (isBundledModelId(model) || isHubId(model)) s.model = model;
   const view = p.get('view');
-  if (VIEWS.includes(view)) s.view = view;
-  if (s.view === 'cross') s.kind = 'cross';   // the cross view shows that kind only
+  if (VIEWS.includes(view)) Object.assign(s, openView(view));   // the cross view: kind 'cross' too
   // Upper bounds are generous here; they are clamped to the loaded model and input later.
   s.layer = intParam(p, 'layer', 0, 999) ?? s.layer;
   s.head = intParam(p, 'head', 0, 999) ?? s.head;

@@ -1,4 +1,4 @@
-// A target being generated, shown as it is written (issue 33): each generate step
+// A target being generated, shown as it is written: each generate step
 // (js/seq2seq.js) carries the decoder's self-attention row and cross-attention row of the position
 // that wrote its token, so after k steps the decoder's first k rows are known without running
 // anything again. The stream puts those rows together as a run result (seq2seq-run.js's shape)
@@ -6,12 +6,8 @@
 // row per token. The full run after the generation stays the source of truth (its first k rows
 // equal these; it also has the row after the last token, and the trace the Block view needs).
 import { seq2seqResult, kindShown } from './seq2seq-run.js';
+import { viewEntry } from './views/registry.js';
 
-/** The views that can only show a finished run: the Block walk reads the decoder's trace, the head
- *  table scores a whole target. */
-const FULL_RUN_VIEWS = new Set(['block', 'heads']);
-/** Views whose kind switch chooses what they draw (kind-switch.js). */
-const KIND_VIEWS = new Set(['grid', 'head', 'lines']);
 
 /**
  * @param source the source text; src its tokenization (worker tokenize)
@@ -76,6 +72,10 @@ export function createTargetStream({ source, src, config, before, kindOf }) {
  *  the Block walk, the head table, the encoder kind when the source's encoder has not run yet. */
 export function waitsForFullRun(result, state) {
   if (!result?.streamed) return false;
-  if (FULL_RUN_VIEWS.has(state.view)) return true;
-  return KIND_VIEWS.has(state.view) && kindShown(state) === 'enc' && !result.seq2seq.encoderAttentions;
+  // The views that can only show a finished run (registry entry streams: false: the Block walk
+  // reads the decoder's trace, the head table scores a whole target), and the encoder's side
+  // before the full run has brought it.
+  const entry = viewEntry(state.view);
+  if (entry && !entry.streams) return true;
+  return Boolean(entry?.kinds) && kindShown(state) === 'enc' && !result.seq2seq.encoderAttentions;
 }

@@ -51,7 +51,7 @@ export function installTestHook(app, { viewJobs }) {
     },
     aggregate(kind) { return copy(app.views.aggregates?.view.exposed[kind]); },
     diff(kind) { return copy(app.views.diff?.view.exposed[kind]); },
-    // Decoders (issue 17): whether the views draw the model as causal, which cells of a shown
+    // Decoders: whether the views draw the model as causal, which cells of a shown
     // matrix they hatch as masked, the generation in progress or last finished, the compare view.
     get causal() { return isCausal(app); },
     maskedCells(n) { return Array.from({ length: n * n }, (_, x) => isMaskedCell(isCausal(app), Math.floor(x / n), x % n)); },
@@ -59,10 +59,10 @@ export function installTestHook(app, { viewJobs }) {
     get ids() { return copy(app.result?.ids); },
     get tokenTexts() { return app.result?.tokenTexts ? [...app.result.tokenTexts] : null; },
     get nextByPosition() { return app.result?.nextByPosition ? JSON.parse(JSON.stringify(app.result.nextByPosition)) : null; },
-    /** The Layers and Contributions views' data (the typed text's run; issue 35). */
+    /** The Layers and Contributions views' data (the typed text's run). */
     get logitLens() { return app.original?.logitLens ? JSON.parse(JSON.stringify(app.original.logitLens)) : null; },
     get attribution() { return app.original?.attribution ? JSON.parse(JSON.stringify(app.original.attribution)) : null; },
-    // Encoder–decoders (issue 33): the run's two sides, the kind shown, a generated target, the
+    // Encoder–decoders: the run's two sides, the kind shown, a generated target, the
     // known alignment's scores; one head's cross-attention [T][S].
     get seq2seq() {
       const r = app.original;

@@ -1,7 +1,7 @@
 // The tokens as chips under the input, with each chip's source span highlighted in a copy of the
 // text (offsets are UTF-16 indices, i.e. JavaScript string indices). Clicking a chip makes it the
 // query; only while the "Select tokens" toggle (`modeButton`) is pressed does a click add it to or
-// remove it from the selection that Mask/Drop act on — one click never does both (issue 36: it
+// remove it from the selection that Mask/Drop act on — one click never does both (it
 // did, so picking a query also queued the token for masking). [MASK] chips show the model's top
 // predictions. Built with textContent only.
 

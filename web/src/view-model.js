@@ -13,7 +13,7 @@
 //                          words shown, one entry per word: its first token and its text)
 //   displayMatrix(l, h)    one head's matrix as shown (restricted + renormalised when hiding;
 //                          word-level when words are shown, js/words.js)
-//   wordsShown()           true when state.words is on, the view is a matrix view (WORD_VIEWS)
+//   wordsShown()           true when state.words is on, the view is a matrix view (its registry entry's words)
 //                          and the run on screen has words (a typed text without a pair)
 //   keyMask()              attention_mask of the run shown (masked tokens 0), or null
 //   resultPosition(p)      typed-text position → position in the run shown (−1: dropped)
@@ -32,6 +32,15 @@
 //     .compare(text)         the text through both bundled models (the encoder-vs-decoder view)
 //   ablates                true where the host runs heads switched off (state.headsOff: the page)
 //   openText(text, patch)  the page only: shows another text (the map's sentences)
+//   openPair(pair)         the page only: an encoder–decoder's held-out pair as source and target
+//   loadModel(source, label, opts)  the page only: the model picker's load
+//   generation             a decoder's generation in progress or last finished (generate-panel.js
+//                          writes it: { prompt, promptLength, settings, steps, done, stopReason,
+//                          ids, error }); the sampling preview and the KV-cache strip read it
+//   generated              an encoder–decoder's target written by a generation ({ targetIds,
+//                          tokens }), run instead of the typed one (seq2seq-panel.js writes it)
+//   heldout                an encoder–decoder's held-out pairs (heldout.js), or null
+//   lessonVars             the lesson step's numbers (T, C, H, dk) its text and figure read
 //   views, runsDone        the views built so far; finished runs (for tests)
 //   streaming              an encoder–decoder's target is being generated and shown as it is
 //                          written (original is then target-stream.js's result, original.streamed)
@@ -43,10 +52,12 @@ import { clampToResult } from './state.js';
 import { alignPositions, restrict, visiblePositions } from './attention-math.js';
 import { findWords, mergeHead } from '../../js/words.js';
 import { waitsForFullRun } from './target-stream.js';
+import { viewEntry } from './views/registry.js';
 
-/** The matrix views that can show words instead of tokens (state.words): the ones that draw
- *  display() and displayMatrix() only. The formula and the others stay on tokens. */
-export const WORD_VIEWS = new Set(['grid', 'head', 'lines']);
+/** Whether view `id` can show words instead of tokens (state.words): the matrix views that draw
+ *  display() and displayMatrix() only (their registry entry's `words`). The formula and the
+ *  others stay on tokens. */
+const mergesWords = (id) => Boolean(viewEntry(id)?.words);
 
 const MATRIX_CACHE = 8;   // recent heads: the views ask for the same head often
 
@@ -65,7 +76,14 @@ export function createViewModel({ state, onSet }) {
     edit: null,
     jobs: null,
     ablates: false,
-    generated: null,   // encoder–decoders: the target a generation wrote ({ targetIds, tokens }), run instead of the typed one
+    // The hosts' and panels' own (see above); declared here so the object can be sealed.
+    generated: null,
+    generation: null,
+    heldout: null,
+    lessonVars: null,
+    openText: null,
+    openPair: null,
+    loadModel: null,
     get result() { return app.edited ?? app.original; },
     get views() { return views; },
     get runsDone() { return runsDone; },
@@ -81,7 +99,7 @@ export function createViewModel({ state, onSet }) {
     },
 
     wordsShown() {
-      return Boolean(state.words && WORD_VIEWS.has(state.view) && resultWords());
+      return Boolean(state.words && mergesWords(state.view) && resultWords());
     },
 
     display() {
@@ -223,21 +241,22 @@ export function createViewModel({ state, onSet }) {
     }
   }
 
-  return app;
+  // Everything a view may read is declared above: a property set anywhere else is a mistake.
+  return Object.seal(app);
 }
 
-/** Shows the view named by state.view in `host` (building it on first use) and renders it. */
-export function showView(host, app, factories) {
+/** Shows view `id` in `host` (building it with build() → factory on first use) and renders it. */
+export function showView(host, app, id, build) {
   const { views, state } = app;
-  for (const [key, v] of Object.entries(views)) v.panel.hidden = key !== state.view;
-  if (!views[state.view]) {
+  for (const [key, v] of Object.entries(views)) v.panel.hidden = key !== id;
+  if (!views[id]) {
     const panel = document.createElement('div');
-    panel.className = 'view view-' + state.view;
-    panel.dataset.view = state.view;
+    panel.className = 'view view-' + id;
+    panel.dataset.view = id;
     host.append(panel);
-    views[state.view] = { panel, view: factories[state.view](panel, app) };
+    views[id] = { panel, view: build()(panel, app) };
   }
-  const { panel, view } = views[state.view];
+  const { panel, view } = views[id];
   // A target being written: the views that grow with it say so; the others wait for the full run
   // (their last drawing, of another target, is hidden rather than left as if it were this one's).
   const waiting = waitsForFullRun(app.result, state);
@@ -266,7 +285,7 @@ function showStreamNote(panel, app, waiting) {
 // Wherever words replace tokens the view says so, and says why when it cannot.
 function showWordsBadge(panel, app) {
   let badge = panel.querySelector(':scope > .words-badge');
-  const on = app.state.words && WORD_VIEWS.has(app.state.view) && app.result;
+  const on = app.state.words && mergesWords(app.state.view) && app.result;
   if (!on) {
     badge?.remove();
     return;

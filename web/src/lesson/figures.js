@@ -31,7 +31,7 @@ const dot = (a, b) => a.reduce((s, v, i) => s + v * b[i], 0);
 const norm = (a) => Math.sqrt(dot(a, a));
 
 /** A row of bars (values in [0, max]) labelled by token; `t` words the cue shown while the row is
- *  wider than the screen (a phone, a long sentence: issue 49). */
+ *  wider than the screen (a phone, a long sentence). */
 function bars(values, labels, max, caption, t) {
   const box = el('div', 'lesson-bars');
   box.append(el('p', 'lesson-bars-caption', caption));
@@ -175,7 +175,7 @@ function headsFigure(app, box) {
   for (let h = 0; h < H; h++) {
     const part = el('span', 'lesson-width-head', `H${h}: ${dk}`);
     part.style.flex = '1';
-    part.style.background = headHue(h);   // the Lines view's colour for the head (issue 49)
+    part.style.background = headHue(h);   // the Lines view's colour for the head
     strip.append(part);
   }
   box.append(strip);

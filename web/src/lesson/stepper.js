@@ -3,7 +3,7 @@
 // previous/next (buttons and ← →). Going to a step sets state.view (and the step) through
 // app.set, so the page's own view draws below and the permalink holds the step; the views, the
 // text box and the run are the page's, untouched. Next keeps the step's title, text and buttons on
-// screen (issue 49): the block view's section a step is about scrolls inside the view's own box,
+// screen: the block view's section a step is about scrolls inside the view's own box,
 // not the page, and the buttons stay at the screen's foot while the panel is on it.
 import { LESSONS, stepVars } from './steps.js';
 import { FIGURES } from './figures.js';
@@ -155,7 +155,7 @@ export function stepContent(app, { stepTitle, body, figure, root, tryText }) {
 
   // The block view's section this step is about: outlined and scrolled into view (once drawn).
   // In a box that scrolls for the lesson (the page's [data-lesson-section]) only the box scrolls,
-  // so the step's text stays where the reader is (issue 49: the page went 768–3,328 px down).
+  // so the step's text stays where the reader is (the page went 768–3,328 px down).
   function highlightSection(section) {
     requestAnimationFrame(() => {
       const panel = root.querySelector('.view-block');

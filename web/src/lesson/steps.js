@@ -4,23 +4,24 @@
 // A step is a view the page already has (and the layer/head/section it opens at), a short text
 // (i18n-lesson.js: lesson_<id>_title / _body) and, for some, a small figure of the reader's own
 // run (figures.js). Nothing here computes; it only says what to show.
+import { VIEW } from '../views/registry.js';
 
 export const LESSONS = {
   attention: [
-    { id: 'tokens', view: 'head', figure: 'tokens' },
-    { id: 'embeddings', view: 'positions' },
-    { id: 'qkv', view: 'formula', figure: 'qkv' },
-    { id: 'dot', view: 'formula', figure: 'dot' },
-    { id: 'scale', view: 'formula', figure: 'scale' },
-    { id: 'softmax', view: 'formula', figure: 'softmax' },
-    { id: 'matrices', view: 'block', figure: 'shapes', section: 'blockQkv' },
-    { id: 'weighted', view: 'formula', figure: 'weighted' },
-    { id: 'heads', view: 'lines', figure: 'heads' },
-    { id: 'addnorm', view: 'block', section: 'blockAdd' },
-    { id: 'ffn', view: 'block', section: 'blockFfn' },
-    { id: 'layers', view: 'grid' },
-    { id: 'causal', view: 'compare' },
-    { id: 'full', view: 'head', figure: 'full' },
+    { id: 'tokens', view: VIEW.head, figure: 'tokens' },
+    { id: 'embeddings', view: VIEW.positions },
+    { id: 'qkv', view: VIEW.formula, figure: 'qkv' },
+    { id: 'dot', view: VIEW.formula, figure: 'dot' },
+    { id: 'scale', view: VIEW.formula, figure: 'scale' },
+    { id: 'softmax', view: VIEW.formula, figure: 'softmax' },
+    { id: 'matrices', view: VIEW.block, figure: 'shapes', section: 'blockQkv' },
+    { id: 'weighted', view: VIEW.formula, figure: 'weighted' },
+    { id: 'heads', view: VIEW.lines, figure: 'heads' },
+    { id: 'addnorm', view: VIEW.block, section: 'blockAdd' },
+    { id: 'ffn', view: VIEW.block, section: 'blockFfn' },
+    { id: 'layers', view: VIEW.grid },
+    { id: 'causal', view: VIEW.compare },
+    { id: 'full', view: VIEW.head, figure: 'full' },
   ],
 };
 

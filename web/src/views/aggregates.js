@@ -94,3 +94,5 @@ export function createAggregates(host, app) {
     destroy() { worker?.terminate(); worker = null; },
   };
 }
+
+export default createAggregates;

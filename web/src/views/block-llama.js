@@ -1,4 +1,4 @@
-// The block walk-through for the Llama family (Llama, Mistral, Qwen2, Qwen3; issue 32): one token
+// The block walk-through for the Llama family (Llama, Mistral, Qwen2, Qwen3): one token
 // through one layer with the engine's traced numbers, in the order the layer runs them:
 //   RMSNorm (input_layernorm) → q, k, v projections (k, v: the key/value heads) → Qwen3's per-head
 //   q/k RMSNorms → rotation of q and k by the token's position → grouped-query attention (which

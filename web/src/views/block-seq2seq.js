@@ -1,4 +1,4 @@
-// The block walk-through for an encoder–decoder (BART, Marian, T5; issue 33): one target token
+// The block walk-through for an encoder–decoder (BART, Marian, T5): one target token
 // through one decoder layer with the engine's traced numbers (js/seq2seq.js decoderTrace), in the
 // order the layer runs them — ① masked self-attention over the target so far, ② cross-attention
 // over the source, ③ feed-forward, each with its Add & Norm: T5 normalises before each sublayer
@@ -12,7 +12,7 @@ import { cssColour, sequential } from '../colormap.js';
 import { tokenName } from '../pickers.js';
 import { readable } from '../seq2seq-run.js';
 import { l2 } from '../vector-strip.js';
-import { ACTIVATION_FORMULA } from './block.js';
+import { ACTIVATION_FORMULA } from './block-bert-gpt2.js';
 import { blockShell, note } from './block-shell.js';
 
 const TOP_ENTRIES = 3;        // largest entries of each sublayer's output named in the summary

@@ -1,4 +1,4 @@
-// The frame every Block walk-through shares (views/block.js, block-llama.js, block-seq2seq.js): a
+// The frame every Block walk-through shares (block-bert-gpt2.js, block-llama.js, block-seq2seq.js): a
 // bar for the pickers above a column of titled steps, each step's colour strips of the engine's
 // numbers, and the "Check" line under a step that js/block-steps.js recomputed in float64. The
 // walks differ only in which steps they draw; this is where a step looks the same in all three.

@@ -107,3 +107,5 @@ export function createCompare(host, app) {
 
   return { render, exposed };
 }
+
+export default createCompare;

@@ -1,4 +1,4 @@
-// The Contributions view (issue 35): direct logit attribution. The predicted token's logit after the
+// The Contributions view: direct logit attribution. The predicted token's logit after the
 // last position split into what each head and MLP wrote into the residual stream (the final norm's
 // scale held at its value there, so the parts add up to the logit); heads and MLPs ranked by the
 // size of what they added, positive pushing the token up, negative down. Clicking a head opens it
@@ -6,6 +6,7 @@
 // shown; decoders: GPT-2's final LayerNorm or the Llama family's RMSNorm).
 import { isCausal } from '../causal-mask.js';
 import { isRotary } from '../model-family.js';
+import { VIEW } from './registry.js';
 
 const SHOWN = 16;
 const fmt = (x) => (Math.abs(x) >= 0.01 || x === 0 ? x.toFixed(3) : x.toExponential(1));
@@ -57,7 +58,7 @@ export function createContributions(host, app) {
       label.textContent = name;
       if (p.kind === 'head') {
         label.type = 'button';
-        label.addEventListener('click', () => app.set({ view: 'head', layer: p.layer, head: p.head }));
+        label.addEventListener('click', () => app.set({ view: VIEW.head, layer: p.layer, head: p.head }));
       }
       const track = document.createElement('span');
       track.className = 'contrib-track';
@@ -96,3 +97,5 @@ function para(text, className = '') {
   p.textContent = text;
   return p;
 }
+
+export default createContributions;

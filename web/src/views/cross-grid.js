@@ -1,8 +1,9 @@
 // All heads of an encoder–decoder's cross-attention (decoder layers down, heads across): each a
 // small target × source heatmap, on the model grid's fixed √weight scale; click or Enter opens
-// that head in the cross view. (The model grid, model-grid.js, draws square T×T matrices.)
+// that head in the cross view. (The model grid, grid.js, draws square T×T matrices.)
 import { packedColour, sequential } from '../colormap.js';
 import { renderLegend } from '../legend.js';
+import { VIEW } from './registry.js';
 
 const GAP = 12, LABEL = 26;   // wider gaps than the square grid's: rectangles of one layer must not run into the next
 
@@ -74,7 +75,7 @@ export function createCrossGrid(host, app) {
     if (x < 0 || y < 0 || h >= geo.H || l >= geo.L || x % (geo.tw + GAP) > geo.tw || y % (geo.th + GAP) > geo.th) return null;
     return { l, h };
   }
-  const open = (c) => app.set({ layer: c.l, head: c.h, view: 'cross', kind: 'cross' });
+  const open = (c) => app.set({ layer: c.l, head: c.h, view: VIEW.cross, kind: 'cross' });
   canvas.addEventListener('click', (e) => { const c = cellAt(e); if (c) open(c); });
   canvas.addEventListener('keydown', (e) => {
     if (e.key !== 'Enter' && e.key !== ' ') return;

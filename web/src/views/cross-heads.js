@@ -4,6 +4,7 @@
 // the diagonal baseline (target token i ↔ source token i) and the heads averaged per layer and
 // overall. Without a known pair it says how to get one. A row opens its head in the cross view.
 import { knownAlignment } from '../heldout.js';
+import { VIEW } from './registry.js';
 
 const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '–');
 
@@ -68,7 +69,7 @@ export function createCrossHeads(host, app) {
     for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) heads.push({ l, h, x: score.heads[l * H + h] });
     heads.sort((a, b) => b.x - a.x);
     const body = heads.map(({ l, h, x }) => row(t('layerHead', { layer: l, head: h }), x,
-      { open: () => app.set({ layer: l, head: h, view: 'cross', kind: 'cross' }) }));
+      { open: () => app.set({ layer: l, head: h, view: VIEW.cross, kind: 'cross' }) }));
     for (let l = 0; l < L; l++) body.push(row(t('alignLayerMean', { layer: l }), score.layerMean[l], { kind: 'layer-mean' }));
     body.push(row(t('alignAllMean'), score.allMean, { kind: 'all-mean' }), row(t('alignDiagonal'), score.diagonal, { kind: 'diagonal' }));
     table.replaceChildren(head, ...body);

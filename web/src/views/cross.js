@@ -143,3 +143,5 @@ export function createCrossView(host, app) {
 
   return { render, exposed: { heatmap } };
 }
+
+export default createCrossView;

@@ -75,3 +75,5 @@ export function createDiff(host, app) {
 
   return { render, exposed };
 }
+
+export default createDiff;

@@ -3,6 +3,7 @@
 // loads (the Positions tab: learned position table or rotary angles; the Block tab: the walk
 // through, or why it cannot apply). choose(app) names the builder to use.
 import { viewUnavailable } from '../model-family.js';
+import { isSeq2Seq } from '../seq2seq-run.js';
 
 export function familySwitch(choose, builders) {
   return (host, app) => {
@@ -42,4 +43,13 @@ export function unavailableView(reason) {
     host.append(p);
     return { render() { p.textContent = app.t(typeof reason === 'function' ? reason(app) : reason); } };
   };
+}
+
+/** An encoder–decoder showing its cross-attention (state.kind 'cross', target × source: not
+ *  square, so the cross views, cross*.js, draw it). */
+export const crossShown = (app) => isSeq2Seq(app.info) && app.state.kind === 'cross';
+
+/** `square`'s view, or `cross`'s while crossShown(): the square matrix views (grid, head, lines). */
+export function squareOrCross(square, cross) {
+  return familySwitch((a) => (crossShown(a) ? 'cross' : 'square'), { square, cross });
 }

@@ -101,7 +101,7 @@ export function createFormula(host, app) {
     const tok = texts();
     main.append(step(t('formulaStep1', { token: tokenName(i, tok[i]), dk: f.dk })));
     main.append(vectorStrip(f.q, `q${sub(i)}`));
-    // Beside q·k: the lengths and the angle it is made of (issue 18: dot product vs cosine).
+    // Beside q·k: the lengths and the angle it is made of (dot product vs cosine).
     const lengths = qkLengths(result, state.layer, state.head, f.q, tok.length);
     main.append(step(t('formulaQNorm', { norm: lengths.q.toFixed(3) })));
     Object.assign(last, { qNorm: lengths.q, kNorms: lengths.k, cos: lengths.cos });
@@ -252,3 +252,5 @@ function qkLengths(result, layer, head, q, T) {
 function sub(n) {
   return String(n).replace(/\d/g, (d) => '₀₁₂₃₄₅₆₇₈₉'[d]);
 }
+
+export default createFormula;

@@ -1,4 +1,4 @@
-// A readable window onto a long input's head (issue 22: at 512 tokens the full heatmap has
+// A readable window onto a long input's head (at 512 tokens the full heatmap has
 // half-pixel cells and no labels). When the full map is too small for labels, this shows a
 // WINDOW×WINDOW block of it — rows and columns with their token labels, the same colours and
 // vmax — around the last cell clicked (or the first selected query). Clicking a cell here

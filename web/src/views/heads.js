@@ -1,14 +1,18 @@
-// Head table (?view=heads, issue 19): one row per head with Clark et al.'s statistics
+// Head table (?view=heads): one row per head with Clark et al.'s statistics
 // (js/head-stats.js headStatistics) over the current text and, once computed, over the corpus
 // sample, plus the effect of switching the head off on the sample (ablationEffects, on demand).
 // Both corpus computations run inside the worker (web/src/corpus.js, js/corpus-job.js): only
 // the table's numbers come back. Click a column header to sort by it (again to reverse); a row
 // opens its head.
+import { isSeq2Seq } from '../seq2seq-run.js';
+import { familySwitch } from './family-switch.js';
+import { createCrossHeads } from './cross-heads.js';
 import { HEAD_STATISTICS, headStatistics } from '../../../js/head-stats.js';
 import { ABLATION_SENTENCES } from '../ablation.js';
 import { measureInduction } from '../../../js/head-detectors.js';
 import { isCausal } from '../causal-mask.js';
 import { scrollHint } from '../scroll-hint.js';
+import { VIEW } from './registry.js';
 
 // The statistics a model's heads can have: a decoder's next token is always masked and it has
 // no [CLS]/[SEP]; an encoder whose first token is [CLS] shows that mass once, as [CLS]. The
@@ -192,7 +196,7 @@ export function createHeadsTable(host, app) {
         td.textContent = key === 'layer' || key === 'head' ? String(v) : key === 'delta' ? (v > 0 ? '+' : '') + v.toFixed(4) : v.toFixed(3);
         if (onCorpus) td.className = 'corpus-col';
       }
-      const open = () => app.set({ layer: row.layer, head: row.head, view: 'head' });
+      const open = () => app.set({ layer: row.layer, head: row.head, view: VIEW.head });
       tr.addEventListener('click', open);
       tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') open(); });
     }
@@ -214,3 +218,6 @@ export function createHeadsTable(host, app) {
 
   return { render, exposed, destroy() { job?.abort(); } };
 }
+
+/** The Head table tab: head statistics, or an encoder–decoder's cross-attention alignment scores. */
+export default familySwitch((a) => (isSeq2Seq(a.info) ? 'alignment' : 'statistics'), { statistics: createHeadsTable, alignment: createCrossHeads });

@@ -1,4 +1,4 @@
-// The Layers view (issue 35): the logit lens. Rows are the residual stream after the embeddings and
+// The Layers view: the logit lens. Rows are the residual stream after the embeddings and
 // after each layer, columns the positions; each cell shows the top token the model's own output head
 // reads there, shaded by its probability. Clicking a cell opens its top-k with the rank of the last
 // layer's choice (and, for decoders, of the token that actually follows). Reads result.logitLens
@@ -13,7 +13,7 @@ const fmtProb = (p) => (p >= 0.001 ? p.toFixed(3) : p.toExponential(1));
 
 export function createLayers(host, app) {
   // A table wider than its box starts scrolled to its end, the prediction after the reader's text
-  // (issue 49: at 1,280 px the last column was hidden); a redraw of the same run keeps the place.
+  // (at 1,280 px the last column was hidden); a redraw of the same run keeps the place.
   let scrolled = { result: null, left: 0 };
 
   const layout = document.createElement('div');
@@ -152,3 +152,5 @@ function para(text, className = '') {
   p.textContent = text;
   return p;
 }
+
+export default createLayers;

@@ -1,9 +1,12 @@
-// Positions (issue 18): why a transformer needs position embeddings. Two sentences with the same
+// Positions: why a transformer needs position embeddings. Two sentences with the same
 // words in another order ("There is a prince" / "Is there a prince") side by side at the chosen
 // layer and head, and the change of each word pair's weight between them (word-level attention,
 // pairs matched by word, not position); the learned position embeddings' cosine similarities; and, per token, how large
 // the word and the position parts of its input are. All numbers come from extra traced runs of the
 // model on screen (app.jobs.run: the same worker as the host's own runs).
+import { isRotary } from '../model-family.js';
+import { familySwitch } from './family-switch.js';
+import { createRotary } from './rotary.js';
 import { Heatmap } from '../heatmap.js';
 import { renderLegend } from '../legend.js';
 import { diverging, sequential } from '../colormap.js';
@@ -249,3 +252,6 @@ export function createPositions(host, app) {
 
   return { render, exposed };
 }
+
+/** The Positions tab: the learned position table, or rotary angles for the Llama family. */
+export default familySwitch((a) => (isRotary(a.info) ? 'rotary' : 'learned'), { learned: createPositions, rotary: createRotary });

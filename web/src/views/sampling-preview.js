@@ -1,4 +1,4 @@
-// The next-token panel's sampling preview (issue 35): temperature, top-k and top-p applied to the
+// The next-token panel's sampling preview: temperature, top-k and top-p applied to the
 // whole next-token distribution after the last position, before anything is sampled — the same
 // rule js/sampling.js's sampleToken draws from: weights exp((z_i − z_max)/T) (T = 0: greedy),
 // the k best kept (0: no limit), then the smallest prefix of them whose weight reaches top-p of

@@ -2,6 +2,8 @@
 // (query, key) whose opacity is the weight, one colour per head; heads toggle on and off. Hover
 // (or arrow keys) on a token focuses its lines. The unfocused picture is cached as a bitmap so a
 // hover redraw only paints the focused token's lines (T·H strokes).
+import { squareOrCross } from './family-switch.js';
+import { createCrossView } from './cross.js';
 import { HEAD_COLOURS } from '../colormap.js';
 import { layerHeadPickers } from '../pickers.js';
 import { isCausal } from '../causal-mask.js';
@@ -242,3 +244,6 @@ export function createHeadLines(host, app) {
 
   return { render };
 }
+
+/** The Lines tab: an encoder–decoder's cross-attention in the cross view. */
+export default squareOrCross(createHeadLines, createCrossView);

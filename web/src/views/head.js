@@ -1,6 +1,8 @@
 // Head detail: one head's T×T attention, large, with token labels, a hover tooltip giving the exact
 // weight, row/column highlight and a legend. Clicking (or Enter on) a row selects that query token;
 // the selected queries' mean row is drawn as a bar chart under the heatmap.
+import { squareOrCross } from './family-switch.js';
+import { createCrossView } from './cross.js';
 import { Heatmap } from '../heatmap.js';
 import { renderLegend, fmt } from '../legend.js';
 import { sequential } from '../colormap.js';
@@ -161,3 +163,6 @@ export function createHeadDetail(host, app) {
 
   return { render, heatmap };
 }
+
+/** The Head tab: an encoder–decoder's cross-attention in the cross view. */
+export default squareOrCross(createHeadDetail, createCrossView);

@@ -1,6 +1,8 @@
 // The model view: every layer × head as a small heatmap on one canvas (layers down, heads
 // across), all on one fixed √weight scale (see thumbnail()). Thumbnails are built a few per task
 // so a 512-token, 12×12 model never blocks the page; click or Enter opens a head.
+import { squareOrCross } from './family-switch.js';
+import { createCrossGrid } from './cross-grid.js';
 import { packedColour, sequential } from '../colormap.js';
 import { renderLegend } from '../legend.js';
 import { isCausal, maskPixel } from '../causal-mask.js';
@@ -9,6 +11,7 @@ import { drawKvBands, KV_BAND } from '../kv-bands.js';
 import { kvGroupOf, kvGroups } from '../model-family.js';
 import { createAnnouncer } from '../announcer.js';
 import { captionWithHowTo } from '../how-to.js';
+import { VIEW } from './registry.js';
 
 const GAP = 6, LABEL = 26;
 
@@ -27,7 +30,7 @@ export function createModelGrid(host, app) {
   wrap.append(canvas, tip);
   const say = createAnnouncer(wrap);   // arrow-key moves, said to screen readers
   const legend = document.createElement('div');
-  const ablate = createAblationToggle(app);   // issue 19: a click switches a head off instead of opening it
+  const ablate = createAblationToggle(app);   // a click switches a head off instead of opening it
   ablate.element.dataset.noExport = '';       // a control, not part of an exported figure
   host.append(note, wrap, ablate.element, legend);   // the canvas stays first in the tab order
   let geo = null, generation = 0, focus = null, thumbs = null;
@@ -183,7 +186,7 @@ export function createModelGrid(host, app) {
     requestAnimationFrame(drawFocus);
   }
 
-  const open = (f) => app.set({ layer: f.l, head: f.h, view: 'head' });
+  const open = (f) => app.set({ layer: f.l, head: f.h, view: VIEW.head });
   canvas.addEventListener('pointermove', (e) => setFocus(cellAt(e)));
   canvas.addEventListener('pointerleave', () => setFocus(null));
   canvas.addEventListener('click', (e) => {
@@ -222,3 +225,6 @@ export function createModelGrid(host, app) {
 
   return { render, destroy() { generation++; } };
 }
+
+/** The All heads tab: an encoder–decoder's cross-attention in the cross grid. */
+export default squareOrCross(createModelGrid, createCrossGrid);

@@ -1,4 +1,4 @@
-// Query/key map (?view=map, issue 19; AttentionViz, Yeh et al. 2023): one head's query and key
+// Query/key map (?view=map; AttentionViz, Yeh et al. 2023): one head's query and key
 // vectors of every token of the corpus sample, projected together onto their first two principal
 // components (js/qk-map.js). Everything heavy runs in the model's worker (web/src/corpus.js):
 // the sample as one corpus job in time slices (progress, cancel; a typed character's run goes
@@ -9,6 +9,7 @@
 // by the worker): the query-class → key-class pairs it attends most.
 import { layerHeadPickers, makeSelect } from '../pickers.js';
 import { cssColour, sequential, HEAD_COLOURS } from '../colormap.js';
+import { VIEW } from './registry.js';
 
 const KIND_COLOURS = ['#0072b2', '#d55e00'];   // query, key
 const COLOUR_BY = ['kind', 'position', 'pos'];
@@ -281,8 +282,9 @@ export function createQkMap(host, app) {
     const done = app.jobs.cachedCorpus();
     const i = done && map ? nearest(e) : -1;
     if (i < 0) return;
-    app.openText(done.sample.sentences[map.runs[i]][0], { view: 'head', query: map.positions[i], selected: [] });
+    app.openText(done.sample.sentences[map.runs[i]][0], { view: VIEW.head, query: map.positions[i], selected: [] });
   });
 
   return { render, exposed, currentMap: () => map, destroy() { job?.abort(); mapJob?.controller.abort(); } };
 }
+export default createQkMap;
