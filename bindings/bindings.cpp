@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "analysis.h"
+#include "build_features.h"
 #include "config.h"
 #include "convert.h"
 #include "transformer.h"
@@ -26,7 +27,9 @@
 #include "kernels/gemm_q8_wasmsimd.h"
 #include "parallel.h"
 #include "safetensors.h"
-#include "seq2seq_model.h"
+#ifndef ATTNSCOPE_CORE_BUILD
+#include "seq2seq_model.h"  // the encoder–decoders' bindings: not linked into the core build
+#endif
 #include "tokenizer/tokenizer.h"
 #include "weight_upload.h"
 #include "weight_stream.h"
@@ -87,6 +90,15 @@ val trace_to_js(const ForwardTrace& trace) {
   return out;
 }
 
+// What WeightStream needs of config.json: an encoder–decoder's from its own reader (the full
+// build's), any other model's from parse_config.
+ModelConfig stream_config(const std::string& config_text) {
+#ifndef ATTNSCOPE_CORE_BUILD
+  if (is_seq2seq_config(config_text)) return seq2seq_stream_config(parse_seq2seq_config(config_text));
+#endif
+  return parse_config(config_text);
+}
+
 // precision: "f32", "f16" or "q8" (how the weight matrices are kept in memory; q8 streams them
 // in as f16 and quantizes each linear layer when the model is built).
 WeightUpload* create_weight_upload(const val& config_json, double file_size, const val& precision_js) {
@@ -97,8 +109,7 @@ WeightUpload* create_weight_upload(const val& config_json, double file_size, con
     if (precision != "f32" && precision != "f16" && precision != "q8")
       throw Error("E_INPUT", "weight precision \"" + precision + "\" is not \"f32\", \"f16\" or \"q8\"");
     const std::string config_text = string_from_js(config_json);
-    return new WeightUpload(is_seq2seq_config(config_text) ? seq2seq_stream_config(parse_seq2seq_config(config_text))
-                                                           : parse_config(config_text),
+    return new WeightUpload(stream_config(config_text),
                             file_size < 0 ? 0 : static_cast<uint64_t>(file_size),
                             precision == "f16"  ? WeightPrecision::F16
                             : precision == "q8" ? WeightPrecision::Q8
@@ -316,6 +327,7 @@ Model* create_model(const val& config_json, WeightUpload& weights_upload, const 
   });
 }
 
+#ifndef ATTNSCOPE_CORE_BUILD
 // An encoder-decoder checkpoint (bart, marian, t5: isSeq2SeqConfig) from its streamed weights.
 Seq2SeqModel* create_seq2seq(const val& config_json, WeightUpload& weights_upload, const val& vocab_txt,
                              const val& tokenizer_json, const val& tokenizer_config_json, const val& vocab_json,
@@ -327,6 +339,7 @@ Seq2SeqModel* create_seq2seq(const val& config_json, WeightUpload& weights_uploa
     return create_seq2seq_model(config_json, weights_upload, files.files());
   });
 }
+#endif
 
 // Bytes of wasm heap in use by malloc, and the size of the wasm memory (it never shrinks).
 // Validates config.json before anything is downloaded, so a wrong model fails fast.
@@ -428,7 +441,8 @@ val build_info() {
 #endif
   // The int8 GEMM's inner instruction (weightPrecision 'q8'): the relaxed build's fused dot-add
   // where this engine computes it exactly (checked when the module starts), else its pairwise dot.
-  out.set("q8Kernel", val(kernels::kQ8KernelNames[kernels::q8_kernel_kind()]));
+  if constexpr (kBuildHasQ8) out.set("q8Kernel", val(kernels::kQ8KernelNames[kernels::q8_kernel_kind()]));
+  out.set("build", val(kBuildName));  // "core" leaves out q8 and the encoder–decoders (build_features.h)
   out.set("compiler", val(__VERSION__));
   return out;
 }
@@ -471,7 +485,9 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("threads", &Model::threads);
 
   function("parseConfig", &parse_config_js);
+#ifndef ATTNSCOPE_CORE_BUILD
   function("createSeq2SeqModel", &create_seq2seq, allow_raw_pointers());
+#endif
   function("checkTokenizer", &check_tokenizer);
   function("heapStats", &heap_stats);
   class_<TokenizerOnly>("Tokenizer")
@@ -490,7 +506,8 @@ EMSCRIPTEN_BINDINGS(attnscope) {
   // For the benchmarks (bench/browser.mjs --q8-forms): the int8 micro-kernel, 0 auto (the
   // fused dot-add where exact), 1 the pairwise relaxed dot forced (no effect in the plain build).
   function("setQ8DotForm", optional_override([](int form) {
-    attnscope::kernels::set_q8_dot_form(form == 1 ? attnscope::kernels::Q8DotForm::Pairwise : attnscope::kernels::Q8DotForm::Auto);
+    if constexpr (attnscope::kBuildHasQ8)
+      attnscope::kernels::set_q8_dot_form(form == 1 ? attnscope::kernels::Q8DotForm::Pairwise : attnscope::kernels::Q8DotForm::Auto);
   }));
   // The engine's error codes (engine/error.h): js/errors.js's ENGINE_ERROR_CODES is checked against them.
   function("errorCodes", optional_override([] {

@@ -762,7 +762,10 @@ export function bundledModelFile(name: 'bundled' | 'bundled-causal' | 'bundled-s
 export function heapStats(options?: { threads?: number }): Promise<{ inUse: number; memoryBytes: number }>;
 /** relaxedSimd: this realm runs the relaxed-SIMD build (browsers with relaxed SIMD; GEMM on FMA).
  *  maxMemoryBytes: what the module's memory may grow to (wasm32: 4 GB).
+ *  build: 'full' (buildInfo describes the full build; the core one pages load for most models,
+ *  engine/build_features.h, is not asked here).
  *  q8Kernel: the int8 GEMM's dot-product instruction (the relaxed build's fused dot-add where the
  *  engine computes it exactly). */
 export function buildInfo(options?: { threads?: number }): Promise<{ target: string; simd: boolean; relaxedSimd: boolean;
-  threads: boolean; maxThreads: number; maxMemoryBytes: number; exceptions: string; q8Kernel: string; compiler: string }>;
+  threads: boolean; maxThreads: number; maxMemoryBytes: number; exceptions: string; q8Kernel: string; compiler: string;
+  build: 'full' }>;

@@ -7,7 +7,7 @@
 // are allocated.
 import { AttnScopeError, callerCallback, checkSignal, throwIfAborted, toAttnScopeError } from './errors.js';
 import { resolveSource } from './sources.js';
-import { callWasm, getWasmModule, resolveThreads } from './wasm.js';
+import { callWasm, coreBuildRuns, getWasmModule, resolveThreads } from './wasm.js';
 import { Model } from './model.js';
 import { Seq2SeqModel } from './seq2seq.js';
 import { LOAD_OPTIONS, checkOptionNames } from './options.js';
@@ -40,8 +40,6 @@ export async function loadModel(source, options = {}) {
   const started = Date.now();
   try {
     const threads = resolveThreads(options.threads);
-    const wasm = await getWasmModule({ threads });
-    const heapBefore = wasm.heapStats().inUse;
     const provider = await resolveSource(source, options);
     await provider.check();
     const files = {};
@@ -49,8 +47,11 @@ export async function loadModel(source, options = {}) {
     const readBinary = (name, required) => readBytes(provider, name, { required, signal, onProgress, files });
 
     // Everything small is read and validated before the weights, so a wrong model or broken
-    // tokenizer files fail before a download of hundreds of megabytes.
+    // tokenizer files fail before a download of hundreds of megabytes. config.json comes first:
+    // it says which wasm build the model needs (the core one where it does).
     const configText = await read('config.json', true);
+    const wasm = await getWasmModule({ threads, core: coreBuildRuns(configText, requestedPrecision) });
+    const heapBefore = wasm.heapStats().inUse;
     if (typeof wasm.isSeq2SeqConfig === 'function' && callWasm(() => wasm.isSeq2SeqConfig(configText))) {
       return await loadSeq2Seq(wasm, provider, configText, { read, readBinary, signal, onProgress, files, requestedPrecision, threads, started, heapBefore });
     }

@@ -21,29 +21,40 @@ export function relaxedSimdSupported() {
   }
 }
 
-/** Options for the Emscripten factory: compile the wasm while it streams in. The two builds of
- *  each kind share one JavaScript glue (same sources and link flags; only the GEMM's multiply-add
- *  differs), so the relaxed one falls back to the plain one if it cannot be fetched (a copy
- *  without it). The threaded kind (attnscope-mt.*) also names its pthread worker script and the
- *  glue each worker imports: inside a bundle the glue's own URL is the bundle's. */
-export async function wasmModuleOptions({ threaded = false } = {}) {
-  const plainUrl = threaded ? new URL('../dist/attnscope-mt.wasm', import.meta.url)
-    : new URL('../dist/attnscope.wasm', import.meta.url);
-  let module;
-  if (inline?.wasm && !threaded) {
-    module = await WebAssembly.compile(decodeBase64(inline.wasm));
-  } else if (relaxedSimdSupported()) {
+/** The core build (js/wasm.js) is what a page downloads for the models it runs; the single-file
+ *  embed carries only the full one. */
+export function coreBuildAvailable() {
+  return !inline?.wasm;
+}
+
+/** Options for the Emscripten factory: compile the wasm while it streams in. The builds of each
+ *  kind share one JavaScript glue (same sources and link flags), so the first that can be fetched
+ *  serves: the relaxed one where the browser validates it, else the plain one; for the core kind
+ *  the full builds after its own (a site that copied only attnscope[-relaxed].wasm keeps
+ *  working). The threaded kind (attnscope-mt.*) also names its pthread worker script and the glue
+ *  each worker imports: inside a bundle the glue's own URL is the bundle's. The URLs are written
+ *  out literally for the bundlers (see the top of this file). */
+export async function wasmModuleOptions({ threaded = false, core = false } = {}) {
+  const relaxed = relaxedSimdSupported();
+  const plainUrl = new URL('../dist/attnscope.wasm', import.meta.url);
+  const full = [relaxed && new URL('../dist/attnscope-relaxed.wasm', import.meta.url), plainUrl];
+  const urls = threaded ? [relaxed && new URL('../dist/attnscope-mt-relaxed.wasm', import.meta.url),
+    new URL('../dist/attnscope-mt.wasm', import.meta.url)]
+    : core ? [relaxed && new URL('../dist/attnscope-core-relaxed.wasm', import.meta.url),
+      new URL('../dist/attnscope-core.wasm', import.meta.url), ...full]
+      : full;
+  let module = null, lastError = null;
+  if (inline?.wasm && !threaded) module = await WebAssembly.compile(decodeBase64(inline.wasm));
+  for (const url of urls.filter(Boolean)) {
+    if (module) break;
     try {
-      module = await compileFrom(threaded ? new URL('../dist/attnscope-mt-relaxed.wasm', import.meta.url)
-        : new URL('../dist/attnscope-relaxed.wasm', import.meta.url));
-    } catch {
-      module = null;
+      module = await compileFrom(url);
+    } catch (error) {
+      lastError = error;
     }
   }
-  try {
-    module ??= await compileFrom(plainUrl);
-  } catch (error) {
-    throw new AttnScopeError('E_NETWORK', `cannot load the AttnScope wasm from ${plainUrl}: ${error.message}`);
+  if (!module) {
+    throw new AttnScopeError('E_NETWORK', `cannot load the AttnScope wasm from ${urls.at(-1)}: ${lastError.message}`);
   }
   const options = {
     instantiateWasm(imports, receiveInstance) {

@@ -45,24 +45,31 @@ export function relaxedSimdSupported() {
   return validates(RELAXED_SIMD_PROBE);
 }
 
+/** The core build (js/wasm.js) saves a download, which Node does not make: it runs the full
+ *  build, one module for every model of the process, unless ATTNSCOPE_CORE_BUILD=1 asks for the
+ *  core one where it applies (tests/js/core-build.test.js compares the two). */
+export function coreBuildAvailable() {
+  return process.env.ATTNSCOPE_CORE_BUILD === '1';
+}
+
 /** Options for the Emscripten factory: Emscripten 3.1.6's own Node path is broken on Node 20, so
  *  the module loads through its web path with the bytes read here. The two builds of each kind
  *  share one JavaScript glue, so the relaxed one is taken where it validates whole, else the
  *  plain one. The threaded build's pthread workers are worker_threads dressed as Web Workers
  *  (node-pthread-worker.js). */
-export async function wasmModuleOptions({ threaded = false } = {}) {
+export async function wasmModuleOptions({ threaded = false, core = false } = {}) {
   const dist = new URL('../dist/', import.meta.url);
   const read = (name) => readFile(fileURLToPath(new URL(name, dist)));
   let wasmBinary = null;
   if (relaxedSimdSupported()) {
     try {
-      wasmBinary = await read(threaded ? 'attnscope-mt-relaxed.wasm' : 'attnscope-relaxed.wasm');
+      wasmBinary = await read(threaded ? 'attnscope-mt-relaxed.wasm' : core ? 'attnscope-core-relaxed.wasm' : 'attnscope-relaxed.wasm');
       if (!validates(wasmBinary)) wasmBinary = null;
     } catch {
       wasmBinary = null;  // a copy without the relaxed build
     }
   }
-  const wasmPath = fileURLToPath(new URL(threaded ? 'attnscope-mt.wasm' : 'attnscope.wasm', dist));
+  const wasmPath = fileURLToPath(new URL(threaded ? 'attnscope-mt.wasm' : core ? 'attnscope-core.wasm' : 'attnscope.wasm', dist));
   try {
     wasmBinary ??= await readFile(wasmPath);
   } catch (error) {

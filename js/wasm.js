@@ -1,20 +1,43 @@
 // Instantiates the Emscripten module once per JavaScript realm (page, worker or Node process) and
-// kind: the plain build, or the threaded one (pthreads over a shared memory) for models that run
-// on more than one thread. Every model lives in one of the two. How the wasm bytes are found is
-// the platform's business.
+// kind: the plain build, the threaded one (pthreads over a shared memory) for models that run on
+// more than one thread, or the core one (engine/build_features.h: the plain build without the
+// int8 GEMM and the encoder–decoders, a third lighter to download) for the models it runs where
+// the platform offers it (browsers). Every model lives in one of them. How the wasm bytes are
+// found is the platform's business.
 import createAttnScopeModule from '../dist/attnscope.mjs';
 import { AttnScopeError, toAttnScopeError } from './errors.js';
-import { threadSupport, wasmModuleOptions } from '#platform';
+import { coreBuildAvailable, threadSupport, wasmModuleOptions } from '#platform';
 
-const modulePromises = { plain: null, threaded: null };
+const modulePromises = { plain: null, threaded: null, core: null };
+
+// The model types of the encoder–decoders (the engine's is_seq2seq_config; a test checks they
+// agree): the core build has none of them.
+export const SEQ2SEQ_MODEL_TYPES = Object.freeze(['bart', 'marian', 't5']);
+
+/**
+ * Whether the core build runs the model of this config.json (text) at this weight precision
+ * (as asked: 'auto' never means int8): anything but an encoder–decoder or 'q8'. A config that is
+ * not JSON is the core build's to refuse with the usual E_CONFIG.
+ */
+export function coreBuildRuns(configText, weightPrecision) {
+  if (weightPrecision === 'q8') return false;
+  let modelType;
+  try {
+    modelType = JSON.parse(configText)?.model_type;
+  } catch {
+    return true;
+  }
+  return !SEQ2SEQ_MODEL_TYPES.includes(modelType);
+}
 
 /**
  * The instantiated module for a model running on `threads` threads (shared by all models of this
  * realm that use the same kind). More than one thread where the platform has no shared memory
- * gives the plain module (the model then runs on one thread).
+ * gives the plain module (the model then runs on one thread). `core` (coreBuildRuns said so) on
+ * one thread gives the core module where the platform offers it, else the plain one.
  */
-export function getWasmModule({ threads = 1 } = {}) {
-  const kind = threads > 1 && threadSupport().available ? 'threaded' : 'plain';
+export function getWasmModule({ threads = 1, core = false } = {}) {
+  const kind = threads > 1 && threadSupport().available ? 'threaded' : core && coreBuildAvailable() ? 'core' : 'plain';
   modulePromises[kind] ??= instantiate(kind, threads).catch((error) => {
     modulePromises[kind] = null; // let a later call retry (e.g. after a network failure)
     throw toAttnScopeError(error);
@@ -36,7 +59,7 @@ export function resolveThreads(requested) {
 
 async function instantiate(kind, threads) {
   const threaded = kind === 'threaded';
-  const options = await wasmModuleOptions({ threaded });
+  const options = await wasmModuleOptions({ threaded, core: kind === 'core' });
   // The threaded glue is fetched by URL when first needed, never bundled: it is what each pthread
   // worker imports too, and a bundler splitting it into a chunk breaks worker builds (Vite's
   // default iife workers).
@@ -81,7 +104,7 @@ let engineEpoch = 0, lastTrap = null;
 function discardModules(trap) {
   engineEpoch++;
   lastTrap = trap;
-  modulePromises.plain = modulePromises.threaded = null;
+  modulePromises.plain = modulePromises.threaded = modulePromises.core = null;
 }
 
 /** The engine generation a model is loaded into: models compare it with checkEngineAlive(). */

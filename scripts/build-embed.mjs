@@ -1,7 +1,9 @@
 // Builds the embeddable <attn-scope> element into dist/:
 //   dist/attnscope-element.js  the element (+ the package's worker, js/worker.js, inlined as a
-//                              string); loads dist/attnscope-relaxed.wasm (relaxed SIMD) or
-//                              dist/attnscope.wasm, and ../model/, relative to itself
+//                              string); loads dist/attnscope-core-relaxed.wasm (relaxed SIMD) or
+//                              dist/attnscope-core.wasm, or for an encoder–decoder or int8
+//                              weights dist/attnscope[-relaxed].wasm (js/wasm.js), and ../model/,
+//                              relative to itself
 //   dist/attnscope-embed.html  one self-contained file: element, wasm and the bundled model as
 //                              base64; opens from file:// with no network (also an iframe target)
 //   dist/attnscope-embed-causal.html  the same with the bundled decoder (model-causal/, GPT-2
@@ -111,7 +113,7 @@ function base64(path) {
 }
 
 export async function buildEmbed({ quiet = false } = {}) {
-  for (const f of ['attnscope.mjs', 'attnscope.wasm']) {
+  for (const f of ['attnscope.mjs', 'attnscope.wasm', 'attnscope-core.wasm']) {
     if (!existsSync(join(DIST, f))) throw new Error(`dist/${f} is missing: run scripts/build.sh wasm first`);
   }
   const worker = await workerSource();
@@ -156,16 +158,17 @@ export async function buildEmbed({ quiet = false } = {}) {
   }
   const sizes = measureSizes();
   if (!quiet) {
-    console.log(`dist/attnscope-element.js + attnscope.wasm: ${kb(sizes.elementRaw)} raw, ${kb(sizes.elementGzip)} gzip`);
+    console.log(`dist/attnscope-element.js + attnscope-core.wasm: ${kb(sizes.elementRaw)} raw, ${kb(sizes.elementGzip)} gzip`);
     console.log(`dist/attnscope-embed.html (model inlined): ${mb(sizes.singleFile)}`);
   }
   return sizes;
 }
 
-/** Sizes the README quotes: the element (JS + wasm, gzip) and the single-file build. */
+/** Sizes the README quotes: the element with the wasm a BERT or GPT-2 loads (the core build;
+ *  JS + wasm, gzip) and the single-file build. */
 export function measureSizes() {
   const js = readFileSync(join(DIST, 'attnscope-element.js'));
-  const wasm = readFileSync(join(DIST, 'attnscope.wasm'));
+  const wasm = readFileSync(join(DIST, 'attnscope-core.wasm'));
   return {
     elementRaw: js.length + wasm.length,
     elementGzip: gzipSync(js, { level: 9 }).length + gzipSync(wasm, { level: 9 }).length,

@@ -3,8 +3,10 @@
 # module plus the page and embed bundles (build/wasm → dist/).
 # Usage: scripts/build.sh [native|wasm|all]   (default all)
 #   wasm also links the same modules with the GEMM on relaxed-SIMD FMA (build/wasm-relaxed →
-#   dist/attnscope-relaxed.wasm), which browsers with relaxed SIMD load instead, and the
-#   multi-threaded pair (build/wasm-mt, build/wasm-mt-relaxed).
+#   dist/attnscope-relaxed.wasm), which browsers with relaxed SIMD load instead, the core pair
+#   (build/wasm-core[-relaxed] → dist/attnscope-core[-relaxed].wasm: no q8, no encoder–decoders;
+#   what pages load for the other models) and the multi-threaded pair (build/wasm-mt,
+#   build/wasm-mt-relaxed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -35,15 +37,23 @@ if [[ $what == wasm || $what == all ]]; then
       -DATTNSCOPE_RELAXED_DIR="$PWD/build/$tree-relaxed" -DEigen3_DIR=/usr/share/eigen3/cmake \
       -DATTNSCOPE_TESTS=OFF >/dev/null
     cmake --build build/$tree -j"$jobs" "${targets[@]}"
+    twins=(build/$tree-relaxed)
+    [[ $tree == wasm ]] && twins+=(build/wasm-core build/wasm-core-relaxed)
     node --experimental-wasm-relaxed-simd scripts/relaxed-simd-opcodes.mjs build/$tree-relaxed/*.wasm
-    for glue in build/$tree/*.mjs; do
-      cmp -s "$glue" "build/$tree-relaxed/$(basename "$glue")" ||
-        { echo "$glue and its relaxed-SIMD twin differ" >&2; exit 1; }
+    [[ $tree == wasm ]] && node --experimental-wasm-relaxed-simd scripts/relaxed-simd-opcodes.mjs build/wasm-core-relaxed/*.wasm
+    # The loaders give every build of a kind the one glue (dist/attnscope.mjs for the core builds too).
+    for twin in "${twins[@]}"; do
+      for glue in "$twin"/*.mjs; do
+        cmp -s "$glue" "build/$tree/$(basename "$glue")" ||
+          { echo "$glue differs from build/$tree/$(basename "$glue")" >&2; exit 1; }
+      done
     done
   done
   mkdir -p dist
   cp build/wasm/attnscope.mjs build/wasm/attnscope.wasm dist/
   cp build/wasm-relaxed/attnscope.wasm dist/attnscope-relaxed.wasm
+  cp build/wasm-core/attnscope.wasm dist/attnscope-core.wasm
+  cp build/wasm-core-relaxed/attnscope.wasm dist/attnscope-core-relaxed.wasm
   cp build/wasm-mt/attnscope-mt.mjs build/wasm-mt/attnscope-mt.wasm build/wasm-mt/attnscope-mt.worker.js dist/
   cp build/wasm-mt-relaxed/attnscope-mt.wasm dist/attnscope-mt-relaxed.wasm
   # The page bundle (dist/explorer.js, dist/worker.js), the <attn-scope> element and the

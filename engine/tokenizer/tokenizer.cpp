@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iterator>
 
+#include "build_features.h"
 #include "error.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/json_fields.h"
@@ -39,9 +40,16 @@ Token added_token(const std::vector<SpannedChar>& chars, const TextSegment& seg,
 
 }  // namespace
 
+// Marian's .spm files come only with an encoder–decoder, which the core wasm build leaves out
+// (with the SentencePiece reader, then unused).
+Tokenizer Tokenizer::marian_files(const TokenizerFiles& f, bool target) {
+  if constexpr (!kBuildHasSeq2Seq) throw_not_in_build("Marian's SentencePiece files (source.spm, target.spm)");
+  return from_marian_files(f, target);
+}
+
 Tokenizer Tokenizer::from_files(const TokenizerFiles& f) {
   if (!f.tokenizer_json.empty()) return from_tokenizer_json(f.tokenizer_json, f.tokenizer_config_json);
-  if (!f.source_spm.empty()) return from_marian_files(f, false);
+  if (!f.source_spm.empty()) return marian_files(f, false);
   if (!f.vocab_txt.empty()) return from_vocab_txt_files(f.vocab_txt, f.tokenizer_config_json);
   if (!f.vocab_json.empty()) return from_vocab_json(f.vocab_json, f.merges_txt, f.tokenizer_config_json);
   throw Error("E_TOKENIZER", "no tokenizer files: need tokenizer.json, vocab.txt, vocab.json + merges.txt, or "
@@ -50,7 +58,7 @@ Tokenizer Tokenizer::from_files(const TokenizerFiles& f) {
 
 std::optional<Tokenizer> Tokenizer::target_from_files(const TokenizerFiles& f) {
   if (!f.tokenizer_json.empty() || f.source_spm.empty()) return std::nullopt;
-  return from_marian_files(f, true);
+  return marian_files(f, true);
 }
 
 void Tokenizer::finish_setup() {

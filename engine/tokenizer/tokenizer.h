@@ -90,6 +90,7 @@ class Tokenizer {
                                    std::string_view tokenizer_config_json);
   // MarianTokenizer over one side's .spm (source.spm or target.spm) and the shared vocab.json.
   static Tokenizer from_marian_files(const TokenizerFiles& files, bool target);
+  static Tokenizer marian_files(const TokenizerFiles& files, bool target);  // from_marian_files where the build has it
   // Lays the added tokens over the model's vocabulary, builds their matchers and names the
   // special tokens' roles the files left unnamed; every builder ends here.
   void finish_setup();

@@ -110,9 +110,12 @@ describe('<attn-scope> under a strict CSP', () => {
     const requests = server.log.slice(before);
     const count = (p) => requests.filter((r) => r === p).length;
     assert.equal(count('/model/model.safetensors'), 1, requests.join(' '));
-    // The page's rule: Chromium has relaxed SIMD, so only the relaxed build is fetched.
-    assert.equal(count('/dist/attnscope-relaxed.wasm'), 1, requests.join(' '));
-    assert.equal(count('/dist/attnscope.wasm'), 0, requests.join(' '));
+    // The page's rule: Chromium has relaxed SIMD, so only the relaxed build is fetched, and the
+    // core one (js/wasm.js: a BERT is neither an encoder–decoder nor int8).
+    assert.equal(count('/dist/attnscope-core-relaxed.wasm'), 1, requests.join(' '));
+    for (const other of ['attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-core.wasm']) {
+      assert.equal(count(`/dist/${other}`), 0, requests.join(' '));
+    }
     assert.equal(g.workers.length, 1, `workers: ${g.workers.join(', ')}`);
     assert.deepEqual(await g.page.evaluate(() => {
       const s = customElements.get('attn-scope').engineStats();
@@ -363,9 +366,11 @@ describe('single-file build', () => {
     // 8 KB gzipped); 490 KB since the element shows encoder-decoders (Block walk, cross views, a
     // streamed target) and the engine reads Marian's SentencePiece files (484 KB then); 480 KB
     // before that, for the Llama family, encoder-decoders, Unigram (grapheme tables) and q8 kernels
-    // (400 KB for BERT and GPT-2: 294 KB then). A lighter wasm for the element, or views loaded on
-    // demand (the page's-house work: 300 KB for a BERT grid), is the way back down.
-    assert.ok(sizes.elementGzip <= 500 * 1024, `element + wasm is ${sizes.elementGzip} bytes gzipped`);
+    // (400 KB for BERT and GPT-2: 294 KB then). 432 KB since the element loads the core wasm
+    // for all but encoder–decoders and int8 and the code a run does not execute is compiled for
+    // size (420 KB then: element 131, core wasm 289); views loaded on demand are the next step
+    // to the 300 KB a BERT grid should cost (tests/e2e/embed-size.test.js measures each case).
+    assert.ok(sizes.elementGzip <= 432 * 1024, `element + core wasm is ${sizes.elementGzip} bytes gzipped`);
     // Nothing that a CSP without 'unsafe-eval' would refuse (the served tests check it at run time).
     for (const file of ['dist/attnscope-element.js', 'dist/attnscope-embed.html']) {
       assert.doesNotMatch(readFileSync(join(ROOT, file), 'utf8'), /new Function\s*\(|[^.\w$]eval\s*\(/, file);

@@ -1,8 +1,9 @@
 // Entry of dist/attnscope-element.js, the element for sites that host files: the package's
 // worker (js/worker.js, inlined as text and started from a Blob URL, so the script needs no
-// second JavaScript file) loads dist/attnscope-relaxed.wasm where the browser has relaxed SIMD,
-// else dist/attnscope.wasm, next to this script; "bundled" is the package's model/ folder beside
-// dist/. "Copy link" appears only where the page-url attribute says where the explorer is.
+// second JavaScript file) loads the wasm next to this script: the core build
+// (dist/attnscope-core[-relaxed].wasm) for every model but an encoder–decoder or int8 weights,
+// which take dist/attnscope[-relaxed].wasm (js/wasm.js); -relaxed where the browser has relaxed
+// SIMD. "bundled" is the package's model/ folder beside dist/. "Copy link" appears only where the page-url attribute says where the explorer is.
 import workerSource from 'attnscope-embed:worker-source';
 import { useEmbedWorker } from '../../js/platform-browser.js';
 import { defineAttnScopeElement } from './element.js';

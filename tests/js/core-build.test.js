@@ -1,0 +1,86 @@
+// The core wasm build (engine/build_features.h, dist/attnscope-core*.wasm): what js/wasm.js picks
+// for a model (coreBuildRuns: not an encoder–decoder, not int8), that the engine's own test for
+// an encoder–decoder config agrees with that list, and that a model run on the core build gives
+// the full build's bits while encoder–decoders and q8 still load (from the full build). Node runs
+// the full build unless ATTNSCOPE_CORE_BUILD=1, so the core side runs in a child Node.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+
+import { loadModel } from '../../js/index.js';
+import { SEQ2SEQ_MODEL_TYPES, coreBuildRuns, getWasmModule } from '../../js/wasm.js';
+
+const INDEX = new URL('../../js/index.js', import.meta.url).href;
+const WASM = new URL('../../js/wasm.js', import.meta.url).href;
+const TEXTS = { bundled: 'The bank of the [MASK] was flooded.', 'bundled-causal': 'The river bank was quiet and' };
+
+const bits = (a) => Buffer.from(Float32Array.from(a).buffer).toString('base64');
+
+test('coreBuildRuns: every model but an encoder–decoder or int8 weights', () => {
+  const config = (type) => JSON.stringify({ model_type: type });
+  for (const type of ['bert', 'distilbert', 'roberta', 'gpt2', 'llama', 'qwen2']) {
+    assert.equal(coreBuildRuns(config(type), 'f32'), true, type);
+    assert.equal(coreBuildRuns(config(type), 'auto'), true, type);
+    assert.equal(coreBuildRuns(config(type), 'q8'), false, type);
+  }
+  for (const type of ['bart', 'marian', 't5']) assert.equal(coreBuildRuns(config(type), 'f16'), false, type);
+  assert.equal(coreBuildRuns('{"hidden_size": 8}', 'f32'), true);    // no model_type: BERT's default
+  assert.equal(coreBuildRuns('{not json', 'f32'), true);            // the core build's E_CONFIG
+});
+
+test('SEQ2SEQ_MODEL_TYPES is what the engine calls an encoder–decoder config', async () => {
+  const wasm = await getWasmModule();
+  for (const type of [...SEQ2SEQ_MODEL_TYPES, 'bert', 'gpt2', 'llama', 'mbart', 'T5', 'pegasus']) {
+    assert.equal(wasm.isSeq2SeqConfig(JSON.stringify({ model_type: type })), SEQ2SEQ_MODEL_TYPES.includes(type), type);
+  }
+});
+
+test('with ATTNSCOPE_CORE_BUILD=1 BERT and GPT-2 run on the core build with the full build\'s bits; T5 and q8 still load', async () => {
+  const expected = {};
+  for (const name of Object.keys(TEXTS)) {
+    const model = await loadModel(name, { threads: 1 });
+    try {
+      const r = await model.run(TEXTS[name]);
+      expected[name] = { hidden: bits(r.hidden), attentions: bits(r.attentions) };
+    } finally {
+      model.dispose();
+    }
+  }
+  const script = `
+    import { loadModel } from ${JSON.stringify(INDEX)};
+    import { getWasmModule } from ${JSON.stringify(WASM)};
+    const core = await getWasmModule({ threads: 1, core: true });
+    const info = core.buildInfo();
+    const out = { build: info.build, q8Kernel: info.q8Kernel ?? null, seq2seq: typeof core.createSeq2SeqModel, runs: {} };
+    const bits = (a) => Buffer.from(Float32Array.from(a).buffer).toString('base64');
+    for (const [name, text] of Object.entries(${JSON.stringify(TEXTS)})) {
+      const before = core.heapStats().inUse;
+      const model = await loadModel(name, { threads: 1 });
+      const grew = core.heapStats().inUse - before;
+      const r = await model.run(text);
+      out.runs[name] = { grew, hidden: bits(r.hidden), attentions: bits(r.attentions) };
+      model.dispose();
+    }
+    const t5 = await loadModel('bundled-seq2seq', { threads: 1 });
+    out.t5 = t5.info.kind;
+    t5.dispose();
+    const q8 = await loadModel('bundled', { threads: 1, weightPrecision: 'q8' });
+    out.q8 = q8.info.weightPrecision;
+    q8.dispose();
+    console.log(JSON.stringify(out));`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script],
+    { encoding: 'utf8', timeout: 120000, env: { ...process.env, ATTNSCOPE_CORE_BUILD: '1' } });
+  assert.equal(child.status, 0, child.stderr);
+  const out = JSON.parse(child.stdout);
+  assert.equal(out.build, 'core');
+  assert.equal(out.q8Kernel, null);
+  assert.equal(out.seq2seq, 'undefined');
+  for (const name of Object.keys(TEXTS)) {
+    // The model's weights went into the core module's heap: it ran there.
+    assert.ok(out.runs[name].grew > 100_000, `${name}: the core heap grew by ${out.runs[name].grew} bytes`);
+    assert.equal(out.runs[name].hidden, expected[name].hidden, `${name}: hidden`);
+    assert.equal(out.runs[name].attentions, expected[name].attentions, `${name}: attentions`);
+  }
+  assert.equal(out.t5, 'encoder-decoder');
+  assert.equal(out.q8, 'q8');
+});
