@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -193,4 +194,21 @@ TEST_CASE("flow: a decoder pass after cached positions is E_INPUT", "[engine][fl
   Seq2SeqRunOptions options;
   options.hooks = &hooks;
   test::expect_error([&] { model.decode({8}, encoder, cache, options); }, "E_INPUT", "whole pass from the first position");
+}
+
+// Not run by default (hidden tag): the flow's cost beside the pass it reads, on the bundled decoder.
+TEST_CASE("flow: cost on the bundled decoder", "[.][flow-bench]") {
+  const Transformer model = test::load_transformer(kFixtures + "/../../model-causal");
+  for (int T : {32, 64, 128, 256}) {
+    std::vector<int32_t> ids(T);
+    for (int t = 0; t < T; ++t) ids[t] = (t * 37 + 11) % model.config().vocab_size;
+    auto time = [&](auto&& fn) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int r = 0; r < 3; ++r) fn();
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / 3;
+    };
+    const double plain = time([&] { model.forward(ids, {}, {}, ForwardOptions{}); });
+    const double flow = time([&] { information_flow(model, ids, {}, {}); });
+    WARN("T=" << T << ": forward " << plain << " ms, forward + flow " << flow << " ms");
+  }
 }
