@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <cmath>
 
+#include "buffer_size.h"
 #include "error.h"
 #include "parallel.h"
 
@@ -45,7 +46,7 @@ struct AttentionInputs {
 void attention_flow(AttentionFlow& f, int layer, const AttentionInputs& in) {
   const int H = in.layout.heads, dh = in.layout.head_dim, C = in.o->out, T = in.T, K = in.keys;
   // u[h][j] = v^h_j W_O^h, through the forward pass's own packed W_O (one head's columns at a time).
-  std::vector<float> u(static_cast<size_t>(H) * K * C);
+  std::vector<float> u(buffer_elements({H, K, C}, "flow head outputs (heads × keys × width)"));
   for (int h = 0; h < H; ++h)
     linear_slice_forward(u.data() + static_cast<size_t>(h) * K * C, in.values + in.layout.kv_head_of(h) * dh,
                          in.layout.kv_width(), *in.o, K, h * dh, dh);
@@ -100,8 +101,8 @@ void attention_flow(AttentionFlow& f, int layer, const AttentionInputs& in) {
 
 void size_attention(AttentionFlow& f, int L, int H, int T, int keys) {
   f.keys = keys;
-  f.tokens.assign(static_cast<size_t>(L) * T * keys, 0.0f);
-  f.heads.assign(static_cast<size_t>(L) * H * T * keys, 0.0f);
+  f.tokens.assign(buffer_elements({L, T, keys}, "flow token shares"), 0.0f);
+  f.heads.assign(buffer_elements({L, H, T, keys}, "flow head shares (layers × heads × tokens × keys)"), 0.0f);
   for (auto* v : {&f.residual, &f.bias, &f.heads_residual, &f.heads_bias}) v->assign(static_cast<size_t>(L) * T, 0.0f);
 }
 
