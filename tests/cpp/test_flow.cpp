@@ -1,6 +1,7 @@
 // Information flow (flow.h) against the float64 PyTorch implementation of the definitions in
 // tests/fixtures/make_flow_fixtures.py, on random GPT-2, BERT (post-LN), Llama-3 (grouped-query,
-// o_proj bias) and BART / T5 checkpoints, with padding, head masks and a query whose keys are all
+// o_proj bias), Mistral (multi-query) and BART / Marian (f16) / T5 checkpoints, with padding, head
+// masks and a query whose keys are all
 // masked: every share within 1e-4; each sum's shares add to 1; a key a query cannot see has share 0.
 // The proportion rule itself on hand-worked sums; q8 weights keep the sums at 1 and stay near f32.
 #include <catch2/catch.hpp>
@@ -62,7 +63,10 @@ double compare_stack(const StackFlow& f, const nlohmann::json& expected) {
   return worst;
 }
 
-// Each sum's shares add to 1 (every query here has a nonzero update).
+// Each sum's shares add to 1, or are all 0 (every importance 0: an update whose parts cancel,
+// which the random Marian's feed-forward does at a few positions).
+bool one_or_none(double sum) { return std::fabs(sum - 1.0) <= 1e-5 || sum == 0.0; }
+
 void check_sums(const AttentionFlow& a, int L, int H, int T) {
   const int K = a.keys;
   for (int l = 0; l < L; ++l)
@@ -73,15 +77,16 @@ void check_sums(const AttentionFlow& a, int L, int H, int T) {
         tokens += a.tokens[row * K + j];
         for (int h = 0; h < H; ++h) heads += a.heads[((static_cast<size_t>(l) * H + h) * T + i) * K + j];
       }
-      REQUIRE(tokens == Approx(1.0).margin(1e-5));
-      REQUIRE(heads == Approx(1.0).margin(1e-5));
+      INFO("layer " << l << ", query " << i << ": " << tokens << ", " << heads);
+      REQUIRE(one_or_none(tokens));
+      REQUIRE(one_or_none(heads));
     }
 }
 
 void check_sums(const StackFlow& f) {
   check_sums(f.self, f.layers, f.heads, f.tokens);
   if (!f.cross.tokens.empty()) check_sums(f.cross, f.layers, f.heads, f.tokens);
-  for (size_t r = 0; r < f.mlp.size(); ++r) REQUIRE(f.mlp[r] + f.mlp_residual[r] == Approx(1.0).margin(1e-5));
+  for (size_t r = 0; r < f.mlp.size(); ++r) REQUIRE(one_or_none(f.mlp[r] + f.mlp_residual[r]));
 }
 
 Seq2Seq load_seq2seq(const std::string& model) {
@@ -116,8 +121,10 @@ TEST_CASE("flow: the proportion rule on hand-worked sums", "[engine][flow]") {
   CHECK(shares[1] == 0.0f);
 }
 
-TEST_CASE("flow: GPT-2, BERT and Llama-3 (grouped-query) match the float64 reference", "[engine][flow]") {
-  for (const std::string name : {"engine/gpt2_lm_f32", "engine/bert_mlm_f32", "llama/llama3_gqa2_f32"}) {
+TEST_CASE("flow: GPT-2, BERT, Llama-3 (grouped-query) and Mistral (multi-query) match the float64 reference",
+          "[engine][flow]") {
+  for (const std::string name :
+       {"engine/gpt2_lm_f32", "engine/bert_mlm_f32", "llama/llama3_gqa2_f32", "llama/mistral_mqa_f32"}) {
     std::string file = name;
     std::replace(file.begin(), file.end(), '/', '_');
     const auto fixture = nlohmann::json::parse(test::read_text(kFixtures + "/flow/" + file + ".json"));
@@ -145,9 +152,9 @@ TEST_CASE("flow: GPT-2, BERT and Llama-3 (grouped-query) match the float64 refer
   }
 }
 
-TEST_CASE("flow: BART and T5 encoder, decoder self- and cross-attention match the float64 reference",
+TEST_CASE("flow: BART, Marian and T5 encoder, decoder self- and cross-attention match the float64 reference",
           "[engine][flow]") {
-  for (const std::string name : {"seq2seq/bart_f32", "seq2seq/t5_relu_tied_f32"}) {
+  for (const std::string name : {"seq2seq/bart_f32", "seq2seq/marian_f16", "seq2seq/t5_relu_tied_f32"}) {
     std::string file = name;
     std::replace(file.begin(), file.end(), '/', '_');
     const auto fixture = nlohmann::json::parse(test::read_text(kFixtures + "/flow/" + file + ".json"));
