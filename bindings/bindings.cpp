@@ -24,6 +24,8 @@
 #include "convert.h"
 #include "transformer.h"
 #include "error.h"
+#include "flow_js.h"
+#include "flow_models.h"
 #include "kernels/gemm_q8_wasmsimd.h"
 #include "parallel.h"
 #include "safetensors.h"
@@ -140,7 +142,7 @@ class Model {
     });
   }
 
-  // options: {hiddenStates, qkv, valueNorms, trace} booleans and headMask (a Float32Array of L·H
+  // options: {hiddenStates, qkv, valueNorms, trace, flow} booleans and headMask (a Float32Array of L·H
   // values, or null); the JS layer passes all of them.
   // Returns Float32Array *views* of this Model's own result buffers, which every run reuses: a
   // run allocates nothing once the model has seen that length, and the caller copies the arrays
@@ -156,6 +158,15 @@ class Model {
       forward_options.trace = options["trace"].as<bool>();
       const val head_mask = options["headMask"];
       if (!head_mask.isNull() && !head_mask.isUndefined()) forward_options.head_mask = float_vector_from_js(head_mask);
+      // flow: the information flow's read-only hooks on the same pass (engine/flow.h).
+      const bool flow = options["flow"].as<bool>();
+      std::optional<FlowRecorder> flow_recorder;
+      Hooks hooks;
+      if (flow) {
+        flow_recorder.emplace(attnscope::flow_recorder(transformer_, forward_options.head_mask));
+        flow_recorder->install(hooks);
+        forward_options.hooks = &hooks;
+      }
       ThreadScope threads(threads_);
       transformer_.forward(int32_vector_from_js(ids), int32_vector_from_js(token_types),
                        int32_vector_from_js(attention_mask), forward_options, result_, workspace_);
@@ -176,6 +187,7 @@ class Model {
       }
       if (forward_options.value_norms) out.set("valueNorms", float32_view(r.value_norms));
       if (forward_options.trace) out.set("trace", trace_to_js(r.trace));
+      if (flow) out.set("flow", flow_to_js(flow_recorder->result()));
       return out;
     });
   }

@@ -13,6 +13,8 @@
 #include "config.h"
 #include "convert.h"
 #include "error.h"
+#include "flow_js.h"
+#include "flow_models.h"
 #include "parallel.h"
 #include "seq2seq.h"
 #include "weight_upload.h"
@@ -92,9 +94,10 @@ class Seq2SeqModel {
   // One pass: the encoder over `source`, the decoder over `decoder_ids` (decoder_start_token_id
   // and the target). {encoderAttentions (Le,He,S,S), decoderAttentions (Ld,Hd,T,T),
   // crossAttentions (Ld,Hd,T,S), hidden (T,C), logits (T,V)}. options: {trace, qkv, headMask,
-  // decoderHeadMask, crossAttnHeadMask (flat (layers·heads) arrays or absent)}; with trace,
+  // decoderHeadMask, crossAttnHeadMask (flat (layers·heads) arrays or absent), flow}; with trace,
   // encoderTrace and decoderTrace (stack_trace_to_js), with qkv encoderQkv and decoderQkv
   // ({q, k, v}: (L, H, T, dh) each, the self-attention's), both read through hook points.
+  // With flow, flow: the decoder's information flow (flow_js.h) and the encoder's as flow.encoder.
   emscripten::val run(const emscripten::val& source, const emscripten::val& decoder_ids,
                       const emscripten::val& js_options) const {
     return guarded([&] {
@@ -116,8 +119,19 @@ class Seq2SeqModel {
       StackRecorder decoder(HookStack::Decoder, c.decoder_layers, c.decoder_heads, c.decoder_head_dim(), qkv, false);
       encoder.install(hooks);
       decoder.install(hooks);
+      // flow: the information flow of both stacks (engine/flow.h); the decoder's cross-attention
+      // reads the encoder's values, so its recorder is made once they exist.
+      const bool flow = js_options["flow"].as<bool>();
+      std::optional<FlowRecorder> encoder_flow, decoder_flow;
+      if (flow) encoder_flow.emplace(encoder_flow_recorder(engine_, options)), encoder_flow->install(hooks);
       options.hooks = &hooks;
       const EncoderOutput enc = engine_.encode(int32_vector_from_js(source), options);
+      Hooks decoder_hooks = hooks;
+      if (flow) {
+        decoder_flow.emplace(decoder_flow_recorder(engine_, enc, options));
+        decoder_flow->install(decoder_hooks);
+        options.hooks = &decoder_hooks;
+      }
       DecoderCache cache;
       const DecoderOutput dec = engine_.decode(int32_vector_from_js(decoder_ids), enc, cache, options);
       emscripten::val out = val::object();
@@ -131,6 +145,11 @@ class Seq2SeqModel {
       if (options.trace) {
         out.set("encoderTrace", stack_trace_to_js(enc.trace, engine_.weights().encoder, encoder.values(), nullptr));
         out.set("decoderTrace", stack_trace_to_js(dec.trace, engine_.weights().decoder, cache.v, &enc.cross_v));
+      }
+      if (flow) {
+        emscripten::val f = flow_to_js(decoder_flow->result());
+        f.set("encoder", flow_to_js(encoder_flow->result()));
+        out.set("flow", f);
       }
       if (qkv) {
         out.set("encoderQkv", encoder.qkv_to_js());

@@ -6,13 +6,15 @@ import { join } from 'node:path';
 
 import { AttnScopeError } from './errors.js';
 import { bertvizJson } from './bertviz.js';
+import { flowJson } from './flow-json.js';
 import { nestedJson } from './json-arrays.js';
 
 /** {"ids","token_type_ids","tokens","offsets","num_truncated","attentions":[L][H][T][T],"kv_heads"?:[H]
  *   (grouped-query attention: the key/value head each query head reads; left out when every query
  *   head has its own), "hidden":[T][C],
  *   "words"? and "word_attentions"? [L][H][W][W] (--words),
- *   "mask_predictions"? (encoders), "next"? and "next_by_position"? (decoders), "logit_lens"?, "attribution"?} */
+ *   "mask_predictions"? (encoders), "next"? and "next_by_position"? (decoders), "logit_lens"?, "attribution"?,
+ *   "flow"? (js/flow-json.js)} */
 export async function writeJsonResult(out, result) {
   const [L, H, T] = result.shape;
   const C = result.hidden.length / T;
@@ -37,6 +39,7 @@ export async function writeJsonResult(out, result) {
     if (result.attribution) await write(`,"attribution":${JSON.stringify(attributionJson(result.attribution))}`);
     if (result.q) await writeQkv(write, result, [L, H, T, result.q.length / (L * H * T)]);
     if (result.trace) await writeTrace(write, result.trace, T);
+    if (result.flow) await writeFlow(write, result.flow);
     await write('}\n');
   });
 }
@@ -44,7 +47,7 @@ export async function writeJsonResult(out, result) {
 /** An encoder-decoder run (js/seq2seq.js): {"model_type","source_ids","source_tokens","target_ids",
  *   "target_tokens" (the decoder's input: decoder_start_token_id, then the target),
  *   "encoder_attentions":[L][H][S][S], "decoder_attentions":[L][H][T][T], "cross_attentions":[L][H][T][S],
- *   "hidden":[T][C] (the decoder's last hidden state), "next"} */
+ *   "hidden":[T][C] (the decoder's last hidden state), "next", "flow"? (js/flow-json.js)} */
 export async function writeSeq2SeqJson(out, result, valueWidths = {}) {
   const T = result.targetIds.length;
   await withSink(out, async (write) => {
@@ -70,6 +73,7 @@ export async function writeSeq2SeqJson(out, result, valueWidths = {}) {
     }
     for (const [side, trace, rows] of [['encoder', result.encoderTrace, S], ['decoder', result.decoderTrace, T]])
       if (trace) await writeStackTrace(write, `${side}_trace`, trace, rows, valueWidths);
+    if (result.flow) await writeFlow(write, result.flow);
     await write('}\n');
   });
 }
@@ -164,6 +168,12 @@ function offsetPairs(offsets) {
   const pairs = [];
   for (let i = 0; i < offsets.length; i += 2) pairs.push([offsets[i], offsets[i + 1]]);
   return pairs;
+}
+
+// ,"flow":{…} (js/flow-json.js)
+async function writeFlow(write, flow) {
+  await write(',"flow":');
+  for (const piece of flowJson(flow)) await write(piece);
 }
 
 async function writeNested(write, data, shape) {

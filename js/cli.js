@@ -31,11 +31,13 @@ commands:
             [--attribution [TOKEN_ID]]  decoders: "attribution", the logit of TOKEN_ID (default: the
             top-1 next token) after the last position split into embeddings, heads, attention biases,
             MLPs and the final norm's bias
+            [--flow]  "flow": the information flow (proportion rule): "tokens" [L][T][T], "residual",
+            "bias", "mlp", "mlp_residual" [L][T], "heads" [L][H][T][T] (README "Information flow")
             [--target "..." | --target-ids 5,6]  encoder-decoder models (bart, marian, t5): the
             decoder runs over decoder_start_token_id then the target; the JSON holds
             encoder_attentions, decoder_attentions, cross_attentions, hidden, next; --trace adds
             encoder_trace and decoder_trace, --qkv encoder_qkv and decoder_qkv ({q, k, v} of the
-            self-attentions); --head-mask masks the encoder's heads, [--decoder-head-mask 0:1]
+            self-attentions), --flow the decoder's flow with cross_* and its "encoder"; --head-mask masks the encoder's heads, [--decoder-head-mask 0:1]
             the decoder's, [--cross-attn-head-mask 1:0] its cross-attention's
   generate  --model M (--text "..." | --ids 464,3290) [--max-new-tokens N] [--temperature T]
             [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
@@ -82,7 +84,7 @@ const OPTIONS = {
     trace: { type: 'boolean' }, 'head-mask': { type: 'string' }, 'logit-lens': { type: 'string' },
     attribution: { type: 'string' }, words: { type: 'boolean' }, target: { type: 'string' },
     'target-ids': { type: 'string' }, qkv: { type: 'boolean' }, 'decoder-head-mask': { type: 'string' },
-    'cross-attn-head-mask': { type: 'string' },
+    'cross-attn-head-mask': { type: 'string' }, flow: { type: 'boolean' },
   },
   generate: {
     ...COMMON, ids: { type: 'string' }, text: { type: 'string' }, out: { type: 'string' },
@@ -148,12 +150,14 @@ async function run(values) {
   if (values.words && (format !== 'json' || values.text === undefined)) throw new UsageError('--words merges the words of a --text into the JSON: use it with --text and --format json');
   if (values.trace && format !== 'json') throw new UsageError('--trace writes its steps into the JSON: use it with --format json');
   if (values.qkv && format !== 'json') throw new UsageError('--qkv writes q, k and v into the JSON: use it with --format json');
+  if (values.flow && format !== 'json') throw new UsageError('--flow writes the information flow into the JSON: use it with --format json');
   const options = {
     topK: optionalInteger(values['top-k'], '--top-k', 0),
     maxLength: optionalInteger(values['max-length'], '--max-length', 0),
     ...(values['next-all'] ? { nextAll: true } : {}),
     ...(values.trace ? { trace: true } : {}),
     ...(values.qkv ? { qkv: true } : {}),
+    ...(values.flow ? { flow: true } : {}),
     ...(values.words ? { words: true } : {}),
     ...(values['logit-lens'] !== undefined ? { logitLens: optionalInteger(values['logit-lens'], '--logit-lens', 1) } : {}),
     ...(values.attribution !== undefined
@@ -205,7 +209,8 @@ async function runSeq2Seq(model, values, options) {
     ['decoder-head-mask', 'decoderHeadMask', c.decoderLayers, c.decoderHeads],
     ['cross-attn-head-mask', 'crossAttnHeadMask', c.decoderLayers, c.decoderHeads]])
     if (values[flag] !== undefined) masks[key] = headMaskFrom(values[flag], { numLayers: layers, numHeads: heads }, flag);
-  const common = { topK: options.topK ?? 5, trace: Boolean(values.trace), qkv: Boolean(values.qkv), ...masks };
+  const common = { topK: options.topK ?? 5, trace: Boolean(values.trace), qkv: Boolean(values.qkv),
+    flow: Boolean(values.flow), ...masks };
   const result = values.ids !== undefined
     ? await model.runIds(integerList(values.ids, '--ids'), {
       ...common, targetIds: values['target-ids'] === undefined ? [] : integerList(values['target-ids'], '--target-ids'),

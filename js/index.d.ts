@@ -200,6 +200,9 @@ export interface OutputOptions {
   /** Decoders: also return `attribution`, the logit of `tokenId` (default: the top-1 token) at
    *  `position` (default: the last) split into direct contributions. Its own run of the same input. */
   attribution?: true | { tokenId?: number; position?: number };
+  /** Also return `flow`: the information flow (Ferrando & Voita 2024, proportion rule), how much
+   *  of each residual update came from each part, read from the same pass. */
+  flow?: boolean;
   /** Hugging Face's head_mask, [L][H] arrays or L·H values: each head's attention is multiplied by
    *  its value before it weights the values (0 switches the head off). The result's attentions
    *  stay the heads' own; result.headMask says which were changed. */
@@ -406,6 +409,61 @@ export interface ForwardTrace {
   layerNorms: { embeddings?: LayerNormParameters; layers: { attention: LayerNormParameters; ffn: LayerNormParameters; qNorm?: LayerNormParameters; kNorm?: LayerNormParameters }[]; final?: LayerNormParameters };
 }
 
+/** Information flow of one stack (README, "Information flow"), flat row-major Float32Arrays of
+ *  shares in [0, 1]; T = queries, K = keys, H = headCount. Each attention sum's shares (residual +
+ *  bias + Σ_j tokens; headsResidual + headsBias + Σ_h,j heads) and each feed-forward's (mlp +
+ *  mlpResidual) add to 1 (0 everywhere when the update is zero). */
+export interface FlowShares {
+  layers: number;
+  headCount: number;
+  queries: number;
+  keys: number;
+  /** L·T·K: each key token's Σ_h P v W_O share of query i's attention update; 0 for unseen keys. */
+  tokens: Float32Array;
+  /** L·T: the residual stream's and W_O's bias's shares of the attention update. */
+  residual: Float32Array;
+  bias: Float32Array;
+  /** L·H·T·K: the same update split per head and key token. */
+  heads: Float32Array;
+  headsResidual: Float32Array;
+  headsBias: Float32Array;
+  /** L·T: the feed-forward update's shares: the MLP's output and the residual. */
+  mlp: Float32Array;
+  mlpResidual: Float32Array;
+}
+
+/** An encoder–decoder's decoder adds its cross-attention (K = crossKeys, the source tokens) and
+ *  carries the encoder's flow. */
+export interface Seq2SeqFlowShares extends FlowShares {
+  crossKeys: number;
+  crossTokens: Float32Array;
+  crossResidual: Float32Array;
+  crossBias: Float32Array;
+  crossHeads: Float32Array;
+  crossHeadsResidual: Float32Array;
+  crossHeadsBias: Float32Array;
+  encoder: FlowShares;
+}
+
+/** A node of the flow graph: the residual stream ('resid') of a position at a level (0: the
+ *  embeddings; 2l + 1 after layer l's attention, 2l + 2 after its feed-forward), or layer l's
+ *  feed-forward ('ffn', at level 2l + 1, the stream it reads). layer −1: the embeddings. */
+export interface FlowNode { id: string; kind: 'resid' | 'ffn'; level: number; layer: number; position: number }
+/** An edge: its share of the update it enters; 'token' edges carry key → query and each head's share. */
+export interface FlowEdge {
+  from: string; to: string; kind: 'token' | 'residual' | 'ffn'; layer: number; query: number; share: number;
+  key?: number; heads?: Float32Array;
+}
+export interface FlowGraph { levels: number; position: number; tau: number; nodes: FlowNode[]; edges: FlowEdge[] }
+/** 0.04, the LLM Transparency Tool's threshold. */
+export const FLOW_DEFAULT_TAU: number;
+/** The routes that reach `position`'s prediction (default: the last) through edges of share ≥ tau
+ *  (default 0.04), down to the embeddings (Ferrando & Voita 2024). E_INPUT for a result without
+ *  flow, a position out of range or tau outside [0, 1]. */
+export function flowGraph(flow: FlowShares, options?: { position?: number; tau?: number }): FlowGraph;
+/** The strongest route: from the prediction down, the largest-share incoming edge at each node. */
+export function topFlowRoute(graph: FlowGraph): FlowEdge[];
+
 export interface RunResultData extends Encoding {
   /** [layers, heads, tokens, tokens] */
   shape: [number, number, number, number];
@@ -434,6 +492,8 @@ export interface RunResultData extends Encoding {
   logitLens?: LogitLensEntry[][];
   /** With the attribution option (decoders). */
   attribution?: Attribution;
+  /** With the flow option. */
+  flow?: FlowShares;
 }
 
 export class RunResult implements RunResultData {
@@ -462,6 +522,7 @@ export class RunResult implements RunResultData {
   headMask?: Float32Array;
   logitLens?: LogitLensEntry[][];
   attribution?: Attribution;
+  flow?: FlowShares;
   /** Set (to the reason) once a later run took this result's memory via options.reuse. */
   readonly released?: string;
   /** One head's T×T matrix (a view into `attentions`). */
@@ -603,6 +664,8 @@ export interface Seq2SeqRunOptions {
   trace?: boolean;
   /** Also return every target position's logits (result.logits, [T][V]); default false. */
   logits?: boolean;
+  /** Also return flow: the information flow of the decoder and (flow.encoder) the encoder. */
+  flow?: boolean;
 }
 
 /** One decoder layer step by step, each [T][C] but ffnPreActivation and ffnIntermediate [T][F].
@@ -668,6 +731,8 @@ export interface Seq2SeqRunResult {
   decoderTrace?: Seq2SeqDecoderTrace;
   /** [T][V]: the next-token logits at every decoder position; only with options.logits. */
   logits?: Float32Array;
+  /** With { flow: true }. */
+  flow?: Seq2SeqFlowShares;
 }
 
 export interface Seq2SeqGenerationStep {

@@ -13,6 +13,7 @@ export { HEAD_STATISTICS, ablationEffects, headStatistics } from './head-stats.j
 export { INDUCTION_DEFAULTS, inductionInput, inductionScores, measureInduction } from './head-detectors.js';
 export { FIGURE_FORMAT, FIGURE_VERSION, FIGURE_VIEWS, figureData, figureResult } from './snapshot.js';
 export { findWords, mergeHead, wordAttentions } from './words.js';
+export { FLOW_DEFAULT_TAU, flowGraph, topFlowRoute } from './flow-graph.js';
 
 import { getWasmModule, resolveThreads } from './wasm.js';
 

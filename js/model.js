@@ -162,6 +162,7 @@ export class Model {
       qkv: Boolean(options.qkv),
       valueNorms: Boolean(options.valueNorms),
       trace: Boolean(options.trace),
+      flow: Boolean(options.flow),
       headMask: this.#headMask(options.headMask),
     };
     const recycled = options.reuse ?? null;
@@ -185,6 +186,8 @@ export class Model {
       ...arrays,
       ...(raw.trace ? { trace: { ...copyTrace(raw.trace), layerNorms: this.#layerNorms() } } : {}),
       ...(flags.headMask ? { headMask: flags.headMask } : {}),
+      // flow: the information flow's shares (engine/flow.h), fresh arrays of their own.
+      ...(raw.flow ? { flow: raw.flow } : {}),
     });
     if (options.logitLens) result.logitLens = this.#logitLens(encoding, attentionMask, flags.headMask, options.logitLens);
     if (options.attribution) result.attribution = this.#attribution(encoding, attentionMask, flags.headMask, options.attribution);

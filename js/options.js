@@ -7,7 +7,7 @@ import { AttnScopeError } from './errors.js';
 export const LOAD_OPTIONS = Object.freeze(['onProgress', 'signal', 'hubUrl', 'revision', 'cache', 'weightPrecision', 'threads']);
 export const TOKENIZE_OPTIONS = Object.freeze(['textPair', 'maxLength']);
 const OUTPUT_OPTIONS = ['hiddenStates', 'qkv', 'valueNorms', 'trace', 'headMask', 'topK', 'nextAll', 'originalIds', 'reuse',
-  'logitLens', 'attribution'];
+  'logitLens', 'attribution', 'flow'];
 // words: sub-word tokens merged into words (js/words.js); run only, as it reads the text.
 export const RUN_OPTIONS = Object.freeze([...TOKENIZE_OPTIONS, ...OUTPUT_OPTIONS, 'words']);
 export const RUN_IDS_OPTIONS = Object.freeze(['tokenTypes', 'attentionMask', ...OUTPUT_OPTIONS]);
@@ -18,7 +18,7 @@ export const GENERATE_OPTIONS = Object.freeze(['maxNewTokens', 'temperature', 't
 // Encoder-decoders (js/seq2seq.js): one option list for run and runIds (runIds refuses target text
 // itself), and the decoders' generate options plus maxLength (the source is tokenized there).
 export const SEQ2SEQ_RUN_OPTIONS = Object.freeze(['target', 'targetIds', 'topK', 'maxLength', 'trace', 'logits', 'qkv',
-  'headMask', 'decoderHeadMask', 'crossAttnHeadMask']);
+  'headMask', 'decoderHeadMask', 'crossAttnHeadMask', 'flow']);
 export const SEQ2SEQ_GENERATE_OPTIONS = Object.freeze([...GENERATE_OPTIONS, 'maxLength']);
 
 /** Options the worker client handles itself (per call), on top of the call's own. */

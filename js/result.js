@@ -62,6 +62,7 @@ export class RunResult {
         .concat([norms.embeddings, ...norms.layers.flatMap((l) => Object.values(l)), norms.final]
           .filter(Boolean).flatMap(({ gamma, beta }) => [gamma, beta]))
       : [];
-    return [...RUN_RESULT_ARRAYS.map((name) => this[name]), ...traced].filter(Boolean).map((a) => a.buffer);
+    const flow = this.flow ? Object.values(this.flow).filter(ArrayBuffer.isView) : [];
+    return [...RUN_RESULT_ARRAYS.map((name) => this[name]), ...traced, ...flow].filter(Boolean).map((a) => a.buffer);
   }
 }

@@ -80,11 +80,12 @@ export class Seq2SeqModel {
     return this.#run(integerArray(sourceIds, 'ids'), targetIds, options);
   }
 
-  #run(sourceIds, targetIds, { topK = DEFAULT_TOP_K, trace = false, logits = false, qkv = false, headMask,
-    decoderHeadMask, crossAttnHeadMask }) {
+  #run(sourceIds, targetIds, { topK = DEFAULT_TOP_K, trace = false, logits = false, qkv = false, flow = false,
+    headMask, decoderHeadMask, crossAttnHeadMask }) {
     const native = this.#alive();
     if (typeof trace !== 'boolean') throw new AttnScopeError('E_INPUT', 'trace must be true or false');
     if (typeof qkv !== 'boolean') throw new AttnScopeError('E_INPUT', 'qkv must be true or false');
+    if (typeof flow !== 'boolean') throw new AttnScopeError('E_INPUT', 'flow must be true or false');
     const c = this.config;
     // Hugging Face's three masks: the encoder's heads, the decoder's self-attention heads and its
     // cross-attention heads.
@@ -94,7 +95,7 @@ export class Seq2SeqModel {
       crossAttnHeadMask: headMaskArray(crossAttnHeadMask, { layers: c.decoderLayers, heads: c.decoderHeads, name: 'crossAttnHeadMask' }),
     };
     const decoderIds = Int32Array.from([c.decoderStartTokenId, ...targetIds]);
-    const raw = callWasm(() => native.run(Int32Array.from(sourceIds), decoderIds, { trace, qkv, ...masks }));
+    const raw = callWasm(() => native.run(Int32Array.from(sourceIds), decoderIds, { trace, qkv, flow, ...masks }));
     const S = raw.sourceTokens;
     const T = raw.targetTokens;
     const V = c.vocabSize;
@@ -122,6 +123,8 @@ export class Seq2SeqModel {
       // qkv: each self-attention's per-head queries, keys and values, {q, k, v} of (L, H, T, dh),
       // T the stack's positions (q not scaled), as the other families' q, k, v.
       ...(raw.encoderQkv ? { encoderQkv: raw.encoderQkv, decoderQkv: raw.decoderQkv } : {}),
+      // flow: the decoder's information flow (self- and cross-attention), the encoder's as flow.encoder.
+      ...(raw.flow ? { flow: raw.flow } : {}),
       // Every position's logits only when asked: T × V floats would weigh on each worker message.
       ...(logits ? { logits: raw.logits } : {}),
     };

@@ -2,7 +2,7 @@
 // tests/js/types.test.js. Never run: only the compiler reads it. Lines marked @ts-expect-error
 // must be rejected, so a declaration that accepts anything fails the test too.
 import { AttnScopeError, ERROR_CODES, RunResult, buildInfo, bundledModelFile, bundledModelLocation, clearModelCache,
-  DEFAULT_HUB_URL, heapStats, hubUrlFor, loadModel, loadSeq2SeqModel } from 'attnscope';
+  DEFAULT_HUB_URL, FLOW_DEFAULT_TAU, flowGraph, heapStats, hubUrlFor, loadModel, loadSeq2SeqModel, topFlowRoute } from 'attnscope';
 import type { ErrorCode, LoadProgress, MaskPrediction, Model, ModelInfo } from 'attnscope';
 import { createWorkerClient } from 'attnscope/worker';
 
@@ -46,6 +46,16 @@ const cleared: boolean = await clearModelCache();
 const t5 = await loadSeq2SeqModel('bundled-seq2seq');
 const withLogits = await t5.run('Only Miss Gee asked for bail.', { target: 'Only Miss Gee for bail asked.', logits: true });
 const logits: Float32Array | undefined = withLogits.logits;
+const withFlow = await model.run('The river was high.', { flow: true });
+if (withFlow.flow) {
+  const graph = flowGraph(withFlow.flow, { tau: FLOW_DEFAULT_TAU, position: 2 });
+  const firstHeads: Float32Array | undefined = topFlowRoute(graph)[0]?.heads;
+  const share: number = withFlow.flow.tokens[0] + (withFlow.flow.heads[0] ?? 0);
+}
+const t5Flow = (await t5.run('Bail.', { target: 'Bail.', flow: true })).flow;
+const crossShare: number | undefined = t5Flow?.crossTokens[0] ?? t5Flow?.encoder.tokens[0];
+// @ts-expect-error: tau is a number
+flowGraph(withFlow.flow!, { tau: 'low' });
 const heldout: string | null = bundledModelFile('bundled-seq2seq', 'heldout.jsonl');
 // @ts-expect-error: only the bundled ids have files
 bundledModelFile('gpt2', 'config.json');
