@@ -128,15 +128,7 @@ std::vector<double> PatchingRun::patched_lds(int layer) {
     // The cell: the clean values of one position's row, one head's columns, or one head's rows.
     Hooks patch;
     patch.add({HookStack::Model, patch_hook_site(site), layer}, [&](const HookPoint&, HookTensor& t) {
-      if (site == PatchSite::Head) {
-        for (int r = 0; r < t.rows; ++r)
-          std::copy_n(clean + static_cast<size_t>(r) * t.width + column * dh, dh,
-                      t.data + static_cast<size_t>(r) * t.width + column * dh);
-      } else {  // a row: position `column`, or head `column`'s T rows of probabilities
-        const size_t rows = site == PatchSite::Pattern ? T : 1;
-        const size_t at = static_cast<size_t>(column) * rows * t.width;
-        std::copy_n(clean + at, rows * t.width, t.data + at);
-      }
+      write_patch_cell(site, column, dh, T, clean, t);
     }, true);
     ForwardOptions options;
     options.attentions = false;
@@ -148,12 +140,28 @@ std::vector<double> PatchingRun::patched_lds(int layer) {
 }
 
 std::vector<double> PatchingRun::scores(const std::vector<double>& lds) const {
-  const double denominator = clean_ld_ - corrupted_ld_;
+  return patch_scores(lds, clean_ld_, corrupted_ld_);
+}
+
+void write_patch_cell(PatchSite site, int column, int head_dim, int queries, const float* clean, HookTensor& t) {
+  if (site == PatchSite::Head) {
+    const size_t col = static_cast<size_t>(column) * head_dim;
+    for (int r = 0; r < t.rows; ++r)
+      std::copy_n(clean + static_cast<size_t>(r) * t.width + col, head_dim, t.data + static_cast<size_t>(r) * t.width + col);
+    return;
+  }
+  const size_t rows = site == PatchSite::Pattern ? queries : 1;
+  const size_t at = static_cast<size_t>(column) * rows * t.width;
+  std::copy_n(clean + at, rows * t.width, t.data + at);
+}
+
+std::vector<double> patch_scores(const std::vector<double>& lds, double clean, double corrupted) {
+  const double denominator = clean - corrupted;
   if (denominator == 0)
-    bad_input("the clean and corrupted prompts give the same logit difference (" + std::to_string(clean_ld_) +
+    bad_input("the clean and corrupted prompts give the same logit difference (" + std::to_string(clean) +
               "): there is no difference to restore");
   std::vector<double> out(lds.size());
-  for (size_t i = 0; i < lds.size(); ++i) out[i] = (lds[i] - corrupted_ld_) / denominator;
+  for (size_t i = 0; i < lds.size(); ++i) out[i] = (lds[i] - corrupted) / denominator;
   return out;
 }
 

@@ -4,7 +4,7 @@
 // the clean run's and scores (LD_patched − LD_corrupted) / (LD_clean − LD_corrupted): 1 restores
 // the clean answer fully, 0 changes nothing. The replacement is a hook write (hooks.h); a cell at
 // layer l starts from the corrupted run's residual stream entering l instead of recomputing the
-// layers below (Transformer::forward_from_layer). Encoder–decoders are seq2seq_patching.h's.
+// layers below (Transformer::forward_from_layer). Encoder–decoders: seq2seq_patching.h.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -30,6 +30,15 @@ bool patch_site_by_head(PatchSite site);
 
 // The hook point a site's cell at `layer` writes (Head: hook_z; Pattern: attn.hook_pattern).
 HookSite patch_hook_site(PatchSite site);
+
+// Writes the clean values of one cell into the hook tensor t of the site: position `column`'s row
+// (ResidPre, AttnOut, MlpOut), query head `column`'s head_dim columns of every row (Head), or head
+// `column`'s `queries` rows of probabilities (Pattern). `clean` is the clean run's tensor there.
+void write_patch_cell(PatchSite site, int column, int head_dim, int queries, const float* clean, HookTensor& t);
+
+// (LD − corrupted) / (clean − corrupted) of each LD; E_INPUT when clean = corrupted (there is no
+// difference to restore, every score would be 0/0).
+std::vector<double> patch_scores(const std::vector<double>& lds, double clean, double corrupted);
 
 // What one patching grid compares.
 struct PatchingInput {

@@ -7,33 +7,63 @@
 
 namespace attnscope {
 
-std::vector<float> mean_resid_pre(const Transformer& model, int layer, const std::vector<int32_t>& ids) {
-  const int L = model.config().num_layers, C = model.config().hidden_size;
-  if (layer < 0 || layer >= L)
-    throw Error("E_INPUT", "steering layer " + std::to_string(layer) + " is outside [0, " + std::to_string(L) + ")");
+namespace {
+
+// The mean over rows of the residual stream entering `layer` of `stack` in one run: `run(hooks)`
+// runs it with the reading hook.
+template <typename Run>
+std::vector<float> mean_of_run(HookStack stack, int layer, int layers, int C, Run run) {
+  if (layer < 0 || layer >= layers)
+    throw Error("E_INPUT", "steering layer " + std::to_string(layer) + " is outside [0, " + std::to_string(layers) + ")");
   std::vector<double> sum(C, 0.0);
   int rows = 0;
   Hooks read;
-  read.add({HookStack::Model, HookSite::ResidPre, layer}, [&](const HookPoint&, HookTensor& t) {
+  read.add({stack, HookSite::ResidPre, layer}, [&](const HookPoint&, HookTensor& t) {
     for (int r = 0; r < t.rows; ++r)
       for (int i = 0; i < C; ++i) sum[i] += t.data[static_cast<size_t>(r) * t.width + i];
     rows = t.rows;
   }, false);
-  ForwardOptions options;
-  options.attentions = false;
-  options.hooks = &read;
-  model.forward(ids, {}, {}, options);
+  run(&read);
   std::vector<float> mean(C);
   for (int i = 0; i < C; ++i) mean[i] = static_cast<float>(sum[i] / rows);
   return mean;
 }
 
-std::vector<float> steering_vector(const Transformer& model, int layer, const std::vector<int32_t>& from,
-                                   const std::vector<int32_t>& to) {
-  const std::vector<float> a = mean_resid_pre(model, layer, to), b = mean_resid_pre(model, layer, from);
+std::vector<float> difference(const std::vector<float>& a, const std::vector<float>& b) {
   std::vector<float> v(a.size());
   for (size_t i = 0; i < v.size(); ++i) v[i] = a[i] - b[i];
   return v;
+}
+
+}  // namespace
+
+std::vector<float> mean_resid_pre(const Transformer& model, int layer, const std::vector<int32_t>& ids) {
+  const ModelConfig& c = model.config();
+  return mean_of_run(HookStack::Model, layer, c.num_layers, c.hidden_size, [&](const Hooks* hooks) {
+    ForwardOptions options;
+    options.attentions = false;
+    options.hooks = hooks;
+    model.forward(ids, {}, {}, options);
+  });
+}
+
+std::vector<float> seq2seq_steering_vector(const Seq2Seq& model, int layer, const EncoderOutput& encoder,
+                                           const std::vector<int32_t>& from, const std::vector<int32_t>& to) {
+  const Seq2SeqConfig& c = model.config();
+  auto mean = [&](const std::vector<int32_t>& ids) {
+    return mean_of_run(HookStack::Decoder, layer, c.decoder_layers, c.d_model, [&](const Hooks* hooks) {
+      DecoderCache cache;
+      Seq2SeqRunOptions options;
+      options.hooks = hooks;
+      model.decode(ids, encoder, cache, options);
+    });
+  };
+  return difference(mean(to), mean(from));
+}
+
+std::vector<float> steering_vector(const Transformer& model, int layer, const std::vector<int32_t>& from,
+                                   const std::vector<int32_t>& to) {
+  return difference(mean_resid_pre(model, layer, to), mean_resid_pre(model, layer, from));
 }
 
 void check_steering(const Steering& s, int layers, int width) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hooks.h"
+#include "seq2seq.h"
 #include "transformer.h"
 
 namespace attnscope {
@@ -18,6 +19,11 @@ std::vector<float> mean_resid_pre(const Transformer& model, int layer, const std
 // v = mean_resid_pre(to) − mean_resid_pre(from).
 std::vector<float> steering_vector(const Transformer& model, int layer, const std::vector<int32_t>& from,
                                    const std::vector<int32_t>& to);
+
+// Encoder–decoders: the same over the decoder, each id list run alone as the decoder's input over
+// `encoder` (the source being generated from): mean of decoder.blocks.<layer>.hook_resid_pre.
+std::vector<float> seq2seq_steering_vector(const Seq2Seq& model, int layer, const EncoderOutput& encoder,
+                                           const std::vector<int32_t>& from, const std::vector<int32_t>& to);
 
 // What a steered run adds: strength · vector at blocks.<layer>.hook_resid_pre (of `stack`).
 struct Steering {
