@@ -56,17 +56,22 @@ try {
   let last = null;
   const pass = () => model.runIds(clean, { topK: 0, reuse: last }).then((x) => { last = x; });
   await pass();
+  // Passes and grids alternate, so that both see the same machine (others' load changes the CPU
+  // time of the same work by tens of per cent on a shared machine).
   const passes = [];
-  for (let i = 0; i < Math.max(5, RUNS); i++) passes.push((await timed(pass)).cpu);
-  const passMs = median(passes);
-  console.log(`one forward pass: ${passMs.toFixed(1)} ms CPU (median of ${passes.length})`);
+  const timePasses = async () => { for (let i = 0; i < 5; i++) passes.push((await timed(pass)).cpu); };
 
   for (const site of args.sites.split(',')) {
     const options = { clean, corrupted, answer: 11, wrong: 12, site };
     await model.patch(options);  // warm-up
     const runs = [];
-    for (let i = 0; i < RUNS; i++) runs.push((await timed(() => model.patch(options))).cpu);
-    const gridMs = median(runs);
+    for (let i = 0; i < RUNS; i++) {
+      await timePasses();
+      runs.push((await timed(() => model.patch(options))).cpu);
+    }
+    await timePasses();
+    const gridMs = median(runs), passMs = median(passes);
+    console.log(`one forward pass: ${passMs.toFixed(1)} ms CPU (median of ${passes.length}, taken between the grids)`);
     const columns = site === 'head' || site === 'pattern' ? H : T;
     // Layers run per cell: L − l at layer l; plus the two base runs' L each.
     const predictedLayers = columns * (L * (L + 1)) / 2 + 2 * L;
