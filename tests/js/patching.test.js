@@ -214,7 +214,13 @@ describe('activation patching and steering', () => {
     assert.deepEqual(JSON.parse(out).ids.slice(0, sure.length), sure);
     await assert.rejects(exec(process.execPath, [CLI, 'patch', '--threads', '1', '--model', dirs[name], '--clean-ids', '1,2,3', '--corrupted-ids', '1,2',
       '--answer-id', '3', '--wrong-id', '4', '--site', 'resid_pre']), (e) => /E_INPUT.*clean prompt has 3 tokens and the corrupted one 2/s.test(e.stderr));
-    // The flags' own checks (no process needed): a usage error names what is missing.
+    // The bundled decoder from text, as the README runs it: the reference's grid of its own checkpoint.
+    const b = JSON.parse(readFileSync(join(FIXTURES, 'patching', 'bundled-causal.json'), 'utf8')).cases.find((x) => x.site === 'head');
+    const { stdout: bundled } = await exec(process.execPath, [CLI, 'patch', '--threads', '1', '--model', 'bundled-causal',
+      '--clean', 'In the morning he went to church, and in the evening he went to',
+      '--corrupted', 'In the morning he went to school, and in the evening he went to', '--answer', ' church', '--wrong', ' school', '--site', 'head']);
+    compare(JSON.parse(bundled), b);
+        // The flags' own checks (no process needed): a usage error names what is missing.
     assert.throws(() => steerFromFlags({ 'steer-layer': '0', 'steer-strength': '1', 'steer-from': 'w5' }), /steering needs --steer-to with --steer-from/);
     assert.throws(() => steerFromFlags({ 'steer-layer': '0', 'steer-from': 'a', 'steer-to': 'b' }), /steering needs --steer-strength/);
     assert.throws(() => steerFromFlags({ 'steer-layer': '0', 'steer-strength': '1', 'steer-from': 'a', 'steer-to-ids': '1' }),
