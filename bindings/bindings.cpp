@@ -22,6 +22,7 @@
 #include "build_features.h"
 #include "config.h"
 #include "convert.h"
+#include "interventions.h"
 #include "transformer.h"
 #include "error.h"
 #include "flow_js.h"
@@ -247,7 +248,7 @@ class Model {
   val extend(const val& ids) {
     return guarded([&] {
       ThreadScope threads(threads_);
-      transformer_.extend(int32_vector_from_js(ids), cache_, step_, step_workspace_);
+      transformer_.extend(int32_vector_from_js(ids), cache_, step_, step_workspace_, interventions_.steering_hooks());
       val out = val::object();
       out.set("tokens", val(step_.tokens));
       out.set("keys", val(step_.keys));
@@ -256,6 +257,25 @@ class Model {
       return out;
     });
   }
+
+  // Activation patching a row at a time and steering (bindings/interventions.h).
+  val start_patch(const val& clean, const val& corrupted, int answer, int wrong, int position, const val& site) {
+    return guarded([&] {
+      ThreadScope threads(threads_);
+      return interventions_.start_patch(transformer_, clean, corrupted, answer, wrong, position, site);
+    });
+  }
+  val patch_row(int layer) {
+    return guarded([&] { ThreadScope threads(threads_); return interventions_.patch_row(layer); });
+  }
+  void end_patch() { interventions_.end_patch(); }
+  val steering_vector(int layer, const val& from, const val& to) const {
+    return guarded([&] { ThreadScope threads(threads_); return Interventions::steering_vector_js(transformer_, layer, from, to); });
+  }
+  void set_steering(int layer, const val& vector, double strength) {
+    guarded([&] { interventions_.set_steering(transformer_, layer, vector, strength); });
+  }
+  void clear_steering() { interventions_.clear_steering(); }
 
   // The special tokens' names as the tokenizer files set them ([CLS], [SEP], [PAD], [MASK], [UNK]
   // for every BERT checkpoint seen so far, but tokenizer_config.json may rename them).
@@ -319,6 +339,7 @@ class Model {
   ForwardResult step_;
   Activations step_workspace_;
   int threads_ = 1;  // set_threads
+  Interventions interventions_;  // the patching grid in progress, the steering extend() applies
 };
 
 Model* create_model(const val& config_json, WeightUpload& weights_upload, const val& vocab_txt,
@@ -486,6 +507,12 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("resetSequence", &Model::reset_sequence)
       .function("sequenceLength", &Model::sequence_length)
       .function("extend", &Model::extend)
+      .function("startPatch", &Model::start_patch)
+      .function("patchRow", &Model::patch_row)
+      .function("endPatch", &Model::end_patch)
+      .function("steeringVector", &Model::steering_vector)
+      .function("setSteering", &Model::set_steering)
+      .function("clearSteering", &Model::clear_steering)
       .function("layerNorms", &Model::layer_norms)
       .function("specialTokens", &Model::special_tokens)
       .function("tokenToId", &Model::token_to_id)

@@ -16,6 +16,7 @@
 #include "flow_js.h"
 #include "flow_models.h"
 #include "parallel.h"
+#include "interventions.h"
 #include "seq2seq.h"
 #include "weight_upload.h"
 #include "tokenizer/tokenizer.h"
@@ -176,7 +177,9 @@ class Seq2SeqModel {
     return guarded([&] {
       if (encoder_.source_len == 0) throw Error("E_INPUT", "step() before start(): no source is encoded");
       ThreadScope threads(threads_);
-      const DecoderOutput dec = engine_.decode(int32_vector_from_js(ids), encoder_, cache_);
+      Seq2SeqRunOptions options;
+      options.hooks = interventions_.steering_hooks();
+      const DecoderOutput dec = engine_.decode(int32_vector_from_js(ids), encoder_, cache_, options);
       emscripten::val out = val::object();
       out.set("keys", emscripten::val(dec.keys));
       out.set("decoderAttentions", to_float32_array(dec.self_attentions));
@@ -193,6 +196,34 @@ class Seq2SeqModel {
     threads_ = std::max(1, std::min(n, max_threads()));
     return threads_;
   }
+
+  // Activation patching a row at a time, and the steering step() applies (interventions.h).
+  emscripten::val start_patch(const emscripten::val& clean, const emscripten::val& corrupted,
+                              const emscripten::val& decoder_ids, int answer, int wrong, const emscripten::val& site,
+                              const emscripten::val& stack) {
+    return guarded([&] { return interventions_.start_patch(engine_, clean, corrupted, decoder_ids, answer, wrong, site, stack); });
+  }
+  emscripten::val patch_row(int layer) {
+    return guarded([&] {
+      ThreadScope threads(threads_);
+      return interventions_.patch_row(layer);
+    });
+  }
+  void end_patch() { interventions_.end_patch(); }
+  // The mean decoder residual stream entering `layer` of decoder ids `to` minus that of `from`, each
+  // run alone over `source` (Float32Array of d_model values).
+  emscripten::val steering_vector(int layer, const emscripten::val& source, const emscripten::val& from,
+                                  const emscripten::val& to) const {
+    return guarded([&] {
+      ThreadScope threads(threads_);
+      const EncoderOutput enc = engine_.encode(int32_vector_from_js(source));
+      return to_float32_array(seq2seq_steering_vector(engine_, layer, enc, int32_vector_from_js(from), int32_vector_from_js(to)));
+    });
+  }
+  void set_steering(int layer, const emscripten::val& vector, double strength) {
+    guarded([&] { interventions_.set_steering(engine_, layer, vector, strength); });
+  }
+  void clear_steering() { interventions_.clear_steering(); }
 
   int token_to_id(const std::string& token) const { return tokenizer_.token_to_id(token); }
   std::string id_to_token(int id) const {
@@ -219,6 +250,7 @@ class Seq2SeqModel {
   std::optional<tok::Tokenizer> target_;
   EncoderOutput encoder_;  // generation: the source, encoded once
   DecoderCache cache_;
+  Seq2SeqInterventions interventions_;  // the patching grid in progress, the steering step() applies
 };
 
 

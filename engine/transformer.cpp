@@ -390,13 +390,7 @@ void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int
   const int T = static_cast<int>(ids.size()), C = config_.hidden_size;
   prepare(res, options, T, T);
 
-  // Padding mask as an additive key bias: −inf removes the key from every query's softmax.
-  std::vector<float> key_bias;
-  if (std::find(attention_mask.begin(), attention_mask.end(), 0) != attention_mask.end()) {
-    key_bias.resize(T);
-    for (int t = 0; t < T; ++t)
-      key_bias[t] = attention_mask[t] ? 0.0f : -std::numeric_limits<float>::infinity();
-  }
+  const std::vector<float> key_bias = key_bias_of(attention_mask);
 
   float* x = res.hidden_out.data();  // the running hidden state ends as the output
   const int32_t* types = token_types.empty() ? nullptr : token_types.data();
@@ -423,7 +417,40 @@ void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int
              res, a);
 }
 
-void Transformer::extend(const std::vector<int32_t>& ids, KvCache& cache, ForwardResult& res, Activations& a) const {
+std::vector<float> Transformer::key_bias_of(const std::vector<int32_t>& attention_mask) {
+  // −inf removes the key from every query's softmax.
+  std::vector<float> key_bias;
+  if (std::find(attention_mask.begin(), attention_mask.end(), 0) == attention_mask.end()) return key_bias;
+  key_bias.resize(attention_mask.size());
+  for (size_t t = 0; t < attention_mask.size(); ++t)
+    key_bias[t] = attention_mask[t] ? 0.0f : -std::numeric_limits<float>::infinity();
+  return key_bias;
+}
+
+void Transformer::forward_from_layer(int first_layer, const float* resid_pre, int T,
+                                     const std::vector<int32_t>& attention_mask, const ForwardOptions& options,
+                                     ForwardResult& res, Activations& a) const {
+  const int L = config_.num_layers, C = config_.hidden_size;
+  if (first_layer < 0 || first_layer > L)
+    bad_input("first layer " + std::to_string(first_layer) + " is outside [0, " + std::to_string(L) + "]");
+  if (T < 1 || T > config_.max_tokens())
+    bad_input(std::to_string(T) + " positions is outside [1, " + std::to_string(config_.max_tokens()) + "]");
+  if (!attention_mask.empty() && attention_mask.size() != static_cast<size_t>(T))
+    bad_input("attention_mask has " + std::to_string(attention_mask.size()) + " entries for " + std::to_string(T) +
+              " positions");
+  if (options.hidden_states || options.trace || options.qkv || options.value_norms || !options.head_mask.empty())
+    bad_input("forward_from_layer keeps no hidden states, trace, q/k/v or value norms and takes no head mask");
+  prepare(res, options, T, T);
+  std::copy_n(resid_pre, static_cast<size_t>(T) * C, res.hidden_out.data());
+  const std::vector<float> key_bias = key_bias_of(attention_mask);
+  a.k.resize(static_cast<size_t>(T) * config_.kv_width());
+  a.v.resize(static_cast<size_t>(T) * config_.kv_width());
+  run_layers(res.hidden_out.data(), T, 0, KvView{a.k.data(), a.v.data(), 0}, key_bias.empty() ? nullptr : key_bias.data(),
+             options, res, a, first_layer);
+}
+
+void Transformer::extend(const std::vector<int32_t>& ids, KvCache& cache, ForwardResult& res, Activations& a,
+                         const Hooks* hooks) const {
   const ModelConfig& cfg = config_;
   if (!cfg.is_decoder())
     bad_input("only decoders run incrementally: " + cfg.model_type + " sees every token at once");
@@ -456,6 +483,7 @@ void Transformer::extend(const std::vector<int32_t>& ids, KvCache& cache, Forwar
   }
 
   ForwardOptions options;  // attentions only
+  options.hooks = hooks;
   prepare(res, options, T, keys);
   float* x = res.hidden_out.data();
   const std::vector<int32_t> positions = position_ids(config_, ids, first);
@@ -466,7 +494,8 @@ void Transformer::extend(const std::vector<int32_t>& ids, KvCache& cache, Forwar
 }
 
 void Transformer::run_layers(float* x, int T, int first_position, const KvView& kv, const float* key_bias,
-                             const ForwardOptions& options, ForwardResult& res, Activations& a) const {
+                             const ForwardOptions& options, ForwardResult& res, Activations& a,
+                             int first_layer) const {
   const ModelConfig& cfg = config_;
   const int L = cfg.num_layers, H = cfg.num_heads, C = cfg.hidden_size, F = cfg.intermediate_size;
   const int keys = first_position + T;
@@ -489,7 +518,7 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
 
   AttentionMask mask{key_bias, decoder};
   if (options.trace) res.trace.layers.resize(L);
-  for (int l = 0; l < L; ++l) {
+  for (int l = first_layer; l < L; ++l) {
     mask.head_mask = options.head_mask.empty() ? nullptr : options.head_mask.data() + static_cast<size_t>(l) * H;
     float* probs = options.attentions ? res.attentions.data() + l * layer_probs : a.probs.data();
     float* k = kv.k + l * kv.layer_stride;

@@ -128,7 +128,19 @@ class Transformer {
   // with keys = cache.length afterwards, and out.hidden_out (T, C) after the final LayerNorm.
   // Equal to the matching rows of forward() over the whole sequence. E_INPUT for an encoder, no
   // ids, ids out of vocab, or past max_position_embeddings (the cache is then unchanged).
-  void extend(const std::vector<int32_t>& ids, KvCache& cache, ForwardResult& out, Activations& activations) const;
+  // `hooks` (null: none) fire as in forward(), at the new positions (steering adds to them).
+  void extend(const std::vector<int32_t>& ids, KvCache& cache, ForwardResult& out, Activations& activations,
+              const Hooks* hooks = nullptr) const;
+
+  // The rest of a forward() pass from layer `first_layer` on: resid_pre (T, C) is the residual
+  // stream entering that layer (what blocks.<first_layer>.hook_resid_pre holds) and layers
+  // first_layer..L−1 run over it as forward() would (attention_mask as there). Activation
+  // patching reuses a run's activations below the patched layer with it. out.hidden_out and the
+  // attentions of the layers run are written; hidden_states and the trace are not kept (E_INPUT
+  // if asked for). E_INPUT for a layer outside [0, L], T outside [1, max positions] or a mask of
+  // another length.
+  void forward_from_layer(int first_layer, const float* resid_pre, int T, const std::vector<int32_t>& attention_mask,
+                          const ForwardOptions& options, ForwardResult& out, Activations& activations) const;
 
   // Vocabulary logits (rows, V) from `rows` last hidden states (rows × C): the masked-LM head of an
   // encoder (E_WEIGHTS when the checkpoint has none) or the language-model head of a decoder.
@@ -166,7 +178,9 @@ class Transformer {
   // Every layer over T positions starting at `first_position`; x holds the embeddings on entry
   // and the last hidden state on return.
   void run_layers(float* x, int T, int first_position, const KvView& kv, const float* key_bias,
-                  const ForwardOptions& options, ForwardResult& out, Activations& a) const;
+                  const ForwardOptions& options, ForwardResult& out, Activations& a, int first_layer = 0) const;
+  // The padding mask as an additive key bias (−inf on masked keys); empty when nothing is masked.
+  static std::vector<float> key_bias_of(const std::vector<int32_t>& attention_mask);
   // What a layer's attention leaves for the caller besides the probabilities: per-head Q, K, V and
   // value-vector norms.
   void record_attention(int layer, int T, const float* k, const float* v, const ForwardOptions& options,

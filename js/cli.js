@@ -12,6 +12,7 @@ import { UsageError, integerList, optionalInteger, optionalNumber, parseFlags, r
 import { nestedJson } from './json-arrays.js';
 import { AUTO_F16_ABOVE_BYTES, DEFAULT_WEIGHT_PRECISION, WEIGHT_PRECISION_CHOICES } from './memory-estimate.js';
 import { GENERATE_DEFAULTS } from './generate.js';
+import { PATCH_FLAGS, PATCH_USAGE, STEER_FLAGS, STEER_USAGE, patchCommand, steerFromFlags } from './cli-interventions.js';
 import { FIGURE_VIEWS, decoderRun, encoderRun, figureData } from './snapshot.js';
 
 const USAGE = `usage: attnscope <command> [options]
@@ -45,6 +46,8 @@ commands:
             temperature ${GENERATE_DEFAULTS.temperature}, top-k ${GENERATE_DEFAULTS.topK}, top-p ${GENERATE_DEFAULTS.topP}; --top-p in (0, 1])
             (encoder-decoder models: --text/--ids is the source; ids start with decoder_start_token_id,
             each step holds its cross_attentions row [L][H][S]; text leaves out the special tokens)
+${STEER_USAGE}
+${PATCH_USAGE}
   snapshot  [--model M] --text "..." [--view ${FIGURE_VIEWS.join('|')}] [--layer L] [--head H] [--words] --out fig.json
             the data of one figure (tokens, the matrices the view draws, model, text, view/layer/head,
             a format version): <attn-scope src="fig.json"> draws it with no model download;
@@ -90,8 +93,9 @@ const OPTIONS = {
     ...COMMON, ids: { type: 'string' }, text: { type: 'string' }, out: { type: 'string' },
     'max-new-tokens': { type: 'string' }, temperature: { type: 'string' }, 'top-k': { type: 'string' },
     'top-p': { type: 'string' }, seed: { type: 'string' }, 'no-stop-at-eos': { type: 'boolean' },
-    candidates: { type: 'string' },
+    candidates: { type: 'string' }, ...STEER_FLAGS,
   },
+  patch: { ...COMMON, ...PATCH_FLAGS },
   snapshot: {
     ...COMMON, text: { type: 'string' }, view: { type: 'string', default: 'head' }, layer: { type: 'string' },
     head: { type: 'string' }, out: { type: 'string' }, words: { type: 'boolean' }, kind: { type: 'string' },
@@ -133,7 +137,7 @@ async function main(argv) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const commands = { run, generate, snapshot, tokenize, bench, info };
+  const commands = { run, generate, snapshot, tokenize, bench, info, patch: (v) => patchCommand(v, openModel) };
   return commands[command](values);
 }
 
@@ -236,6 +240,7 @@ async function generate(values) {
     seed: optionalInteger(values.seed, '--seed', 0),
     candidates: optionalInteger(values.candidates, '--candidates', 0),
     stopAtEos: !values['no-stop-at-eos'],
+    steer: steerFromFlags(values),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
   const model = await openModel(values);

@@ -37,7 +37,38 @@ export function generateOptions(options) {
   }
   if (typeof o.stopAtEos !== 'boolean') throw new AttnScopeError('E_INPUT', `stopAtEos must be true or false, got ${o.stopAtEos}`);
   if (o.onToken !== undefined && typeof o.onToken !== 'function') throw new AttnScopeError('E_INPUT', 'onToken must be a function');
+  o.steer = steerOption(o.steer);
   return o;
+}
+
+/**
+ * Checks a steer option (steering.h): {layer, strength} and either vector (hidden_size numbers) or
+ * from and to (texts or token ids, whose mean residual streams entering the layer differ by v).
+ * Returns it with the vector as a Float32Array, or null without one. The engine checks the layer
+ * and the vector's length against the model.
+ */
+export function steerOption(steer) {
+  if (steer === undefined || steer === null) return null;
+  const bad = (why) => new AttnScopeError('E_INPUT', `steer: ${why}`);
+  if (typeof steer !== 'object') throw bad('must be {layer, strength, vector} or {layer, strength, from, to}');
+  const unknown = Object.keys(steer).filter((k) => steer[k] !== undefined && !['layer', 'strength', 'vector', 'from', 'to'].includes(k));
+  if (unknown.length) throw bad(`unknown key ${unknown.map((k) => JSON.stringify(k)).join(', ')} (accepted: layer, strength, vector, from, to)`);
+  if (!Number.isInteger(steer.layer) || steer.layer < 0) throw bad(`layer must be an integer >= 0, got ${steer.layer}`);
+  if (typeof steer.strength !== 'number' || !Number.isFinite(steer.strength)) throw bad(`strength must be a finite number, got ${steer.strength}`);
+  const texts = steer.from !== undefined || steer.to !== undefined;
+  if (texts === (steer.vector !== undefined)) throw bad('give either vector or from and to');
+  if (!texts) {
+    if (!Array.isArray(steer.vector) && !ArrayBuffer.isView(steer.vector)) throw bad('vector must be an array of numbers');
+    const vector = Float32Array.from(steer.vector);
+    if (!vector.every(Number.isFinite)) throw bad('vector must hold finite numbers');
+    return { layer: steer.layer, strength: steer.strength, vector };
+  }
+  for (const name of ['from', 'to']) {
+    const v = steer[name];
+    const ids = (Array.isArray(v) || ArrayBuffer.isView(v)) && v.length > 0 && Array.prototype.every.call(v, Number.isInteger);
+    if (!(typeof v === 'string' && v.length > 0) && !ids) throw bad(`${name} must be a non-empty text or token ids`);
+  }
+  return { layer: steer.layer, strength: steer.strength, from: steer.from, to: steer.to };
 }
 
 /**

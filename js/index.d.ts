@@ -554,6 +554,55 @@ export interface GenerateOptions {
   onToken?: (step: GenerationStep) => void;
   /** Aborting stops between two steps; the result rejects with E_ABORTED. */
   signal?: AbortSignal;
+  /** Decoders: steering (ActAdd). strength · v is added to the residual stream entering `layer` at
+   *  every position of the prompt and of every generated token. */
+  steer?: SteerOptions;
+}
+
+/** v given (hiddenSize numbers), or the mean residual stream entering `layer` of `to` minus that
+ *  of `from` (texts or token ids), each run alone. */
+export type SteerOptions =
+  | { layer: number; strength: number; vector: ArrayLike<number> }
+  | { layer: number; strength: number; from: string | ArrayLike<number>; to: string | ArrayLike<number> };
+
+/** The activation a patching cell replaces: resid_pre, attn_out, mlp_out at (layer, position);
+ *  head (that query head's context before W_O) and pattern (its probabilities) at (layer, head). */
+export type PatchSite = 'resid_pre' | 'attn_out' | 'mlp_out' | 'head' | 'pattern';
+
+export interface PatchOptions {
+  /** Two prompts of the same token length (texts or token ids). */
+  clean: string | ArrayLike<number>;
+  corrupted: string | ArrayLike<number>;
+  /** A token id, a vocabulary token, or text of exactly one token (else E_INPUT naming its pieces). */
+  answer: number | string;
+  wrong: number | string;
+  /** Default 'resid_pre'. */
+  site?: PatchSite;
+  /** Aborting stops between two rows; the promise rejects with E_ABORTED. */
+  signal?: AbortSignal;
+  /** Each row (layer) as it is done. */
+  onProgress?: (row: PatchRow) => void;
+}
+
+export interface PatchRow {
+  layer: number;
+  scores: number[];
+  /** Rows done and rows in all. */
+  done: number;
+  total: number;
+}
+
+export interface PatchResult {
+  site: PatchSite;
+  /** LD = logit[answer] − logit[wrong] at `position` of the clean and the corrupted run. */
+  clean: number;
+  corrupted: number;
+  /** [L][T] by position or [L][H] by head: (LD_patched − corrupted) / (clean − corrupted). */
+  scores: number[][];
+  /** Where LD is read: the last position (encoders: the clean prompt's first mask token). */
+  position: number;
+  layers: number;
+  columns: number;
 }
 
 export interface GeneratedToken {
@@ -610,6 +659,8 @@ export class Model {
   /** Decoders: writes up to maxNewTokens tokens after the prompt (text or token ids), one KV-cached
    *  step at a time. One generation per model at a time. */
   generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): Generation;
+  /** Activation patching: the corrupted prompt with one activation at a time from the clean one. */
+  patch(options: PatchOptions): Promise<PatchResult>;
   /** -1 when the token is not in the vocabulary. */
   tokenToId(token: string): number;
   idToToken(id: number): string;
@@ -778,6 +829,12 @@ export class Seq2SeqModel {
    *  are computed once. temperature 0 is greedy. */
   generate(source: string | ArrayLike<number>, options?: Omit<GenerateOptions, 'onToken'> &
     { maxLength?: number; onToken?: (step: Seq2SeqGenerationStep) => void }): Promise<Seq2SeqGenerationResult>;
+  /** Activation patching: the sources differ (clean, corrupted), the decoder's input is the same
+   *  (decoder_start_token_id, then target or targetIds); LD at its last position; the decoder's
+   *  sites (default) or the encoder's. steer in generate(): the decoder's residual stream, from/to
+   *  as target texts or ids run over the source. */
+  patch(options: PatchOptions & { target?: string; targetIds?: ArrayLike<number>; stack?: 'decoder' | 'encoder' }):
+    Promise<PatchResult & { stack: 'decoder' | 'encoder' }>;
   dispose(): void;
 }
 

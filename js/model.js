@@ -9,6 +9,7 @@ import { callWasm, checkEngineAlive, currentEngineEpoch } from './wasm.js';
 import { headMaskArray } from './head-mask.js';
 import { wordAttentions } from './words.js';
 import { Generation, generateOptions } from './generate.js';
+import { PATCH_OPTIONS, answerTokenId, checkPatchOptions, patchGrid } from './patching.js';
 import { GENERATE_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames } from './options.js';
 
 const DEFAULT_TOP_K = 5;
@@ -317,6 +318,10 @@ export class Model {
     const vocabulary = this.#vocabulary();
     const texts = this.#tokenTexts();
     native.resetSequence();
+    if (o.steer) {
+      const vector = this.#steeringVector(o.steer);
+      callWasm(() => native.setSteering(o.steer.layer, vector, o.steer.strength));
+    } else native.clearSteering();
     const session = {
       prompt: { ids: encoding.ids, tokens: encoding.tokens, numTruncated: encoding.numTruncated },
       maxPositions,
@@ -334,10 +339,48 @@ export class Model {
       token: (id) => vocabulary(id) ?? '[?]',
       tokenText: (id) => texts(id) ?? '[?]',
       decode: (ids) => this.decode(ids),
-      finish: () => { this.#generation = null; },
+      finish: () => {
+        this.#generation = null;
+        if (!this.disposed) this.#native.clearSteering();
+      },
     };
     this.#generation = new Generation(session, o);
     return this.#generation;
+  }
+
+  /**
+   * Activation patching (js/patching.js, engine/patching.h): the corrupted prompt run with one
+   * activation at a time replaced by the clean prompt's; resolves to {site, clean, corrupted (the two
+   * logit differences), scores[L][T or H], position, layers, columns}. LD is read at the last
+   * position (encoders: the clean prompt's first mask token).
+   */
+  async patch(options) {
+    checkOptionNames(options, PATCH_OPTIONS, 'patch');
+    const site = checkPatchOptions(options);
+    const ids = (value, name) => (typeof value === 'string' ? this.tokenize(value).ids : integerArray(value, name));
+    const clean = ids(options.clean, 'clean'), corrupted = ids(options.corrupted, 'corrupted');
+    const vocabSize = this.config.vocabSize;
+    const answer = answerTokenId(this, options.answer, 'answer', vocabSize);
+    const wrong = answerTokenId(this, options.wrong, 'wrong', vocabSize);
+    let position = -1;
+    if (!this.config.isDecoder) {
+      position = clean.indexOf(this.#specialIds.mask);
+      if (position < 0) throw new AttnScopeError('E_INPUT', 'patch: an encoder reads the logit difference at the first mask token, and the clean prompt has none');
+    }
+    const engine = {
+      startPatch: (...args) => callWasm(() => this.#alive().startPatch(...args)),
+      patchRow: (layer) => callWasm(() => this.#alive().patchRow(layer)),
+      endPatch: () => { if (!this.disposed) this.#native.endPatch(); },
+    };
+    return patchGrid(engine, { clean, corrupted, answer, wrong, position, site, signal: options.signal,
+      onProgress: callerCallback(options.onProgress, 'patch: onProgress') });
+  }
+
+  // The steer option's vector (steering.h): given, or from its from/to texts or ids.
+  #steeringVector(steer) {
+    if (steer.vector) return steer.vector;
+    const ids = (value) => (typeof value === 'string' ? this.tokenize(value).ids : Int32Array.from(value));
+    return callWasm(() => this.#alive().steeringVector(steer.layer, ids(steer.from), ids(steer.to)));
   }
 
   // Top-k tokens at each [MASK] position, when the checkpoint has an MLM head.

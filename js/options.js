@@ -13,7 +13,7 @@ export const RUN_OPTIONS = Object.freeze([...TOKENIZE_OPTIONS, ...OUTPUT_OPTIONS
 export const RUN_IDS_OPTIONS = Object.freeze(['tokenTypes', 'attentionMask', ...OUTPUT_OPTIONS]);
 
 export const GENERATE_OPTIONS = Object.freeze(['maxNewTokens', 'temperature', 'topK', 'topP', 'seed', 'stopAtEos',
-  'candidates', 'onToken', 'signal']);
+  'candidates', 'onToken', 'signal', 'steer']);
 
 // Encoder-decoders (js/seq2seq.js): one option list for run and runIds (runIds refuses target text
 // itself), and the decoders' generate options plus maxLength (the source is tokenized there).

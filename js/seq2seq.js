@@ -4,7 +4,7 @@
 // KV cache (the source encoded, and its cross keys and values computed, once), each step with its
 // self- and cross-attention rows. Results name things as transformers does (encoder_attentions,
 // decoder_attentions, cross_attentions) in camelCase.
-import { AttnScopeError, throwIfAborted } from './errors.js';
+import { AttnScopeError, callerCallback, throwIfAborted } from './errors.js';
 import { checkGenerationFits, seq2seqGenerationBytes } from './generation-budget.js';
 import { headMaskArray } from './head-mask.js';
 import { callWasm, checkEngineAlive, currentEngineEpoch } from './wasm.js';
@@ -12,6 +12,7 @@ import { topKSoftmax } from './mlm.js';
 import { sampleToken, seededRandom } from './sampling.js';
 import { generateOptions, nextTask } from './generate.js';
 import { SEQ2SEQ_GENERATE_OPTIONS, SEQ2SEQ_RUN_OPTIONS, checkOptionNames } from './options.js';
+import { SEQ2SEQ_PATCH_OPTIONS, answerTokenId, checkPatchOptions, patchGrid } from './patching.js';
 
 const DEFAULT_TOP_K = 5;
 
@@ -154,6 +155,9 @@ export class Seq2SeqModel {
     const o = generateOptions(rest);
     const native = this.#alive();
     const sourceIds = typeof source === 'string' ? this.tokenize(source, { maxLength }).ids : integerArray(source, 'ids');
+    // Steering the decoder (every generate sets or clears it: only generation steps apply it).
+    if (o.steer) callWasm(() => native.setSteering(o.steer.layer, this.#steeringVector(o.steer, sourceIds), o.steer.strength));
+    else native.clearSteering();
     const c = this.config;
     const shape = { layers: c.decoderLayers, heads: c.decoderHeads, headDim: c.decoderHeadDim, sourceLength: sourceIds.length };
     checkGenerationFits({ maxNewTokens: o.maxNewTokens, positionsLeft: c.maxTokens - 1,
@@ -204,6 +208,46 @@ export class Seq2SeqModel {
       steps,
       stopReason,
     };
+  }
+
+  /**
+   * Activation patching (js/patching.js, engine/seq2seq_patching.h): the sources `clean` and
+   * `corrupted` (texts or ids, the same token length) under the same decoder input
+   * (decoder_start_token_id, then `target` text or `targetIds`); LD at its last position; the
+   * decoder's sites or the encoder's (`stack`). Resolves as Model.patch.
+   */
+  async patch(options) {
+    checkOptionNames(options, SEQ2SEQ_PATCH_OPTIONS, 'patch');
+    const site = checkPatchOptions(options);
+    const stack = options.stack ?? 'decoder';
+    if (stack !== 'decoder' && stack !== 'encoder') throw new AttnScopeError('E_INPUT', `patch: stack must be decoder or encoder, got ${JSON.stringify(stack)}`);
+    if (options.target != null && options.targetIds != null) throw new AttnScopeError('E_INPUT', 'patch: give target or targetIds, not both');
+    const ids = (value, name) => (typeof value === 'string' ? this.tokenize(value).ids : integerArray(value, name));
+    const target = options.target != null ? this.tokenizeTarget(options.target).ids : integerArray(options.targetIds ?? [], 'targetIds');
+    const decoderIds = Int32Array.from([this.config.decoderStartTokenId, ...target]);
+    const native = this.#alive();
+    // Answers are target tokens: looked up and tokenized on the decoder's side.
+    const vocabulary = { tokenToId: (t) => native.tokenToId(t), tokenize: (t) => this.tokenizeTarget(t) };
+    const answer = answerTokenId(vocabulary, options.answer, 'answer', this.config.vocabSize);
+    const wrong = answerTokenId(vocabulary, options.wrong, 'wrong', this.config.vocabSize);
+    const engine = {
+      startPatch: (clean, corrupted, a, w, _position, s) =>
+        callWasm(() => this.#alive().startPatch(clean, corrupted, decoderIds, a, w, s, stack)),
+      patchRow: (layer) => callWasm(() => this.#alive().patchRow(layer)),
+      endPatch: () => { if (!this.disposed) this.#native.endPatch(); },
+    };
+    const grid = await patchGrid(engine, { clean: ids(options.clean, 'clean'), corrupted: ids(options.corrupted, 'corrupted'),
+      answer, wrong, position: -1, site, signal: options.signal, onProgress: callerCallback(options.onProgress, 'patch: onProgress') });
+    return { ...grid, stack };
+  }
+
+  // The steer option's vector: given, or the decoder's mean residual stream entering the layer for
+  // `to` minus that for `from` (target texts or ids after decoder_start_token_id) over the source.
+  #steeringVector(steer, sourceIds) {
+    if (steer.vector) return steer.vector;
+    const decoderIds = (value) => Int32Array.from([this.config.decoderStartTokenId,
+      ...(typeof value === 'string' ? this.tokenizeTarget(value).ids : value)]);
+    return callWasm(() => this.#alive().steeringVector(steer.layer, Int32Array.from(sourceIds), decoderIds(steer.from), decoderIds(steer.to)));
   }
 
   // The ids of the config's special roles (padding, end of sequence, the decoder's start): a

@@ -1,6 +1,6 @@
 // Types for 'attnscope/worker': a Model's surface, run in a Web Worker / Node worker_thread.
 import type {
-  Encoding, GenerateOptions, GenerationResult, LoadOptions, ModelInfo, ModelSource, RunIdsOptions, RunOptions, RunResult,
+  Encoding, GenerateOptions, GenerationResult, PatchOptions, PatchResult, LoadOptions, ModelInfo, ModelSource, RunIdsOptions, RunOptions, RunResult,
   Seq2SeqRunOptions, Seq2SeqRunResult, TokenizeOptions,
 } from './index.js';
 
@@ -91,6 +91,9 @@ export interface WorkerClient {
   /** Decoders: generates in the worker, each step to options.onToken as it arrives; the signal
    *  (or cancel()) stops it between two steps with E_ABORTED. */
   generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): Promise<GenerationResult>;
+  /** Activation patching in the worker: one job, each row to options.onProgress as it is done;
+   *  the signal (or cancel()) stops it between two rows with E_ABORTED. */
+  patch(options: PatchOptions): Promise<PatchResult>;
   /** Runs the sentences in the worker, keeping there the head statistics, POS sums and q/k
    *  (time slices: other jobs run in between). A later load() drops it. */
   corpus(sentences: CorpusSentence[], options?: CorpusOptions): Promise<CorpusSummary>;

@@ -8,6 +8,7 @@ import {
   JOB_OPTIONS, LOAD_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, SEQ2SEQ_GENERATE_OPTIONS, SEQ2SEQ_RUN_OPTIONS,
   TOKENIZE_OPTIONS, checkOptionNames,
 } from './options.js';
+import { SEQ2SEQ_PATCH_OPTIONS } from './patching.js';
 import { createWorker } from '#platform';
 
 /** Starts a worker; see worker-client.d.ts. */
@@ -205,6 +206,15 @@ export function createWorkerClient() {
       return call('generate', payload, options, SEQ2SEQ_GENERATE_OPTIONS);
     },
     /**
+     * Activation patching in the worker (model.patch): one job, each row (layer) reaching
+     * options.onProgress as {layer, scores, done, total} when it is done; signal / cancel() stop it
+     * between two rows.
+     */
+    patch(options = {}) {
+      // Either model kind's names pass here; an encoder-only or decoder model refuses the seq2seq ones.
+      return call('patch', {}, options, SEQ2SEQ_PATCH_OPTIONS);
+    },
+    /**
      * Runs sentences (strings or [text, words] pairs) in the worker, keeping there what the
      * probes need; resolves to the head statistics, POS sums, tokens and the q/k layers kept.
      */
@@ -240,10 +250,11 @@ export function createWorkerClient() {
 // sentence runs in a few ms), short enough that a typed character's run waits at most this.
 const DEFAULT_SLICE_MS = 50;
 
-// Jobs the worker can stop part-way: a download, and a generation between two steps. A run or
+// Jobs the worker can stop part-way: a download, a generation between two steps and a patching
+// grid between two rows. A run or
 // runIds cannot be interrupted (wasm runs to the end); its result still arrives.
 function interruptible(type) {
-  return type === 'load' || type === 'generate';
+  return type === 'load' || type === 'generate' || type === 'patch';
 }
 
 // The worker transfers each result's buffers to the caller, so it holds no memory to write into.

@@ -1,5 +1,5 @@
 // The module worker behind 'attnscope/worker': holds one Model and answers the client's
-// messages (load, run, runIds, tokenize, tokenizeTarget, generate, dispose, abort). Runs in a browser Worker and
+// messages (load, run, runIds, tokenize, tokenizeTarget, generate, patch, dispose, abort). Runs in a browser Worker and
 // in a Node worker_thread. Result arrays are transferred, not copied. The client
 // (worker-client.js) sends one job at a time, so a cancelled job never reaches this side; only
 // 'abort' interrupts a load or a generation (between two of its steps). Corpus jobs (corpus-job.js)
@@ -71,6 +71,20 @@ async function handle(id, type, message) {
         });
         const summary = await generation.result;
         return [summary, [summary.ids.buffer]];
+      } finally {
+        controllers.delete(id);
+      }
+    }
+    case 'patch': {  // one row (layer) of the grid at a time, each sent as it comes
+      const controller = new AbortController();
+      controllers.set(id, controller);
+      try {
+        const grid = await requireModel().patch({
+          ...message.options,
+          signal: controller.signal,
+          onProgress: (progress) => port.postMessage({ id, type: 'progress', progress }),
+        });
+        return [grid, []];
       } finally {
         controllers.delete(id);
       }
