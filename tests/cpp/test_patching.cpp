@@ -59,7 +59,8 @@ std::vector<int32_t> greedy(const Transformer& model, std::vector<int32_t> ids, 
 TEST_CASE("patching: every site's grid matches the float64 reference", "[engine][patching]") {
   for (const std::string& name : kModels) {
     const Transformer model = test::load_transformer(kFixtures + "/" + name);
-    for (const auto& c : fixture(name)["cases"]) {
+    const auto expected_file = fixture(name);  // held: a range-for over a temporary's member dangles
+    for (const auto& c : expected_file["cases"]) {
       INFO(name << " " << c["site"].get<std::string>());
       PatchingRun run(model, input_of(c));
       const double clean = c["clean_ld"], corrupted = c["corrupted_ld"];
@@ -151,7 +152,8 @@ TEST_CASE("steering: greedy ids match the reference; strength 0 is plain generat
           "[engine][steering]") {
   for (const std::string& name : {"engine/gpt2_lm_f32", "llama/llama3_gqa2_f32"}) {
     const Transformer model = test::load_transformer(kFixtures + "/" + name);
-    for (const auto& s : fixture(name)["steering"]) {
+    const auto expected_file = fixture(name);  // held: a range-for over a temporary's member dangles
+    for (const auto& s : expected_file["steering"]) {
       INFO(name);
       Steering steering;
       steering.layer = s["layer"];
