@@ -60,7 +60,8 @@ test('a view\'s own URL parameters survive a permalink', () => {
   assert.ok(params.length >= 3, 'the positions and layers views own parameters');
   for (const { view, name, key } of params) {
     const d = defaultState();
-    const value = typeof d[key] === 'number' ? 3 : 'some typed words';
+    // A count, a fraction (the flow view's τ) or typed text: another valid value than the default.
+    const value = typeof d[key] !== 'number' ? 'some typed words' : Number.isInteger(d[key]) ? 3 : d[key] / 2;
     assert.notEqual(d[key], value);
     const url = stateToUrl({ ...d, view, [key]: value });
     assert.equal(new URLSearchParams(url).get(name), String(value), `${view}: ${key} written as ${name}`);

@@ -84,6 +84,7 @@ const STRINGS = {
     editDropped: 'Showing the run with {n} token(s) removed.',
     viewsAria: 'Views',
     view_grid: 'All heads',
+    view_flow: 'Flow',
     view_head: 'Head',
     view_lines: 'Lines',
     view_formula: 'Formula',
@@ -219,6 +220,7 @@ const STRINGS = {
     editDropped: '토큰 {n}개를 뺀 결과입니다.',
     viewsAria: '보기',
     view_grid: '전체 헤드',
+    view_flow: '흐름',
     view_head: '헤드',
     view_lines: '연결선',
     view_formula: '수식',
@@ -338,6 +340,12 @@ export function applyStatic(root, lang) {
 }
 
 // For tests: every language must define every key English has.
+/** Adds the strings a view's module brings with it (i18n-flow.js): a host that never shows that
+ *  view does not carry them (the element's size budget). Its tab's label stays in the tables above. */
+export function addStrings(tables) {
+  for (const lang of LANGUAGES) Object.assign(STRINGS[lang], tables[lang]);
+}
+
 export function missingKeys() {
   const out = [];
   for (const lang of LANGUAGES) for (const key of Object.keys(STRINGS.en)) if (!(key in STRINGS[lang])) out.push(`${lang}.${key}`);

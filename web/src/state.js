@@ -3,6 +3,7 @@
 // back to the default. Values are only ever shown through textContent, never as HTML.
 import { isHubId } from '../../js/hub-id.js';
 import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
+import { FLOW_DEFAULT_TAU } from '../../js/flow-graph.js';
 import { GENERATE_DEFAULTS } from '../../js/generate.js';
 import { WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
 import { LESSONS } from './lesson/steps.js';
@@ -46,6 +47,7 @@ export function defaultState() {
     genTopK: GENERATE_DEFAULTS.topK,
     genTopP: GENERATE_DEFAULTS.topP,         // top-p (nucleus) of generation and of the next-token panel's sampling preview
     genSeed: GENERATE_DEFAULTS.seed,
+    flowTau: FLOW_DEFAULT_TAU, // the Flow view's threshold: edges with a smaller share are not drawn
     lensRow: -1,             // the Layers view's open cell: its row (0 = embeddings, l = after layer l; −1 none) at `query`
     headsOff: [],            // heads switched off ('layer:head'): the ablation (ablation.js)
     weightPrecision: 'auto', // 'auto' (f16 when f32 weights would pass ~300 MB) | 'f32' | 'f16' | 'q8'
@@ -116,6 +118,8 @@ export function stateFromUrl(search) {
   const gp = p.get('gp');
   if (gp !== null && /^(0(\.\d{1,3})?|1(\.0{1,3})?)$/.test(gp) && Number(gp) > 0) s.genTopP = Number(gp);
   s.lensRow = intParam(p, 'lr', 0, 999) ?? s.lensRow;
+  const tau = p.get('tau');
+  if (tau !== null && /^(0(\.\d{1,4})?|1(\.0{1,4})?)$/.test(tau)) s.flowTau = Number(tau);
   return s;
 }
 
@@ -149,6 +153,7 @@ export function stateToUrl(s) {
   if (s.genSeed !== d.genSeed) p.set('gs', String(s.genSeed));
   if (s.genTopP !== d.genTopP) p.set('gp', String(s.genTopP));
   if (s.lensRow !== d.lensRow) p.set('lr', String(s.lensRow));
+  if (s.flowTau !== d.flowTau) p.set('tau', String(s.flowTau));
   if (s.headsOff.length) p.set('off', s.headsOff.join(','));
   if (s.weightPrecision !== d.weightPrecision) p.set('wp', s.weightPrecision);
   const q = p.toString();
