@@ -47,7 +47,8 @@ for (const c of CASES) {
     const model = c.model === 'bundled' ? '' : `model=${c.model}&`;
     const g = await open(`${model}view=flow&lang=${c.first[1]}&text=${encodeURIComponent(c.text)}`, SIZES[c.first[0]]);
     try {
-      const [, H, T] = await g.page.evaluate(() => window.__attnscope.shape);
+      const [, H, T0] = await g.page.evaluate(() => window.__attnscope.shape);
+      let T = T0;
       const first = await drawn(g.page);
       // Opened at the last position's prediction, at the default τ.
       assert.equal(first.position, T - 1);
@@ -55,6 +56,19 @@ for (const c of CASES) {
       assert.ok(first.edges > 0);
       assert.equal(first.lines, first.edges);
       assert.ok((await g.page.textContent('.flow-route')).length > 20);
+      // Typing on at the end: the view follows the prediction after the text.
+      const longer = await g.page.evaluate(async () => {
+        const ta = document.querySelector('#text-a');
+        const before = window.__attnscope.runsDone;
+        ta.value += ' and';
+        ta.dispatchEvent(new Event('input', { bubbles: true }));
+        while (window.__attnscope.runsDone === before) await new Promise((r) => setTimeout(r, 5));
+        return window.__attnscope.shape[2];
+      });
+      assert.ok(longer > T);
+      await g.page.waitForFunction((p) => document.querySelector('svg.flow-graph').dataset.position === String(p), longer - 1);
+      await g.page.waitForFunction((p) => new URLSearchParams(location.search).get('q') === String(p), longer - 1);
+      T = longer;
       // A lower τ keeps more edges, a higher one fewer.
       await setTau(g.page, 0.01);
       await g.page.waitForFunction(() => document.querySelector('svg.flow-graph').dataset.tau === '0.01');

@@ -22,6 +22,12 @@ test('URL state: round trip, validation and fallbacks', () => {
     assert.deepEqual(bad[key], d[key], key);
   }
   assert.equal(stateFromUrl('?text=' + 'x'.repeat(30000)).text.length, 20000);
+  // The Flow view's τ: a fraction in [0, 1], else the default; ?view=flow opens at the last position.
+  assert.equal(stateFromUrl('?tau=0.125').flowTau, 0.125);
+  for (const tau of ['2', '-0.1', '0.1e1', 'x', '0.12345']) assert.equal(stateFromUrl(`?tau=${tau}`).flowTau, d.flowTau, tau);
+  const flow = stateFromUrl('?view=flow');
+  clampToResult(flow, 2, 4, 10);
+  assert.equal(flow.query, 9);
   assert.ok(isHubId('sentence-transformers/all-MiniLM-L6-v2'));
   assert.ok(isHubId('bert-base-uncased'));
   for (const id of ['', '../x', 'a/b/c', 'https://evil.com/x', 'a b', 'owner/..', '<img>']) assert.ok(!isHubId(id), id);

@@ -54,6 +54,7 @@ export function createFlow(host, app) {
   main.append(controls, summary, route, frame, edgeDetail, lensDetail);
 
   let picked = null;   // the node clicked: {level, kind, layer, position}
+  let drawnAtEnd = null;   // the last position, when the graph drawn last was the prediction there
   let scrolled = { result: null, left: 0 };
 
   function render() {
@@ -73,7 +74,12 @@ export function createFlow(host, app) {
       return;
     }
     const texts = r.tokenTexts ?? r.tokens;
-    const position = Math.min(state.query, r.flow.queries - 1);
+    // At the last position, the view stays at the end as the text grows: the prediction after it.
+    const last = r.flow.queries - 1;
+    const following = drawnAtEnd !== null && state.query === drawnAtEnd && last > drawnAtEnd;
+    const position = following ? last : Math.min(state.query, last);
+    drawnAtEnd = position === last ? last : null;
+    if (following) queueMicrotask(() => app.set({ query: last }));   // the link says so too
     const graph = flowGraph(r.flow, { position, tau: state.flowTau });
     const at = tokenName(position, texts[position]);
     summary.textContent = t('flowSummary', { token: at, edges: graph.edges.length, tau: fmt(graph.tau) });
