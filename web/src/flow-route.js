@@ -15,7 +15,6 @@ const moves = (edge) => edge.kind === 'token' && edge.key !== edge.query;
  *   prediction; null when every kept route stays at its position
  */
 export function tokenRoute(graph) {
-  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const incoming = new Map();
   for (const e of graph.edges) {
     if (!incoming.has(e.to)) incoming.set(e.to, []);

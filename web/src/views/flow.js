@@ -85,9 +85,9 @@ export function createFlow(host, app) {
     summary.textContent = t('flowSummary', { token: at, edges: graph.edges.length, tau: fmt(graph.tau) });
     const best = tokenRoute(graph);
     route.textContent = best ? routeText(best, texts) : t('flowRouteNone', { tau: fmt(graph.tau) });
+    if (picked && !graph.nodes.some((n) => samePlace(picked, n))) picked = null;   // a dot no longer drawn
     drawGraph(r, graph, best, texts);
     edgeDetail.textContent = t('flowEdgeHint');
-    if (picked && !graph.nodes.some((n) => n.level === picked.level && n.kind === picked.kind && n.position === picked.position)) picked = null;
     showLens(r, texts);
   }
 
