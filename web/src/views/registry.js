@@ -57,6 +57,10 @@ const ENTRIES = [
     load: () => import('./layers.js') },
   { id: 'contributions', needs: ['attribution'], families: SINGLE_STACK,
     load: () => import('./contributions.js') },
+  // Activation patching: a grid of worker jobs' rows over the whole model, for one prompt pair.
+  { id: 'patching', scope: 'model', families: SINGLE_STACK, streams: false,
+    params: { corrupted: 'patchCorrupted', answer: 'patchAnswer', wrong: 'patchWrong', site: 'patchSite' },
+    load: () => import('./patching.js') },
 ];
 
 /** What an entry that does not say otherwise has. */
