@@ -19,14 +19,16 @@ const FUNCTION_WORDS = new Set(['the', 'and', 'was', 'were', 'his', 'her', 'she'
   'their', 'when', 'what', 'which', 'who', 'would', 'could', 'been', 'will', 'because', 'mask', 'cls', 'sep']);
 // Common nouns a small English model knows, tried in turn as the replacement.
 const REPLACEMENTS = ['house', 'river', 'school', 'church', 'city', 'night', 'water', 'dog', 'man', 'car'];
-const CONTENT_WORDS_TRIED = 2;
+// A word that splits into pieces cannot take a one-piece replacement: try a few words, a few each.
+const CONTENT_WORDS_TRIED = 3;
+const REPLACEMENTS_PER_WORD = 4;
 
 /**
  * Corruptions of `text` to try, best first: { text, from, to, example } (from/to: the word
  * replaced and its replacement; example: the bundled example's own). The view keeps the first whose token count
  * matches the clean prompt's (patching needs two prompts of the same length).
  */
-export function corruptionCandidates(text, max = 8) {
+export function corruptionCandidates(text) {
   if (text === PATCHING_EXAMPLE.clean) return [{ text: PATCHING_EXAMPLE.corrupted, from: 'church', to: 'school', example: true }];
   const words = [...text.matchAll(/\p{L}{3,}/gu)]
     .filter((m) => !FUNCTION_WORDS.has(m[0].toLowerCase()) && text[m.index - 1] !== '[')
@@ -35,11 +37,9 @@ export function corruptionCandidates(text, max = 8) {
   for (const m of words) {
     const word = m[0];
     const upper = word[0] !== word[0].toLowerCase();
-    for (const r of REPLACEMENTS) {
-      if (r === word.toLowerCase()) continue;
+    for (const r of REPLACEMENTS.filter((x) => x !== word.toLowerCase()).slice(0, REPLACEMENTS_PER_WORD)) {
       const to = upper ? r[0].toUpperCase() + r.slice(1) : r;
       out.push({ text: text.slice(0, m.index) + to + text.slice(m.index + word.length), from: word, to, example: false });
-      if (out.length >= max) return out;
     }
   }
   return out;

@@ -20,6 +20,7 @@ import { VIEW } from './registry.js';
 addStrings(PATCHING_STRINGS);
 
 const TYPING_PAUSE_MS = 400;   // the corrupted prompt runs once the reader pauses
+const WEAK_DIFFERENCE = 0.2;   // LD_clean − LD_corrupted below this: the corruption hardly matters
 const HEAD_SITES = new Set(HEAD_PATCH_SITES);
 const isAbort = (e) => e?.code === 'E_ABORTED' || e?.name === 'AbortError';
 const readable = (s) => s.replace(/^ /, '␣');
@@ -89,6 +90,7 @@ export function createPatching(host, app) {
     const decoder = isCausal(app);
     const problem = !r ? null : !hasHead(app) ? 'patchNoHead'
       : !decoder && r.maskPredictions?.[0] === undefined ? 'patchNeedsMask' : null;
+    corruptedLabel.hidden = Boolean(problem);
     if (!r || problem) {
       stop();
       show({ note: problem ? t(problem) : '' });
@@ -211,6 +213,8 @@ export function createPatching(host, app) {
     if (g.result) {
       lds.textContent = t('patchLds', { answer: g.names.answer, wrong: g.names.wrong, at: where,
         clean: fmt(g.result.clean), corrupted: fmt(g.result.corrupted) });
+      // Scores divide by LD_clean − LD_corrupted: when the corruption does not lower it, they say little.
+      if (g.result.clean - g.result.corrupted < WEAK_DIFFERENCE) lds.textContent += ' ' + t('patchWeak');
     }
     exposed.last = { site: g.site, answer: g.options.answer, wrong: g.options.wrong, corrupted: g.options.corrupted,
       suggested: Boolean(prep?.suggestion), rows: done, state: gridHost.dataset.state,
