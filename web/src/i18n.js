@@ -16,6 +16,7 @@ import { CHIPS_STRINGS } from './i18n-chips.js';
 import { PHONE_STRINGS } from './i18n-phone.js';
 import { SEQ2SEQ_STRINGS } from './i18n-seq2seq.js';
 import { BLOCK_SEQ2SEQ_STRINGS } from './i18n-block-seq2seq.js';
+import { PATCHING_LABELS } from './i18n-patching.js';
 
 const STRINGS = {
   en: {
@@ -316,8 +317,17 @@ for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], PHONE_STRI
 // Encoder–decoders: source and target, the three attention kinds, the cross view.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], SEQ2SEQ_STRINGS[lang]);
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], BLOCK_SEQ2SEQ_STRINGS[lang]);
+// Asking why: the Patching tab and example (the view's own text: addStrings, when it loads).
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], PATCHING_LABELS[lang]);
 
 export const LANGUAGES = Object.keys(STRINGS);
+
+/** Adds a module's own text ({ en: {...}, ko: {...} }) when it loads (i18n-flow.js,
+ *  i18n-patching.js): a host that never shows that view does not carry its strings (the element's
+ *  size budget); its tab's label stays in the tables above. */
+export function addStrings(tables) {
+  for (const lang of LANGUAGES) Object.assign(STRINGS[lang], tables[lang]);
+}
 
 export function translate(lang, key, vars) {
   let s = STRINGS[lang]?.[key] ?? STRINGS.en[key];
@@ -340,12 +350,6 @@ export function applyStatic(root, lang) {
 }
 
 // For tests: every language must define every key English has.
-/** Adds the strings a view's module brings with it (i18n-flow.js): a host that never shows that
- *  view does not carry them (the element's size budget). Its tab's label stays in the tables above. */
-export function addStrings(tables) {
-  for (const lang of LANGUAGES) Object.assign(STRINGS[lang], tables[lang]);
-}
-
 export function missingKeys() {
   const out = [];
   for (const lang of LANGUAGES) for (const key of Object.keys(STRINGS.en)) if (!(key in STRINGS[lang])) out.push(`${lang}.${key}`);

@@ -243,6 +243,7 @@ export function createRunController(app, { views, predictions = true, on = {} })
     corpusMap: (layer, head, { signal, onProgress } = {}) =>
       viewJob('map', (client, s) => corpusMap(client, layer, head, { signal: s, onProgress }), signal),
     ablation: ({ signal, onProgress } = {}) => viewJob('ablation', (client, s) => corpusAblation(client, { signal: s, onProgress }), signal),
+    patch: (opts) => viewJob('patch', (client, signal) => client.patch({ ...opts, signal }), opts.signal),
     cachedCorpus: () => cachedCorpus(model?.client),
     cachedCorpusMap: (layer, head) => cachedCorpusMap(model?.client, layer, head),
     compare,

@@ -64,6 +64,10 @@ const ENTRIES = [
   // Opens at the last position's prediction; a click on a node reads it with the logit lens.
   { id: 'flow', needs: ['flow', 'logitLens'], families: SINGLE_STACK, opens: { query: LAST_POSITION }, streams: false,
     params: { tau: 'flowTau' }, load: () => import('./flow.js') },
+  // Activation patching: a grid of worker jobs' rows over the whole model, for one prompt pair.
+  { id: 'patching', scope: 'model', families: SINGLE_STACK, streams: false,
+    params: { corrupted: 'patchCorrupted', answer: 'patchAnswer', wrong: 'patchWrong', site: 'patchSite' },
+    load: () => import('./patching.js') },
 ];
 
 /** What an entry that does not say otherwise has. */
