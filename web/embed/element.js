@@ -149,9 +149,8 @@ export class AttnScopeElement extends HTMLElement {
     this.#figureLoading = true;
     this.#setStatus('loading', this.#t('figureLoading'));
     try {
-      const code = this.#fetchCode();
+      loadStrings(this.#state.lang).catch(() => {});   // fetched beside the file (awaited below)
       const figure = await fetchFigure(src, document.baseURI);
-      await code;
       if (this.#figureSrc !== src) return;
       this.#figureLoading = false;
       this.#figure = figure;
@@ -164,6 +163,8 @@ export class AttnScopeElement extends HTMLElement {
         this.#queueRun();
         return;
       }
+      await this.#fetchCode();   // the chunk of the figure's view, known only now, and the text
+      if (this.#figureSrc !== src || this.#figure !== figure) return;
       this.#app.info = figure.info;
       this.#app.showRun(figure.result);
       this.#shown();
