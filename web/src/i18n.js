@@ -329,8 +329,19 @@ export function addStrings(tables) {
   for (const lang of LANGUAGES) Object.assign(STRINGS[lang], tables[lang]);
 }
 
+// The <attn-scope> bundle (scripts/build-embed.mjs) leaves the tables above out of its main chunk
+// and fetches only the language an element shows: these let it add that table and ask for it.
+/** Every language's table, for scripts/build-embed.mjs to cut into one chunk per language. */
+export const STRING_TABLES = STRINGS;
+/** Whether `lang`'s table is here (always, but in the element bundle before it has fetched it). */
+export const hasStrings = (lang) => Object.hasOwn(STRINGS, lang);
+/** Adds `lang`'s table (the element bundle, once it has fetched it). */
+export function addLanguage(lang, table) {
+  STRINGS[lang] = { ...table, ...STRINGS[lang] };  // keeps what a view's module added
+}
+
 export function translate(lang, key, vars) {
-  let s = STRINGS[lang]?.[key] ?? STRINGS.en[key];
+  let s = STRINGS[lang]?.[key] ?? STRINGS.en?.[key];
   if (s === undefined) {
     console.error(`i18n: missing key "${key}"`);
     return key;
