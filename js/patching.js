@@ -5,6 +5,8 @@ import { AttnScopeError, abortedError, checkSignal } from './errors.js';
 import { nextTask } from './generate.js';
 
 export const PATCH_SITES = Object.freeze(['resid_pre', 'attn_out', 'mlp_out', 'head', 'pattern']);
+/** The sites whose cells are (layer, head); the others' are (layer, position). */
+export const HEAD_PATCH_SITES = Object.freeze(['head', 'pattern']);
 export const PATCH_OPTIONS = Object.freeze(['clean', 'corrupted', 'answer', 'wrong', 'site', 'signal', 'onProgress']);
 // Encoder–decoders: the decoder's input (target text or ids) and whose sites (stack).
 export const SEQ2SEQ_PATCH_OPTIONS = Object.freeze([...PATCH_OPTIONS, 'target', 'targetIds', 'stack']);

@@ -1,6 +1,7 @@
-# The package ships the element's frozen-figure renderer: dist/attnscope-element.js, which
-# scripts/build.sh (scripts/build-embed.mjs) writes, is copied into the built package as
-# attnscope/static/attnscope-element.js. One source: the file is never kept in git twice.
+# The package ships the element's frozen-figure renderer: dist/attnscope-element-inline.js (the
+# element as one script, which a notebook output can inline; dist/attnscope-element.js fetches
+# chunks beside it), which scripts/build.sh (scripts/build-embed.mjs) writes, is copied into the
+# built package as attnscope/static/attnscope-element-inline.js. One source: the file is never kept in git twice.
 # pip builds ./python in place, so ../dist is the checkout's; ATTNSCOPE_ELEMENT_JS names the file
 # when building from elsewhere.
 import os
@@ -11,7 +12,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
-RENDERER = "attnscope-element.js"
+RENDERER = "attnscope-element-inline.js"
 
 
 class BuildWithRenderer(build_py):

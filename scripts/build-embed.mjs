@@ -1,11 +1,17 @@
 // Builds the embeddable <attn-scope> element into dist/:
 //   dist/attnscope-element.js  the element (+ the package's worker, js/worker.js, inlined as a
-//                              string); loads dist/attnscope-core-relaxed.wasm (relaxed SIMD) or
+//                              string); its views and each language's text are chunks beside it,
+//                              dist/attnscope-element-chunks/*.js, fetched when an element first
+//                              shows them; loads dist/attnscope-core-relaxed.wasm (relaxed SIMD) or
 //                              dist/attnscope-core.wasm, or for an encoder–decoder or int8
 //                              weights dist/attnscope[-relaxed].wasm (js/wasm.js), and ../model/,
 //                              relative to itself
-//   dist/attnscope-embed.html  one self-contained file: element, wasm and the bundled model as
-//                              base64; opens from file:// with no network (also an iframe target)
+//   dist/attnscope-element-inline.js  the same element as one script (every view, both languages,
+//                              no chunks), for pages that inline it: the Python package's notebook
+//                              figures
+//   dist/attnscope-embed.html  one self-contained file: element (every view, both languages: one
+//                              script, no chunks), wasm and the bundled model as base64; opens from
+//                              file:// with no network (also an iframe target)
 //   dist/attnscope-embed-causal.html  the same with the bundled decoder (model-causal/, GPT-2
 //                              style) inlined and <attn-scope model="bundled-causal">; built when
 //                              model-causal/ is present
@@ -14,12 +20,13 @@
 //                              built when model-seq2seq/ is present
 // Needs dist/attnscope.{mjs,wasm} (scripts/build.sh wasm). Usage: node scripts/build-embed.mjs
 import { build } from 'esbuild';
-import { readFileSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync, statSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { SEQ2SEQ_EXAMPLE_SOURCE } from '../web/src/examples.js';
-import { ENTRY_DEFAULTS, VIEW_LIST } from '../web/src/views/registry.js';
+import { ENTRY_DEFAULTS, VIEW, VIEW_LIST } from '../web/src/views/registry.js';
+import { LANGUAGES, STRING_TABLES } from '../web/src/i18n.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -79,12 +86,13 @@ function virtualModules(modules) {
 }
 
 // The element offers the views whose registry entry says so (web/src/views/registry.js). In its
-// one-file bundle the registry's list is rewritten from the registry itself, holding those views
-// only, each loaded through a static import (a dynamic import without code splitting wraps every
-// module it reaches for lazy start-up: a few KB), so the element carries neither the page's other
-// views nor their entries (their ids are unknown to it, as its view attribute's were before).
+// bundles the registry's list is rewritten from the registry itself, holding those views only, so
+// the element carries neither the page's other views nor their entries (their ids are unknown to
+// it). dist/attnscope-element.js loads each through a dynamic import (a chunk of its own, fetched
+// when first shown); the single file through a static import (a dynamic import without code
+// splitting wraps every module it reaches for lazy start-up: a few KB).
 const REGISTRY = join(ROOT, 'web/src/views/registry.js');
-function elementViewsOnly() {
+function elementViewsOnly({ split }) {
   return {
     name: 'element-views-only',
     setup(b) {
@@ -96,13 +104,46 @@ function elementViewsOnly() {
         if (start < 0 || end < start) throw new Error('build-embed: the registry has no ENTRIES list');
         const imports = [];
         const entries = VIEW_LIST.filter((v) => v.element).map(({ load, figure, ...entry }) => {
-          imports.push(`import * as view${imports.length} from './${entry.id}.js';`);
           const declared = Object.entries(entry).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(k === 'label' ? `view_${entry.id}` : ENTRY_DEFAULTS[k]));
-          return `  { ${declared.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')}, load: () => Promise.resolve(view${imports.length - 1}) },`;
+          const fields = declared.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ');
+          if (split) return `  { ${fields}, load: () => import('./${entry.id}.js') },`;
+          imports.push(`import * as view${imports.length} from './${entry.id}.js';`);
+          return `  { ${fields}, load: () => Promise.resolve(view${imports.length - 1}) },`;
         });
         const contents = source.slice(0, start) + `const ENTRIES = [\n${entries.join('\n')}\n];` + source.slice(end) +
           '\n' + imports.join('\n');
         return { contents, loader: 'js' };
+      });
+    },
+  };
+}
+
+// dist/attnscope-element.js fetches the text of the language an element shows
+// (web/embed/strings.js): its main chunk gets i18n.js without the tables (nor the i18n-*.js
+// modules they merge), and each language's merged table, read here in Node, becomes a chunk.
+const I18N = join(ROOT, 'web/src/i18n.js');
+const CHUNKS = 'attnscope-element-chunks';
+const stringModules = () => ({
+  'attnscope-embed:string-chunks': () => `export default {\n${LANGUAGES.map((lang) =>
+    `  ${lang}: () => import('attnscope-embed:strings-${lang}'),`).join('\n')}\n};`,
+  ...Object.fromEntries(LANGUAGES.map((lang) =>
+    [`attnscope-embed:strings-${lang}`, () => `export default ${JSON.stringify(STRING_TABLES[lang])};`])),
+});
+// A bundle without chunks carries every table and has nothing to fetch.
+const noStringChunks = { 'attnscope-embed:string-chunks': () => 'export default {};' };
+function stringsByLanguage() {
+  return {
+    name: 'strings-by-language',
+    setup(b) {
+      b.onLoad({ filter: /i18n\.js$/ }, (args) => {
+        if (args.path !== I18N) return undefined;
+        const source = readFileSync(I18N, 'utf8');
+        const start = source.indexOf('const STRINGS = {');
+        const end = source.indexOf('export const LANGUAGES');
+        if (start < 0 || end < start) throw new Error('build-embed: i18n.js has no STRINGS table before LANGUAGES');
+        // The tables' imports go too: a template string in one (i18n-memory.js) keeps it otherwise.
+        const head = source.slice(0, start).replace(/^import .* from '\.\/i18n-[\w-]+\.js';$/gm, '');
+        return { contents: head + 'const STRINGS = {};\n\n' + source.slice(end), loader: 'js' };
       });
     },
   };
@@ -128,10 +169,17 @@ export async function buildEmbed({ quiet = false } = {}) {
 }`,
   };
   const loader = { '.css': 'text' };
-  await build({ ...common, loader, entryPoints: { 'attnscope-element': 'web/embed/element-entry.js' }, outdir: DIST,
-    plugins: [virtualModules(modules), elementViewsOnly()] });
+  const split = await build({ ...common, loader, entryPoints: { 'attnscope-element': 'web/embed/element-entry.js' }, outdir: DIST,
+    splitting: true, chunkNames: `${CHUNKS}/[name]-[hash]`, metafile: true,
+    plugins: [virtualModules({ ...modules, ...stringModules() }), elementViewsOnly({ split: true }), stringsByLanguage()] });
+  // An earlier build's chunks (other hashes) go; not the folder: a test process building at the
+  // same time writes the same files and may be serving them.
+  const written = new Set(Object.keys(split.metafile.outputs).map((p) => join(ROOT, p)));
+  for (const f of readdirSync(join(DIST, CHUNKS))) if (!written.has(join(DIST, CHUNKS, f))) rmSync(join(DIST, CHUNKS, f));
+  await build({ ...common, loader, entryPoints: { 'attnscope-element-inline': 'web/embed/element-entry.js' }, outdir: DIST,
+    plugins: [virtualModules({ ...modules, ...noStringChunks }), elementViewsOnly({ split: false })] });
   const single = await build({ ...common, loader, entryPoints: ['web/embed/single-file-entry.js'], write: false,
-    plugins: [virtualModules(modules), elementViewsOnly()] });
+    plugins: [virtualModules(modules), elementViewsOnly({ split: false })] });
   const template = readFileSync(join(ROOT, 'web/embed/single-file.html'), 'utf8');
   // A literal "</script" inside the bundle would end the inline script early; JSON-escaped
   // strings never contain it, but check rather than trust.
@@ -158,20 +206,38 @@ export async function buildEmbed({ quiet = false } = {}) {
   }
   const sizes = measureSizes();
   if (!quiet) {
-    console.log(`dist/attnscope-element.js + attnscope-core.wasm: ${kb(sizes.elementRaw)} raw, ${kb(sizes.elementGzip)} gzip`);
+    console.log(`dist/attnscope-element.js with a BERT grid's chunks + attnscope-core.wasm: ${kb(sizes.elementRaw)} raw, ${kb(sizes.elementGzip)} gzip`);
     console.log(`dist/attnscope-embed.html (model inlined): ${mb(sizes.singleFile)}`);
   }
   return sizes;
 }
 
-/** Sizes the README quotes: the element with the wasm a BERT or GPT-2 loads (the core build;
- *  JS + wasm, gzip) and the single-file build. */
+/** The files of dist/attnscope-element.js a page with one English BERT grid fetches: the script,
+ *  the chunks it imports and, of those it imports on demand, the grid view's and the English
+ *  text's (with the chunks they import), read from the import statements esbuild wrote. */
+export function gridCaseScripts() {
+  const wanted = new RegExp(`/(${VIEW.grid}|attnscope-embed_strings-en)-\\w+\\.js$`);
+  const files = new Set();
+  const visit = (path) => {
+    if (files.has(path)) return;
+    files.add(path);
+    const text = readFileSync(path, 'utf8');
+    for (const [, rel] of text.matchAll(/(?:from|import)\s*"(\.\/[^"]+\.js)"/g)) visit(join(dirname(path), rel));
+    for (const [, rel] of text.matchAll(/import\("(\.\/[^"]+\.js)"\)/g)) if (wanted.test(rel)) visit(join(dirname(path), rel));
+  };
+  visit(join(DIST, 'attnscope-element.js'));
+  return [...files];
+}
+
+/** Sizes the README quotes: what a page with one BERT grid element downloads, its scripts
+ *  (gridCaseScripts) and the wasm a BERT or GPT-2 loads (the core build), raw and gzipped; the
+ *  element's script alone; the single-file build. */
 export function measureSizes() {
-  const js = readFileSync(join(DIST, 'attnscope-element.js'));
-  const wasm = readFileSync(join(DIST, 'attnscope-core.wasm'));
+  const files = [...gridCaseScripts(), join(DIST, 'attnscope-core.wasm')].map((f) => readFileSync(f));
   return {
-    elementRaw: js.length + wasm.length,
-    elementGzip: gzipSync(js, { level: 9 }).length + gzipSync(wasm, { level: 9 }).length,
+    elementRaw: files.reduce((sum, f) => sum + f.length, 0),
+    elementGzip: files.reduce((sum, f) => sum + gzipSync(f, { level: 9 }).length, 0),
+    elementScript: statSync(join(DIST, 'attnscope-element.js')).size,
     singleFile: statSync(join(DIST, 'attnscope-embed.html')).size,
   };
 }

@@ -1,12 +1,12 @@
-"""Where the element's script is: the copy the package was built with (setup.py puts
-dist/attnscope-element.js into attnscope/static/), else the checkout's dist/ (running from
+"""Where the element's one-script build is: the copy the package was built with (setup.py puts
+dist/attnscope-element-inline.js into attnscope/static/), else the checkout's dist/ (running from
 python/ without installing), else the file ATTNSCOPE_ELEMENT_JS names. The script draws a frozen
 figure with no WebAssembly: the page never fetches anything for it.
 """
 import os
 from pathlib import Path
 
-FILE = "attnscope-element.js"
+FILE = "attnscope-element-inline.js"
 _cached = None
 
 

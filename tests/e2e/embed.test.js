@@ -368,9 +368,11 @@ describe('single-file build', () => {
     // before that, for the Llama family, encoder-decoders, Unigram (grapheme tables) and q8 kernels
     // (400 KB for BERT and GPT-2: 294 KB then). 432 KB since the element loads the core wasm
     // for all but encoder–decoders and int8 and the code a run does not execute is compiled for
-    // size (420 KB then: element 131, core wasm 289); views loaded on demand are the next step
-    // to the 300 KB a BERT grid should cost (tests/e2e/embed-size.test.js measures each case).
-    assert.ok(sizes.elementGzip <= 432 * 1024, `element + core wasm is ${sizes.elementGzip} bytes gzipped`);
+    // size (420 KB then: element 131, core wasm 289). 408 KB since the element's views and text
+    // are chunks fetched on demand: what a BERT grid fetches (403 KB then: 92 KB of JavaScript, the
+    // core wasm 310) — the 300 KB it should cost needs a smaller wasm
+    // (tests/e2e/embed-size.test.js measures each case).
+    assert.ok(sizes.elementGzip <= 408 * 1024, `a BERT grid's scripts + core wasm are ${sizes.elementGzip} bytes gzipped`);
     // Nothing that a CSP without 'unsafe-eval' would refuse (the served tests check it at run time).
     for (const file of ['dist/attnscope-element.js', 'dist/attnscope-embed.html']) {
       assert.doesNotMatch(readFileSync(join(ROOT, file), 'utf8'), /new Function\s*\(|[^.\w$]eval\s*\(/, file);

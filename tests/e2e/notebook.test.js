@@ -197,7 +197,7 @@ attnscope.figure(run["attentions"], run["tokens"], view="grid", text=sys.argv[2]
     join(ROOT, 'model', 'config.json'), join(dir, 'python.json')], { env: { ...process.env, PYTHONPATH: join(ROOT, 'python') } });
   const element = (name, view) => `<attn-scope id="${name}" view="${view}" src="data:application/json;base64,${
     readFileSync(join(dir, `${name}.json`)).toString('base64')}"></attn-scope>`;
-  const renderer = readFileSync(join(ROOT, 'dist', 'attnscope-element.js'), 'utf8').replace(/<\/script/gi, '<\\/script');
+  const renderer = readFileSync(join(ROOT, 'dist', 'attnscope-element-inline.js'), 'utf8').replace(/<\/script/gi, '<\\/script');
   for (const view of ['grid', 'head', 'lines']) {
     writeFileSync(join(dir, `pair-${view}.html`), `<!doctype html><meta charset="utf-8"><body style="margin:0">
 <script type="module">${renderer}</script>

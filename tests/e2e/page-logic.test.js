@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { defaultState, isHubId, stateFromUrl, stateToUrl, clampToResult } from '../../web/src/state.js';
 import { alignPositions, diffMatrix, formulaSteps, restrict, rolloutFromMeans, visiblePositions } from '../../web/src/attention-math.js';
 import { missingKeys } from '../../web/src/i18n.js';
+import { FLOW_STRINGS } from '../../web/src/i18n-flow.js';
 
 test('URL state: round trip, validation and fallbacks', () => {
   const s = { ...defaultState(), text: 'a & b = c?', pair: 'x', pairOn: true, model: 'bert-base-uncased', view: 'formula',
@@ -21,6 +22,12 @@ test('URL state: round trip, validation and fallbacks', () => {
     assert.deepEqual(bad[key], d[key], key);
   }
   assert.equal(stateFromUrl('?text=' + 'x'.repeat(30000)).text.length, 20000);
+  // The Flow view's τ: a fraction in [0, 1], else the default; ?view=flow opens at the last position.
+  assert.equal(stateFromUrl('?tau=0.125').flowTau, 0.125);
+  for (const tau of ['2', '-0.1', '0.1e1', 'x', '0.12345']) assert.equal(stateFromUrl(`?tau=${tau}`).flowTau, d.flowTau, tau);
+  const flow = stateFromUrl('?view=flow');
+  clampToResult(flow, 2, 4, 10);
+  assert.equal(flow.query, 9);
   assert.ok(isHubId('sentence-transformers/all-MiniLM-L6-v2'));
   assert.ok(isHubId('bert-base-uncased'));
   for (const id of ['', '../x', 'a/b/c', 'https://evil.com/x', 'a b', 'owner/..', '<img>']) assert.ok(!isHubId(id), id);
@@ -82,4 +89,6 @@ test('diff alignment after dropping a token', () => {
 
 test('every UI string exists in English and Korean', () => {
   assert.deepEqual(missingKeys(), []);
+  // A view's module may bring its own strings (i18n.js addStrings): the same keys in both languages.
+  assert.deepEqual(Object.keys(FLOW_STRINGS.ko).sort(), Object.keys(FLOW_STRINGS.en).sort());
 });

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { ELEMENT_VIEW_IDS, FAMILIES, RUN_OUTPUTS, VIEW, VIEW_IDS, VIEW_LIST, openView, viewEntry } from '../../web/src/views/registry.js';
 import { FIGURE_VIEWS } from '../../js/snapshot.js';
 import { LANGUAGES, translate } from '../../web/src/i18n.js';
-import { defaultState, stateFromUrl, stateToUrl, VIEWS } from '../../web/src/state.js';
+import { defaultState, PARAM_CHOICES, stateFromUrl, stateToUrl, VIEWS } from '../../web/src/state.js';
 import { viewUnavailable } from '../../web/src/model-family.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -60,7 +60,10 @@ test('a view\'s own URL parameters survive a permalink', () => {
   assert.ok(params.length >= 3, 'the positions and layers views own parameters');
   for (const { view, name, key } of params) {
     const d = defaultState();
-    const value = typeof d[key] === 'number' ? 3 : 'some typed words';
+    // A count, a fraction (the flow view's τ), one of a list (the patching site) or typed text:
+    // another valid value than the default.
+    const value = typeof d[key] === 'number' ? (Number.isInteger(d[key]) ? 3 : d[key] / 2)
+      : PARAM_CHOICES[key]?.at(-1) ?? 'some typed words';
     assert.notEqual(d[key], value);
     const url = stateToUrl({ ...d, view, [key]: value });
     assert.equal(new URLSearchParams(url).get(name), String(value), `${view}: ${key} written as ${name}`);

@@ -4,10 +4,15 @@
 // (dist/attnscope-core[-relaxed].wasm) for every model but an encoder–decoder or int8 weights,
 // which take dist/attnscope[-relaxed].wasm (js/wasm.js); -relaxed where the browser has relaxed
 // SIMD. "bundled" is the package's model/ folder beside dist/. "Copy link" appears only where the page-url attribute says where the explorer is.
+// The views and each language's text are chunks beside this script (esbuild's code splitting),
+// fetched when an element first shows them.
 import workerSource from 'attnscope-embed:worker-source';
+import stringChunks from 'attnscope-embed:string-chunks';
 import { useEmbedWorker } from '../../js/platform-browser.js';
 import { defineAttnScopeElement } from './element.js';
+import { fetchStringsFrom } from './strings.js';
 
+fetchStringsFrom(stringChunks);
 const here = import.meta.url;
 // Where js/platform-browser.js would sit in the package: its ../dist/ and ../model/ are ours.
 useEmbedWorker({ source: workerSource, moduleUrl: new URL('../js/platform-browser.js', here).href });

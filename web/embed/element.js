@@ -11,7 +11,7 @@ import { createViewModel } from '../src/view-model.js';
 import { createRunController } from '../src/run-controller.js';
 import { stats } from '../src/model-registry.js';
 import { crossShown } from '../src/views/family-switch.js';
-import { ELEMENT_VIEW_IDS, openView, VIEW, viewEntry } from '../src/views/registry.js';
+import { ELEMENT_VIEW_IDS, loadView, openView, VIEW, viewEntry } from '../src/views/registry.js';
 import { createKindSwitch } from '../src/kind-switch.js';
 import { ATTENTION_KINDS, isSeq2Seq } from '../src/seq2seq-run.js';
 import { AttnScopeError } from '../../js/errors.js';
@@ -21,10 +21,10 @@ import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from './
 import { bertvizJson } from '../../js/bertviz.js';
 import { permalinkFor } from './permalink.js';
 import { elementText } from './labels.js';
+import { loadStrings, stringsLoaded } from './strings.js';
 import { fetchFigure } from './frozen-figure.js';
 import { figureData } from '../../js/snapshot.js';
 import { LESSONS } from '../src/lesson/steps.js';
-import { stepContent } from '../src/lesson/stepper.js';
 
 /** The views the element offers (their registry entries' `element`), in button order. The views
  *  are the page's own: an encoder–decoder's cross-attention in the cross views, each family's own
@@ -149,6 +149,7 @@ export class AttnScopeElement extends HTMLElement {
     this.#figureLoading = true;
     this.#setStatus('loading', this.#t('figureLoading'));
     try {
+      loadStrings(this.#state.lang).catch(() => {});   // fetched beside the file (awaited below)
       const figure = await fetchFigure(src, document.baseURI);
       if (this.#figureSrc !== src) return;
       this.#figureLoading = false;
@@ -162,6 +163,8 @@ export class AttnScopeElement extends HTMLElement {
         this.#queueRun();
         return;
       }
+      await this.#fetchCode();   // the chunk of the figure's view, known only now, and the text
+      if (this.#figureSrc !== src || this.#figure !== figure) return;
       this.#app.info = figure.info;
       this.#app.showRun(figure.result);
       this.#shown();
@@ -355,8 +358,14 @@ export class AttnScopeElement extends HTMLElement {
     const host = el('div', 'view-host', body);
     const brand = el('p', 'brand', frame);
     this.shadowRoot.append(frame);
-    this.#dom = { frame, caption, views, viewButtons, actions, actionButtons, kindSwitch, status, body, host, brand, lesson };
-    this.#lessonStep = stepContent(this.#app, { stepTitle, body: stepBody, figure: stepFigure, root: this.shadowRoot,
+    this.#dom = { frame, caption, views, viewButtons, actions, actionButtons, kindSwitch, status, body, host, brand, lesson,
+      lessonParts: { stepTitle, body: stepBody, figure: stepFigure } };
+  }
+
+  // The lesson's stepper and its figures: fetched only by an element that shows a lesson step.
+  async #loadLesson() {
+    const { stepContent } = await import('../src/lesson/stepper.js');
+    this.#lessonStep ??= stepContent(this.#app, { ...this.#dom.lessonParts, root: this.shadowRoot,
       tryText: (text) => this.setAttribute('text', text) });
   }
 
@@ -404,16 +413,28 @@ export class AttnScopeElement extends HTMLElement {
   async #run() {
     const s = this.#state;
     if (this.#figure || this.#figureLoading) return;   // a frozen figure on screen (or on its way): nothing to run
+    const code = this.#fetchCode();
     try {
       const modelId = parseModelId(s.model);
       if (s.text.trim() && !this.#runs.uses(modelId, s.weightPrecision)) {
         this.#setStatus('loading', this.#t('loading'));
         await this.#runs.loadModel(modelId, { weightPrecision: s.weightPrecision });
       }
+      await code;
       await this.#runs.run();
     } catch (error) {
       if (error?.code !== 'E_ABORTED') this.#fail(error);
     }
+  }
+
+  // The view's code, its text in the element's language and (a lesson step) the lesson's: chunks
+  // beside the element's script, fetched once, asked for while the model or figure loads, so
+  // "ready" means the view is drawn.
+  #fetchCode() {
+    const s = this.#state;
+    const code = Promise.all([loadView(s.view), loadStrings(s.lang), s.lesson && !this.#lessonStep ? this.#loadLesson() : null]);
+    code.catch(() => {});   // the caller awaits it, unless the model failed first
+    return code;
   }
 
   #shown() {
@@ -454,6 +475,10 @@ export class AttnScopeElement extends HTMLElement {
   #renderNow() {
     const { dom } = { dom: this.#dom };
     const s = this.#state, t = (k, v) => this.#t(k, v);
+    if (!stringsLoaded(s.lang) || (s.lesson && !this.#lessonStep)) {   // a new lang or lesson attribute: draw once its code is here
+      this.#fetchCode().then(() => this.#queueRender(), (e) => this.#fail(e));
+      return;
+    }
     dom.caption.replaceChildren(document.createTextNode(s.text));
     if (s.pairOn) {
       const pair = document.createElement('span');

@@ -5,6 +5,7 @@
 // own output.
 import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from '../../js/bundled-models.js';
 import { findHeldout } from '../../js/alignment-accuracy.js';
+import { PATCHING_EXAMPLE } from './patch-suggest.js';
 import { DEFAULT_TEXT } from './state.js';
 import { VIEW } from './views/registry.js';
 
@@ -18,6 +19,10 @@ export const EXAMPLES = [
   { id: 'bert', model: BUNDLED_MODEL, label: 'exampleBert', text: DEFAULT_TEXT, patch: { view: VIEW.grid }, query: 'it' },
   // A decoder's example opens on its last token: what the model expects next.
   { id: 'gpt', model: BUNDLED_CAUSAL_MODEL, label: 'exampleGpt', text: 'The river ran past the old mill, and the river', patch: { view: VIEW.grid }, query: LAST },
+  // "Which activations decide church or school?": the patching grid of a one-word change.
+  { id: 'patching', model: BUNDLED_CAUSAL_MODEL, label: 'examplePatching', text: PATCHING_EXAMPLE.clean, query: LAST,
+    patch: { view: VIEW.patching, patchCorrupted: PATCHING_EXAMPLE.corrupted, patchAnswer: PATCHING_EXAMPLE.answer,
+      patchWrong: PATCHING_EXAMPLE.wrong, patchSite: 'resid_pre' } },
   { id: 'sov', model: BUNDLED_SEQ2SEQ_MODEL, label: 'exampleSov', text: SEQ2SEQ_EXAMPLE_SOURCE, patch: { view: VIEW.cross, kind: 'cross', target: '' }, generate: true },
 ];
 

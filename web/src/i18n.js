@@ -16,6 +16,7 @@ import { CHIPS_STRINGS } from './i18n-chips.js';
 import { PHONE_STRINGS } from './i18n-phone.js';
 import { SEQ2SEQ_STRINGS } from './i18n-seq2seq.js';
 import { BLOCK_SEQ2SEQ_STRINGS } from './i18n-block-seq2seq.js';
+import { PATCHING_LABELS } from './i18n-patching.js';
 
 const STRINGS = {
   en: {
@@ -84,6 +85,7 @@ const STRINGS = {
     editDropped: 'Showing the run with {n} token(s) removed.',
     viewsAria: 'Views',
     view_grid: 'All heads',
+    view_flow: 'Flow',
     view_head: 'Head',
     view_lines: 'Lines',
     view_formula: 'Formula',
@@ -219,6 +221,7 @@ const STRINGS = {
     editDropped: '토큰 {n}개를 뺀 결과입니다.',
     viewsAria: '보기',
     view_grid: '전체 헤드',
+    view_flow: '흐름',
     view_head: '헤드',
     view_lines: '연결선',
     view_formula: '수식',
@@ -314,11 +317,31 @@ for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], PHONE_STRI
 // Encoder–decoders: source and target, the three attention kinds, the cross view.
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], SEQ2SEQ_STRINGS[lang]);
 for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], BLOCK_SEQ2SEQ_STRINGS[lang]);
+// Asking why: the Patching tab and example (the view's own text: addStrings, when it loads).
+for (const lang of Object.keys(STRINGS)) Object.assign(STRINGS[lang], PATCHING_LABELS[lang]);
 
 export const LANGUAGES = Object.keys(STRINGS);
 
+/** Adds a module's own text ({ en: {...}, ko: {...} }) when it loads (i18n-flow.js,
+ *  i18n-patching.js): a host that never shows that view does not carry its strings (the element's
+ *  size budget); its tab's label stays in the tables above. */
+export function addStrings(tables) {
+  for (const lang of LANGUAGES) Object.assign(STRINGS[lang], tables[lang]);
+}
+
+// The <attn-scope> bundle (scripts/build-embed.mjs) leaves the tables above out of its main chunk
+// and fetches only the language an element shows: these let it add that table and ask for it.
+/** Every language's table, for scripts/build-embed.mjs to cut into one chunk per language. */
+export const STRING_TABLES = STRINGS;
+/** Whether `lang`'s table is here (always, but in the element bundle before it has fetched it). */
+export const hasStrings = (lang) => Object.hasOwn(STRINGS, lang);
+/** Adds `lang`'s table (the element bundle, once it has fetched it). */
+export function addLanguage(lang, table) {
+  STRINGS[lang] = { ...table, ...STRINGS[lang] };  // keeps what a view's module added
+}
+
 export function translate(lang, key, vars) {
-  let s = STRINGS[lang]?.[key] ?? STRINGS.en[key];
+  let s = STRINGS[lang]?.[key] ?? STRINGS.en?.[key];
   if (s === undefined) {
     console.error(`i18n: missing key "${key}"`);
     return key;

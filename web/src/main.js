@@ -80,7 +80,7 @@ function onSet(patch, before) {
     }
   }
   if (patch.lesson !== undefined && patch.lesson !== before.lesson) showLesson();
-  // Opening the block, Layers or Contributions view needs a run of the text on screen with more outputs.
+  // Opening the block, Layers, Contributions or Flow view needs a run of the text on screen with more outputs.
   if (patch.view !== undefined && runs.needsTrace()) runs.run();
   if (patch.headsOff !== undefined && !isSeq2Seq(app.info)) ablation.rerun();
   renderAll();

@@ -20,7 +20,7 @@ import { guardedView } from './views/family-switch.js';
 // Only the runs of the views that read them (their registry entry's `needs`) ask for these
 // outputs: result.trace (every intermediate of every block: L·T·(7C + F) floats; the Llama
 // family's about L·T·(7C + 4·H·dh + 5·KV·dh + 4F)), result.logitLens and result.attribution (each
-// one more pass of the model). LENS_TOP_K tokens per lens cell.
+// one more pass of the model) and result.flow (read from the same pass: L·H·T² floats). LENS_TOP_K tokens per lens cell.
 export const LENS_TOP_K = 5;
 /** The lens reads (L+1)·T rows through a V×C head: beyond this many multiply-adds (gpt2-small at
  *  ~100 tokens: seconds in wasm) the Layers view says so instead of asking for it. */
@@ -94,6 +94,7 @@ export function createRunController(app, { views, predictions = true, on = {} })
   const wantsTrace = (view) => viewNeeds(view, 'trace') && !viewUnavailable(app.info, view);
   const wantsAttribution = (view) => viewNeeds(view, 'attribution') && isCausal(app);
   const wantsLens = (view) => viewNeeds(view, 'logitLens') && hasHead(app);
+  const wantsFlow = (view) => viewNeeds(view, 'flow') && !viewUnavailable(app.info, view);
 
   const uses = (source, weightPrecision) => Boolean(model) && model.source === source && model.weightPrecision === weightPrecision;
 
@@ -103,6 +104,7 @@ export function createRunController(app, { views, predictions = true, on = {} })
       qkv: true, valueNorms: true, topK: 0, trace: wantsTrace(view),
       ...(wantsLens(view) && lensFits(app.original) ? { logitLens: LENS_TOP_K } : {}),
       ...(wantsAttribution(view) ? { attribution: true } : {}),
+      ...(wantsFlow(view) ? { flow: true } : {}),
     };
     if (!predictions) return base;
     // Decoders: the top-5 next tokens after every position (the next-token panel).
@@ -121,7 +123,8 @@ export function createRunController(app, { views, predictions = true, on = {} })
     // text's; a token edit is never dropped for this: those views then show the typed text's run).
     const runs = app.edit?.kind === 'heads' ? [app.original, app.edited] : [app.original];
     return runs.some((r) => (wantsTrace(view) && !r.trace) ||
-      (wantsLens(view) && !r.logitLens && lensFits(r)) || (wantsAttribution(view) && !r.attribution));
+      (wantsLens(view) && !r.logitLens && lensFits(r)) || (wantsAttribution(view) && !r.attribution) ||
+      (wantsFlow(view) && !r.flow));
   };
 
   function schedule() {
@@ -240,6 +243,7 @@ export function createRunController(app, { views, predictions = true, on = {} })
     corpusMap: (layer, head, { signal, onProgress } = {}) =>
       viewJob('map', (client, s) => corpusMap(client, layer, head, { signal: s, onProgress }), signal),
     ablation: ({ signal, onProgress } = {}) => viewJob('ablation', (client, s) => corpusAblation(client, { signal: s, onProgress }), signal),
+    patch: (opts) => viewJob('patch', (client, signal) => client.patch({ ...opts, signal }), opts.signal),
     cachedCorpus: () => cachedCorpus(model?.client),
     cachedCorpusMap: (layer, head) => cachedCorpusMap(model?.client, layer, head),
     compare,

@@ -3,7 +3,9 @@
 // back to the default. Values are only ever shown through textContent, never as HTML.
 import { isHubId } from '../../js/hub-id.js';
 import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
+import { FLOW_DEFAULT_TAU } from '../../js/flow-graph.js';
 import { GENERATE_DEFAULTS } from '../../js/generate.js';
+import { PATCH_SITES } from '../../js/patching.js';
 import { WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
 import { LESSONS } from './lesson/steps.js';
 import { ATTENTION_KINDS } from './seq2seq-run.js';
@@ -22,6 +24,10 @@ export const DEFAULT_TEXT = 'The cat sat on the mat because it was tired.';
 // The positions view's two sentences: the same words in another order.
 export const DEFAULT_POSITION_PAIR = ['There is a prince', 'Is there a prince'];
 export const MAX_POSITION_CHARS = 500;   // the positions view's inputs take as much
+const MAX_TOKEN_CHARS = 100;             // a patching answer names one token
+
+/** The values a parameter limited to a list may take (state key → list): tests pick from it. */
+export const PARAM_CHOICES = Object.freeze({ patchSite: PATCH_SITES });
 
 export function defaultState() {
   return {
@@ -46,6 +52,7 @@ export function defaultState() {
     genTopK: GENERATE_DEFAULTS.topK,
     genTopP: GENERATE_DEFAULTS.topP,         // top-p (nucleus) of generation and of the next-token panel's sampling preview
     genSeed: GENERATE_DEFAULTS.seed,
+    flowTau: FLOW_DEFAULT_TAU, // the Flow view's threshold: edges with a smaller share are not drawn
     lensRow: -1,             // the Layers view's open cell: its row (0 = embeddings, l = after layer l; −1 none) at `query`
     headsOff: [],            // heads switched off ('layer:head'): the ablation (ablation.js)
     weightPrecision: 'auto', // 'auto' (f16 when f32 weights would pass ~300 MB) | 'f32' | 'f16' | 'q8'
@@ -55,6 +62,12 @@ export function defaultState() {
     // the grid, head and lines views show ('enc' | 'dec' | 'cross').
     target: '',
     kind: 'cross',
+    // The Patching view: the corrupted prompt and the two tokens compared ('' = the view's
+    // suggestion, patch-suggest.js), and the activation patched (js/patching.js's sites).
+    patchCorrupted: '',
+    patchAnswer: '',
+    patchWrong: '',
+    patchSite: PATCH_SITES[0],
   };
 }
 
@@ -75,6 +88,14 @@ export function stateFromUrl(search) {
     const v = p.get(name);
     if (v !== null) s[key] = v.slice(0, MAX_POSITION_CHARS);
   }
+  const corrupted = p.get('corrupted');
+  if (corrupted !== null) s.patchCorrupted = corrupted.slice(0, MAX_TEXT_CHARS);
+  for (const [name, key] of [['answer', 'patchAnswer'], ['wrong', 'patchWrong']]) {
+    const v = p.get(name);
+    if (v !== null && v.length <= MAX_TOKEN_CHARS) s[key] = v;
+  }
+  const site = p.get('site');
+  if (PATCH_SITES.includes(site)) s.patchSite = site;
   const target = p.get('tgt');
   if (target !== null) s.target = target.slice(0, MAX_TEXT_CHARS);
   const kind = p.get('k');
@@ -116,6 +137,8 @@ export function stateFromUrl(search) {
   const gp = p.get('gp');
   if (gp !== null && /^(0(\.\d{1,3})?|1(\.0{1,3})?)$/.test(gp) && Number(gp) > 0) s.genTopP = Number(gp);
   s.lensRow = intParam(p, 'lr', 0, 999) ?? s.lensRow;
+  const tau = p.get('tau');
+  if (tau !== null && /^(0(\.\d{1,4})?|1(\.0{1,4})?)$/.test(tau)) s.flowTau = Number(tau);
   return s;
 }
 
@@ -129,6 +152,10 @@ export function stateToUrl(s) {
   if (s.kind !== d.kind) p.set('k', s.kind);
   if (s.positionsA !== d.positionsA) p.set('pa', s.positionsA);
   if (s.positionsB !== d.positionsB) p.set('pb', s.positionsB);
+  if (s.patchCorrupted !== d.patchCorrupted) p.set('corrupted', s.patchCorrupted);
+  if (s.patchAnswer !== d.patchAnswer) p.set('answer', s.patchAnswer);
+  if (s.patchWrong !== d.patchWrong) p.set('wrong', s.patchWrong);
+  if (s.patchSite !== d.patchSite) p.set('site', s.patchSite);
   if (s.model !== 'local' && s.model !== d.model) p.set('model', s.model);
   if (s.view !== d.view) p.set('view', s.view);
   if (s.layer !== d.layer) p.set('layer', String(s.layer));
@@ -149,6 +176,7 @@ export function stateToUrl(s) {
   if (s.genSeed !== d.genSeed) p.set('gs', String(s.genSeed));
   if (s.genTopP !== d.genTopP) p.set('gp', String(s.genTopP));
   if (s.lensRow !== d.lensRow) p.set('lr', String(s.lensRow));
+  if (s.flowTau !== d.flowTau) p.set('tau', String(s.flowTau));
   if (s.headsOff.length) p.set('off', s.headsOff.join(','));
   if (s.weightPrecision !== d.weightPrecision) p.set('wp', s.weightPrecision);
   const q = p.toString();

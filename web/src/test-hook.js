@@ -42,6 +42,8 @@ export function installTestHook(app, { viewJobs }) {
     get positions() { const p = app.views.positions?.view.exposed.last; return p ? JSON.parse(JSON.stringify(p)) : null; },
     // Issue 19: the head table's rows (sorted as shown) and timings; the query/key map's numbers.
     get heads() { const e = app.views.heads?.view.exposed; return e ? JSON.parse(JSON.stringify(e)) : null; },
+    // The Patching view's grid: site, answer and wrong, rows done, scores, the two LDs.
+    get patching() { const p = app.views.patching?.view.exposed?.last; return p ? JSON.parse(JSON.stringify(p)) : null; },
     get qkMap() { const e = app.views.map?.view.exposed; return e ? JSON.parse(JSON.stringify(e)) : null; },
     /** The map on screen as the worker sent it (points, kinds, runs, positions). */
     qkMapPoints() {

@@ -29,6 +29,8 @@
 //     .corpus({signal, onProgress}), .cachedCorpus()      the corpus sample's summary (corpus.js)
 //     .corpusMap(l, h, {signal, onProgress}), .cachedCorpusMap(l, h)   one head's query/key map
 //     .ablation({signal, onProgress})                     each head's effect on the sample
+//     .patch(options)        activation patching (model.patch: clean, corrupted, answer, wrong,
+//                            site, signal, onProgress), one job whose rows arrive as progress
 //     .compare(text)         the text through both bundled models (the encoder-vs-decoder view)
 //   ablates                true where the host runs heads switched off (state.headsOff: the page)
 //   openText(text, patch)  the page only: shows another text (the map's sentences)

@@ -14,7 +14,11 @@ const SINGLE_STACK = ['encoder', 'decoder'];
 
 /** The run outputs a view may need beyond the attention (js/model.js run options): only runs of
  *  those views ask for them, as each costs memory or another pass. */
-export const RUN_OUTPUTS = Object.freeze(['trace', 'logitLens', 'attribution']);
+export const RUN_OUTPUTS = Object.freeze(['trace', 'logitLens', 'attribution', 'flow']);
+
+/** A position past any input: the state clamps it to the input's last (clampToResult in state.js),
+ *  for the views that open at the prediction after the text. */
+export const LAST_POSITION = 99999;
 
 /**
  * One entry per view, in tab order.
@@ -57,6 +61,13 @@ const ENTRIES = [
     load: () => import('./layers.js') },
   { id: 'contributions', needs: ['attribution'], families: SINGLE_STACK,
     load: () => import('./contributions.js') },
+  // Opens at the last position's prediction; a click on a node reads it with the logit lens.
+  { id: 'flow', needs: ['flow', 'logitLens'], families: SINGLE_STACK, opens: { query: LAST_POSITION }, streams: false,
+    params: { tau: 'flowTau' }, load: () => import('./flow.js') },
+  // Activation patching: a grid of worker jobs' rows over the whole model, for one prompt pair.
+  { id: 'patching', scope: 'model', families: SINGLE_STACK, streams: false,
+    params: { corrupted: 'patchCorrupted', answer: 'patchAnswer', wrong: 'patchWrong', site: 'patchSite' },
+    load: () => import('./patching.js') },
 ];
 
 /** What an entry that does not say otherwise has. */

@@ -1,0 +1,45 @@
+// The Patching view's suggestions (web/src/patch-suggest.js): the bundled example's corruption for
+// its own clean prompt, one content word replaced otherwise (never [MASK]), and the default answer
+// and wrong tokens (the clean top; the corrupted top, or the clean second when both agree); its
+// text in every language (added when the view loads, so i18n.js's missingKeys does not see it).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PATCHING_EXAMPLE, corruptionCandidates, defaultAnswers, namesToken } from '../../web/src/patch-suggest.js';
+import { PATCHING_STRINGS } from '../../web/src/i18n-patching.js';
+import { LANGUAGES } from '../../web/src/i18n.js';
+
+test('the bundled example suggests its own corruption', () => {
+  assert.deepEqual(corruptionCandidates(PATCHING_EXAMPLE.clean).map((c) => [c.text, c.example]), [[PATCHING_EXAMPLE.corrupted, true]]);
+});
+
+test('other texts: one content word replaced, its case kept, never a function word or [MASK]', () => {
+  const c = corruptionCandidates('The River ran past the mill and the [MASK] was quiet.');
+  assert.ok(c.length > 0);
+  for (const x of c) {
+    assert.equal(x.example, false);
+    assert.ok(['River', 'ran', 'past'].includes(x.from), x.from);
+    assert.notEqual(x.to.toLowerCase(), x.from.toLowerCase());
+    assert.match(x.text, /\[MASK\]/);
+  }
+  assert.equal(c[0].text, 'The House ran past the mill and the [MASK] was quiet.');
+  assert.deepEqual(corruptionCandidates('the and was'), []);
+});
+
+test('the default answer and wrong tokens', () => {
+  const e = (id, text) => ({ id, token: 'Ġ' + text.trim(), text, prob: 0.1 });
+  const clean = [e(1, ' church'), e(2, ' home')], corrupted = [e(3, ' school'), e(1, ' church')];
+  assert.deepEqual(defaultAnswers(clean, corrupted), { answer: clean[0], wrong: corrupted[0] });
+  assert.deepEqual(defaultAnswers(clean, [e(1, ' church')]), { answer: clean[0], wrong: clean[1] });
+  // The bundled example compares its own two tokens.
+  assert.deepEqual(defaultAnswers(clean, corrupted, PATCHING_EXAMPLE.clean, PATCHING_EXAMPLE.corrupted),
+    { answer: { token: ' church' }, wrong: { token: ' school' } });
+  assert.ok(namesToken(' church', clean[0]) && namesToken('Ġchurch', clean[0]) && !namesToken('church', clean[0]));
+});
+
+test('the view\'s text has every key in every language', () => {
+  const keys = Object.keys(PATCHING_STRINGS.en).sort();
+  for (const lang of LANGUAGES) {
+    assert.deepEqual(Object.keys(PATCHING_STRINGS[lang]).sort(), keys, lang);
+    for (const key of keys) if (lang !== 'en') assert.notEqual(PATCHING_STRINGS[lang][key], PATCHING_STRINGS.en[key], `${lang}.${key}`);
+  }
+});
