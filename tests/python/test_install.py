@@ -1,5 +1,5 @@
 """`pip install ./python` with no network: the package installs, imports, and carries the element
-the build wrote (dist/attnscope-element.js copied in by setup.py, byte for byte)."""
+the build wrote (dist/attnscope-element-inline.js copied in by setup.py, byte for byte)."""
 import os
 import shutil
 import subprocess
@@ -18,13 +18,13 @@ class Install(unittest.TestCase):
             # so ATTNSCOPE_ELEMENT_JS says where the element is (in the checkout, setup.py finds it).
             source, target = Path(tmp) / "python", Path(tmp) / "site"
             shutil.copytree(ROOT / "python", source, ignore=shutil.ignore_patterns("build", "*.egg-info", "static"))
-            env = {**os.environ, "ATTNSCOPE_ELEMENT_JS": str(ROOT / "dist" / "attnscope-element.js"),
+            env = {**os.environ, "ATTNSCOPE_ELEMENT_JS": str(ROOT / "dist" / "attnscope-element-inline.js"),
                    "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
             done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-build-isolation",
                                    "--quiet", "--target", str(target), str(source)], env=env, capture_output=True, text=True)
             self.assertEqual(done.returncode, 0, done.stderr)
-            installed = target / "attnscope" / "static" / "attnscope-element.js"
-            self.assertEqual(installed.read_bytes(), (ROOT / "dist" / "attnscope-element.js").read_bytes())
+            installed = target / "attnscope" / "static" / "attnscope-element-inline.js"
+            self.assertEqual(installed.read_bytes(), (ROOT / "dist" / "attnscope-element-inline.js").read_bytes())
             check = ("import attnscope, attnscope.renderer as r; print(r.renderer_path()); "
                      "print(attnscope.head_view([[[[1.0]]]], ['a'], html_action='return').data.count('customElements'))")
             clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "ATTNSCOPE_ELEMENT_JS")}

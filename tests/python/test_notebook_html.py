@@ -48,7 +48,7 @@ class Shown(unittest.TestCase):
         attnscope.model_view(att, TOKENS)
         attnscope.show(att, TOKENS, view="lines", layer=1)
         self.assertEqual([renderer_count(h) for h in self.shown], [1, 0, 0])
-        built = (support.ROOT / "dist" / "attnscope-element.js").read_text(encoding="utf-8").replace("</script", "<\\/script")
+        built = (support.ROOT / "dist" / "attnscope-element-inline.js").read_text(encoding="utf-8").replace("</script", "<\\/script")
         self.assertTrue(f'<script type="module">{built}</script>' in self.shown[0], "the built element, inlined whole")
         attnscope.init_notebook()   # its output was cleared: the next view carries it again
         attnscope.head_view(att, TOKENS)
