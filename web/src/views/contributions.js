@@ -7,6 +7,7 @@
 import { isCausal } from '../causal-mask.js';
 import { isRotary } from '../model-family.js';
 import { VIEW } from './registry.js';
+import { heading, para } from './text-nodes.js';
 
 const SHOWN = 16;
 const fmt = (x) => (Math.abs(x) >= 0.01 || x === 0 ? x.toFixed(3) : x.toExponential(1));
@@ -83,19 +84,6 @@ export function createContributions(host, app) {
   }
 
   return { render };
-}
-
-function heading(text) {
-  const h = document.createElement('h3');
-  h.textContent = text;
-  return h;
-}
-
-function para(text, className = '') {
-  const p = document.createElement('p');
-  if (className) p.className = className;
-  p.textContent = text;
-  return p;
 }
 
 export default createContributions;

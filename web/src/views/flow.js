@@ -10,6 +10,7 @@ import { addStrings } from '../i18n.js';
 import { FLOW_STRINGS } from '../i18n-flow.js';
 import { tokenRoute } from '../flow-route.js';
 import { tokenName } from '../pickers.js';
+import { heading, para } from './text-nodes.js';
 
 addStrings(FLOW_STRINGS);
 
@@ -236,19 +237,6 @@ function el(name, attrs = {}) {
   const node = document.createElementNS(SVG, name);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   return node;
-}
-
-function heading(text, tag = 'h3') {
-  const h = document.createElement(tag);
-  h.textContent = text;
-  return h;
-}
-
-function para(text, className = '') {
-  const p = document.createElement('p');
-  if (className) p.className = className;
-  p.textContent = text;
-  return p;
 }
 
 export default createFlow;

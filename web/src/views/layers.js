@@ -8,6 +8,7 @@ import { isCausal } from '../causal-mask.js';
 import { cssColour, sequential } from '../colormap.js';
 import { hasHead, LENS_TOP_K, lensMaxTokens } from '../run-controller.js';
 import { tokenName } from '../pickers.js';
+import { heading, para } from './text-nodes.js';
 
 const fmtProb = (p) => (p >= 0.001 ? p.toFixed(3) : p.toExponential(1));
 
@@ -138,19 +139,6 @@ export function createLayers(host, app) {
   }
 
   return { render };
-}
-
-function heading(text, tag = 'h3') {
-  const h = document.createElement(tag);
-  h.textContent = text;
-  return h;
-}
-
-function para(text, className = '') {
-  const p = document.createElement('p');
-  if (className) p.className = className;
-  p.textContent = text;
-  return p;
 }
 
 export default createLayers;

@@ -16,6 +16,7 @@ import { PATCHING_STRINGS } from '../i18n-patching.js';
 import { corruptionCandidates, defaultAnswers, namesToken, topPredictions } from '../patch-suggest.js';
 import { HEAD_PATCH_SITES, PATCH_SITES } from '../../../js/patching.js';
 import { VIEW } from './registry.js';
+import { heading, para } from './text-nodes.js';
 
 addStrings(PATCHING_STRINGS);
 
@@ -288,19 +289,6 @@ export function createPatching(host, app) {
   }
 
   return { render, exposed, destroy: () => { stop(); prep?.controller.abort(); clearTimeout(typing); } };
-}
-
-function heading(text) {
-  const h = document.createElement('h3');
-  h.textContent = text;
-  return h;
-}
-
-function para(text, className = '') {
-  const p = document.createElement('p');
-  if (className) p.className = className;
-  p.textContent = text;
-  return p;
 }
 
 export default createPatching;
