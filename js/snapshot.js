@@ -9,19 +9,46 @@
 // An encoder–decoder's figure holds one of its square self-attentions, the encoder's or the
 // decoder's (optional field `kind`: 'enc' | 'dec', as the element's kind attribute names them);
 // its cross-attention (target × source) is no square matrix and is drawn live only.
+// Version 2 adds figures that hold a block of their own instead of attention matrices
+// (FIGURE_KIND_VIEWS: the flow graph, js/figure-flow.js; a patching grid, js/figure-patching.js,
+// whose code js/figure-kinds.js registers: the package's entry imports it, the element fetches it
+// only for such a figure); version 1 files are read as before. A figure carries the lowest version that has all it holds,
+// so a reader from before version 2 still draws the head, lines and grid figures written now.
 import { AttnScopeError } from './errors.js';
 import { findWords, mergeHead } from './words.js';
 
 export const FIGURE_FORMAT = 'attnscope-figure';
-export const FIGURE_VERSION = 1;
-/** Views a frozen figure can draw from its matrices alone (others need q, k, v or a trace). */
-export const FIGURE_VIEWS = Object.freeze(['head', 'lines', 'grid']);
+/** The newest version written (a flow or patching figure's). */
+export const FIGURE_VERSION = 2;
+/** The versions figureResult reads. */
+export const FIGURE_VERSIONS_READ = Object.freeze([1, 2]);
+/** Views a frozen figure can draw with no model (others need q, k, v, a trace or more runs). */
+export const FIGURE_VIEWS = Object.freeze(['head', 'lines', 'grid', 'flow', 'patching']);
+/** Those whose figure holds a block of its own (named as the view) instead of attention matrices. */
+export const FIGURE_KIND_VIEWS = Object.freeze(['flow', 'patching']);
+// Their code, as js/figure-kinds.js registers it: view → { since (the version that has it),
+// write(result, what) → the block, read(doc, [L, H, T], decoder, bad) → { fields, info?, state,
+// covers(state), jobs? } }.
+const FIGURE_KINDS = {};
+
+/** Registers the code of a figure kind (js/figure-kinds.js). */
+export function registerFigureKind(view, kind) {
+  FIGURE_KINDS[view] = kind;
+}
+
+// A view's kind, or null for a matrix view.
+function kindOf(view) {
+  if (!FIGURE_KIND_VIEWS.includes(view)) return null;
+  if (!FIGURE_KINDS[view]) throw new AttnScopeError('E_INTERNAL', `the ${view} figure's code is not loaded (import js/figure-kinds.js)`);
+  return FIGURE_KINDS[view];
+}
 // Six decimals: a weight is a probability, and a figure needs no more (the sum of a row stays
 // within 1e-5 of 1); full float32 would triple the file.
 const DECIMALS = 1e6;
 
 /** The [layer, head] pairs a view draws. */
 export function figureHeads(view, layer, head, layers, heads) {
+  if (FIGURE_KIND_VIEWS.includes(view)) return [];
   if (view === 'head') return [[layer, head]];
   const pairs = [];
   for (let l = 0; l < layers; l++) {
@@ -35,20 +62,25 @@ export function figureHeads(view, layer, head, layers, heads) {
  * The figure document for one view of a run.
  * @param result a RunResult (tokens, tokenTexts, specialTokensMask, shape, attention())
  * @param {{model: string, info: object, text: string, view: string, layer: number, head: number,
- *   words?: boolean}} what  words: add `words` [{text, start, end, tokens}] (findWords over the
- *   run's offsets into `text`) and `wordAttentions`, one W×W matrix per entry of `heads`
+ *   words?: boolean, position?: number, tau?: number, patching?: object}} what  words: add `words`
+ *   [{text, start, end, tokens}] (findWords over the run's offsets into `text`) and `wordAttentions`,
+ *   one W×W matrix per entry of `heads`; position, tau: a flow figure's prediction and threshold
+ *   (js/figure-flow.js); patching: a patching figure's grid and corrupted run (js/figure-patching.js)
  */
-export function figureData(result, { model, info, text, view, layer, head, words = false }) {
+export function figureData(result, what) {
+  const { model, info, text, view, layer, head } = what;
   if (!FIGURE_VIEWS.includes(view)) {
     throw new AttnScopeError('E_INPUT', `a frozen figure draws the ${FIGURE_VIEWS.join(', ')} views, not "${view}"`);
   }
+  const kind = kindOf(view);
+  const words = Boolean(what.words) && !kind;   // a flow graph or patching grid is drawn over tokens
   const [L, H, T] = result.shape;
   const heads = figureHeads(view, layer, head, L, H);
   const round = (v) => Math.round(v * DECIMALS) / DECIMALS;
   const wordSpans = words ? findWords(result, text) : null;
   const figure = {
     format: FIGURE_FORMAT,
-    version: FIGURE_VERSION,
+    version: kind?.since ?? 1,
     model,
     modelInfo: { kind: info.kind, config: figureConfig(info, result) },
     ...(info.kind === 'encoder-decoder' ? { kind: result.kind } : {}),
@@ -59,8 +91,10 @@ export function figureData(result, { model, info, text, view, layer, head, words
     specialTokensMask: [...result.specialTokensMask],
     offsets: [...result.offsets],
     shape: [L, H, T],
-    heads,
-    attentions: heads.map(([l, h]) => Array.from(result.attention(l, h), round)),
+    ...(kind ? { [view]: kind.write(result, what) } : {
+      heads,
+      attentions: heads.map(([l, h]) => Array.from(result.attention(l, h), round)),
+    }),
   };
   if (wordSpans) {
     figure.words = wordSpans.map(({ text: word, start, end, tokens }) => ({ text: word, start, end, tokens: [...tokens] }));
@@ -132,17 +166,21 @@ export function decoderRun(raw, encoding) {
 export function figureResult(doc) {
   const bad = (why) => new AttnScopeError('E_INPUT', `not an AttnScope figure: ${why}`);
   if (!doc || typeof doc !== 'object' || doc.format !== FIGURE_FORMAT) throw bad('format is not "attnscope-figure"');
-  if (doc.version !== FIGURE_VERSION) throw bad(`version ${doc.version} (this reader knows ${FIGURE_VERSION})`);
+  if (!FIGURE_VERSIONS_READ.includes(doc.version)) throw bad(`version ${doc.version} (this reader knows ${FIGURE_VERSIONS_READ.join(', ')})`);
   const [L, H, T] = Array.isArray(doc.shape) ? doc.shape : [];
   if (![L, H, T].every((n) => Number.isInteger(n) && n > 0 && n <= 4096)) throw bad('shape');
   for (const name of ['tokens', 'tokenTexts', 'specialTokensMask']) {
     if (!Array.isArray(doc[name]) || doc[name].length !== T) throw bad(`${name} must have ${T} entries`);
   }
   if (!FIGURE_VIEWS.includes(doc.view)) throw bad(`view "${doc.view}"`);
-  if (!Array.isArray(doc.heads) || !Array.isArray(doc.attentions) || doc.heads.length !== doc.attentions.length) throw bad('heads');
+  const kind = kindOf(doc.view);
+  if (doc.version < (kind?.since ?? 1)) throw bad(`view "${doc.view}" in version ${doc.version}`);
+  if (!kind && (!Array.isArray(doc.heads) || !Array.isArray(doc.attentions) || doc.heads.length !== doc.attentions.length)) throw bad('heads');
   const attentions = new Float32Array(L * H * T * T);
   const held = new Set();
-  doc.heads.forEach(([l, h], i) => {
+  const config = { ...doc.modelInfo?.config, numLayers: L, numHeads: H };
+  const own = kind ? kind.read(doc, [L, H, T], config.isDecoder === true, bad) : null;
+  (kind ? [] : doc.heads).forEach(([l, h], i) => {
     if (!(Number.isInteger(l) && l >= 0 && l < L && Number.isInteger(h) && h >= 0 && h < H)) throw bad(`head ${l}/${h}`);
     const m = doc.attentions[i];
     if (!Array.isArray(m) || m.length !== T * T || !m.every((v) => typeof v === 'number' && v >= 0 && v <= 1)) throw bad(`matrix ${l}/${h}`);
@@ -150,8 +188,7 @@ export function figureResult(doc) {
     held.add(`${l}/${h}`);
   });
   const offsets = Array.isArray(doc.offsets) && doc.offsets.length === 2 * T ? doc.offsets : new Array(2 * T).fill(0);
-  const config = { ...doc.modelInfo?.config, numLayers: L, numHeads: H };
-  const words = doc.words === undefined ? null : figureWords(doc, T, L, H, bad);
+  const words = doc.words === undefined || kind ? null : figureWords(doc, T, L, H, bad);
   return {
     fields: {
       ...(typeof doc.text === 'string' ? { text: doc.text } : {}),   // what the offsets (and words) index
@@ -166,11 +203,18 @@ export function figureResult(doc) {
       shape: [L, H, T, T],
       kvHeads: Array.from({ length: H }, (_, h) => h),
       attentions,
+      ...own?.fields,
     },
-    info: { kind: config.isDecoder ? 'decoder' : 'encoder', config, frozen: true, source: doc.model },
-    /** Whether the figure holds every matrix `view` at (layer, head) draws (as words, too, if asked). */
-    covers: (view, layer, head, asWords = false) => FIGURE_VIEWS.includes(view) && (!asWords || words !== null) &&
-      figureHeads(view, layer, head, L, H).every(([l, h]) => held.has(`${l}/${h}`)),
+    info: { kind: config.isDecoder ? 'decoder' : 'encoder', config, frozen: true, source: doc.model, ...own?.info },
+    /** Whether the figure holds every matrix `view` at (layer, head) draws (as words, too, if asked);
+     *  a flow or patching figure: whether `state` (state.js) asks for the graph or grid it holds. */
+    covers: (view, layer, head, asWords = false, state = {}) => (kind ? view === doc.view && own.covers(state)
+      : FIGURE_VIEWS.includes(view) && !FIGURE_KIND_VIEWS.includes(view) && (!asWords || words !== null) &&
+        figureHeads(view, layer, head, L, H).every(([l, h]) => held.has(`${l}/${h}`))),
+    /** The view state the figure was saved at (a flow figure's query and τ, a grid's prompts), or {}. */
+    state: own?.state ?? {},
+    /** The worker jobs the figure answers itself (a patching grid's), or null. */
+    jobs: own?.jobs ?? null,
     /** Whether the figure was saved with words on (it holds the word spans and matrices). */
     words: words !== null,
     text: typeof doc.text === 'string' ? doc.text : '',

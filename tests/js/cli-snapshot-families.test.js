@@ -26,6 +26,8 @@ const work = mkdtempSync(join(tmpdir(), 'attnscope-snapshot-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const FIGURE_VIEWS = ['head', 'lines', 'grid'];
+// Figures with a block of their own (a flow graph, a patching grid): tests/js/snapshot-kinds.test.js.
+const BLOCK_VIEWS = ['flow', 'patching'];
 
 const json = (path) => JSON.parse(readFileSync(path, 'utf8'));
 const fixtureCase = (dir, name) => json(join(FIXTURES, dir, 'inputs.json')).cases.find((c) => c.name === name);
@@ -85,14 +87,14 @@ describe('attnscope snapshot: every family × every element view', () => {
       if (f.reference) reference = readSafetensors(join(FIXTURES, f.reference.dir, `${f.reference.case}.safetensors`))[f.reference.tensor];
     });
 
-    for (const view of ELEMENT_VIEWS) {
+    for (const view of ELEMENT_VIEWS.filter((v) => !BLOCK_VIEWS.includes(v))) {
       it(`${f.name} --view ${view}`, async () => {
         const out = join(work, `${f.name}-${view}.json`);
         const r = await cli(['snapshot', ...(f.model ? ['--model', f.model] : []), ...(f.args ?? []), '--text', f.text, '--view', view,
           '--layer', String(LAYER), '--head', String(HEAD), '--out', out]);
         if (!FIGURE_VIEWS.includes(view)) {
           assert.equal(r.code, 2, r.stderr);
-          assert.match(r.stderr, new RegExp(`^attnscope: --view ${view}: a frozen figure holds attention matrices, which the head, lines, grid views draw`));
+          assert.match(r.stderr, new RegExp(`^attnscope: --view ${view}: a frozen figure draws the head, lines, grid, flow, patching views with no model`));
           assert.doesNotMatch(r.stderr, /internal error|\n\s+at /);
           return;
         }

@@ -1,8 +1,9 @@
 // The frozen-figure format has one description, docs/figure.schema.json, checked on both sides:
 // here, the figures the JavaScript writes (`attnscope snapshot`, figureData) and one the Python
 // package writes (python/attnscope) must match it and be read back by figureResult; the Python
-// tests (tests/python) check the Python side against the same file. The checker below knows only
-// the keywords the schema uses and refuses any other, so the schema cannot outgrow what is checked.
+// tests (tests/python) check the Python side against the same file. The checker
+// (helpers/figure-schema.js) knows only the keywords the schema uses and refuses any other, so the
+// schema cannot outgrow what is checked. The flow and patching figures: snapshot-kinds.test.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -11,56 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { figureResult } from '../../js/snapshot.js';
+import { schemaErrors } from './helpers/figure-schema.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'js', 'cli.js');
-const SCHEMA = JSON.parse(readFileSync(join(ROOT, 'docs', 'figure.schema.json'), 'utf8'));
-const ANNOTATIONS = new Set(['$schema', '$id', 'title', 'description']);
-
-/** Where `value` breaks `schema` (a list of "path: why"; empty when it conforms). */
-function schemaErrors(value, schema = SCHEMA, path = '$') {
-  const errors = [];
-  const typeOf = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v);
-  for (const [keyword, rule] of Object.entries(schema)) {
-    if (ANNOTATIONS.has(keyword)) continue;
-    const fail = (why) => errors.push(`${path}: ${why}`);
-    switch (keyword) {
-      case 'type': {
-        const t = typeOf(value);
-        if (!(t === rule || (rule === 'number' && t === 'integer'))) fail(`${t}, not ${rule}`);
-        break;
-      }
-      case 'const': if (value !== rule) fail(`${JSON.stringify(value)} is not ${JSON.stringify(rule)}`); break;
-      case 'enum': if (!rule.includes(value)) fail(`${JSON.stringify(value)} is not one of ${JSON.stringify(rule)}`); break;
-      case 'minimum': if (typeof value === 'number' && value < rule) fail(`${value} < ${rule}`); break;
-      case 'maximum': if (typeof value === 'number' && value > rule) fail(`${value} > ${rule}`); break;
-      case 'minItems': if (Array.isArray(value) && value.length < rule) fail(`${value.length} items < ${rule}`); break;
-      case 'maxItems': if (Array.isArray(value) && value.length > rule) fail(`${value.length} items > ${rule}`); break;
-      case 'items': if (Array.isArray(value)) value.forEach((v, i) => errors.push(...schemaErrors(v, rule, `${path}[${i}]`))); break;
-      case 'required':
-        if (typeOf(value) === 'object') for (const k of rule) if (!Object.hasOwn(value, k)) fail(`missing ${k}`);
-        break;
-      case 'properties':
-        if (typeOf(value) === 'object') {
-          for (const [k, s] of Object.entries(rule)) if (Object.hasOwn(value, k)) errors.push(...schemaErrors(value[k], s, `${path}.${k}`));
-        }
-        break;
-      case 'additionalProperties':
-        if (rule !== false) throw new Error(`${path}: additionalProperties other than false is not checked here`);
-        if (typeOf(value) === 'object') for (const k of Object.keys(value)) if (!Object.hasOwn(schema.properties ?? {}, k)) fail(`unknown field ${k}`);
-        break;
-      case 'dependentRequired':
-        if (typeOf(value) === 'object') {
-          for (const [k, needs] of Object.entries(rule)) {
-            if (Object.hasOwn(value, k)) for (const n of needs) if (!Object.hasOwn(value, n)) fail(`${k} needs ${n}`);
-          }
-        }
-        break;
-      default: throw new Error(`${path}: the schema uses "${keyword}", which this checker does not know`);
-    }
-  }
-  return errors;
-}
 
 function snapshot(dir, name, args) {
   const out = join(dir, `${name}.json`);
@@ -127,4 +82,17 @@ test('the checker is not vacuous: broken figures fail it', () => {
   assert.match(broken((d) => { d.words = [{ text: 'a', start: 0, end: 1, tokens: [0] }]; }).join(), /words needs wordAttentions/);
   assert.match(broken((d) => { d.modelInfo.config.numLayers = 1.5; }).join(), /number, not integer/);
   assert.throws(() => schemaErrors(1, { pattern: 'x' }), /does not know/);
+  // Version 2's kinds: a block of their own instead of matrices, and only in version 2.
+  const flow = { ...structuredClone(good), version: 2, view: 'flow', flow: { position: 0, tau: 0.04, layers: 1, headCount: 1, queries: 1,
+    keys: 1, tokens: [[0, 0, 0, 0.5]], heads: [[0.5]], residual: [[0, 0, 0.5]], mlp: [], mlpResidual: [] } };
+  delete flow.heads;
+  delete flow.attentions;
+  assert.deepEqual(schemaErrors(flow), []);
+  assert.match(schemaErrors({ ...flow, version: 1 }).join(), /\$\.version: 1 is not 2/);
+  const { flow: block, ...noBlock } = flow;
+  assert.ok(block);
+  assert.match(schemaErrors(noBlock).join(), /missing flow/);
+  assert.match(schemaErrors({ ...flow, view: 'head' }).join(), /missing heads/);
+  assert.match(schemaErrors({ ...flow, flow: { ...flow.flow, residual: [[0, 0, 1.5]] } }).join(), /\$\.flow\.residual\[0\]\[2\]: 1\.5 > 1/);
+  assert.match(schemaErrors({ ...flow, flow: { ...flow.flow, tokens: [[0, 0.5, 0, 0.5]] } }).join(), /tokens\[0\]\[1\]: number, not integer/);
 });

@@ -73,8 +73,8 @@ test('a view\'s own URL parameters survive a permalink', () => {
 
 test('the derived lists: element views, frozen figures, family rules', () => {
   // The element's buttons, in this order, as before the registry.
-  assert.deepEqual([...ELEMENT_VIEW_IDS], ['grid', 'head', 'lines', 'formula', 'aggregates', 'block', 'positions']);
-  // A frozen figure draws from its matrices alone: the figure format's views, which the element offers.
+  assert.deepEqual([...ELEMENT_VIEW_IDS], ['grid', 'head', 'lines', 'formula', 'aggregates', 'block', 'positions', 'flow', 'patching']);
+  // A frozen figure draws with no model: the figure format's views, which the element offers.
   assert.deepEqual(VIEW_LIST.filter((v) => v.figure).map((v) => v.id).sort(), [...FIGURE_VIEWS].sort());
   for (const id of FIGURE_VIEWS) assert.ok(ELEMENT_VIEW_IDS.includes(id), id);
   // An encoder–decoder's run gives no q/k/v, value norms, encoder trace, lens, attribution or

@@ -16,6 +16,7 @@ import { createGeneratePanel } from './generate-panel.js';
 import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 import { figureData } from '../../js/snapshot.js';
+import '../../js/figure-kinds.js';   // the flow figure's code (a patching grid is written by attnscope snapshot)
 import { openView, VIEW, VIEW_IDS, VIEW_LIST, viewEntry } from './views/registry.js';
 import { createLesson } from './lesson/stepper.js';
 import { LESSONS } from './lesson/steps.js';
@@ -389,8 +390,14 @@ function wire() {
       $('run-status').textContent = app.t('saveFigureView');
       return;
     }
-    const figure = figureData(app.original, { model: state.model, info: app.info, text: state.text,
-      view: state.view, layer: state.layer, head: state.head, words: app.wordsShown() });
+    let figure;
+    try {
+      figure = figureData(app.original, { model: state.model, info: app.info, text: state.text,
+        view: state.view, layer: state.layer, head: state.head, words: app.wordsShown(), position: state.query, tau: state.flowTau });
+    } catch (error) {
+      $('run-status').textContent = `${error.code}: ${error.message}`;   // a patching grid: saved by attnscope snapshot
+      return;
+    }
     downloadBlob(new Blob([JSON.stringify(figure)], { type: 'application/json' }), exportFileName(state, 'figure.json'));
   });
   $('hide-special').addEventListener('change', (e) => app.set({ hideSpecial: e.target.checked }));

@@ -95,6 +95,9 @@ export function createRunController(app, { views, predictions = true, on = {} })
   const wantsAttribution = (view) => viewNeeds(view, 'attribution') && isCausal(app);
   const wantsLens = (view) => viewNeeds(view, 'logitLens') && hasHead(app);
   const wantsFlow = (view) => viewNeeds(view, 'flow') && !viewUnavailable(app.info, view);
+  // A host without predictions still asks for them while a view that reads them is shown.
+  const wantsPredictions = (view) => predictions || viewNeeds(view, 'predictions');
+  const predicted = new WeakSet();   // the runs that asked for them
 
   const uses = (source, weightPrecision) => Boolean(model) && model.source === source && model.weightPrecision === weightPrecision;
 
@@ -106,9 +109,10 @@ export function createRunController(app, { views, predictions = true, on = {} })
       ...(wantsAttribution(view) ? { attribution: true } : {}),
       ...(wantsFlow(view) ? { flow: true } : {}),
     };
-    if (!predictions) return base;
-    // Decoders: the top-5 next tokens after every position (the next-token panel).
-    if (isCausal(app)) return { ...base, topK: 5, nextAll: true };
+    if (!wantsPredictions(view)) return base;
+    // Decoders: the top-5 next tokens after every position (the page's next-token panel; a view
+    // alone needs the last position's only).
+    if (isCausal(app)) return { ...base, topK: 5, ...(predictions ? { nextAll: true } : {}) };
     return { ...base, topK: app.info?.hasMlmHead ? 5 : 0 };
   }
 
@@ -124,7 +128,7 @@ export function createRunController(app, { views, predictions = true, on = {} })
     const runs = app.edit?.kind === 'heads' ? [app.original, app.edited] : [app.original];
     return runs.some((r) => (wantsTrace(view) && !r.trace) ||
       (wantsLens(view) && !r.logitLens && lensFits(r)) || (wantsAttribution(view) && !r.attribution) ||
-      (wantsFlow(view) && !r.flow));
+      (wantsFlow(view) && !r.flow) || (wantsPredictions(view) && !predictions && hasHead(app) && !predicted.has(r)));
   };
 
   function schedule() {
@@ -154,11 +158,13 @@ export function createRunController(app, { views, predictions = true, on = {} })
     try {
       const pair = state.pairOn && state.pair.trim() ? state.pair : undefined;
       const { text } = state;
+      const opts = options();
       // An encoder–decoder: the source, and the target typed or generated (app.generated).
       const r = isSeq2Seq(app.info)
         ? await runSeq2Seq(model.client, { source: text, target: state.target, targetIds: app.generated?.targetIds,
           trace: wantsTrace(state.view), signal }, () => kindShown(app.state))
-        : await model.client.run(text, { textPair: pair, signal, ...options() });
+        : await model.client.run(text, { textPair: pair, signal, ...opts });
+      if (opts.topK > 0) predicted.add(r);
       lastRunMs = performance.now() - started;
       if (seq !== runSeq || app.streaming) return;
       // The text this run is of (word-level views read its offsets against it); none with a pair,

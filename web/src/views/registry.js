@@ -13,8 +13,9 @@ export const FAMILIES = Object.freeze(['encoder', 'decoder', 'encoder-decoder'])
 const SINGLE_STACK = ['encoder', 'decoder'];
 
 /** The run outputs a view may need beyond the attention (js/model.js run options): only runs of
- *  those views ask for them, as each costs memory or another pass. */
-export const RUN_OUTPUTS = Object.freeze(['trace', 'logitLens', 'attribution', 'flow']);
+ *  those views ask for them, as each costs memory or another pass. 'predictions': the top next
+ *  tokens (or [MASK] fillers) even where the host shows none (the element). */
+export const RUN_OUTPUTS = Object.freeze(['trace', 'logitLens', 'attribution', 'flow', 'predictions']);
 
 /** A position past any input: the state clamps it to the input's last (clampToResult in state.js),
  *  for the views that open at the prediction after the text. */
@@ -63,9 +64,10 @@ const ENTRIES = [
     load: () => import('./contributions.js') },
   // Opens at the last position's prediction; a click on a node reads it with the logit lens.
   { id: 'flow', needs: ['flow', 'logitLens'], families: SINGLE_STACK, opens: { query: LAST_POSITION }, streams: false,
-    params: { tau: 'flowTau' }, load: () => import('./flow.js') },
+    element: true, params: { tau: 'flowTau' }, load: () => import('./flow.js') },
   // Activation patching: a grid of worker jobs' rows over the whole model, for one prompt pair.
-  { id: 'patching', scope: 'model', families: SINGLE_STACK, streams: false,
+  // Its answer and wrong pickers offer the clean run's top predictions.
+  { id: 'patching', scope: 'model', needs: ['predictions'], families: SINGLE_STACK, streams: false, element: true,
     params: { corrupted: 'patchCorrupted', answer: 'patchAnswer', wrong: 'patchWrong', site: 'patchSite' },
     load: () => import('./patching.js') },
 ];
