@@ -27,8 +27,8 @@ function topAt(run, decoder, position) {
  */
 export function patchingFigureBlock(result, patching, decoder) {
   if (!patching?.grid || !patching.corruptedRun) {
-    throw new AttnScopeError('E_INPUT', 'a patching figure holds a finished grid: write it with `attnscope snapshot --view patching` ' +
-      '(--corrupted, --answer, --wrong, --site)');
+    throw new AttnScopeError('E_INPUT', 'a patching figure holds a finished grid: save it once the grid is done, or write it with ' +
+      '`attnscope snapshot --view patching` (--corrupted, --answer, --wrong, --site)');
   }
   const { grid, corruptedRun, corruptedText, answer, wrong } = patching;
   return {

@@ -198,7 +198,7 @@ export class AttnScopeElement extends HTMLElement {
     const s = this.#state;
     if (!this.result) throw new AttnScopeError('E_INPUT', 'nothing to save yet');
     return figureData(this.result, { model: s.model, info: this.#app.info, text: s.text, view: s.view, layer: s.layer, head: s.head,
-      words: this.#app.wordsShown(), position: s.query, tau: s.flowTau });
+      words: this.#app.wordsShown(), position: s.query, tau: s.flowTau, patching: this.#app.views[VIEW.patching]?.view.exposed?.last?.figure });
   }
 
   // ---- exports ---------------------------------------------------------------------------------

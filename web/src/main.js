@@ -16,7 +16,7 @@ import { createGeneratePanel } from './generate-panel.js';
 import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 import { figureData } from '../../js/snapshot.js';
-import '../../js/figure-kinds.js';   // the flow figure's code (a patching grid is written by attnscope snapshot)
+import '../../js/figure-kinds.js';   // the flow and patching figures' code
 import { openView, VIEW, VIEW_IDS, VIEW_LIST, viewEntry } from './views/registry.js';
 import { createLesson } from './lesson/stepper.js';
 import { LESSONS } from './lesson/steps.js';
@@ -393,9 +393,10 @@ function wire() {
     let figure;
     try {
       figure = figureData(app.original, { model: state.model, info: app.info, text: state.text,
-        view: state.view, layer: state.layer, head: state.head, words: app.wordsShown(), position: state.query, tau: state.flowTau });
+        view: state.view, layer: state.layer, head: state.head, words: app.wordsShown(), position: state.query, tau: state.flowTau,
+        patching: app.views[VIEW.patching]?.view.exposed?.last?.figure });
     } catch (error) {
-      $('run-status').textContent = `${error.code}: ${error.message}`;   // a patching grid: saved by attnscope snapshot
+      $('run-status').textContent = `${error.code}: ${error.message}`;   // a patching grid not finished yet
       return;
     }
     downloadBlob(new Blob([JSON.stringify(figure)], { type: 'application/json' }), exportFileName(state, 'figure.json'));

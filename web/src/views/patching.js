@@ -219,7 +219,10 @@ export function createPatching(host, app) {
     }
     exposed.last = { site: g.site, answer: g.options.answer, wrong: g.options.wrong, corrupted: g.options.corrupted,
       suggested: Boolean(prep?.suggestion), rows: done, state: gridHost.dataset.state,
-      scores: g.rows.map((row) => (row ? [...row] : null)), clean: g.result?.clean ?? null, corruptedLd: g.result?.corrupted ?? null };
+      scores: g.rows.map((row) => (row ? [...row] : null)), clean: g.result?.clean ?? null, corruptedLd: g.result?.corrupted ?? null,
+      // A finished grid as a frozen figure holds it (js/figure-patching.js): the hosts' Save figure data.
+      figure: g.result && prep?.run ? { grid: g.result, corruptedRun: prep.run, corruptedText: g.options.corrupted,
+        answer: g.options.answer, wrong: g.options.wrong } : null };
   }
 
   // The cell that restores most, named as its tooltip names it: where to look first.
