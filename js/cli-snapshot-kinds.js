@@ -6,7 +6,7 @@ import { FLOW_DEFAULT_TAU } from './flow-graph.js';
 import { PATCH_SITES } from './patching.js';
 
 // Patching compares the logits after the last token (or at the first [MASK]): top 5 as the view shows.
-const TOP_K = 5;
+const TOP_K = 5;   // also the logit lens's, as the page asks for it (run-controller.js LENS_TOP_K)
 
 export const SNAPSHOT_KIND_FLAGS = {
   position: { type: 'string' }, tau: { type: 'string' },
@@ -14,7 +14,8 @@ export const SNAPSHOT_KIND_FLAGS = {
 };
 
 export const SNAPSHOT_KIND_USAGE = `            --view flow [--position P] [--tau T]: the information-flow graph into position P's
-            prediction (default: the last) with the edges of share ≥ T (default ${FLOW_DEFAULT_TAU}) — those shares only
+            prediction (default: the last) with the edges of share ≥ T (default ${FLOW_DEFAULT_TAU}) — those shares only,
+            and the logit lens's top ${TOP_K} at each dot of the graph (models with an output head)
             --view patching --corrupted "..." --answer TOKEN --wrong TOKEN [--site ${PATCH_SITES.join('|')}]:
             the activation-patching grid of --text (clean) against --corrupted (default site ${PATCH_SITES[0]}),
             with both logit differences and both runs' top ${TOP_K} predictions`;
@@ -42,7 +43,9 @@ export async function kindFigureRun(model, values) {
   if (values.words) throw new UsageError(`--words merges attention matrices; a ${values.view} figure is drawn over tokens`);
   if (values.view === 'flow') {
     const tau = optionalNumber(values.tau, '--tau', { min: 0, max: 1, note: 'the smallest share drawn' }) ?? FLOW_DEFAULT_TAU;
-    const result = await model.run(values.text, { topK: 0, flow: true });
+    // The logit lens too where the model has a head: what a click on a dot of the graph shows.
+    const lens = model.info.config.isDecoder || model.info.hasMlmHead ? { logitLens: TOP_K } : {};
+    const result = await model.run(values.text, { topK: 0, flow: true, ...lens });
     const position = optionalInteger(values.position, '--position', 0) ?? result.tokens.length - 1;
     if (position >= result.tokens.length) {
       throw new UsageError(`--position ${position}: the text has ${result.tokens.length} tokens (0 to ${result.tokens.length - 1})`);

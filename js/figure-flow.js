@@ -5,15 +5,22 @@
 // needs shares the figure does not hold: the element then runs the model.
 //   flow: {position, tau, layers, headCount, queries, keys,
 //          tokens: [[layer, query, key, share]], heads: [[H shares]] (one per tokens entry),
-//          residual, mlp, mlpResidual: [[layer, query, share]]}
+//          residual, mlp, mlpResidual: [[layer, query, share]],
+//          lens (a run with the logit lens): [[row, position, top]] for each dot of the graph}
 // (the FlowShares fields of those names, js/index.d.ts; the writer leaves out bias and the per-head
-// residual and bias, which the graph does not draw).
+// residual and bias, which the graph does not draw). lens is what a click on a dot shows: the
+// logit lens's top tokens where it reads that dot's stream (row 0 the embeddings, l + 1 after
+// layer l, as the view reads it).
 import { AttnScopeError } from './errors.js';
 import { FLOW_DEFAULT_TAU, flowGraph } from './flow-graph.js';
 
 /** The most per-head shares (L·H·T·T) a flow figure may stand for: its reader lays them out as a
  *  run's FlowShares for flowGraph (two float32 arrays that size, 16 MB each at the limit). */
 export const FLOW_FIGURE_MAX_SHARES = 2 ** 22;
+
+const TOP_FIELDS = ['id', 'token', 'text', 'prob'];
+// The lens row a dot reads: the embeddings, or the stream after its layer (the Flow view's rule).
+const lensRow = (node) => (node.level === 0 ? 0 : node.layer + 1);
 
 const tooLarge = (L, H, T) => new AttnScopeError('E_TOO_LARGE',
   `a flow figure of ${L} layers × ${H} heads × ${T}² tokens stands for ${L * H * T * T} shares, more than the ${FLOW_FIGURE_MAX_SHARES} ` +
@@ -44,6 +51,17 @@ export function flowFigureBlock(result, { position, tau = FLOW_DEFAULT_TAU } = {
       // A residual edge leaves an even level (the layer's input) into the attention's sum, an odd
       // one (after the attention) into the feed-forward's.
       (level(e.from) % 2 === 0 ? block.residual : block.mlpResidual).push([e.layer, e.query, e.share]);
+    }
+  }
+  if (result.logitLens) {
+    const seen = new Set();
+    block.lens = [];
+    for (const n of graph.nodes) {
+      const row = lensRow(n), key = `${row}:${n.position}`;
+      const top = result.logitLens[row]?.[n.position]?.top;
+      if (seen.has(key) || !top) continue;
+      seen.add(key);
+      block.lens.push([row, n.position, top.map((e) => Object.fromEntries(TOP_FIELDS.map((k) => [k, e[k]])))]);
     }
   }
   return block;
@@ -87,8 +105,20 @@ export function flowFigureRead(doc, [L, H, T], bad) {
       flow[name][l * T + i] = s;
     });
   }
+  let logitLens;
+  if (f.lens !== undefined) {
+    if (!Array.isArray(f.lens)) throw bad('flow lens');
+    logitLens = Array.from({ length: L + 1 }, () => new Array(T));
+    f.lens.forEach((entry, n) => {
+      const [row, position, top] = Array.isArray(entry) ? entry : [];
+      if (!(Number.isInteger(row) && row >= 0 && row <= L && Number.isInteger(position) && position >= 0 && position < T &&
+        Array.isArray(top) && top.every((e) => e && Number.isInteger(e.id) && typeof e.token === 'string' &&
+          typeof e.text === 'string' && share(e.prob)))) throw bad(`flow lens entry ${n}`);
+      logitLens[row][position] = { top: top.map((e) => Object.fromEntries(TOP_FIELDS.map((k) => [k, e[k]]))) };
+    });
+  }
   return {
-    fields: { flow },
+    fields: { flow, ...(logitLens ? { logitLens } : {}) },
     state: { query: f.position, flowTau: f.tau },
     // Raising τ only drops edges (and what only they reached): the figure holds every graph above its own.
     covers: (state) => state.query === f.position && state.flowTau >= f.tau,

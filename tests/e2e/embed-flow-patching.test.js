@@ -28,7 +28,7 @@ before(async () => {
   const model = await loadModel('bundled-causal', { threads: 1 });
   try {
     const info = model.info;
-    const flowRun = await model.run(FLOW_TEXT, { flow: true, topK: 0 });
+    const flowRun = await model.run(FLOW_TEXT, { flow: true, topK: 0, logitLens: 5 });
     expected.flowDoc = JSON.stringify(figureData(flowRun, { model: 'bundled-causal', info, text: FLOW_TEXT,
       view: 'flow', layer: 0, head: 0, position: 6, tau: 0.04 }));
     writeFileSync(join(DIR, 'flow.json'), expected.flowDoc);
@@ -138,6 +138,10 @@ test('frozen: the figures draw the graph and the grid with no wasm; a lower τ r
   assert.deepEqual(s.patching.grid, { site: 'head', rows: 8, state: 'done' });
   assert.match(s.patching.lds, new RegExp(`${Number(expected.grid.clean.toFixed(4))}.*${Number(expected.grid.corrupted.toFixed(4))}`));
   await screenshots(page, 'frozen');
+  // A click on a dot shows what the logit lens read there, from the figure.
+  await page.locator('#flow').locator('circle.flow-node[data-level="3"]').first().click();
+  await page.waitForFunction(() => document.getElementById('flow').shadowRoot.querySelectorAll('.flow-lens li').length === 5);
+  assert.equal((await shown(page)).flow.frozen, true);
   // Saving a frozen figure writes it again, number for number.
   assert.equal(await figureJson(page, 'flow'), expected.flowDoc);
   assert.equal(await figureJson(page, 'patching'), expected.patchingDoc);

@@ -76,7 +76,7 @@ for (const name of ['flowCausal', 'flowBert']) {
     assert.deepEqual(schemaErrors(doc), []);
     assert.equal(doc.version, 2);
     assert.equal(doc.heads, undefined, 'no attention matrices');
-    const r = await models[c.model].run(c.text, { flow: true, topK: 0 });
+    const r = await models[c.model].run(c.text, { flow: true, topK: 0, logitLens: 5 });
     const { flow } = r;
     const T = r.tokens.length, H = flow.headCount;
     const position = c.args.includes('--position') ? 9 : T - 1;
@@ -91,8 +91,15 @@ for (const name of ['flowCausal', 'flowBert']) {
     }
     const live = flowGraph(flow, { position, tau });
     assert.ok(live.edges.length > 5, `a graph worth drawing: ${live.edges.length} edges`);
+    // The logit lens at every dot of the graph (the embeddings' row 0, else after the dot's layer).
+    const dots = new Set(live.nodes.map((n) => `${n.level === 0 ? 0 : n.layer + 1}:${n.position}`));
+    assert.deepEqual(new Set(doc.flow.lens.map(([row, p]) => `${row}:${p}`)), dots);
+    for (const [row, p, top] of doc.flow.lens) {
+      assert.deepEqual(top, r.logitLens[row][p].top.map(({ id, token, text, prob }) => ({ id, token, text, prob })), `lens ${row}/${p}`);
+    }
     const back = figureResult(doc);
     assert.deepEqual(edgeRows(flowGraph(back.fields.flow, { position, tau })), edgeRows(live));
+    assert.deepEqual(back.fields.logitLens[doc.flow.lens[0][0]][doc.flow.lens[0][1]].top, doc.flow.lens[0][2]);
     // Every higher τ draws from the figure as from the run; a lower τ or another position is the model's.
     assert.deepEqual(edgeRows(flowGraph(back.fields.flow, { position, tau: 0.1 })), edgeRows(flowGraph(flow, { position, tau: 0.1 })));
     assert.deepEqual(back.state, { query: position, flowTau: tau });
