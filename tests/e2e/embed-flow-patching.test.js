@@ -67,7 +67,7 @@ const shown = (page) => page.evaluate(() => Object.fromEntries([...document.quer
   return [el.id, { status: el.dataset.status, frozen: el.frozen, error: root.querySelector('.status.error')?.textContent ?? null,
     edges: svg && Number(svg.dataset.edges), position: svg && Number(svg.dataset.position), tau: svg && Number(svg.dataset.tau),
     grid: grid && !grid.hidden ? { site: grid.dataset.site, rows: Number(grid.dataset.rows), state: grid.dataset.state } : null,
-    lds: root.querySelector('.patch-lds')?.textContent ?? '', route: root.querySelector('.flow-route')?.textContent ?? '',
+    lds: root.querySelector('.patch-lds')?.textContent ?? '', brand: root.querySelector('.brand')?.textContent ?? '', route: root.querySelector('.flow-route')?.textContent ?? '',
     different: [...root.querySelectorAll('.patch-align td.is-different')].map((td) => td.textContent) }];
 })));
 
@@ -134,6 +134,7 @@ test('frozen: the figures draw the graph and the grid with no wasm; a lower τ r
   let s = await shown(page);
   assert.deepEqual([s.flow.frozen, s.flow.position, s.flow.tau, s.flow.edges], [true, 6, 0.04, expected.frozenEdges]);
   assert.ok(s.flow.route.length > 0, 'the strongest route is named');
+  assert.match(s.flow.brand, /a frozen figure: numbers computed by bundled-causal when the figure was saved/);
   assert.equal(s.patching.frozen, true);
   assert.deepEqual(s.patching.grid, { site: 'head', rows: 8, state: 'done' });
   assert.match(s.patching.lds, new RegExp(`${Number(expected.grid.clean.toFixed(4))}.*${Number(expected.grid.corrupted.toFixed(4))}`));

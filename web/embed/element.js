@@ -23,7 +23,7 @@ import { permalinkFor } from './permalink.js';
 import { elementText } from './labels.js';
 import { loadStrings, stringsLoaded } from './strings.js';
 import { fetchFigure, loadFigureKinds } from './frozen-figure.js';
-import { figureData } from '../../js/snapshot.js';
+import { FIGURE_KIND_VIEWS, figureData } from '../../js/snapshot.js';
 import { LESSONS } from '../src/lesson/steps.js';
 
 /** The views the element offers (their registry entries' `element`), in button order. The views
@@ -546,7 +546,8 @@ export class AttnScopeElement extends HTMLElement {
         ((key === 'json' || key === 'figure') && crossShown(this.#app));
     }
     dom.actionButtons.link.hidden = !this.pageUrl;
-    dom.brand.textContent = this.frozen ? t('brandFrozen', { model: s.model }) : t('brand');
+    dom.brand.textContent = !this.frozen ? t('brand')
+      : t(FIGURE_KIND_VIEWS.includes(s.view) ? 'brandFrozenNumbers' : 'brandFrozen', { model: s.model });
     const r = this.result;
     dom.host.hidden = !r;
     dom.lesson.hidden = !(s.lesson && r);
