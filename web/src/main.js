@@ -13,6 +13,7 @@ import { viewUnavailable } from './model-family.js';
 import { createAblationRunner } from './ablation.js';
 import { createNextTokenPanel } from './views/next-token.js';
 import { createGeneratePanel } from './generate-panel.js';
+import { createSteerPanel } from './steer-panel.js';
 import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 import { figureData } from '../../js/snapshot.js';
@@ -288,6 +289,7 @@ function renderNow() {
   tokens.render();
   nextToken.render();
   generatePanel.render();
+  steerPanel.render();
   seq2seqPanel.render();
   kindSwitch.render();
   if (!app.result) return;
@@ -338,8 +340,11 @@ const examples = createExamples($('examples'), app, {
   loadModel: (id) => picker.load(id, modelLabel(app.t, id)),
   openText: (text, patch) => app.openText(text, patch),
   generateTarget: () => seq2seqPanel.generate(),
+  steer: () => steerPanel.start(),
 });
 const generatePanel = createGeneratePanel($('generate-panel'), app, { getClient: () => runs.client, runOptions: runs.options, textInput: $('text-a'), statusLine: $('run-status') });
+const steerPanel = createSteerPanel($('steer-panel'), app, { getClient: () => runs.client, runOptions: runs.options, textInput: $('text-a'),
+  redraw: () => renderAll() });
 
 function wire() {
   const a = $('text-a'), b = $('text-b'), pairOn = $('pair-on');
@@ -511,7 +516,7 @@ async function start() {
   picker.fillOptions();
   picker.syncRows();
   wire();
-  installTestHook(app, { viewJobs: runs.viewJobs });
+  installTestHook(app, { viewJobs: runs.viewJobs, steering: () => steerPanel.exposed });
   renderNow();
   const wanted = state.model;
   const label = modelLabel(app.t, wanted);
