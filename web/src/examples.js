@@ -88,5 +88,5 @@ export function createExamples(host, app, { loadModel, openText, generateTarget,
     EXAMPLES.forEach((ex, i) => { buttons[i].textContent = app.t(ex.label); });
   }
   render();
-  return { render, ownText };
+  return { render, ownText, open: (id) => open(EXAMPLES.find((e) => e.id === id)) };
 }

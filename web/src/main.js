@@ -477,6 +477,8 @@ function showLesson() {
   door.hidden = Boolean(state.lesson);
   if (state.lesson && !lesson) {
     lesson = createLesson($('lesson'), app, { tryText: (text) => app.openText(text, {}), viewHost: $('view-host'),
+      // The example keeps the lesson's step view (the example's own view is the same one).
+      openExample: (id) => examples.open(id),
       leave: () => {
         app.set({ lesson: '', step: 1 });
         door.focus({ preventScroll: true });
