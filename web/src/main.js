@@ -13,6 +13,7 @@ import { viewUnavailable } from './model-family.js';
 import { createAblationRunner } from './ablation.js';
 import { createNextTokenPanel } from './views/next-token.js';
 import { createGeneratePanel } from './generate-panel.js';
+import { createSteerPanel } from './steer-panel.js';
 import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 import { figureData } from '../../js/snapshot.js';
@@ -289,6 +290,7 @@ function renderNow() {
   tokens.render();
   nextToken.render();
   generatePanel.render();
+  steerPanel.render();
   seq2seqPanel.render();
   kindSwitch.render();
   if (!app.result) return;
@@ -339,8 +341,11 @@ const examples = createExamples($('examples'), app, {
   loadModel: (id) => picker.load(id, modelLabel(app.t, id)),
   openText: (text, patch) => app.openText(text, patch),
   generateTarget: () => seq2seqPanel.generate(),
+  steer: () => steerPanel.start(),
 });
 const generatePanel = createGeneratePanel($('generate-panel'), app, { getClient: () => runs.client, runOptions: runs.options, textInput: $('text-a'), statusLine: $('run-status') });
+const steerPanel = createSteerPanel($('steer-panel'), app, { getClient: () => runs.client, runOptions: runs.options, textInput: $('text-a'),
+  redraw: () => renderAll() });
 
 function wire() {
   const a = $('text-a'), b = $('text-b'), pairOn = $('pair-on');
@@ -480,6 +485,8 @@ function showLesson() {
   door.hidden = Boolean(state.lesson);
   if (state.lesson && !lesson) {
     lesson = createLesson($('lesson'), app, { tryText: (text) => app.openText(text, {}), viewHost: $('view-host'),
+      // The example keeps the lesson's step view (the example's own view is the same one).
+      openExample: (id) => examples.open(id),
       leave: () => {
         app.set({ lesson: '', step: 1 });
         door.focus({ preventScroll: true });
@@ -519,7 +526,7 @@ async function start() {
   picker.fillOptions();
   picker.syncRows();
   wire();
-  installTestHook(app, { viewJobs: runs.viewJobs });
+  installTestHook(app, { viewJobs: runs.viewJobs, steering: () => steerPanel.exposed });
   renderNow();
   const wanted = state.model;
   const label = modelLabel(app.t, wanted);
