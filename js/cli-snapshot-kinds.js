@@ -2,7 +2,7 @@
 // (js/figure-flow.js, js/figure-patching.js) rather than attention matrices, and the runs each
 // needs. Flags are read in the CLI's words (js/cli-args.js); the API checks what they mean.
 import { UsageError, optionalInteger, optionalNumber, refuseEmpty } from './cli-args.js';
-import { FLOW_DEFAULT_TAU } from './flow-graph.js';
+import { FLOW_DEFAULT_TAU } from './flow-tau.js';
 import { PATCH_SITES } from './patching.js';
 
 // Patching compares the logits after the last token (or at the first [MASK]): top 5 as the view shows.

@@ -12,7 +12,10 @@ export { bundledModelFile, bundledModelLocation, bundledModelLocations } from '#
 export { HEAD_STATISTICS, ablationEffects, headStatistics } from './head-stats.js';
 export { INDUCTION_DEFAULTS, inductionInput, inductionScores, measureInduction } from './head-detectors.js';
 export { FIGURE_FORMAT, FIGURE_VERSION, FIGURE_VIEWS, figureData, figureResult } from './snapshot.js';
-import './figure-kinds.js';   // the flow and patching figures' code, registered with snapshot.js
+import { registerFigureKinds } from './snapshot.js';
+import { FIGURE_KIND_CODE } from './figure-kinds.js';
+
+registerFigureKinds(FIGURE_KIND_CODE);   // the flow and patching figures' code
 export { findWords, mergeHead, wordAttentions } from './words.js';
 export { FLOW_DEFAULT_TAU, flowGraph, topFlowRoute } from './flow-graph.js';
 

@@ -11,8 +11,8 @@
 // its cross-attention (target × source) is no square matrix and is drawn live only.
 // Version 2 adds figures that hold a block of their own instead of attention matrices
 // (FIGURE_KIND_VIEWS: the flow graph, js/figure-flow.js; a patching grid, js/figure-patching.js,
-// whose code js/figure-kinds.js registers: the package's entry imports it, the element fetches it
-// only for such a figure); version 1 files are read as before. A figure carries the lowest version that has all it holds,
+// whose code js/figure-kinds.js holds for registerFigureKinds: the package's entry registers it,
+// the element fetches it only for such a figure); version 1 files are read as before. A figure carries the lowest version that has all it holds,
 // so a reader from before version 2 still draws the head, lines and grid figures written now.
 import { AttnScopeError } from './errors.js';
 import { findWords, mergeHead } from './words.js';
@@ -26,20 +26,20 @@ export const FIGURE_VERSIONS_READ = Object.freeze([1, 2]);
 export const FIGURE_VIEWS = Object.freeze(['head', 'lines', 'grid', 'flow', 'patching']);
 /** Those whose figure holds a block of its own (named as the view) instead of attention matrices. */
 export const FIGURE_KIND_VIEWS = Object.freeze(['flow', 'patching']);
-// Their code, as js/figure-kinds.js registers it: view → { since (the version that has it),
-// write(result, what) → the block, read(doc, [L, H, T], decoder, bad) → { fields, info?, state,
-// covers(state), jobs? } }.
+// Their code, js/figure-kinds.js's FIGURE_KIND_CODE once registered: view → { since (the version
+// that has it), write(result, what) → the block, read(doc, [L, H, T], decoder, bad) → { fields,
+// info?, state, covers(state), jobs? } }.
 const FIGURE_KINDS = {};
 
-/** Registers the code of a figure kind (js/figure-kinds.js). */
-export function registerFigureKind(view, kind) {
-  FIGURE_KINDS[view] = kind;
+/** Registers the figure kinds' code (js/figure-kinds.js FIGURE_KIND_CODE). */
+export function registerFigureKinds(code) {
+  Object.assign(FIGURE_KINDS, code);
 }
 
 // A view's kind, or null for a matrix view.
 function kindOf(view) {
   if (!FIGURE_KIND_VIEWS.includes(view)) return null;
-  if (!FIGURE_KINDS[view]) throw new AttnScopeError('E_INTERNAL', `the ${view} figure's code is not loaded (import js/figure-kinds.js)`);
+  if (!FIGURE_KINDS[view]) throw new AttnScopeError('E_INTERNAL', `the ${view} figure's code is not registered (registerFigureKinds with js/figure-kinds.js)`);
   return FIGURE_KINDS[view];
 }
 // Six decimals: a weight is a probability, and a figure needs no more (the sum of a row stays

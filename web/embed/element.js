@@ -391,9 +391,8 @@ export class AttnScopeElement extends HTMLElement {
 
   // The lesson's stepper and its figures: fetched only by an element that shows a lesson step.
   async #loadLesson() {
-    const { stepContent } = await import('../src/lesson/stepper.js');
-    this.#lessonStep ??= stepContent(this.#app, { ...this.#dom.lessonParts, root: this.shadowRoot,
-      tryText: (text) => this.setAttribute('text', text) });
+    const { elementLessonStep } = await import('./lesson-host.js');
+    this.#lessonStep ??= elementLessonStep(this.#app, { ...this.#dom.lessonParts, root: this.shadowRoot }, this);
   }
 
   // A view changed the state (a picker, a click): mirror it on the attributes and redraw.

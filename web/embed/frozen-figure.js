@@ -5,10 +5,11 @@
 // is a chunk fetched with the first such figure or view.
 import { RunResult } from '../../js/result.js';
 import { AttnScopeError } from '../../js/errors.js';
-import { FIGURE_KIND_VIEWS, figureResult } from '../../js/snapshot.js';
+import { FIGURE_KIND_VIEWS, figureResult, registerFigureKinds } from '../../js/snapshot.js';
 
-/** Fetches the code that writes and reads `view`'s figures, where it has its own (flow, patching). */
-export const loadFigureKinds = (view) => (FIGURE_KIND_VIEWS.includes(view) ? import('../../js/figure-kinds.js') : Promise.resolve());
+/** Fetches (and registers) the code that writes and reads `view`'s figures, where it has its own (flow, patching). */
+export const loadFigureKinds = (view) => (FIGURE_KIND_VIEWS.includes(view)
+  ? import('../../js/figure-kinds.js').then((m) => registerFigureKinds(m.FIGURE_KIND_CODE)) : Promise.resolve());
 
 /** Fetches and reads a figure: { result, info, covers(view, layer, head), text, model, view, layer, head }. */
 export async function fetchFigure(src, baseUrl) {

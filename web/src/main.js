@@ -16,8 +16,8 @@ import { createGeneratePanel } from './generate-panel.js';
 import { createSteerPanel } from './steer-panel.js';
 import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
-import { figureData } from '../../js/snapshot.js';
-import '../../js/figure-kinds.js';   // the flow and patching figures' code
+import { figureData, registerFigureKinds } from '../../js/snapshot.js';
+import { FIGURE_KIND_CODE } from '../../js/figure-kinds.js';
 import { openView, VIEW, VIEW_IDS, VIEW_LIST, viewEntry } from './views/registry.js';
 import { createLesson } from './lesson/stepper.js';
 import { LESSONS } from './lesson/steps.js';
@@ -31,6 +31,8 @@ import { readHeldout } from './heldout.js';
 import { modelLabel } from './bundled-labels.js';
 import { createExamples } from './examples.js';
 import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
+
+registerFigureKinds(FIGURE_KIND_CODE);   // Save figure data of the flow and patching views
 
 const BUSY_AFTER_MS = 150;
 const $ = (id) => document.getElementById(id);

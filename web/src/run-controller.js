@@ -7,9 +7,7 @@
 // changes or the model does. The hosts keep only what is theirs: the URL or the attributes, the
 // status line, the picker.
 import { AttnScopeError } from '../../js/errors.js';
-import { isCausal } from './causal-mask.js';
-import { cachedCorpus, cachedCorpusMap, corpusMap, corpusSummary } from './corpus.js';
-import { corpusAblation } from './ablation.js';
+import { hasHead, isCausal } from './causal-mask.js';
 import { openModel, stats } from './model-registry.js';
 import { showView } from './view-model.js';
 import { viewUnavailable } from './model-family.js';
@@ -46,8 +44,18 @@ const SLOW_RUN_DEBOUNCE_MS = 250;
 const JOB_LOG = 32;   // the view jobs remembered for the test hook
 
 const isAbort = (e) => e?.code === 'E_ABORTED' || e?.name === 'AbortError';
-/** The model has an output head to read layers with (decoders always; encoders with an MLM head). */
-export const hasHead = (app) => isCausal(app) || Boolean(app.info?.hasMlmHead);
+
+// The corpus sample's code (corpus-jobs.js), fetched by the first view job that runs on the
+// sample (the heads table, the map, the ablation): an element showing other views does not
+// download it.
+let corpusLoaded = null;
+let corpusLoading = null;
+function corpusCode() {
+  corpusLoading ??= import('./corpus-jobs.js').then((m) => (corpusLoaded = m));
+  corpusLoading.catch(() => { corpusLoading = null; });   // a failed fetch (offline) may be retried
+  return corpusLoading;
+}
+export { hasHead };   // causal-mask.js's, for the views that import it from here
 
 /**
  * @param app the view model (view-model.js); its `jobs` is set here
@@ -245,13 +253,16 @@ export function createRunController(app, { views, predictions = true, on = {} })
     get model() { return model?.client ?? null; },
     run: (text, opts = {}) => viewJob('run', (client, signal) => client.run(text, { ...opts, signal }), opts.signal),
     runIds: (ids, opts = {}) => viewJob('runIds', (client, signal) => client.runIds(ids, { ...opts, signal }), opts.signal),
-    corpus: ({ signal, onProgress } = {}) => viewJob('corpus', (client, s) => corpusSummary(client, { signal: s, onProgress }), signal),
+    corpus: ({ signal, onProgress } = {}) =>
+      viewJob('corpus', async (client, s) => (await corpusCode()).corpusSummary(client, { signal: s, onProgress }), signal),
     corpusMap: (layer, head, { signal, onProgress } = {}) =>
-      viewJob('map', (client, s) => corpusMap(client, layer, head, { signal: s, onProgress }), signal),
-    ablation: ({ signal, onProgress } = {}) => viewJob('ablation', (client, s) => corpusAblation(client, { signal: s, onProgress }), signal),
+      viewJob('map', async (client, s) => (await corpusCode()).corpusMap(client, layer, head, { signal: s, onProgress }), signal),
+    ablation: ({ signal, onProgress } = {}) =>
+      viewJob('ablation', async (client, s) => (await corpusCode()).corpusAblation(client, { signal: s, onProgress }), signal),
     patch: (opts) => viewJob('patch', (client, signal) => client.patch({ ...opts, signal }), opts.signal),
-    cachedCorpus: () => cachedCorpus(model?.client),
-    cachedCorpusMap: (layer, head) => cachedCorpusMap(model?.client, layer, head),
+    // Nothing is cached before the code has loaded (the first job loads it).
+    cachedCorpus: () => corpusLoaded?.cachedCorpus(model?.client) ?? null,
+    cachedCorpusMap: (layer, head) => corpusLoaded?.cachedCorpusMap(model?.client, layer, head) ?? null,
     compare,
   };
 

@@ -3,7 +3,7 @@
 // back to the default. Values are only ever shown through textContent, never as HTML.
 import { isHubId } from '../../js/hub-id.js';
 import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
-import { FLOW_DEFAULT_TAU } from '../../js/flow-graph.js';
+import { FLOW_DEFAULT_TAU } from '../../js/flow-tau.js';
 import { GENERATE_DEFAULTS } from '../../js/generate.js';
 import { PATCH_SITES } from '../../js/patching.js';
 import { STEER_MAX_STRENGTH } from './setting-check.js';

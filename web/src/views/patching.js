@@ -4,13 +4,12 @@
 // worker job whose rows arrive as progress and are drawn as they come) and shows how much of the
 // clean logit difference comes back: 1 restored, 0 no effect. Rows are layers, columns positions
 // or heads; a head cell opens that head. Any input changing cancels the job under way.
-import { isCausal } from '../causal-mask.js';
+import { hasHead, isCausal } from '../causal-mask.js';
 import { diverging } from '../colormap.js';
 import { errorReason, errorDetail } from '../error-text.js';
 import { Heatmap } from '../heatmap.js';
 import { fmt, renderLegend } from '../legend.js';
 import { makeSelect } from '../pickers.js';
-import { hasHead } from '../run-controller.js';
 import { addStrings } from '../i18n.js';
 import { PATCHING_STRINGS } from '../i18n-patching.js';
 import { corruptionCandidates, defaultAnswers, namesToken, topPredictions } from '../patch-suggest.js';
