@@ -38,7 +38,7 @@ const DEFAULT_KIND = 'enc';
 // The views' own permalink parameters (their registry entries' params: tau, corrupted, answer,
 // wrong, site, …) are attributes of the same names, read and written as the page's link does
 // (state.js); q, the query position, too (the Flow view's prediction).
-const VIEW_PARAMS = { q: 'query', ...Object.assign({}, ...ELEMENT_VIEWS.map((id) => viewEntry(id).params)) };
+export const VIEW_PARAMS = { q: 'query', ...Object.assign({}, ...ELEMENT_VIEWS.map((id) => viewEntry(id).params)) };
 const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;
 const INDEX = /^\d{1,4}$/;
 
