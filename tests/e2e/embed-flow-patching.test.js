@@ -2,19 +2,18 @@
 // page: the live ones take the page's permalink parameters as attributes (tau, q; corrupted,
 // answer, wrong, site) and write a view's changes back; the frozen ones draw the figure's graph
 // and grid with no wasm, and a τ below the figure's switches to the model. Desktop (1280) and
-// phone (390), English and Korean (the lang attribute), a clean console. Screenshots go to
-// $ATTNSCOPE_SCREENSHOTS (default: a temporary folder) — look at them.
+// phone (390), English and Korean (the lang attribute), a clean console. With
+// $ATTNSCOPE_SCREENSHOTS set, each element at each of the four is saved there — look at them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadModel, figureData, flowGraph } from '../../js/index.js';
 import { PATCHING_EXAMPLE } from '../../web/src/patch-suggest.js';
 import { ROOT, elementPage, ensureBuilt, guardedPage, launchBrowser, startServer, waitForElements } from './embed-helpers.js';
 
 const DIR = join(ROOT, 'dist', 'test-flow-patching');
-const SHOTS = process.env.ATTNSCOPE_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'attnscope-flow-patching-'));
+const SHOTS = process.env.ATTNSCOPE_SCREENSHOTS;
 const { clean: CLEAN, corrupted: CORRUPTED, answer: ANSWER, wrong: WRONG } = PATCHING_EXAMPLE;
 const FLOW_TEXT = 'The cat sat on the mat because it was tired.';
 const attr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
@@ -71,9 +70,11 @@ const shown = (page) => page.evaluate(() => Object.fromEntries([...document.quer
     different: [...root.querySelectorAll('.patch-align td.is-different')].map((td) => td.textContent) }];
 })));
 
-// Desktop and phone, English and Korean, each element's frame. The lang attribute redraws the
-// views (no rerun) at the width just set, as a page opened at that width draws them.
-async function screenshots(page, name) {
+// Desktop and phone, English and Korean: the lang attribute redraws the views (no rerun) at the
+// width just set, as a page opened at that width draws them; each element fits the width and
+// speaks the language (and is saved as a screenshot when asked).
+async function eachScreen(page, name) {
+  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   for (const [size, width] of [['desktop', 1280], ['phone', 390]]) {
     await page.setViewportSize({ width, height: 900 });
     for (const lang of ['en', 'ko']) {
@@ -81,8 +82,15 @@ async function screenshots(page, name) {
         el.setAttribute('lang', l === 'en' ? 'ko' : 'en');
         el.setAttribute('lang', l);
       }), lang);
-      await page.waitForTimeout(200);
-      for (const id of ['flow', 'patching']) {
+      // Korean text is fetched on first use: wait until every view's explanation speaks it.
+      await page.waitForFunction((l) => [...document.querySelectorAll('attn-scope')].every((el) => {
+        const text = el.shadowRoot.querySelector('.view:not([hidden]) .explain')?.textContent ?? '';
+        return l === 'ko' ? /[가-힣]/.test(text) : text !== '' && !/[가-힣]/.test(text);
+      }), lang, { timeout: 15000 });
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const widths = await page.evaluate(() => [...document.querySelectorAll('attn-scope')].map((el) => [el.id, el.getBoundingClientRect().width]));
+      for (const [id, w] of widths) assert.ok(w <= width, `${id} ${size} ${lang}: ${w} px wide`);
+      for (const id of SHOTS ? ['flow', 'patching'] : []) {
         await page.locator(`#${id}`).screenshot({ path: join(SHOTS, `embed-${id}-${name}-${lang}-${size}.png`) });
       }
     }
@@ -119,7 +127,7 @@ test('live: the views take their permalink parameters as attributes and write ch
   const patchDoc = JSON.parse(await figureJson(page, 'patching'));
   assert.deepEqual([patchDoc.patching.site, patchDoc.patching.corruptedText, patchDoc.patching.answer], ['head', CORRUPTED, ANSWER]);
   patchDoc.patching.scores.flat().forEach((v, i) => assert.ok(Math.abs(v - expected.grid.scores.flat()[i]) < 1e-4, `score ${i}`));
-  await screenshots(page, 'live');
+  await eachScreen(page, 'live');
   assert.deepEqual(await check(), []);
   await page.context().close();
 });
@@ -138,7 +146,7 @@ test('frozen: the figures draw the graph and the grid with no wasm; a lower τ r
   assert.equal(s.patching.frozen, true);
   assert.deepEqual(s.patching.grid, { site: 'head', rows: 8, state: 'done' });
   assert.match(s.patching.lds, new RegExp(`${Number(expected.grid.clean.toFixed(4))}.*${Number(expected.grid.corrupted.toFixed(4))}`));
-  await screenshots(page, 'frozen');
+  await eachScreen(page, 'frozen');
   // A click on a dot shows what the logit lens read there, from the figure.
   await page.locator('#flow').locator('circle.flow-node[data-level="3"]').first().click();
   await page.waitForFunction(() => document.getElementById('flow').shadowRoot.querySelectorAll('.flow-lens li').length === 5);
