@@ -54,11 +54,11 @@ emscripten::val stack_trace_to_js(const Seq2SeqStackTrace& t, const Seq2SeqStack
     if (l < self_values.size()) put(layer, "selfValues", self_values[l]);
     if (cross_values) put(layer, "crossValues", (*cross_values)[l]);
     layers.call<void>("push", layer);
-    const Seq2SeqLayer& w = stack.layers[l];
+    const Layer& w = stack.layers[l];
     val n = val::object();
     n.set("selfAttention", norm_js(w.self.norm));
     if (cross_values) n.set("crossAttention", norm_js(w.cross.norm));
-    n.set("ffn", norm_js(w.ffn_norm));
+    n.set("ffn", norm_js(w.ffn.norm));
     norms.call<void>("push", n);
   }
   val out = val::object();

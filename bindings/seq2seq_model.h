@@ -133,7 +133,7 @@ class Seq2SeqModel {
         decoder_flow->install(decoder_hooks);
         options.hooks = &decoder_hooks;
       }
-      DecoderCache cache;
+      KvCache cache;
       const DecoderOutput dec = engine_.decode(int32_vector_from_js(decoder_ids), enc, cache, options);
       emscripten::val out = val::object();
       out.set("sourceTokens", emscripten::val(enc.source_len));
@@ -145,7 +145,10 @@ class Seq2SeqModel {
       out.set("logits", to_float32_array(engine_.logits(dec.hidden.data(), dec.tokens)));
       if (options.trace) {
         out.set("encoderTrace", stack_trace_to_js(enc.trace, engine_.weights().encoder, encoder.values(), nullptr));
-        out.set("decoderTrace", stack_trace_to_js(dec.trace, engine_.weights().decoder, cache.v, &enc.cross_v));
+        std::vector<std::vector<float>> self_values(c.decoder_layers);
+        for (int l = 0; l < c.decoder_layers; ++l)
+          self_values[l] = cache.layer_values(l, c.decoder_heads * c.decoder_head_dim());
+        out.set("decoderTrace", stack_trace_to_js(dec.trace, engine_.weights().decoder, self_values, &enc.cross_v));
       }
       if (flow) {
         emscripten::val f = flow_to_js(decoder_flow->result());
@@ -166,7 +169,7 @@ class Seq2SeqModel {
     return guarded([&] {
       ThreadScope threads(threads_);
       encoder_ = engine_.encode(int32_vector_from_js(source));
-      cache_ = DecoderCache{};
+      cache_ = KvCache{};
       return to_float32_array(encoder_.attentions);
     });
   }
@@ -249,7 +252,7 @@ class Seq2SeqModel {
   tok::Tokenizer tokenizer_;
   std::optional<tok::Tokenizer> target_;
   EncoderOutput encoder_;  // generation: the source, encoded once
-  DecoderCache cache_;
+  KvCache cache_;
   Seq2SeqInterventions interventions_;  // the patching grid in progress, the steering step() applies
 };
 

@@ -67,7 +67,7 @@ Attribution direct_logit_attribution(const Transformer& model, const std::vector
     std::copy_n(wu.f32.data() + static_cast<size_t>(token_id) * C, C, unembed.data());
   const LayerNormParams& ln = model.final_norm();
   const float* residual = r.trace.layers[L - 1].output.data() + row;  // before the final norm
-  const bool rms = cfg.family == Family::Llama;
+  const bool rms = model.spec().norm == NormKind::RmsNorm;
   double mean = 0, var = 0;
   if (!rms) {
     for (int c = 0; c < C; ++c) mean += residual[c];
@@ -99,7 +99,7 @@ Attribution direct_logit_attribution(const Transformer& model, const std::vector
   std::vector<float> ctx(dh), head_out(C);
   const int keys = r.keys;
   for (int l = 0; l < L; ++l) {
-    const Layer& layer = model.layer(l);
+    const AttentionWeights& layer = model.layer(l).self;
     for (int h = 0; h < H; ++h) {
       // ctx_h = m · Σ_j P[t, j] v_{j,h}, then through W_O's h-th slice (no bias).
       const size_t lh = static_cast<size_t>(l) * H + h;

@@ -39,20 +39,20 @@ void check_layer_output(const float* x, int T, int C, const char* stack, int lay
 Layer pack_layer(LayerWeights&& w, const ModelConfig& c, WeightPrecision precision) {
   const int C = c.hidden_size, F = c.intermediate_size, Q = c.q_width(), KV = c.kv_width();
   Layer layer;
-  layer.q = pack_linear_layer(w.q_w, w.q_b, C, Q, precision);
-  layer.k = pack_linear_layer(w.k_w, w.k_b, C, KV, precision);
-  layer.v = pack_linear_layer(w.v_w, w.v_b, C, KV, precision);
-  layer.o = pack_linear_layer(w.o_w, w.o_b, Q, C, precision);
-  layer.ff_in = pack_linear_layer(w.ff_i_w, w.ff_i_b, C, F, precision);
-  layer.ff_out = pack_linear_layer(w.ff_o_w, w.ff_o_b, F, C, precision);
-  if (w.ff_g_w.size()) layer.ff_gate = pack_linear_layer(w.ff_g_w, w.ff_g_b, C, F, precision);
-  layer.ln_attn = {std::move(w.ln_attn_g), std::move(w.ln_attn_b)};
-  layer.ln_ffn = {std::move(w.ln_out_g), std::move(w.ln_out_b)};
-  layer.q_norm.gamma = std::move(w.q_norm_g);
-  layer.k_norm.gamma = std::move(w.k_norm_g);
-  layer.heads = c.num_heads;
-  layer.kv_heads = c.kv_heads();
-  layer.head_dim = c.head_dim();
+  AttentionWeights& a = layer.self;
+  a.q = pack_linear_layer(w.q_w, w.q_b, C, Q, precision);
+  a.k = pack_linear_layer(w.k_w, w.k_b, C, KV, precision);
+  a.v = pack_linear_layer(w.v_w, w.v_b, C, KV, precision);
+  a.o = pack_linear_layer(w.o_w, w.o_b, Q, C, precision);
+  a.norm = {std::move(w.ln_attn_g), std::move(w.ln_attn_b)};
+  a.q_norm.gamma = std::move(w.q_norm_g);
+  a.k_norm.gamma = std::move(w.k_norm_g);
+  a.layout = {c.num_heads, c.kv_heads(), c.head_dim()};
+  FeedForwardWeights& f = layer.ffn;
+  f.in = pack_linear_layer(w.ff_i_w, w.ff_i_b, C, F, precision);
+  f.out = pack_linear_layer(w.ff_o_w, w.ff_o_b, F, C, precision);
+  if (w.ff_g_w.size()) f.gate = pack_linear_layer(w.ff_g_w, w.ff_g_b, C, F, precision);
+  f.norm = {std::move(w.ln_out_g), std::move(w.ln_out_b)};
   return layer;
 }
 
@@ -91,9 +91,10 @@ void rms_norm_forward(float* out, const float* inp, const LayerNormParams& ln, i
   kernels::rms_norm_f32(out, inp, ln.gamma.data(), T, C, eps);
 }
 
-void qkv_projection_forward(float* q, float* k, float* v, const float* x, const Layer& layer, int queries) {
+void qkv_projection_forward(float* q, float* k, float* v, const float* x, const AttentionWeights& attention,
+                            int queries) {
   float* const outs[] = {q, k, v};
-  const LinearLayer* const layers[] = {&layer.q, &layer.k, &layer.v};
+  const LinearLayer* const layers[] = {&attention.q, &attention.k, &attention.v};
   linear_forward_same_input(outs, layers, 3, x, queries);
 }
 
@@ -151,9 +152,9 @@ void linear_plus_residual(float* out, const float* x, const LinearLayer& w, cons
 
 }  // namespace
 
-void attention_output_forward(float* out, const float* ctx, const Layer& layer, const float* residual, int T,
+void attention_output_forward(float* out, const float* ctx, const LinearLayer& o, const float* residual, int T,
                               float* sublayer_out, const SublayerEdit& edit) {
-  linear_plus_residual(out, ctx, layer.o, residual, T, sublayer_out, edit);
+  linear_plus_residual(out, ctx, o, residual, T, sublayer_out, edit);
 }
 
 void attention_context_forward(float* ctx, const float* probs, const float* v, const HeadLayout& layout,
@@ -170,32 +171,32 @@ void attention_context_forward(float* ctx, const float* probs, const float* v, c
   }
 }
 
-void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, kernels::Activation act,
+void ffn_forward(float* out, float* hidden, const float* x, const FeedForwardWeights& ffn, kernels::Activation act,
                  const float* residual, int T, float* sublayer_out, float* pre_activation, const SublayerEdit& edit) {
-  if (pre_activation) linear_forward(pre_activation, x, layer.ff_in, T);
+  if (pre_activation) linear_forward(pre_activation, x, ffn.in, T);
   kernels::LinearEpilogue activated;
   activated.activate = true;
   activated.activation = act;
-  linear_forward(hidden, x, layer.ff_in, T, activated);
-  linear_plus_residual(out, hidden, layer.ff_out, residual, T, sublayer_out, edit);
+  linear_forward(hidden, x, ffn.in, T, activated);
+  linear_plus_residual(out, hidden, ffn.out, residual, T, sublayer_out, edit);
 }
 
-void gated_ffn_forward(float* out, float* hidden, float* gate, const float* x, const Layer& layer,
+void gated_ffn_forward(float* out, float* hidden, float* gate, const float* x, const FeedForwardWeights& ffn,
                        kernels::Activation act, const float* residual, int T, float* sublayer_out,
                        const GatedFfnTrace& trace, const SublayerEdit& edit) {
-  const size_t TF = static_cast<size_t>(T) * layer.ff_in.out;
+  const size_t TF = static_cast<size_t>(T) * ffn.in.out;
   // The gate before its activation: the same GEMM again without the epilogue (as ffn_forward's
   // pre_activation), so `gate` below is exactly what it is untraced.
-  if (trace.gate) linear_forward(trace.gate, x, layer.ff_gate, T);
+  if (trace.gate) linear_forward(trace.gate, x, ffn.gate, T);
   kernels::LinearEpilogue activated;  // act(gate) in the GEMM's store: SIMD on wasm, no extra pass
   activated.activate = true;
   activated.activation = act;
-  linear_forward(gate, x, layer.ff_gate, T, activated);
+  linear_forward(gate, x, ffn.gate, T, activated);
   if (trace.gate_activated) std::copy_n(gate, TF, trace.gate_activated);
-  linear_forward(hidden, x, layer.ff_in, T);
+  linear_forward(hidden, x, ffn.in, T);
   if (trace.up) std::copy_n(hidden, TF, trace.up);
   kernels::multiply_f32(hidden, gate, TF);
-  linear_plus_residual(out, hidden, layer.ff_out, residual, T, sublayer_out, edit);
+  linear_plus_residual(out, hidden, ffn.out, residual, T, sublayer_out, edit);
 }
 
 void embedding_parts(float* word, float* position, float* token_type, const ModelWeights& w, const int32_t* ids,
@@ -212,12 +213,13 @@ void embedding_parts(float* word, float* position, float* token_type, const Mode
   }
 }
 
-void value_norms_forward(float* norms, float* head_out, const float* v, const Layer& layer, int T) {
+void value_norms_forward(float* norms, float* head_out, const float* v, const AttentionWeights& attention, int T) {
   using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const int C = layer.o.out, heads = layer.heads, dh = layer.head_dim, group = heads / layer.kv_heads;
+  const HeadLayout& layout = attention.layout;
+  const int C = attention.o.out, heads = layout.heads, dh = layout.head_dim;
   for (int h = 0; h < heads; ++h) {
     const int col = h * dh;  // head h's columns of W_O; its values are its key/value head's
-    linear_slice_forward(head_out, v + (h / group) * dh, layer.v.out, layer.o, T, col, dh);  // (T, C)
+    linear_slice_forward(head_out, v + layout.kv_head_of(h) * dh, attention.v.out, attention.o, T, col, dh);  // (T, C)
     Eigen::Map<const RowMatrix> fx(head_out, T, C);
     for (int t = 0; t < T; ++t) norms[static_cast<size_t>(h) * T + t] = fx.row(t).norm();
   }

@@ -1,7 +1,8 @@
 // The transformer's building blocks as free functions over plain row-major (rows, C) arrays, the
 // way llm.c's gpt2_forward reads: each one reads its inputs, writes its output and owns nothing.
-// Every family's layer is a short composition of them: the post-LN encoder, the pre-LN decoder and
-// the Llama layer (transformer.cpp), and the encoder–decoders' stacks (seq2seq.cpp). The kernels underneath are the build's fastest (kernels/*).
+// layer.h composes them into the one layer every family is made of (its variations as data), and
+// engine/models/ adds what is a family's own. The kernels underneath are the build's fastest
+// (kernels/*).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -20,10 +21,6 @@ struct LayerNormParams {
   std::vector<float> gamma, beta;
 };
 
-// One block's weights as the forward pass uses them: the linear layers packed once for the GEMM
-// (packing moves them out of LayerWeights: one copy in memory; int8 for a Q8 load) and the two norms. The Llama
-// family's norms are RMSNorms (beta empty), its q/k/v/o widths H·dh and KV·dh, and its MLP has a
-// gate (SwiGLU: act(x W_gate) · (x W_up) → W_down).
 // How an attention sublayer splits its projections into heads: `heads` query heads of head_dim,
 // reading `kv_heads` key/value heads (fewer than the query heads: grouped-query attention).
 struct HeadLayout {
@@ -33,14 +30,29 @@ struct HeadLayout {
   int kv_head_of(int h) const { return h / (heads / kv_heads); }
 };
 
+// One attention sublayer's weights as the forward pass uses them: the linear layers packed once
+// for the GEMM (packing moves them out of the loaded tensors: one copy in memory; int8 for a Q8
+// load), q and o H·dh wide, k and v KV·dh, and the sublayer's norm (before it or after its
+// residual add: LayerSpec; an RMSNorm's β is empty).
+struct AttentionWeights {
+  LinearLayer q, k, v, o;
+  LayerNormParams norm;
+  LayerNormParams q_norm, k_norm;  // Qwen3: RMSNorm γ (dh) over each head's q and k (empty otherwise)
+  HeadLayout layout;
+};
+
+// One feed-forward sublayer: C → F (activation) → C; gated (SwiGLU, T5's gated-gelu):
+// act(x W_gate) · (x W_in) → W_out, `gate` empty otherwise.
+struct FeedForwardWeights {
+  LinearLayer in, gate, out;
+  LayerNormParams norm;
+};
+
+// One layer of any family: self-attention, the cross-attention of an encoder–decoder's decoder
+// layer (empty elsewhere), the feed-forward.
 struct Layer {
-  LinearLayer q, k, v, o;      // self-attention: projections and output projection W_O
-  LinearLayer ff_in, ff_out;   // feed-forward: C → F (activation) → C; Llama: up, down
-  LinearLayer ff_gate;         // Llama: the SwiGLU gate C → F (empty otherwise)
-  LayerNormParams ln_attn, ln_ffn;       // after (encoder) or before (decoder) each sublayer
-  LayerNormParams q_norm, k_norm;        // Qwen3: RMSNorm γ (dh) over each head's q and k (beta empty)
-  int heads = 0, kv_heads = 0, head_dim = 0;
-  HeadLayout layout() const { return {heads, kv_heads, head_dim}; }
+  AttentionWeights self, cross;
+  FeedForwardWeights ffn;
 };
 Layer pack_layer(LayerWeights&& weights, const ModelConfig& config,
                  WeightPrecision precision = WeightPrecision::F32);
@@ -56,8 +68,8 @@ struct Activations {
   std::vector<float> ctx;      // (T, H·dh) the heads' outputs concatenated, before W_O
   std::vector<float> sum;      // (T, C) a residual sum, before its LayerNorm (encoders)
   std::vector<float> ff;       // (T, F) the feed-forward hidden layer, after the activation
-  std::vector<float> gate;     // (T, F) Llama: the SwiGLU gate before act(gate) · up
-  std::vector<float> rope_cos, rope_sin;  // (T, dh/2) Llama: the run's rotary angles
+  std::vector<float> gate;     // (T, F) gated feed-forwards: act(x W_gate) before it multiplies x W_in
+  std::vector<float> rope_cos, rope_sin;  // (T, dh/2) rotary positions: the run's angles
   std::vector<float> probs;    // (H, T, T) attention probabilities when the caller keeps none
   std::vector<float> head_out; // (T, C) one head's values through W_O (value norms)
   std::vector<float> sublayer; // (T, C) a hooked sublayer's output before its residual (hooks.h)
@@ -92,7 +104,8 @@ void layer_norm_forward(float* out, const float* inp, const LayerNormParams& ln,
 void rms_norm_forward(float* out, const float* inp, const LayerNormParams& ln, int T, int C, float eps);
 
 // q (queries, H·dh) = x W_Q + b_Q; k, v (queries, KV·dh) = x W_K + b_K, x W_V + b_V.
-void qkv_projection_forward(float* q, float* k, float* v, const float* x, const Layer& layer, int queries);
+void qkv_projection_forward(float* q, float* k, float* v, const float* x, const AttentionWeights& attention,
+                            int queries);
 
 // Every family's attention, self or cross, threads over heads. Per query head h, over the
 // key/value head h reads (layout.kv_heads of them; grouped-query attention when fewer than the
@@ -113,7 +126,7 @@ using SublayerEdit = std::function<void(float* sublayer_out)>;
 // (fused into the GEMM's store). out must not alias ctx or residual. With `sublayer_out` (T, C),
 // the sum before the residual is kept there too (the same values, so the same result: the fused
 // store adds the residual last as well), and `edit` (which needs it) may change it first.
-void attention_output_forward(float* out, const float* ctx, const Layer& layer, const float* residual, int T,
+void attention_output_forward(float* out, const float* ctx, const LinearLayer& o, const float* residual, int T,
                               float* sublayer_out = nullptr, const SublayerEdit& edit = {});
 
 // ctx (queries, H·dh) = P_h v_h per head from given probabilities (H, queries, keys), with the head
@@ -126,20 +139,20 @@ void attention_context_forward(float* ctx, const float* probs, const float* v, c
 // With `pre_activation` (T, F), x W_1 + b_1 is kept there too: the same GEMM run a second time
 // without the activation in its epilogue, so `hidden` and `out` are exactly what they are without
 // it (applying the activation afterwards would go through a different kernel than the fused one).
-void ffn_forward(float* out, float* hidden, const float* x, const Layer& layer, kernels::Activation act,
+void ffn_forward(float* out, float* hidden, const float* x, const FeedForwardWeights& ffn, kernels::Activation act,
                  const float* residual, int T, float* sublayer_out = nullptr, float* pre_activation = nullptr,
                  const SublayerEdit& edit = {});
 
-// Where gated_ffn_forward keeps the SwiGLU's parts when tracing, each (T, F) or null: x W_gate + b,
-// act(x W_gate + b) and x W_up + b.
+// Where gated_ffn_forward keeps the gated feed-forward's parts when tracing, each (T, F) or null:
+// x W_gate + b, act(x W_gate + b) and x W_in + b.
 struct GatedFfnTrace {
   float *gate = nullptr, *gate_activated = nullptr, *up = nullptr;
 };
 
-// The Llama family's MLP: out (T, C) = (act(x W_gate + b) · (x W_up + b)) W_down + b + residual;
-// `hidden` (T, F) keeps act(gate) · up, `gate` (T, F) is scratch. `sublayer_out` as for
+// The gated feed-forward (the Llama family's SwiGLU, T5's gated-gelu): out (T, C) =
+// (act(x W_gate + b) · (x W_in + b)) W_out + b + residual; `hidden` (T, F) keeps act(gate) · in, `gate` (T, F) is scratch. `sublayer_out` as for
 // attention_output_forward; `trace` keeps the parts (the outputs are the same with or without it).
-void gated_ffn_forward(float* out, float* hidden, float* gate, const float* x, const Layer& layer,
+void gated_ffn_forward(float* out, float* hidden, float* gate, const float* x, const FeedForwardWeights& ffn,
                        kernels::Activation act, const float* residual, int T, float* sublayer_out = nullptr,
                        const GatedFfnTrace& trace = {}, const SublayerEdit& edit = {});
 
@@ -152,7 +165,7 @@ void embedding_parts(float* word, float* position, float* token_type, const Mode
 // What each head adds to the output for each key, ‖(x_j W_V,h + b_V,h) W_O,h‖ (Kobayashi et al.
 // 2020, eq. 6: before the attention weight, without the output bias): norms (H, T) from the
 // values v (T, KV·dh: query head h reads key/value head h / (H / KV)). head_out is (T, C) scratch.
-void value_norms_forward(float* norms, float* head_out, const float* v, const Layer& layer, int T);
+void value_norms_forward(float* norms, float* head_out, const float* v, const AttentionWeights& attention, int T);
 
 kernels::Activation activation_for(const std::string& hidden_act);
 

@@ -7,28 +7,30 @@ FlowRecorder flow_recorder(const Transformer& model, const std::vector<float>& h
   const ModelConfig& c = model.config();
   std::vector<FlowLayer> layers(c.num_layers);
   for (int l = 0; l < c.num_layers; ++l) {
-    const Layer& w = model.layer(l);
+    const AttentionWeights& w = model.layer(l).self;
     layers[l].o = &w.o;
-    layers[l].layout = w.layout();
-    // Encoders are post-LN: the feed-forward adds to the attention sum's LayerNorm.
-    if (!c.is_decoder()) layers[l].attention_norm = &w.ln_attn;
+    layers[l].layout = w.layout;
+    // Post-norm: the feed-forward adds to the attention sum's LayerNorm.
+    if (model.spec().placement == NormPlacement::After) layers[l].attention_norm = &w.norm;
   }
   return FlowRecorder(HookStack::Model, std::move(layers), static_cast<float>(c.layer_norm_eps), head_mask);
 }
 
 namespace {
 
-std::vector<FlowLayer> stack_layers(const Seq2SeqConfig& c, const Seq2SeqStack& stack, HeadLayout layout, bool cross) {
+// Post-norm stacks also give the norm after each attention sublayer (flow.h).
+std::vector<FlowLayer> stack_layers(const LayerSpec& spec, const Seq2SeqStack& stack, bool cross) {
+  const bool post_norm = spec.placement == NormPlacement::After;
   std::vector<FlowLayer> layers(stack.layers.size());
   for (size_t l = 0; l < layers.size(); ++l) {
-    const Seq2SeqLayer& w = stack.layers[l];
+    const Layer& w = stack.layers[l];
     layers[l].o = &w.self.o;
-    layers[l].layout = layout;
-    if (!c.pre_norm()) layers[l].attention_norm = &w.self.norm;
+    layers[l].layout = w.self.layout;
+    if (post_norm) layers[l].attention_norm = &w.self.norm;
     if (cross) {
       layers[l].cross_o = &w.cross.o;
-      layers[l].cross_layout = layout;
-      if (!c.pre_norm()) layers[l].cross_norm = &w.cross.norm;
+      layers[l].cross_layout = w.cross.layout;
+      if (post_norm) layers[l].cross_norm = &w.cross.norm;
     }
   }
   return layers;
@@ -37,17 +39,13 @@ std::vector<FlowLayer> stack_layers(const Seq2SeqConfig& c, const Seq2SeqStack& 
 }  // namespace
 
 FlowRecorder encoder_flow_recorder(const Seq2Seq& model, const Seq2SeqRunOptions& options) {
-  const Seq2SeqConfig& c = model.config();
-  const HeadLayout layout{c.encoder_heads, c.encoder_heads, c.encoder_head_dim()};
-  return FlowRecorder(HookStack::Encoder, stack_layers(c, model.weights().encoder, layout, false),
-                      static_cast<float>(c.eps), options.head_mask);
+  return FlowRecorder(HookStack::Encoder, stack_layers(model.spec(), model.weights().encoder, false),
+                      static_cast<float>(model.config().eps), options.head_mask);
 }
 
 FlowRecorder decoder_flow_recorder(const Seq2Seq& model, const EncoderOutput& encoder, const Seq2SeqRunOptions& options) {
-  const Seq2SeqConfig& c = model.config();
-  const HeadLayout layout{c.decoder_heads, c.decoder_heads, c.decoder_head_dim()};
-  FlowRecorder recorder(HookStack::Decoder, stack_layers(c, model.weights().decoder, layout, true),
-                        static_cast<float>(c.eps), options.decoder_head_mask, options.cross_attn_head_mask);
+  FlowRecorder recorder(HookStack::Decoder, stack_layers(model.spec(), model.weights().decoder, true),
+                        static_cast<float>(model.config().eps), options.decoder_head_mask, options.cross_attn_head_mask);
   recorder.set_cross_values(&encoder.cross_v);
   return recorder;
 }
@@ -80,7 +78,7 @@ Seq2SeqFlow information_flow(const Seq2Seq& model, const std::vector<int32_t>& s
     Hooks decoder_hooks;
     decoder.install(decoder_hooks);
     run.hooks = &decoder_hooks;
-    DecoderCache cache;
+    KvCache cache;
     model.decode(target, encoder, cache, run);
     out.decoder = decoder.take();
   }

@@ -1,43 +1,33 @@
 // The encoder–decoder transformer of "Attention Is All You Need" as BART, Marian and T5 build it:
 // an encoder over the source, and a decoder whose layers add a cross-attention sublayer (queries
 // from the target, keys and values from the encoder's output, computed once per source) between
-// their causal self-attention and their feed-forward. The same blocks as transformer.h (linear
-// layers, LayerNorm / RMSNorm, activations), composed per family:
+// their causal self-attention and their feed-forward. Both stacks are the one layer of layer.h
+// with the family's LayerSpec (engine/models/bart.cpp, t5.cpp):
 //   BART, Marian (post-LN):  x ← LN(x + SelfAttn(x));  x ← LN(x + CrossAttn(x, enc));  x ← LN(x + FFN(x))
 //   T5 (pre-RMSNorm):        x ← x + SelfAttn(N(x));    x ← x + CrossAttn(N(x), enc);   x ← x + FFN(N(x))
-// Every attention probability matrix is kept. The decoder runs over a self-attention KV cache, so
-// generating costs one position per step.
+// Every attention probability matrix is kept. The decoder runs over a KvCache (the decoders'
+// own type), so generating costs one position per step.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "blocks.h"
 #include "hooks.h"
+#include "kv_cache.h"
 #include "linear_layer.h"
 #include "safetensors.h"
+#include "models/seq2seq_family.h"
 #include "seq2seq_config.h"
 #include "weights.h"
 
 namespace attnscope {
 
-// One attention sublayer: projections (inner = heads × head_dim wide; T5's have no biases) and the
-// norm that follows (BART, Marian) or precedes (T5: RMSNorm, β empty) it. The linear layers are the
-// other families' LinearLayer: packed f32 / f16, or int8 (weightPrecision q8).
-struct Seq2SeqAttention {
-  LinearLayer q, k, v, o;
-  LayerNormParams norm;
-};
-
-// An encoder layer (cross empty) or a decoder layer. T5's gated feed-forward: act(x W_gate) · x W_in.
-struct Seq2SeqLayer {
-  Seq2SeqAttention self, cross;
-  LinearLayer ff_in, ff_gate, ff_out;
-  LayerNormParams ffn_norm;
-};
-
 // One stack's weights beside its layers.
+// Its layers (blocks.h's Layer: q/k/v/o inner = heads × head_dim wide, T5's without biases; the
+// norms after (BART, Marian) or before (T5: RMSNorm, β empty) each sublayer; the decoder's with
+// their cross-attention; T5's gated feed-forward act(x W_gate) · x W_in).
 struct Seq2SeqStack {
-  std::vector<Seq2SeqLayer> layers;
+  std::vector<Layer> layers;
   std::vector<float> positions;         // BART: learned (P + 2, C); Marian: sinusoidal (P, C)
   LayerNormParams embedding_norm;       // BART's layernorm_embedding
   LayerNormParams final_norm;           // T5's final_layer_norm
@@ -110,12 +100,6 @@ struct EncoderOutput {
   std::vector<std::vector<float>> cross_v;
 };
 
-// The decoder's self-attention keys and values of every target position run so far.
-struct DecoderCache {
-  int length = 0;
-  std::vector<std::vector<float>> k, v;      // per decoder layer (length, Hd·dh)
-};
-
 // A decoder pass over `tokens` new target positions after `keys − tokens` cached ones.
 struct DecoderOutput {
   int tokens = 0, keys = 0, source_len = 0;
@@ -135,23 +119,24 @@ class Seq2Seq {
   // Runs `ids` as the target positions after cache.length ones and appends their keys and values.
   // E_INPUT as encode(), or an EncoderOutput of another model's shape (the cache is then unchanged).
   // options.trace: also fill DecoderOutput::trace (every step of every layer for these positions).
-  DecoderOutput decode(const std::vector<int32_t>& ids, const EncoderOutput& encoder, DecoderCache& cache,
+  DecoderOutput decode(const std::vector<int32_t>& ids, const EncoderOutput& encoder, KvCache& cache,
                        const Seq2SeqRunOptions& options = {}) const;
   // Vocabulary logits (rows, V) of decoder hidden states (rows, C): the (tied: shared, with T5's
   // d_model^-0.5 rescale) head plus BART's and Marian's final_logits_bias.
   std::vector<float> logits(const float* hidden, int rows) const;
 
   const Seq2SeqConfig& config() const { return config_; }
+  // How both stacks' layers are composed (norm before or after, which norm, positions, FFN).
+  const LayerSpec& spec() const { return family_->layer; }
   // The norms' parameters (γ, β) a reader of a trace recomputes the Add & Norm steps with.
   const Seq2SeqWeights& weights() const { return weights_; }
 
  private:
   void check_ids(const std::vector<int32_t>& ids, int first, const char* what) const;
-  // The embeddings of `ids` at positions first.. as the stack's layer 0 reads them.
-  void embed(float* x, const Seq2SeqStack& stack, const std::vector<int32_t>& ids, int first) const;
 
   Seq2SeqConfig config_;
   Seq2SeqWeights weights_;
+  const Seq2SeqModelFamily* family_;  // the config's (engine/models/)
 };
 
 }  // namespace attnscope

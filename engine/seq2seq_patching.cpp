@@ -50,7 +50,7 @@ Seq2SeqPatchingRun::Seq2SeqPatchingRun(const Seq2Seq& model, Seq2SeqPatchingInpu
 }
 
 double Seq2SeqPatchingRun::decoder_ld(const EncoderOutput& encoder, const Hooks* hooks) const {
-  DecoderCache cache;
+  KvCache cache;
   Seq2SeqRunOptions options;
   options.hooks = hooks;
   const DecoderOutput out = model_.decode(input_.decoder_ids, encoder, cache, options);

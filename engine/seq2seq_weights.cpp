@@ -29,6 +29,9 @@ struct Seq2SeqNames {
   std::string embedding_norm; // BART
   std::string final_norm;     // T5
   std::string relative_bias;  // T5: "<stack>" + this, layer 0's (buckets, heads) table
+  int position_offset = 0;    // BART: its learned positions' table has 2 rows before position 0
+  bool sinusoid_positions = false;  // Marian: the sinusoid when the checkpoint stores no table
+  bool biases = true;         // T5's linear layers and norms have none
   Seq2SeqLayerNames encoder_layer, decoder_layer;
   std::string lm_head = "lm_head.weight", final_logits_bias = "final_logits_bias";  // no prefix
 };
@@ -41,6 +44,7 @@ Seq2SeqNames bart_names() {
   n.layers = "layers.";
   n.positions = "embed_positions.weight";
   n.embedding_norm = "layernorm_embedding";
+  n.position_offset = 2;
   Seq2SeqLayerNames l;
   l.self_attn = "self_attn";
   l.self_norm = "self_attn_layer_norm";
@@ -55,6 +59,8 @@ Seq2SeqNames bart_names() {
 Seq2SeqNames marian_names() {
   Seq2SeqNames n = bart_names();
   n.embedding_norm.clear();
+  n.position_offset = 0;
+  n.sinusoid_positions = true;
   return n;
 }
 
@@ -65,6 +71,8 @@ Seq2SeqNames t5_names(bool gated) {
   n.layers = "block.";
   n.final_norm = "final_layer_norm";
   n.relative_bias = "block.0.layer.0.SelfAttention.relative_attention_bias.weight";
+  n.biases = false;
+  n.final_logits_bias.clear();
   for (bool decoder : {false, true}) {
     Seq2SeqLayerNames l;
     l.self_attn = "layer.0.SelfAttention";
@@ -138,38 +146,38 @@ Seq2SeqStack load_stack(const Seq2SeqConfig& c, const Seq2SeqNames& names, Reade
   const int H = decoder ? c.decoder_heads : c.encoder_heads;
   const int inner = H * (decoder ? c.decoder_head_dim() : c.encoder_head_dim());
   const int F = decoder ? c.decoder_ffn : c.encoder_ffn;
-  const bool t5 = c.family == Seq2SeqFamily::T5, biases = !t5;
+  const bool biases = names.biases;
+  const HeadLayout layout{H, H, inner / H};
   Seq2SeqStack s;
-  if (c.family == Seq2SeqFamily::Bart) {
-    s.positions = r.vector(stack + names.positions, {c.max_position_embeddings + 2, C});
-    s.embedding_norm = r.norm(stack + names.embedding_norm, C, true);
-  } else if (c.family == Seq2SeqFamily::Marian) {
-    // transformers reads the table a checkpoint stores; the ones that store none get the sinusoid.
-    s.positions = r.has(stack + names.positions)
-                      ? r.vector(stack + names.positions, {c.max_position_embeddings, C})
+  if (!names.positions.empty()) {
+    // transformers reads the table a checkpoint stores; Marian's that store none get the sinusoid.
+    const int rows = c.max_position_embeddings + names.position_offset;
+    s.positions = r.has(stack + names.positions) || !names.sinusoid_positions
+                      ? r.vector(stack + names.positions, {rows, C})
                       : sinusoid_table(c.max_position_embeddings, C);
-  } else {
-    s.relative_bias = r.vector(stack + names.relative_bias, {c.num_buckets, H});
-    s.final_norm = r.norm(stack + names.final_norm, C, false);
   }
+  if (!names.embedding_norm.empty()) s.embedding_norm = r.norm(stack + names.embedding_norm, C, true);
+  if (!names.relative_bias.empty()) s.relative_bias = r.vector(stack + names.relative_bias, {c.num_buckets, H});
+  if (!names.final_norm.empty()) s.final_norm = r.norm(stack + names.final_norm, C, false);
   auto attention = [&](const std::string& layer, const std::string& base, const std::string& norm) {
-    Seq2SeqAttention a;
+    AttentionWeights a;
     a.q = r.linear(layer + base + "." + ln.q, C, inner, biases);
     a.k = r.linear(layer + base + "." + ln.k, C, inner, biases);
     a.v = r.linear(layer + base + "." + ln.v, C, inner, biases);
     a.o = r.linear(layer + base + "." + ln.o, inner, C, biases);
     a.norm = r.norm(layer + norm, C, biases);
+    a.layout = layout;
     return a;
   };
   for (int l = 0; l < L; ++l) {
     const std::string layer = stack + names.layers + std::to_string(l) + ".";
-    Seq2SeqLayer y;
+    Layer y;
     y.self = attention(layer, ln.self_attn, ln.self_norm);
     if (decoder) y.cross = attention(layer, ln.cross_attn, ln.cross_norm);
-    y.ff_in = r.linear(layer + ln.ff_in, C, F, biases);
-    if (!ln.ff_gate.empty()) y.ff_gate = r.linear(layer + ln.ff_gate, C, F, biases);
-    y.ff_out = r.linear(layer + ln.ff_out, F, C, biases);
-    y.ffn_norm = r.norm(layer + ln.ffn_norm, C, biases);
+    y.ffn.in = r.linear(layer + ln.ff_in, C, F, biases);
+    if (!ln.ff_gate.empty()) y.ffn.gate = r.linear(layer + ln.ff_gate, C, F, biases);
+    y.ffn.out = r.linear(layer + ln.ff_out, F, C, biases);
+    y.ffn.norm = r.norm(layer + ln.ffn_norm, C, biases);
     s.layers.push_back(std::move(y));
   }
   return s;
@@ -211,7 +219,7 @@ Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& c, TensorSource& tensor
   Reader top(tensors, "", precision);
   if (!c.tie_word_embeddings) w.lm_head = top.matrix(names.lm_head, {V, C});
   // A registered buffer transformers zero-initialises when a save lacks it (BartModel saves).
-  if (c.family != Seq2SeqFamily::T5)
+  if (!names.final_logits_bias.empty())
     w.final_logits_bias = top.has(names.final_logits_bias) ? top.vector(names.final_logits_bias, {1, V})
                                                            : std::vector<float>(V, 0.0f);
   return w;

@@ -52,7 +52,7 @@ std::vector<float> seq2seq_steering_vector(const Seq2Seq& model, int layer, cons
   const Seq2SeqConfig& c = model.config();
   auto mean = [&](const std::vector<int32_t>& ids) {
     return mean_of_run(HookStack::Decoder, layer, c.decoder_layers, c.d_model, [&](const Hooks* hooks) {
-      DecoderCache cache;
+      KvCache cache;
       Seq2SeqRunOptions options;
       options.hooks = hooks;
       model.decode(ids, encoder, cache, options);

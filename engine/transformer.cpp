@@ -1,12 +1,8 @@
-// The forward passes as the papers read them, composed from blocks.h:
-//   encoder layer (post-LN: BERT, DistilBERT, MiniLM, RoBERTa):
-//     x ← Norm(x + Attention(x));  x ← Norm(x + FFN(x))
-//   decoder layer (pre-LN: GPT-2; pre-RMSNorm with rotary, grouped-query attention and SwiGLU: the
-//   Llama family):
-//     x ← x + Attention(Norm(x), causal);  x ← x + FFN(Norm(x))
-// Each layer fires its hook points (hooks.h) on the way; the attention probabilities are written
-// straight into the result (no copy); the optional outputs (Q/K/V, hidden states, value norms,
-// trace) are filled only when asked for. The encoder–decoders compose the same blocks in seq2seq.cpp.
+// Transformer: the single-stack models (the BERT family, GPT-2, the Llama family) as one pass —
+// embeddings, then every layer of layer.h with the family's LayerSpec (engine/models/), then the
+// decoders' final norm — filling the ForwardResult: the attention probabilities written straight
+// into it (no copy), the optional outputs (Q/K/V, hidden states, value norms, trace) only when
+// asked for. extend() runs a decoder's new positions over a KvCache.
 #include "transformer.h"
 
 #include <algorithm>
@@ -19,7 +15,7 @@
 #include "kernels/activation.h"
 #include "kernels/layer_norm.h"
 #include "kernels/linear.h"
-#include "parallel.h"
+#include "layer.h"
 #include "rotary.h"
 
 namespace attnscope {
@@ -39,209 +35,58 @@ void check_size(const Values& v, size_t expected, const std::string& what) {
 void keep(std::vector<float>* to, const float* from, size_t n) {
   if (to) to->assign(from, from + n);
 }
-// Where a sublayer keeps an intermediate the fused kernels never store (its output before the
-// residual, the FFN's pre-activation) when tracing (null otherwise).
-float* sublayer_slot(std::vector<float>* slot, size_t n) {
-  if (!slot) return nullptr;
-  slot->resize(n);
-  return slot->data();
-}
 
-// Where a layer fires its hooks (hooks.h); `hooks` null: none.
-struct LayerHooks {
-  const Hooks* hooks = nullptr;
-  int layer = 0, first_position = 0;
-  float* scratch = nullptr;  // (T, C): a hooked sublayer output the fused kernels would not store
-
-  bool on(HookSite site) const { return hooked(hooks, HookStack::Model, site, layer); }
-  void fire(HookSite site, float* data, int rows, int width) const {
-    if (on(site)) hooks->fire(HookStack::Model, site, layer, {data, rows, width, first_position});
+// Where a traced layer's steps go in LayerTrace: the attention's and feed-forward's, and for
+// rotary positions the projections before and after the rotation and the heads' context (the
+// Llama walk-through shows them); a gated feed-forward's gate, activated gate and up projection.
+LayerTraceSlots trace_slots(LayerTrace* t, const LayerSpec& spec) {
+  LayerTraceSlots s;
+  if (!t) return s;
+  s.self = {&t->attention_input_norm, &t->attention_output, &t->attention_residual, &t->attention_norm};
+  if (spec.positions == Positions::Rotary) {
+    s.self.q = &t->q_projection, s.self.k = &t->k_projection, s.self.v = &t->v_projection;
+    s.self.q_norm = &t->q_head_norm, s.self.k_norm = &t->k_head_norm;
+    s.self.q_rotated = &t->q_rotated, s.self.k_rotated = &t->k_rotated, s.self.context = &t->attention_context;
   }
-  // Where a sublayer's output goes before its residual: the trace's slot, else scratch when hooked.
-  float* sublayer_slot(std::vector<float>* traced, HookSite site, size_t n) const {
-    if (traced) return attnscope::sublayer_slot(traced, n);
-    return on(site) ? scratch : nullptr;
+  s.ffn.input_norm = &t->ffn_input_norm;
+  s.ffn.intermediate = &t->ffn_intermediate;
+  s.ffn.output = &t->ffn_output;
+  s.ffn.residual = &t->ffn_residual;
+  if (spec.ffn == FeedForwardKind::Gated) {
+    s.ffn.pre_activation = &t->ffn_gate;
+    s.ffn.gate_activated = &t->ffn_gate_activated;
+    s.ffn.up = &t->ffn_up;
+  } else {
+    s.ffn.pre_activation = &t->ffn_pre_activation;
   }
-  SublayerEdit edit(HookSite site, int rows, int width) const {
-    if (!on(site)) return {};
-    return [this, site, rows, width](float* out) { fire(site, out, rows, width); };
-  }
-  // The queries (queries, H·dh) and the new positions' keys and values (queries, KV·dh) as the
-  // scores use them; written ones are what the heads then read.
-  void projections(float* q, float* k_new, float* v_new, const Layer& weights, int queries) const {
-    fire(HookSite::Q, q, queries, weights.q.out);
-    fire(HookSite::K, k_new, queries, weights.k.out);
-    fire(HookSite::V, v_new, queries, weights.v.out);
-  }
-  // After the heads: the pattern (H, queries, keys) and then each head's context (queries, H·dh);
-  // a written pattern weights the values anew.
-  void attention(float* ctx, float* probs, const float* v, const Layer& weights, const AttentionMask& mask,
-                 int queries, int keys) const {
-    if (on(HookSite::Pattern)) {
-      fire(HookSite::Pattern, probs, weights.heads * queries, keys);
-      if (hooks->writes(HookStack::Model, HookSite::Pattern, layer))
-        attention_context_forward(ctx, probs, v, weights.layout(), mask.head_mask, queries, keys);
-    }
-    fire(HookSite::Z, ctx, queries, weights.q.out);
-  }
-};
-
-// One encoder layer (BERT, DistilBERT): x ← Norm(x + Attention(x)); x ← Norm(x + FFN(x)).
-// `trace` (null: off) receives every intermediate.
-void encoder_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, const AttentionMask& mask,
-                           int T, kernels::Activation act, float eps, LayerTrace* trace,
-                           const LayerHooks& hooks) {
-  const int C = layer.q.in, F = layer.ff_in.out;
-  const size_t TC = static_cast<size_t>(T) * C;
-  qkv_projection_forward(a.q.data(), a.k.data(), a.v.data(), x, layer, T);
-  hooks.projections(a.q.data(), a.k.data(), a.v.data(), layer, T);
-  attention_heads_forward(a.ctx.data(), probs, a.q.data(), a.k.data(), a.v.data(), layer.layout(), mask, T, T);
-  hooks.attention(a.ctx.data(), probs, a.v.data(), layer, mask, T, T);
-  attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, T,             // Add
-                           hooks.sublayer_slot(trace ? &trace->attention_output : nullptr, HookSite::AttnOut, TC),
-                           hooks.edit(HookSite::AttnOut, T, C));
-  hooks.fire(HookSite::ResidMid, a.sum.data(), T, C);
-  keep(trace ? &trace->attention_residual : nullptr, a.sum.data(), TC);
-  layer_norm_forward(x, a.sum.data(), layer.ln_attn, T, C, eps);                             // & Norm
-  keep(trace ? &trace->attention_norm : nullptr, x, TC);
-  ffn_forward(a.sum.data(), a.ff.data(), x, layer, act, /*residual=*/x, T,                   // Add
-              hooks.sublayer_slot(trace ? &trace->ffn_output : nullptr, HookSite::MlpOut, TC),
-              sublayer_slot(trace ? &trace->ffn_pre_activation : nullptr, static_cast<size_t>(T) * F),
-              hooks.edit(HookSite::MlpOut, T, C));
-  keep(trace ? &trace->ffn_intermediate : nullptr, a.ff.data(), static_cast<size_t>(T) * F);
-  keep(trace ? &trace->ffn_residual : nullptr, a.sum.data(), TC);
-  layer_norm_forward(x, a.sum.data(), layer.ln_ffn, T, C, eps);                              // & Norm
-  keep(trace ? &trace->output : nullptr, x, TC);
-}
-
-// One decoder layer (GPT-2) over `queries` new positions whose keys and values join the `keys`
-// rows of k, v: x ← x + Attention(Norm(x)); x ← x + FFN(Norm(x)).
-void decoder_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, float* k, float* v,
-                           const AttentionMask& mask, int queries, int keys, kernels::Activation act,
-                           float eps, LayerTrace* trace, const LayerHooks& hooks) {
-  const int C = layer.q.in, F = layer.ff_in.out;
-  const size_t TC = static_cast<size_t>(queries) * C;
-  layer_norm_forward(a.ln.data(), x, layer.ln_attn, queries, C, eps);
-  keep(trace ? &trace->attention_input_norm : nullptr, a.ln.data(), TC);
-  const size_t first_new = static_cast<size_t>(keys - queries) * layer.k.out;
-  qkv_projection_forward(a.q.data(), k + first_new, v + first_new, a.ln.data(), layer, queries);
-  hooks.projections(a.q.data(), k + first_new, v + first_new, layer, queries);
-  attention_heads_forward(a.ctx.data(), probs, a.q.data(), k, v, layer.layout(), mask, queries, keys);
-  hooks.attention(a.ctx.data(), probs, v, layer, mask, queries, keys);
-  attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, queries,
-                           hooks.sublayer_slot(trace ? &trace->attention_output : nullptr, HookSite::AttnOut, TC),
-                           hooks.edit(HookSite::AttnOut, queries, C));
-  hooks.fire(HookSite::ResidMid, a.sum.data(), queries, C);
-  keep(trace ? &trace->attention_residual : nullptr, a.sum.data(), TC);
-  layer_norm_forward(a.ln.data(), a.sum.data(), layer.ln_ffn, queries, C, eps);
-  keep(trace ? &trace->ffn_input_norm : nullptr, a.ln.data(), TC);
-  ffn_forward(x, a.ff.data(), a.ln.data(), layer, act, /*residual=*/a.sum.data(), queries,
-              hooks.sublayer_slot(trace ? &trace->ffn_output : nullptr, HookSite::MlpOut, TC),
-              sublayer_slot(trace ? &trace->ffn_pre_activation : nullptr, static_cast<size_t>(queries) * F),
-              hooks.edit(HookSite::MlpOut, queries, C));
-  keep(trace ? &trace->ffn_intermediate : nullptr, a.ff.data(), static_cast<size_t>(queries) * F);
-  keep(trace ? &trace->ffn_residual : nullptr, x, TC);
-  keep(trace ? &trace->output : nullptr, x, TC);
-}
-
-// One Llama-family layer (Llama, Mistral, Qwen2, Qwen3) over `queries` new positions whose keys and
-// values join the `keys` rows of k, v (KV·dh wide): GPT-2's pre-norm layer with RMSNorm, rotary
-// positions on q and k (after Qwen3's per-head RMSNorm), grouped-query attention and SwiGLU:
-//   x ← x + Attention(RMSNorm(x)); x ← x + SwiGLU(RMSNorm(x)).
-void llama_layer_forward(float* x, Activations& a, const Layer& layer, float* probs, float* k, float* v,
-                         const AttentionMask& mask, int queries, int keys, kernels::Activation act, float eps,
-                         LayerTrace* trace, const LayerHooks& hooks) {
-  const int C = layer.q.in, F = layer.ff_in.out;
-  const size_t TC = static_cast<size_t>(queries) * C, TF = static_cast<size_t>(queries) * F;
-  const size_t TQ = static_cast<size_t>(queries) * layer.q.out, TKV = static_cast<size_t>(queries) * layer.k.out;
-  const size_t first_new = static_cast<size_t>(keys - queries) * layer.k.out;
-  float *q = a.q.data(), *k_new = k + first_new, *v_new = v + first_new;
-  auto slot = [&](std::vector<float> LayerTrace::*field) { return trace ? &(trace->*field) : nullptr; };
-  rms_norm_forward(a.ln.data(), x, layer.ln_attn, queries, C, eps);
-  keep(slot(&LayerTrace::attention_input_norm), a.ln.data(), TC);
-  qkv_projection_forward(q, k_new, v_new, a.ln.data(), layer, queries);
-  keep(slot(&LayerTrace::q_projection), q, TQ);
-  keep(slot(&LayerTrace::k_projection), k_new, TKV);
-  keep(slot(&LayerTrace::v_projection), v_new, TKV);
-  if (!layer.q_norm.gamma.empty()) {
-    head_rms_norm_forward(q, layer.q_norm.gamma, queries, layer.heads, layer.head_dim, eps);
-    head_rms_norm_forward(k_new, layer.k_norm.gamma, queries, layer.kv_heads, layer.head_dim, eps);
-    keep(slot(&LayerTrace::q_head_norm), q, TQ);
-    keep(slot(&LayerTrace::k_head_norm), k_new, TKV);
-  }
-  rotary_forward(q, queries, layer.heads, layer.head_dim, layer.q.out, a.rope_cos, a.rope_sin);
-  rotary_forward(k_new, queries, layer.kv_heads, layer.head_dim, layer.k.out, a.rope_cos, a.rope_sin);
-  keep(slot(&LayerTrace::q_rotated), q, TQ);
-  keep(slot(&LayerTrace::k_rotated), k_new, TKV);
-  hooks.projections(q, k_new, v_new, layer, queries);
-  attention_heads_forward(a.ctx.data(), probs, q, k, v, layer.layout(), mask, queries, keys);
-  hooks.attention(a.ctx.data(), probs, v, layer, mask, queries, keys);
-  keep(slot(&LayerTrace::attention_context), a.ctx.data(), TQ);
-  attention_output_forward(a.sum.data(), a.ctx.data(), layer, /*residual=*/x, queries,
-                           hooks.sublayer_slot(slot(&LayerTrace::attention_output), HookSite::AttnOut, TC),
-                           hooks.edit(HookSite::AttnOut, queries, C));
-  hooks.fire(HookSite::ResidMid, a.sum.data(), queries, C);
-  keep(slot(&LayerTrace::attention_residual), a.sum.data(), TC);
-  rms_norm_forward(a.ln.data(), a.sum.data(), layer.ln_ffn, queries, C, eps);
-  keep(slot(&LayerTrace::ffn_input_norm), a.ln.data(), TC);
-  const GatedFfnTrace parts{sublayer_slot(slot(&LayerTrace::ffn_gate), TF),
-                            sublayer_slot(slot(&LayerTrace::ffn_gate_activated), TF),
-                            sublayer_slot(slot(&LayerTrace::ffn_up), TF)};
-  gated_ffn_forward(x, a.ff.data(), a.gate.data(), a.ln.data(), layer, act, /*residual=*/a.sum.data(), queries,
-                    hooks.sublayer_slot(slot(&LayerTrace::ffn_output), HookSite::MlpOut, TC), parts,
-                    hooks.edit(HookSite::MlpOut, queries, C));
-  keep(slot(&LayerTrace::ffn_intermediate), a.ff.data(), TF);
-  keep(slot(&LayerTrace::ffn_residual), x, TC);
-  keep(slot(&LayerTrace::output), x, TC);
-}
-
-// Position ids of T tokens starting at `first`: first, first + 1, ... For RoBERTa, Hugging Face's
-// create_position_ids_from_input_ids: padding tokens sit at position pad_token_id and the others
-// count on from pad_token_id + 1, skipping the padding.
-std::vector<int32_t> position_ids(const ModelConfig& config, const std::vector<int32_t>& ids, int first) {
-  std::vector<int32_t> positions(ids.size());
-  if (config.family != Family::Roberta) {
-    for (size_t t = 0; t < ids.size(); ++t) positions[t] = first + static_cast<int32_t>(t);
-    return positions;
-  }
-  int32_t seen = 0;
-  for (size_t t = 0; t < ids.size(); ++t)
-    positions[t] = ids[t] == config.pad_token_id ? config.pad_token_id : config.pad_token_id + ++seen;
-  return positions;
+  s.output = &t->output;
+  return s;
 }
 
 }  // namespace
 
 Transformer::Transformer(ModelConfig config, ModelWeights weights)
-    : config_(std::move(config)), weights_(std::move(weights)) {
+    : config_(std::move(config)), weights_(std::move(weights)), family_(&model_family(config_)) {
   // Weights normally come from load_weights(), which already checked every shape; this guards the
   // forward pass against hand-built or mismatched ModelWeights (it indexes them without checks).
-  const size_t C = config_.hidden_size, F = config_.intermediate_size, V = config_.vocab_size;
-  const bool decoder = config_.is_decoder(), rotary = config_.family == Family::Llama;
+  const LayerSpec& spec = family_->layer;
+  const size_t C = config_.hidden_size, V = config_.vocab_size;
+  // Pre-norm stacks end in a final norm; post-norm ones normalise the embeddings sum instead.
+  const bool pre_norm = spec.placement == NormPlacement::Before, layer_norm = spec.norm == NormKind::LayerNorm;
   check_size(weights_.word_emb, V * C, "word embeddings");
-  check_size(weights_.pos_emb, rotary ? 0 : static_cast<size_t>(config_.max_position_embeddings) * C,
+  check_size(weights_.pos_emb,
+             spec.positions == Positions::Learned ? static_cast<size_t>(config_.max_position_embeddings) * C : 0,
              "position embeddings");
   check_size(weights_.type_emb, static_cast<size_t>(config_.type_vocab_size) * C, "token type embeddings");
-  check_size(weights_.ln_emb_g, decoder ? 0 : C, "embedding LayerNorm weight");
-  check_size(weights_.ln_emb_b, decoder ? 0 : C, "embedding LayerNorm bias");
-  check_size(weights_.ln_f_g, decoder ? C : 0, "final LayerNorm weight");
-  check_size(weights_.ln_f_b, decoder && !rotary ? C : 0, "final LayerNorm bias");
+  check_size(weights_.ln_emb_g, pre_norm ? 0 : C, "embedding LayerNorm weight");
+  check_size(weights_.ln_emb_b, pre_norm ? 0 : C, "embedding LayerNorm bias");
+  check_size(weights_.ln_f_g, pre_norm ? C : 0, "final norm weight");
+  check_size(weights_.ln_f_b, pre_norm && layer_norm ? C : 0, "final norm bias");
   if (weights_.lm_head.size()) check_size(weights_.lm_head, V * C, "language-model head");
   if (weights_.layers.size() != static_cast<size_t>(config_.num_layers))
     throw Error("E_WEIGHTS", "weights have " + std::to_string(weights_.layers.size()) +
                                  " layers, config says " + std::to_string(config_.num_layers));
-  for (size_t l = 0; l < weights_.layers.size() && rotary; ++l) check_llama_layer(weights_.layers[l], l);
-  for (size_t l = 0; l < weights_.layers.size() && !rotary; ++l) {
-    const LayerWeights& L = weights_.layers[l];
-    const std::string p = "layer " + std::to_string(l) + " ";
-    for (auto* m : {&L.q_w, &L.k_w, &L.v_w, &L.o_w}) check_size(*m, C * C, p + "attention weight");
-    for (auto* b : {&L.q_b, &L.k_b, &L.v_b, &L.o_b, &L.ln_attn_g, &L.ln_attn_b, &L.ff_o_b, &L.ln_out_g,
-                    &L.ln_out_b})
-      check_size(*b, C, p + "bias / LayerNorm vector");
-    check_size(L.ff_i_w, F * C, p + "FFN input weight");
-    check_size(L.ff_i_b, F, p + "FFN input bias");
-    check_size(L.ff_o_w, C * F, p + "FFN output weight");
-  }
+  for (size_t l = 0; l < weights_.layers.size(); ++l) check_layer(weights_.layers[l], l);
   if (weights_.has_mlm_head) {
     const MlmHeadWeights& m = weights_.mlm;
     check_size(m.dense_w, C * C, "MLM transform weight");
@@ -257,42 +102,48 @@ Transformer::Transformer(ModelConfig config, ModelWeights weights)
   weights_.layers.clear();
   ln_embeddings_ = {std::move(weights_.ln_emb_g), std::move(weights_.ln_emb_b)};
   ln_final_ = {std::move(weights_.ln_f_g), std::move(weights_.ln_f_b)};
-  if (rotary) rope_inv_freq_ = rope_inverse_frequencies(config_.rope, config_.head_dim());
+  if (spec.positions == Positions::Rotary) rope_inv_freq_ = rope_inverse_frequencies(config_.rope, config_.head_dim());
 }
 
-void Transformer::check_llama_layer(const LayerWeights& L, size_t l) const {
+void Transformer::check_layer(const LayerWeights& L, size_t l) const {
   const ModelConfig& c = config_;
+  const LayerSpec& spec = family_->layer;
+  const LayerBiases biases = family_->biases(c);
   const size_t C = c.hidden_size, F = c.intermediate_size, Q = c.q_width(), KV = c.kv_width(), dh = c.head_dim();
+  const bool gated = spec.ffn == FeedForwardKind::Gated, beta = spec.norm == NormKind::LayerNorm;
   const std::string p = "layer " + std::to_string(l) + " ";
-  check_size(L.q_w, Q * C, p + "q_proj weight");
-  check_size(L.k_w, KV * C, p + "k_proj weight");
-  check_size(L.v_w, KV * C, p + "v_proj weight");
-  check_size(L.o_w, C * Q, p + "o_proj weight");
-  check_size(L.q_b, c.qkv_bias ? Q : 0, p + "q_proj bias");
-  check_size(L.k_b, c.qkv_bias ? KV : 0, p + "k_proj bias");
-  check_size(L.v_b, c.qkv_bias ? KV : 0, p + "v_proj bias");
-  check_size(L.o_b, c.o_bias ? C : 0, p + "o_proj bias");
-  check_size(L.ln_attn_g, C, p + "input_layernorm weight");
-  check_size(L.ln_out_g, C, p + "post_attention_layernorm weight");
+  check_size(L.q_w, Q * C, p + "query weight");
+  check_size(L.k_w, KV * C, p + "key weight");
+  check_size(L.v_w, KV * C, p + "value weight");
+  check_size(L.o_w, C * Q, p + "attention output weight");
+  check_size(L.q_b, biases.qkv ? Q : 0, p + "query bias");
+  check_size(L.k_b, biases.qkv ? KV : 0, p + "key bias");
+  check_size(L.v_b, biases.qkv ? KV : 0, p + "value bias");
+  check_size(L.o_b, biases.o ? C : 0, p + "attention output bias");
+  check_size(L.ln_attn_g, C, p + "attention norm weight");
+  check_size(L.ln_attn_b, beta ? C : 0, p + "attention norm bias");
+  check_size(L.ln_out_g, C, p + "feed-forward norm weight");
+  check_size(L.ln_out_b, beta ? C : 0, p + "feed-forward norm bias");
   check_size(L.q_norm_g, c.qk_norm ? dh : 0, p + "q_norm weight");
   check_size(L.k_norm_g, c.qk_norm ? dh : 0, p + "k_norm weight");
-  check_size(L.ff_g_w, F * C, p + "gate_proj weight");
-  check_size(L.ff_i_w, F * C, p + "up_proj weight");
-  check_size(L.ff_o_w, C * F, p + "down_proj weight");
-  check_size(L.ff_g_b, c.mlp_bias ? F : 0, p + "gate_proj bias");
-  check_size(L.ff_i_b, c.mlp_bias ? F : 0, p + "up_proj bias");
-  check_size(L.ff_o_b, c.mlp_bias ? C : 0, p + "down_proj bias");
+  check_size(L.ff_g_w, gated ? F * C : 0, p + "feed-forward gate weight");
+  check_size(L.ff_i_w, F * C, p + "feed-forward input weight");
+  check_size(L.ff_o_w, C * F, p + "feed-forward output weight");
+  check_size(L.ff_g_b, gated && biases.mlp ? F : 0, p + "feed-forward gate bias");
+  check_size(L.ff_i_b, biases.mlp ? F : 0, p + "feed-forward input bias");
+  check_size(L.ff_o_b, biases.mlp ? C : 0, p + "feed-forward output bias");
 }
 
 std::vector<std::pair<std::string, const LayerNormParams*>> Transformer::layer_norms() const {
   std::vector<std::pair<std::string, const LayerNormParams*>> out;
   if (!ln_embeddings_.gamma.empty()) out.emplace_back("embeddings", &ln_embeddings_);
   for (size_t l = 0; l < layers_.size(); ++l) {
-    out.emplace_back("layers." + std::to_string(l) + ".attention", &layers_[l].ln_attn);
-    out.emplace_back("layers." + std::to_string(l) + ".ffn", &layers_[l].ln_ffn);
-    if (!layers_[l].q_norm.gamma.empty()) {  // Qwen3's per-head RMSNorms (dh values each)
-      out.emplace_back("layers." + std::to_string(l) + ".q_norm", &layers_[l].q_norm);
-      out.emplace_back("layers." + std::to_string(l) + ".k_norm", &layers_[l].k_norm);
+    const AttentionWeights& attention = layers_[l].self;
+    out.emplace_back("layers." + std::to_string(l) + ".attention", &attention.norm);
+    out.emplace_back("layers." + std::to_string(l) + ".ffn", &layers_[l].ffn.norm);
+    if (!attention.q_norm.gamma.empty()) {  // Qwen3's per-head RMSNorms (dh values each)
+      out.emplace_back("layers." + std::to_string(l) + ".q_norm", &attention.q_norm);
+      out.emplace_back("layers." + std::to_string(l) + ".k_norm", &attention.k_norm);
     }
   }
   if (!ln_final_.gamma.empty()) out.emplace_back("final", &ln_final_);
@@ -394,7 +245,7 @@ void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int
 
   float* x = res.hidden_out.data();  // the running hidden state ends as the output
   const int32_t* types = token_types.empty() ? nullptr : token_types.data();
-  const std::vector<int32_t> positions = position_ids(config_, ids, 0);
+  const std::vector<int32_t> positions = family_->position_ids(config_, ids, 0);
   embeddings_forward(x, weights_, ids.data(), positions.data(), types, T, C);
   EmbeddingsTrace* trace = options.trace ? &res.trace.embeddings : nullptr;
   if (trace) {
@@ -407,7 +258,7 @@ void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int
                     positions.data(), types, T, C);
     keep(&trace->sum, x, TC);
   }
-  if (!config_.is_decoder())  // encoders normalise the embeddings sum
+  if (!ln_embeddings_.gamma.empty())  // post-norm stacks normalise the embeddings sum
     layer_norm_forward(x, x, ln_embeddings_, T, C, static_cast<float>(config_.layer_norm_eps));
   if (trace) keep(&trace->output, x, static_cast<size_t>(T) * C);
   // One (T, KV·dh) buffer of keys and values, reused by every layer.
@@ -463,30 +314,13 @@ void Transformer::extend(const std::vector<int32_t>& ids, KvCache& cache, Forwar
   check_input(ids, {}, {});
   const int L = cfg.num_layers, C = cfg.hidden_size, KV = cfg.kv_width();
 
-  if (keys > cache.capacity) {  // grow: each layer's rows move to the new layer stride
-    int capacity = std::max(keys, std::min(cfg.max_tokens(), 2 * cache.capacity));
-    // Doubling must not be what makes the cache too large: fall back to what this step needs.
-    try {
-      buffer_elements({L, capacity, KV}, "the KV cache");
-    } catch (const Error&) {
-      capacity = keys;
-    }
-    buffer_elements({L, capacity, KV}, "the KV cache");
-    for (std::vector<float>* buffer : {&cache.k, &cache.v}) {
-      std::vector<float> grown(static_cast<size_t>(L) * capacity * KV);
-      for (int l = 0; l < L && cache.length > 0; ++l)
-        std::copy_n(buffer->data() + static_cast<size_t>(l) * cache.capacity * KV, static_cast<size_t>(first) * KV,
-                    grown.data() + static_cast<size_t>(l) * capacity * KV);
-      buffer->swap(grown);
-    }
-    cache.capacity = capacity;
-  }
+  reserve_kv_cache(cache, L, keys, KV, cfg.max_tokens());
 
   ForwardOptions options;  // attentions only
   options.hooks = hooks;
   prepare(res, options, T, keys);
   float* x = res.hidden_out.data();
-  const std::vector<int32_t> positions = position_ids(config_, ids, first);
+  const std::vector<int32_t> positions = family_->position_ids(config_, ids, first);
   embeddings_forward(x, weights_, ids.data(), positions.data(), nullptr, T, C);
   const size_t layer_stride = static_cast<size_t>(cache.capacity) * KV;
   run_layers(x, T, first, KvView{cache.k.data(), cache.v.data(), layer_stride}, nullptr, options, res, a);
@@ -504,13 +338,13 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
   const float eps = static_cast<float>(cfg.layer_norm_eps);
   const bool decoder = cfg.is_decoder();
 
-  const bool rotary = cfg.family == Family::Llama;
+  const LayerSpec& spec = family_->layer;
   for (auto* buffer : {&a.q, &a.ctx}) buffer->resize(static_cast<size_t>(T) * cfg.q_width());
   a.sum.resize(TC);
-  a.ln.resize(decoder ? TC : 0);
+  a.ln.resize(spec.placement == NormPlacement::Before ? TC : 0);
   a.ff.resize(static_cast<size_t>(T) * F);
-  a.gate.resize(rotary ? static_cast<size_t>(T) * F : 0);
-  if (rotary) rope_angles(a.rope_cos, a.rope_sin, rope_inv_freq_, first_position, T);
+  a.gate.resize(spec.ffn == FeedForwardKind::Gated ? static_cast<size_t>(T) * F : 0);
+  if (spec.positions == Positions::Rotary) rope_angles(a.rope_cos, a.rope_sin, rope_inv_freq_, first_position, T);
   a.probs.resize(options.attentions ? 0 : layer_probs);
   a.head_out.resize(options.value_norms ? TC : 0);
   a.sublayer.resize(options.hooks && !options.hooks->empty() ? TC : 0);
@@ -518,38 +352,31 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
 
   AttentionMask mask{key_bias, decoder};
   if (options.trace) res.trace.layers.resize(L);
+  LayerPass pass{spec, act, eps, HookStack::Model, options.hooks, T, first_position, a, x};
   for (int l = first_layer; l < L; ++l) {
     mask.head_mask = options.head_mask.empty() ? nullptr : options.head_mask.data() + static_cast<size_t>(l) * H;
     float* probs = options.attentions ? res.attentions.data() + l * layer_probs : a.probs.data();
     float* k = kv.k + l * kv.layer_stride;
     float* v = kv.v + l * kv.layer_stride;
-    LayerTrace* trace = options.trace ? &res.trace.layers[l] : nullptr;
-    const LayerHooks hooks{options.hooks, l, first_position, a.sublayer.data()};
-    hooks.fire(HookSite::ResidPre, x, T, C);
-    if (rotary)
-      llama_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, act, eps, trace, hooks);
-    else if (decoder)
-      decoder_layer_forward(x, a, layers_[l], probs, k, v, mask, T, keys, act, eps, trace, hooks);
-    else
-      encoder_layer_forward(x, a, layers_[l], probs, mask, T, act, eps, trace, hooks);
-    hooks.fire(HookSite::ResidPost, x, T, C);
-    check_layer_output(x, T, C, "layer", l);
+    pass.layer = l;
+    pass.run(layers_[l], KeysValues::self(k, v, keys, T, cfg.kv_width()), probs, mask, nullptr, nullptr, {},
+             trace_slots(options.trace ? &res.trace.layers[l] : nullptr, spec), "layer");
     record_attention(l, T, k, v, options, res, a);
     if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(l + 1) * TC);
   }
-  if (decoder) {
+  if (spec.placement == NormPlacement::Before) {  // a pre-norm stack's output is normalised once more
     final_norm_forward(x, x, T);
-    if (options.trace) keep(&res.trace.final_norm, x, TC);
+    if (options.trace) res.trace.final_norm.assign(x, x + TC);
     // Hugging Face's last hidden_states entry is after the final norm.
     if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin() + static_cast<size_t>(L) * TC);
   }
 }
 
 void Transformer::final_norm_forward(float* out, const float* inp, int T) const {
-  if (!config_.is_decoder()) throw Error("E_INTERNAL", "final_norm_forward: " + config_.model_type + " has no final norm");
+  if (ln_final_.gamma.empty()) throw Error("E_INTERNAL", "final_norm_forward: a post-norm stack has no final norm");
   const int C = config_.hidden_size;
   const float eps = static_cast<float>(config_.layer_norm_eps);
-  if (config_.family == Family::Llama)
+  if (family_->layer.norm == NormKind::RmsNorm)
     rms_norm_forward(out, inp, ln_final_, T, C, eps);
   else
     layer_norm_forward(out, inp, ln_final_, T, C, eps);
@@ -571,7 +398,8 @@ void Transformer::record_attention(int l, int T, const float* k, const float* v,
     }
   }
   if (options.value_norms)
-    value_norms_forward(res.value_norms.data() + static_cast<size_t>(l) * H * T, a.head_out.data(), v, layers_[l], T);
+    value_norms_forward(res.value_norms.data() + static_cast<size_t>(l) * H * T, a.head_out.data(), v, layers_[l].self,
+                        T);
 }
 
 std::vector<float> Transformer::lm_logits(const float* hidden, int rows) const {

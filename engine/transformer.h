@@ -1,7 +1,7 @@
-// A transformer checkpoint ready to run: the encoders (BERT, DistilBERT, MiniLM: post-LN,
+// A single-stack transformer checkpoint ready to run: the encoders (the BERT family: post-LN,
 // bidirectional) and the decoders (GPT-2: pre-LN, causal; the Llama family: pre-RMSNorm, rotary,
-// grouped-query attention, SwiGLU), composed from the same blocks
-// (blocks.h). Every run keeps every attention probability matrix (the point of AttnScope) and, on
+// grouped-query attention, SwiGLU), each family a LayerSpec and a few functions
+// (engine/models/) over the one layer of layer.h. Every run keeps every attention probability matrix (the point of AttnScope) and, on
 // request, the per-layer hidden states, the per-head Q, K, V (the formula walk-through) and the
 // per-head value-vector norms ‖f(x_j)‖ (Kobayashi et al. 2020). Decoders also run incrementally
 // over a KV cache: a generation step costs one position's work, not a new pass.
@@ -14,6 +14,9 @@
 #include "blocks.h"
 #include "config.h"
 #include "hooks.h"
+#include "kv_cache.h"
+#include "layer.h"
+#include "models/family.h"
 #include "weights.h"
 
 namespace attnscope {
@@ -92,14 +95,6 @@ struct ForwardResult {
   ForwardTrace trace;                // with ForwardOptions::trace; otherwise its vectors are empty
 };
 
-// The keys and values of every position a decoder has run so far, per layer: one K and one V per
-// key/value head (grouped-query attention stores KV heads, not one per query head).
-struct KvCache {
-  int length = 0;            // positions held
-  int capacity = 0;          // positions the buffers have room for
-  std::vector<float> k, v;   // (L, capacity, KV·dh); GPT-2: KV·dh = C
-};
-
 class Transformer {
  public:
   Transformer(ModelConfig config, ModelWeights weights);
@@ -154,6 +149,8 @@ class Transformer {
   std::vector<std::pair<std::string, const LayerNormParams*>> layer_norms() const;
 
   const ModelConfig& config() const { return config_; }
+  // How the family's layers are composed (norm before or after, which norm, positions, FFN).
+  const LayerSpec& spec() const { return family_->layer; }
   bool has_lm_head() const { return config_.is_decoder() || weights_.has_mlm_head; }
 
   // Read-only views for the readers of a run (logit_lens.h, attribution.h): layer l as the forward
@@ -185,14 +182,15 @@ class Transformer {
   // value-vector norms.
   void record_attention(int layer, int T, const float* k, const float* v, const ForwardOptions& options,
                         ForwardResult& out, Activations& a) const;
-  // The Llama family's layer shapes (q/k/v/o widths, optional biases and q/k norms), by name.
-  void check_llama_layer(const LayerWeights& layer, size_t index) const;
+  // Layer `index`'s shapes: q/k/v/o widths, the family's biases, norms, gate, q/k norms.
+  void check_layer(const LayerWeights& layer, size_t index) const;
 
   ModelConfig config_;
   ModelWeights weights_;  // embeddings and heads; the layers moved into layers_
+  const ModelFamily* family_;  // the config's (engine/models/)
   std::vector<Layer> layers_;
   LayerNormParams ln_embeddings_, ln_final_;  // moved out of weights_ (empty where the family has none)
-  std::vector<double> rope_inv_freq_;         // the Llama family's rotary frequencies (dh / 2)
+  std::vector<double> rope_inv_freq_;         // rotary positions' frequencies (dh / 2)
 };
 
 }  // namespace attnscope

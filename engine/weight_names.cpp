@@ -131,3 +131,14 @@ const FamilyNames& family_names(Family family) {
 }
 
 }  // namespace attnscope
+
+namespace attnscope {
+
+std::vector<const FamilyNames*> all_family_names() {
+  std::vector<const FamilyNames*> rows;
+  for (Family f : {Family::Bert, Family::Roberta, Family::DistilBert, Family::Gpt2, Family::Llama})
+    rows.push_back(&family_names(f));
+  return rows;
+}
+
+}  // namespace attnscope

@@ -47,5 +47,7 @@ struct FamilyNames {
 };
 
 const FamilyNames& family_names(Family family);
+// Every family's row (whose names a streaming loader may meet, whichever the checkpoint is).
+std::vector<const FamilyNames*> all_family_names();
 
 }  // namespace attnscope

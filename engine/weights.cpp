@@ -4,107 +4,29 @@
 #include "weights.h"
 
 #include "error.h"
-#include "kernels/packed_linear_wasmsimd.h"
-#include "weight_names.h"
+#include "models/family.h"
+#include "weight_reader.h"
 
 namespace attnscope {
-
-namespace {
-
-using Shape = std::vector<int64_t>;
-
-// Resolves names for one checkpoint: the optional model prefix ("bert." / "distilbert.") and the
-// LayerNorm parameter spelling (weight/bias, or gamma/beta in checkpoints converted from TF 1).
-struct Reader {
-  TensorSource& st;
-  std::string prefix;
-  WeightPrecision precision;
-
-  std::vector<float> get(const std::string& name, const Shape& shape) const {
-    return st.take_f32(prefix + name, shape);
-  }
-  bool has(const std::string& name) const { return st.has(prefix + name); }
-  WeightMatrix matrix(const std::string& name, const Shape& shape) const {
-    WeightMatrix m;
-    if (precision != WeightPrecision::F32)  // F16, and Q8 (quantized from f16 when packed)
-      m.f16 = st.take_f16(prefix + name, shape);
-    else
-      m.f32 = st.take_f32(prefix + name, shape);
-    return m;
-  }
-
-  // A LayerNorm at `base` ("embeddings.LayerNorm"): gamma, beta of shape (C).
-  void layer_norm(const std::string& base, int64_t C, std::vector<float>& g, std::vector<float>& b) const {
-    if (!has(base + ".weight") && has(base + ".gamma")) {
-      g = get(base + ".gamma", {C});
-      b = get(base + ".beta", {C});
-    } else {
-      g = get(base + ".weight", {C});
-      b = get(base + ".bias", {C});
-    }
-  }
-  // An nn.Linear at `base`: weight (out, in), bias (out).
-  void linear(const std::string& base, int64_t out, int64_t in, WeightMatrix& w,
-              std::vector<float>& b) const {
-    w = matrix(base + ".weight", {out, in});
-    b = get(base + ".bias", {out});
-  }
-  // A GPT-2 Conv1D at `base`: weight stored (in, out), bias (out), y = x W + b. Its columns are
-  // split into parts.size() equal blocks (c_attn holds q | k | v side by side), each returned as
-  // an nn.Linear weight (out / parts, in) with its slice of the bias.
-  void conv1d(const std::string& base, int64_t in, int64_t out,
-              std::initializer_list<std::pair<WeightMatrix*, std::vector<float>*>> parts) const {
-    const int64_t cols = out / static_cast<int64_t>(parts.size());
-    const std::vector<float> bias = get(base + ".bias", {out});
-    int64_t col0 = 0;
-    if (precision != WeightPrecision::F32) {
-      const std::vector<uint16_t> w = st.take_f16(prefix + base + ".weight", {in, out});
-      for (auto [matrix, b] : parts) {
-        matrix->f16 = transposed_columns(w, in, out, col0, cols, kernels::kWeightSlackHalves);
-        b->assign(bias.begin() + col0, bias.begin() + col0 + cols);
-        col0 += cols;
-      }
-    } else {
-      const std::vector<float> w = st.take_f32(prefix + base + ".weight", {in, out});
-      for (auto [matrix, b] : parts) {
-        matrix->f32 = transposed_columns(w, in, out, col0, cols, kernels::kWeightSlackFloats);
-        b->assign(bias.begin() + col0, bias.begin() + col0 + cols);
-        col0 += cols;
-      }
-    }
-  }
-  // Columns [col0, col0 + cols) of an (in, out) row-major matrix as a (cols, in) one, with the
-  // spare capacity pack_linear needs to pack it in place.
-  template <typename T>
-  static std::vector<T> transposed_columns(const std::vector<T>& w, int64_t in, int64_t out, int64_t col0,
-                                           int64_t cols, size_t slack) {
-    std::vector<T> t;
-    t.reserve(static_cast<size_t>(cols * in) + slack);
-    t.resize(static_cast<size_t>(cols * in));
-    for (int64_t i = 0; i < in; ++i) {
-      const T* row = w.data() + i * out + col0;
-      for (int64_t c = 0; c < cols; ++c) t[static_cast<size_t>(c * in + i)] = row[c];
-    }
-    return t;
-  }
-  // The MLM head's small transform stays f32 whatever the precision.
-  void linear_f32(const std::string& base, int64_t out, int64_t in, std::vector<float>& w,
-                  std::vector<float>& b) const {
-    w = get(base + ".weight", {out, in});
-    b = get(base + ".bias", {out});
-  }
-};
 
 std::string detect_prefix(const TensorSource& st, const FamilyNames& names) {
   return st.has(names.prefix + names.probe) ? names.prefix : "";
 }
 
-// The "<layers><l>." prefix of layer l's parts.
 std::string layer_base(const FamilyNames& names, int l) { return names.layers + std::to_string(l) + "."; }
 
-// The masked-LM head a BERT-shaped or DistilBERT checkpoint carries (the first of the family's
-// heads that is stored), read without the model prefix. Tied (the default): the decoder is
-// word_emb itself, not a copy (94 MB for bert-base).
+ModelWeights read_checkpoint(const ModelConfig& c, const FamilyNames& names, const Reader& r, ReadLayer read_layer) {
+  const int64_t C = c.hidden_size;
+  ModelWeights w;
+  w.word_emb = r.matrix(names.word_emb, {c.vocab_size, C});
+  if (!names.pos_emb.empty()) w.pos_emb = r.get(names.pos_emb, {c.max_position_embeddings, C});
+  if (!names.type_emb.empty()) w.type_emb = r.get(names.type_emb, {c.type_vocab_size, C});
+  if (!names.ln_emb.empty()) r.layer_norm(names.ln_emb, C, w.ln_emb_g, w.ln_emb_b);
+  w.layers.resize(c.num_layers);
+  for (int l = 0; l < c.num_layers; ++l) read_layer(c, r, names.layer, layer_base(names, l), w.layers[l]);
+  return w;
+}
+
 void load_mlm_head(const ModelConfig& c, const FamilyNames& names, TensorSource& st, WeightPrecision precision,
                    ModelWeights& w) {
   const int64_t C = c.hidden_size, V = c.vocab_size;
@@ -120,8 +42,6 @@ void load_mlm_head(const ModelConfig& c, const FamilyNames& names, TensorSource&
   }
 }
 
-// A decoder's untied language-model head, stored without the prefix; nothing when tied (the head
-// is the word embeddings).
 void load_lm_head(const ModelConfig& c, const FamilyNames& names, TensorSource& st, WeightPrecision precision,
                   ModelWeights& w) {
   if (c.tie_word_embeddings) return;
@@ -132,101 +52,7 @@ void load_lm_head(const ModelConfig& c, const FamilyNames& names, TensorSource& 
   w.lm_head = head.matrix(names.lm_head, {c.vocab_size, c.hidden_size});
 }
 
-// BERT-shaped checkpoints (BertModel / BertForMaskedLM, RobertaModel / RobertaForMaskedLM) and
-// DistilBERT: post-LN layers of nn.Linear, learned positions, a normalised embeddings sum.
-ModelWeights load_encoder(const ModelConfig& c, TensorSource& st, WeightPrecision precision) {
-  const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
-  const FamilyNames& names = family_names(c.family);
-  const Reader r{st, detect_prefix(st, names), precision};
-  ModelWeights w;
-  w.word_emb = r.matrix(names.word_emb, {V, C});
-  w.pos_emb = r.get(names.pos_emb, {c.max_position_embeddings, C});
-  if (!names.type_emb.empty()) w.type_emb = r.get(names.type_emb, {c.type_vocab_size, C});
-  r.layer_norm(names.ln_emb, C, w.ln_emb_g, w.ln_emb_b);
-
-  const LayerNames& n = names.layer;
-  w.layers.resize(c.num_layers);
-  for (int l = 0; l < c.num_layers; ++l) {
-    const std::string p = layer_base(names, l);
-    LayerWeights& L = w.layers[l];
-    r.linear(p + n.q, C, C, L.q_w, L.q_b);
-    r.linear(p + n.k, C, C, L.k_w, L.k_b);
-    r.linear(p + n.v, C, C, L.v_w, L.v_b);
-    r.linear(p + n.o, C, C, L.o_w, L.o_b);
-    r.layer_norm(p + n.ln_attn, C, L.ln_attn_g, L.ln_attn_b);
-    r.linear(p + n.ff_in, F, C, L.ff_i_w, L.ff_i_b);
-    r.linear(p + n.ff_out, C, F, L.ff_o_w, L.ff_o_b);
-    r.layer_norm(p + n.ln_ffn, C, L.ln_out_g, L.ln_out_b);
-  }
-  load_mlm_head(c, names, st, precision, w);
-  return w;
-}
-
-// GPT2LMHeadModel / GPT2Model: pre-LN blocks h.N (ln_1 → attn → ln_2 → mlp) and a final ln_f.
-ModelWeights load_gpt2(const ModelConfig& c, TensorSource& st, WeightPrecision precision) {
-  const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
-  const FamilyNames& names = family_names(c.family);
-  const Reader r{st, detect_prefix(st, names), precision};
-  ModelWeights w;
-  w.word_emb = r.matrix(names.word_emb, {V, C});
-  w.pos_emb = r.get(names.pos_emb, {c.max_position_embeddings, C});
-
-  const LayerNames& n = names.layer;
-  w.layers.resize(c.num_layers);
-  for (int l = 0; l < c.num_layers; ++l) {
-    const std::string p = layer_base(names, l);
-    LayerWeights& L = w.layers[l];
-    r.layer_norm(p + n.ln_attn, C, L.ln_attn_g, L.ln_attn_b);
-    r.conv1d(p + n.q, C, 3 * C, {{&L.q_w, &L.q_b}, {&L.k_w, &L.k_b}, {&L.v_w, &L.v_b}});  // q = k = v: c_attn
-    r.conv1d(p + n.o, C, C, {{&L.o_w, &L.o_b}});
-    r.layer_norm(p + n.ln_ffn, C, L.ln_out_g, L.ln_out_b);
-    r.conv1d(p + n.ff_in, C, F, {{&L.ff_i_w, &L.ff_i_b}});
-    r.conv1d(p + n.ff_out, F, C, {{&L.ff_o_w, &L.ff_o_b}});
-  }
-  r.layer_norm(names.final_norm, C, w.ln_f_g, w.ln_f_b);
-  load_lm_head(c, names, st, precision, w);
-  return w;
-}
-
-// LlamaForCausalLM / MistralForCausalLM / Qwen2ForCausalLM / Qwen3ForCausalLM (or their bare
-// *Model saves): RMSNorms (weight only), q/k/v/o projections of their own widths, a SwiGLU MLP.
-ModelWeights load_llama(const ModelConfig& c, TensorSource& st, WeightPrecision precision) {
-  const int64_t C = c.hidden_size, F = c.intermediate_size, V = c.vocab_size;
-  const int64_t Q = c.q_width(), KV = c.kv_width(), dh = c.head_dim();
-  const FamilyNames& names = family_names(c.family);
-  const Reader r{st, detect_prefix(st, names), precision};
-  // A linear layer whose bias the config says is there (or not: then none is read).
-  auto linear = [&](const std::string& base, int64_t out, int64_t in, bool bias, WeightMatrix& m,
-                    std::vector<float>& b) {
-    m = r.matrix(base + ".weight", {out, in});
-    if (bias) b = r.get(base + ".bias", {out});
-  };
-  ModelWeights w;
-  w.word_emb = r.matrix(names.word_emb, {V, C});
-
-  const LayerNames& n = names.layer;
-  w.layers.resize(c.num_layers);
-  for (int l = 0; l < c.num_layers; ++l) {
-    const std::string p = layer_base(names, l);
-    LayerWeights& L = w.layers[l];
-    L.ln_attn_g = r.get(p + n.ln_attn + ".weight", {C});
-    linear(p + n.q, Q, C, c.qkv_bias, L.q_w, L.q_b);
-    linear(p + n.k, KV, C, c.qkv_bias, L.k_w, L.k_b);
-    linear(p + n.v, KV, C, c.qkv_bias, L.v_w, L.v_b);
-    linear(p + n.o, C, Q, c.o_bias, L.o_w, L.o_b);
-    if (c.qk_norm) {
-      L.q_norm_g = r.get(p + n.q_norm + ".weight", {dh});
-      L.k_norm_g = r.get(p + n.k_norm + ".weight", {dh});
-    }
-    L.ln_out_g = r.get(p + n.ln_ffn + ".weight", {C});
-    linear(p + n.ff_gate, F, C, c.mlp_bias, L.ff_g_w, L.ff_g_b);
-    linear(p + n.ff_in, F, C, c.mlp_bias, L.ff_i_w, L.ff_i_b);
-    linear(p + n.ff_out, C, F, c.mlp_bias, L.ff_o_w, L.ff_o_b);
-  }
-  w.ln_f_g = r.get(names.final_norm + ".weight", {C});
-  load_lm_head(c, names, st, precision, w);
-  return w;
-}
+namespace {
 
 // A whole file in memory: tensors are converted (copied) as they are taken.
 class FileTensors : public TensorSource {
@@ -252,8 +78,8 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.rfi
 }  // namespace
 
 bool weight_is_used(const ModelConfig& config, const std::string& name) {
-  for (Family f : {Family::Bert, Family::Roberta, Family::DistilBert, Family::Gpt2, Family::Llama}) {
-    const FamilyNames& names = family_names(f);
+  for (const FamilyNames* each : all_family_names()) {
+    const FamilyNames& names = *each;
     const std::string local = starts_with(name, names.prefix) ? name.substr(names.prefix.size()) : name;
     for (const std::string& root : names.ignored_roots)
       if (starts_with(local, root)) return false;
@@ -283,14 +109,7 @@ bool weight_is_matrix(const ModelConfig& config, const std::string& name, size_t
 }
 
 ModelWeights load_weights(const ModelConfig& config, TensorSource& tensors, WeightPrecision precision) {
-  ModelWeights w;
-  switch (config.family) {
-    case Family::Gpt2: w = load_gpt2(config, tensors, precision); break;
-    case Family::Llama: w = load_llama(config, tensors, precision); break;
-    case Family::Bert:
-    case Family::Roberta:
-    case Family::DistilBert: w = load_encoder(config, tensors, precision); break;
-  }
+  ModelWeights w = model_family(config).load(config, tensors, precision);
   w.precision = precision;
   return w;
 }

@@ -1,8 +1,9 @@
 // A checkpoint's weights with short field names (bert.cpp style): vectors as f32 arrays, the big
 // matrices as f32 or f16 (WeightMatrix). Linear weights keep PyTorch's nn.Linear layout: W is
 // (out, in) row-major and y = x Wᵀ + b (GPT-2's Conv1D weights, stored (in, out), are transposed
-// at load). load_weights() reads them by weight_names.h's table of Hugging Face tensor names (one row per
-// family; the encoder–decoders' is seq2seq_weights.cpp's) and checks every tensor's shape as it loads.
+// at load). load_weights() runs the family's loader (engine/models/), which reads them by its row of
+// weight_names.h's table of Hugging Face tensor names (the encoder–decoders' table is
+// seq2seq_weights.cpp's) and checks every tensor's shape as it loads.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -3,7 +3,8 @@
 // "longest_first", counting the template's special tokens) and wraps them as the template says —
 // for BERT `[CLS] A [SEP]` and `[CLS] A [SEP] B [SEP]` with type ids 0/1. BertProcessing and
 // RobertaProcessing are templates too, converted when loading; ByteLevel (and RobertaProcessing)
-// also ask for byte-level offset trimming (byte_level.h), which the tokenizer applies per sequence.
+// also ask for byte-level offset trimming (byte_level.h), which the tokenizer applies per sequence;
+// a Sequence of them is read as one.
 #pragma once
 #include <optional>
 #include <string>

@@ -2,7 +2,7 @@
 // steps that cut normalized text into words for the model, run in order over every word so far —
 // BertPreTokenizer (pre_tokenizer.h), ByteLevel (GPT-2's split and the byte → character mapping,
 // byte_level.h), Split (a regex with tokenizers' delimiter behaviours, regex.h), Metaspace
-// ('▁' for spaces, SentencePiece style), Digits (SmolLM's), or a Sequence of them. A type or option not reproduced
+// ('▁' for spaces, SentencePiece style), WhitespaceSplit, Digits (SmolLM's), or a Sequence of them. A type or option not reproduced
 // here is an E_TOKENIZER error naming it. It does not look words up; the model does.
 #pragma once
 #include <string>

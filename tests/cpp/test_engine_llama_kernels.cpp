@@ -122,17 +122,12 @@ TEST_CASE("llama kernels: rope frequencies and the rotate_half rotation", "[engi
 TEST_CASE("llama kernels: grouped-query attention == each query head over a copy of its K/V head", "[engine][llama]") {
   // 4 query heads of 3 over 2 K/V heads: heads 0, 1 read K/V head 0; heads 2, 3 read K/V head 1.
   const int T = 5, H = 4, KV = 2, dh = 3;
-  Layer layer;
-  layer.heads = H;
-  layer.kv_heads = KV;
-  layer.head_dim = dh;
-  layer.q.out = H * dh;
-  layer.k.out = layer.v.out = KV * dh;
+  const HeadLayout layout{H, KV, dh};
   const auto q = random_values(T * H * dh, 1), k = random_values(T * KV * dh, 2), v = random_values(T * KV * dh, 3);
   std::vector<float> ctx(T * H * dh), probs(static_cast<size_t>(H) * T * T);
   AttentionMask mask;
   mask.causal = true;
-  attention_heads_forward(ctx.data(), probs.data(), q.data(), k.data(), v.data(), layer.layout(), mask, T, T);
+  attention_heads_forward(ctx.data(), probs.data(), q.data(), k.data(), v.data(), layout, mask, T, T);
   // The reference: K and V repeated per query head (transformers' repeat_kv), plain attention.
   std::vector<float> k_rep(T * H * dh), v_rep(T * H * dh);
   for (int t = 0; t < T; ++t)

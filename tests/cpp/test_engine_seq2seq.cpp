@@ -44,7 +44,7 @@ void check_model(const std::string& model, const Seq2Seq& m, std::map<std::strin
   const Seq2SeqConfig& c = m.config();
   const nlohmann::json in = inputs_of(model);
   const EncoderOutput enc = m.encode(ints(in["source_ids"]));
-  DecoderCache cache;
+  KvCache cache;
   const DecoderOutput dec = m.decode(ints(in["decoder_input_ids"]), enc, cache);
   const auto bytes = test::read_bytes(kFixtures + "/" + model + "/expected.safetensors");
   const SafeTensors expected(bytes.data(), bytes.size());
@@ -99,7 +99,7 @@ TEST_CASE("seq2seq: decoding step by step over the cache equals one pass", "[eng
     const nlohmann::json in = inputs_of(model);
     const EncoderOutput enc = m.encode(ints(in["source_ids"]));
     const std::vector<int32_t> target = ints(in["decoder_input_ids"]);
-    DecoderCache whole_cache, steps;
+    KvCache whole_cache, steps;
     const DecoderOutput whole = m.decode(target, enc, whole_cache);
     const int T = static_cast<int>(target.size()), S = enc.source_len, C = m.config().d_model;
     const int L = m.config().decoder_layers, H = m.config().decoder_heads;
@@ -133,7 +133,7 @@ TEST_CASE("seq2seq: greedy decoding over the cache gives the reference's ids", "
     const Seq2Seq m = load(model);
     const nlohmann::json g = inputs_of(model)["greedy"];
     const EncoderOutput enc = m.encode(ints(g["source_ids"]));
-    DecoderCache cache;
+    KvCache cache;
     std::vector<int32_t> ids = {m.config().decoder_start_token_id};
     for (int step = 0; step < g["max_new_tokens"].get<int>(); ++step) {
       const DecoderOutput out = m.decode({ids.back()}, enc, cache);
@@ -151,14 +151,14 @@ TEST_CASE("seq2seq bad input: empty, too long, out of vocab, a foreign encoder o
   expect_error([&] { bart.encode(std::vector<int32_t>(25, 5)); }, "E_INPUT", "max_position_embeddings");
   expect_error([&] { bart.encode({5, 41}); }, "E_INPUT", "token id 41 at position 1");
   const EncoderOutput enc = bart.encode({5, 6, 7});
-  DecoderCache cache;
+  KvCache cache;
   expect_error([&] { bart.decode({}, enc, cache); }, "E_INPUT", "no target tokens");
   expect_error([&] { bart.decode({-1}, enc, cache); }, "E_INPUT", "token id -1");
   bart.decode(std::vector<int32_t>(20, 2), enc, cache);
   expect_error([&] { bart.decode(std::vector<int32_t>(5, 2), enc, cache); }, "E_INPUT", "20 + 5 target positions");
   CHECK(cache.length == 20);
   const Seq2Seq t5 = load("t5_relu_tied_f32");
-  DecoderCache t5_cache;
+  KvCache t5_cache;
   expect_error([&] { t5.decode({0}, enc, t5_cache); }, "E_INPUT", "encoder output is not this model's");
   expect_error([&] { t5.decode({0}, EncoderOutput{}, t5_cache); }, "E_INPUT", "encoder output");
 }
@@ -291,7 +291,7 @@ TEST_CASE("seq2seq trace: same outputs, each family's steps, adds that add up", 
     const Seq2Seq m = load(model);
     const nlohmann::json in = inputs_of(model);
     const EncoderOutput enc = m.encode(ints(in["source_ids"]));
-    DecoderCache plain_cache, traced_cache;
+    KvCache plain_cache, traced_cache;
     const DecoderOutput plain = m.decode(ints(in["decoder_input_ids"]), enc, plain_cache);
     Seq2SeqRunOptions traced_run;
     traced_run.trace = true;
@@ -340,7 +340,7 @@ TEST_CASE("seq2seq q8: every fixture loads, stays near f32, and steps over the c
     const nlohmann::json in = inputs_of(model);
     const std::vector<int32_t> target = ints(in["decoder_input_ids"]);
     const EncoderOutput ea = f32.encode(ints(in["source_ids"])), eb = q8.encode(ints(in["source_ids"]));
-    DecoderCache ca, cb;
+    KvCache ca, cb;
     const DecoderOutput da = f32.decode(target, ea, ca), db = q8.decode(target, eb, cb);
     auto near = [](const char* what, const std::vector<float>& a, const std::vector<float>& b, double tol) {
       REQUIRE(a.size() == b.size());
@@ -366,7 +366,7 @@ TEST_CASE("seq2seq q8: every fixture loads, stays near f32, and steps over the c
     const int T = static_cast<int>(target.size()), C = q8.config().d_model;
     const std::vector<float> logits = q8.logits(db.hidden.data(), T);
     CHECK(std::all_of(logits.begin(), logits.end(), [](float x) { return std::isfinite(x); }));
-    DecoderCache steps;
+    KvCache steps;
     for (int t = 0; t < T; ++t) {
       const DecoderOutput step = q8.decode({target[t]}, eb, steps);
       for (int c = 0; c < C; ++c) CHECK(std::fabs(step.hidden[c] - db.hidden[t * C + c]) <= 1e-5f);
@@ -393,7 +393,7 @@ TEST_CASE("seq2seq head masks: every stack's mask matches the float64 reference"
     options.decoder_head_mask = flat(masks["decoder_head_mask"]);
     options.cross_attn_head_mask = flat(masks["cross_attn_head_mask"]);
     const EncoderOutput enc = m.encode(ints(in["source_ids"]), options);
-    DecoderCache cache;
+    KvCache cache;
     const DecoderOutput dec = m.decode(ints(in["decoder_input_ids"]), enc, cache, options);
     const auto bytes = test::read_bytes(kFixtures + "/" + model + "/" + masks["expected"].get<std::string>());
     const SafeTensors expected(bytes.data(), bytes.size());
@@ -437,7 +437,7 @@ TEST_CASE("seq2seq hooks: reads change nothing, reads equal the trace, a written
     Seq2SeqRunOptions traced, hooked;
     traced.trace = hooked.trace = true;
     hooked.hooks = &read;
-    DecoderCache c1, c2;
+    KvCache c1, c2;
     const EncoderOutput e1 = m.encode(src, traced), e2 = m.encode(src, hooked);
     const DecoderOutput d1 = m.decode(tgt, e1, c1, traced), d2 = m.decode(tgt, e2, c2, hooked);
     CHECK(e2.hidden == e1.hidden);

@@ -193,7 +193,7 @@ TEST_CASE("flow: with q8 weights the shares still add to 1 and stay near the f32
 TEST_CASE("flow: a decoder pass after cached positions is E_INPUT", "[engine][flow]") {
   const Seq2Seq model = load_seq2seq("seq2seq/bart_f32");
   const EncoderOutput encoder = model.encode({5, 6, 7});
-  DecoderCache cache;
+  KvCache cache;
   model.decode({2}, encoder, cache);
   FlowRecorder recorder = decoder_flow_recorder(model, encoder, {});
   Hooks hooks;

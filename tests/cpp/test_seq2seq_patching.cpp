@@ -43,7 +43,7 @@ Seq2SeqPatchingInput input_of(const nlohmann::json& c) {
 // Greedy decoder ids after `start`, every step with `hooks`.
 std::vector<int32_t> greedy(const Seq2Seq& model, const EncoderOutput& enc, std::vector<int32_t> ids, int steps,
                             const Hooks* hooks) {
-  DecoderCache cache;
+  KvCache cache;
   Seq2SeqRunOptions options;
   options.hooks = hooks;
   std::vector<int32_t> next = ids;
@@ -85,7 +85,7 @@ TEST_CASE("seq2seq steering: the decoder's greedy ids match the reference; stren
       CHECK(steered != plain);
       steering.strength = 0;
       CHECK(greedy(model, enc, start, steps, &hooks) == plain);
-      DecoderCache c1, c2;
+      KvCache c1, c2;
       Seq2SeqRunOptions steered_options;
       steered_options.hooks = &hooks;
       const DecoderOutput a = model.decode(plain, enc, c1, steered_options), b = model.decode(plain, enc, c2);

@@ -133,7 +133,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!too_large && !too_long && maps > kRunBudget) return 0;
   try {
     const EncoderOutput enc = model.encode(std::vector<int32_t>(static_cast<size_t>(S), 5));
-    DecoderCache cache;
+    KvCache cache;
     const DecoderOutput dec = model.decode({c.decoder_start_token_id, 5, 6}, enc, cache);
     FUZZ_CHECK(all_finite(dec.hidden) && dec.cross_attentions.size() ==
                                              static_cast<size_t>(c.decoder_layers) * c.decoder_heads * 3 * S);
