@@ -22,7 +22,7 @@ export const SEQ2SEQ_RUN_OPTIONS = Object.freeze(['target', 'targetIds', 'topK',
 export const SEQ2SEQ_GENERATE_OPTIONS = Object.freeze([...GENERATE_OPTIONS, 'maxLength']);
 
 /** Options the worker client handles itself (per call), on top of the call's own. */
-export const JOB_OPTIONS = Object.freeze(['signal', 'onProgress', 'onToken', 'replacePending']);
+export const JOB_OPTIONS = Object.freeze(['signal', 'onProgress', 'onToken', 'onPrompt', 'replacePending']);
 
 /**
  * Throws E_INPUT naming every key of `options` that is not in `allowed` (a typo such as

@@ -88,9 +88,11 @@ export interface WorkerClient {
   tokenize(text: string, options?: TokenizeOptions & JobOptions): Promise<Encoding>;
   /** Encoder-decoders: target text through the model's target tokenizer (Marian: target.spm). */
   tokenizeTarget(text: string, options?: { maxLength?: number } & JobOptions): Promise<Encoding>;
-  /** Decoders: generates in the worker, each step to options.onToken as it arrives; the signal
-   *  (or cancel()) stops it between two steps with E_ABORTED. */
-  generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): Promise<GenerationResult>;
+  /** Decoders: generates in the worker, each step to options.onToken as it arrives (before the
+   *  first, options.onPrompt gets the prompt's own attention rows, steered when steer is given);
+   *  the signal (or cancel()) stops it between two steps with E_ABORTED. */
+  generate(prompt: string | ArrayLike<number>, options?: GenerateOptions &
+    { onPrompt?: (prompt: { attentions: Float32Array; shape: [number, number, number, number] }) => void }): Promise<GenerationResult>;
   /** Activation patching in the worker: one job, each row to options.onProgress as it is done;
    *  the signal (or cancel()) stops it between two rows with E_ABORTED. */
   patch(options: PatchOptions): Promise<PatchResult>;

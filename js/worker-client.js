@@ -12,6 +12,10 @@ import { SEQ2SEQ_PATCH_OPTIONS } from './patching.js';
 import { createWorker } from '#platform';
 
 /** Starts a worker; see worker-client.d.ts. */
+// The worker's messages that reach a callback of the job (not its answer): type → option name.
+// Each carries its value under its type's name (message.step, message.progress, message.prompt).
+const CALLBACK_OF = Object.freeze({ progress: 'onProgress', step: 'onToken', prompt: 'onPrompt' });
+
 export function createWorkerClient() {
   const worker = createWorker();
   let nextId = 1;
@@ -23,8 +27,8 @@ export function createWorkerClient() {
   worker.onMessage((message) => {
     if (!active || message.id !== active.id) return;
     const job = active;
-    if (message.type === 'progress' || message.type === 'step') {
-      const [callback, value] = message.type === 'progress' ? [job.onProgress, message.progress] : [job.onToken, message.step];
+    if (message.type in CALLBACK_OF) {
+      const callback = job[CALLBACK_OF[message.type]], value = message[message.type];
       try {
         if (!job.done) callback?.(value);
       } catch (error) {
@@ -70,11 +74,11 @@ export function createWorkerClient() {
     if (!active) worker.unref();
   }
 
-  function enqueue(type, payload, { signal, onProgress, onToken, replacePending = false, transfer = [] } = {}, wrap = (v) => v) {
+  function enqueue(type, payload, { signal, onProgress, onToken, onPrompt, replacePending = false, transfer = [] } = {}, wrap = (v) => v) {
     if (failure) return Promise.reject(failure);
     try {
       checkSignal(signal, type);
-      for (const [name, callback] of [['onProgress', onProgress], ['onToken', onToken]]) {
+      for (const [name, callback] of [['onProgress', onProgress], ['onToken', onToken], ['onPrompt', onPrompt]]) {
         if (callback !== undefined && typeof callback !== 'function') throw new AttnScopeError('E_INPUT', `${type}: ${name} must be a function`);
       }
     } catch (error) {
@@ -87,7 +91,8 @@ export function createWorkerClient() {
     }
     return new Promise((resolve, reject) => {
       const job = { id: nextId++, type, payload, transfer, wrap, resolve, reject, signal,
-        onProgress: callerCallback(onProgress, `${type}: onProgress`), onToken: callerCallback(onToken, `${type}: onToken`) };
+        onProgress: callerCallback(onProgress, `${type}: onProgress`), onToken: callerCallback(onToken, `${type}: onToken`),
+        onPrompt: callerCallback(onPrompt, `${type}: onPrompt`) };
       job.onAbort = () => {
         const at = queue.indexOf(job);
         if (at >= 0) {
@@ -200,10 +205,12 @@ export function createWorkerClient() {
      * the summary ({ids, tokens, promptLength, steps, stopReason}). signal / cancel() stop it.
      */
     generate(prompt, options = {}) {
-      const payload = { prompt: typeof prompt === 'string' ? prompt : postableIds(prompt) };
+      // onPrompt (decoders): once the prompt has run, {attentions, shape} of its own rows, as
+      // generation.prompt holds them in process — under steering, the steered prompt's.
+      const payload = { prompt: typeof prompt === 'string' ? prompt : postableIds(prompt), sendPrompt: options.onPrompt !== undefined };
       // Either model kind's names pass here (the client does not track which is loaded); the
       // worker's model refuses by name the one a decoder does not take (maxLength).
-      return call('generate', payload, options, SEQ2SEQ_GENERATE_OPTIONS);
+      return call('generate', payload, options, [...SEQ2SEQ_GENERATE_OPTIONS, 'onPrompt']);
     },
     /**
      * Activation patching in the worker (model.patch): one job, each row (layer) reaching

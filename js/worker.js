@@ -64,10 +64,18 @@ async function handle(id, type, message) {
           });
           return [summary, []];
         }
+        let promptSent = !message.sendPrompt;
         const generation = requireModel().generate(message.prompt, {
           ...message.options,
           signal: controller.signal,
-          onToken: (step) => port.postMessage({ id, type: 'step', step }, [step.attention.buffer]),
+          onToken: (step) => {
+            if (!promptSent) {  // the prompt has run before the first step: its rows go first
+              promptSent = true;
+              const { attentions, shape } = generation.prompt;
+              port.postMessage({ id, type: 'prompt', prompt: { attentions: attentions.slice(), shape } });
+            }
+            port.postMessage({ id, type: 'step', step }, [step.attention.buffer]);
+          },
         });
         const summary = await generation.result;
         return [summary, [summary.ids.buffer]];

@@ -6,8 +6,8 @@
 // vs recomputation, ≤ 1e-5), the same seed writes the same text (also from the permalink), Stop
 // stops it, and ?view=compare shows BERT and the decoder side by side. The Steering panel writes the
 // prompt plain and steered, the two differ, the plain ids are the API's greedy ones and the steered
-// ids the API's with the direction the panel measured given as the vector (so the size it shows is
-// of the engine's v), and the link restores the settings. Throughout: no console
+// ids (and the steered prompt's own rows) the API's with the direction the panel measured given as
+// the vector (so the size it shows is of the engine's v), and the link restores the settings. Throughout: no console
 // error, no uncaught error, no request outside the page's origin.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -439,9 +439,19 @@ test('Steering: plain and steered side by side, they differ, the size is the eng
     const plain = await model.generate(TEXT, { maxNewTokens: n, temperature: 0 }).result;
     assert.deepEqual(Array.from(plain.ids.slice(plain.promptLength)), s.plain.ids);
     assert.equal(onScreen.length, plain.promptLength + s.steered.ids.length);
-    const steered = await model.generate(TEXT, { maxNewTokens: n, temperature: 0,
-      steer: { layer: 5, strength: 2, vector: s.size.vector } }).result;
+    const generation = model.generate(TEXT, { maxNewTokens: n, temperature: 0,
+      steer: { layer: 5, strength: 2, vector: s.size.vector } });
+    const steered = await generation.result;
     assert.deepEqual(Array.from(steered.ids.slice(steered.promptLength)), s.steered.ids);
+    // The prompt's rows on screen are the steered prompt's (the push starts at layer 5, so the
+    // last layer's rows differ from the plain run's), as the API's generation holds them.
+    const [L, H, T] = generation.prompt.shape, T1 = onScreen.length;
+    const shown = await hook(([l, h]) => Array.from(window.__attnscope.raw(l, h)), [L - 1, H - 1]);
+    const promptRows = Array.from({ length: T }, (_, i) => shown.slice(i * T1, i * T1 + T)).flat();
+    const want = generation.prompt.attentions.subarray(((L - 1) * H + H - 1) * T * T, (L * H) * T * T);
+    assert.ok(maxAbsDiff(promptRows, Array.from(want)).max <= 1e-6, 'the steered prompt\'s rows');
+    const plainRun = await model.run(TEXT);
+    assert.ok(maxAbsDiff(promptRows, Array.from(plainRun.attention(L - 1, H - 1))).max > 1e-3, 'not the plain run\'s rows');
   } finally {
     model.dispose();
   }

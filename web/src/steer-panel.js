@@ -199,7 +199,14 @@ export function createSteerPanel(host, app, { getClient, runOptions, textInput, 
       try {
         await client.generate(Array.from(base.ids), {
           maxNewTokens: n, temperature: 0, stopAtEos: true, candidates: 5, signal,
-          ...(which === 'steered' ? { steer } : {}),
+          ...(which === 'steered' ? {
+            steer,
+            // The steered prompt's own rows (the push reaches the prompt too), before any step;
+            // its predictions are the plain run's, so none are shown for the prompt.
+            onPrompt: ({ attentions }) => {
+              if (last[which] === written) written.result = new GenerationResult({ ...base, attentions, nextByPosition: [] });
+            },
+          } : {}),
           onToken: (step) => { shown = shown.then(() => (run.stopped ? undefined : (show(step), sleep(PACE_MS)))); },
         });
       } finally {
