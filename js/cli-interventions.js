@@ -8,12 +8,15 @@ import { PATCH_SITES } from './patching.js';
 
 export const PATCH_USAGE = `  patch     --model M (--clean "..." --corrupted "..." | --clean-ids IDS --corrupted-ids IDS)
             (--answer TOKEN --wrong TOKEN | --answer-id ID --wrong-id ID)
-            --site ${PATCH_SITES.join('|')} [--out FILE]
+            --site ${PATCH_SITES.join('|')} [--target "..." | --target-ids IDS] [--stack decoder|encoder]
+            [--out FILE]
             activation patching: the corrupted prompt run with one activation at a time taken from
             the clean one; JSON {"site", "clean", "corrupted" (the two logit differences
             logit[answer] − logit[wrong] at the last position; encoders: the first mask token),
             "scores" [L][T] (resid_pre, attn_out, mlp_out) or [L][H] (head, pattern): 1 restores
-            the clean difference, 0 changes nothing}`;
+            the clean difference, 0 changes nothing}; encoder–decoders: --clean/--corrupted are
+            sources, the decoder reads --target after its start token (LD at its last position),
+            --stack picks whose sites (default decoder), and the JSON adds "stack"`;
 
 export const STEER_USAGE = `            [--steer-layer L (--steer-from "..." --steer-to "..." | --steer-from-ids IDS
             --steer-to-ids IDS) --steer-strength S]  decoders: adds S × (mean residual stream of
@@ -23,6 +26,7 @@ export const PATCH_FLAGS = {
   clean: { type: 'string' }, corrupted: { type: 'string' }, 'clean-ids': { type: 'string' },
   'corrupted-ids': { type: 'string' }, answer: { type: 'string' }, wrong: { type: 'string' },
   'answer-id': { type: 'string' }, 'wrong-id': { type: 'string' }, site: { type: 'string' }, out: { type: 'string' },
+  target: { type: 'string' }, 'target-ids': { type: 'string' }, stack: { type: 'string' },
 };
 
 export const STEER_FLAGS = {
@@ -48,11 +52,21 @@ export async function patchCommand(values, openModel) {
   const corrupted = either(values, 'corrupted', 'corrupted-ids', integerList);
   const answer = either(values, 'answer', 'answer-id', (text, flag) => optionalInteger(text, flag, 0));
   const wrong = either(values, 'wrong', 'wrong-id', (text, flag) => optionalInteger(text, flag, 0));
+  // An encoder–decoder's own options, passed only when given: a decoder-only model refuses them by name.
+  if (values.target !== undefined && values['target-ids'] !== undefined) throw new UsageError('give --target or --target-ids, not both');
+  const seq2seq = {
+    ...(values.target !== undefined ? { target: values.target } : {}),
+    ...(values['target-ids'] !== undefined ? { targetIds: integerList(values['target-ids'], '--target-ids') } : {}),
+    ...(values.stack !== undefined ? { stack: values.stack } : {}),
+  };
   const model = await openModel(values);
   try {
-    const grid = await model.patch({ clean, corrupted, answer, wrong, site: values.site });
-    const json = `${JSON.stringify({ site: grid.site, clean: grid.clean, corrupted: grid.corrupted, position: grid.position,
-      scores: grid.scores })}\n`;
+    if (Object.keys(seq2seq).length && model.info?.kind !== 'encoder-decoder') {
+      throw new UsageError(`--${Object.keys(seq2seq).map((k) => ({ targetIds: 'target-ids' })[k] ?? k).join(', --')}: for encoder–decoders; this model is a ${model.info?.kind ?? 'decoder'}`);
+    }
+    const grid = await model.patch({ clean, corrupted, answer, wrong, site: values.site, ...seq2seq });
+    const json = `${JSON.stringify({ site: grid.site, ...(grid.stack ? { stack: grid.stack } : {}), clean: grid.clean,
+      corrupted: grid.corrupted, position: grid.position, scores: grid.scores })}\n`;
     if (values.out) writeFileSync(values.out, json);
     else process.stdout.write(json);
   } finally {

@@ -200,7 +200,7 @@ describe('activation patching and steering', () => {
     }
   });
 
-  it('CLI: patch writes {site, clean, corrupted, scores}; generate takes the --steer-* flags', async () => {
+  it('CLI: patch writes {site, clean, corrupted, scores} (encoder–decoders: --target-ids, --stack); generate takes the --steer-* flags', async () => {
     const name = 'llama/llama3_gqa2_f32';
     const c = fixture(name).cases.find((x) => x.site === 'head');
     const { stdout } = await exec(process.execPath, [CLI, 'patch', '--threads', '1', '--model', dirs[name], '--clean-ids', c.clean.join(','),
@@ -216,6 +216,16 @@ describe('activation patching and steering', () => {
     assert.deepEqual(JSON.parse(out).ids.slice(0, sure.length), sure);
     await assert.rejects(exec(process.execPath, [CLI, 'patch', '--threads', '1', '--model', dirs[name], '--clean-ids', '1,2,3', '--corrupted-ids', '1,2',
       '--answer-id', '3', '--wrong-id', '4', '--site', 'resid_pre']), (e) => /E_INPUT.*clean prompt has 3 tokens and the corrupted one 2/s.test(e.stderr));
+    // An encoder–decoder: sources, the decoder's target ids and the encoder's stack, as the reference.
+    const t = fixture('seq2seq/bart_f32').cases.find((x) => x.stack === 'encoder');
+    const { stdout: seq2seq } = await exec(process.execPath, [CLI, 'patch', '--threads', '1', '--model', dirs['seq2seq/bart_f32'],
+      '--clean-ids', t.clean.join(','), '--corrupted-ids', t.corrupted.join(','), '--target-ids', t.decoder_ids.slice(1).join(','),
+      '--stack', 'encoder', '--answer-id', String(t.answer), '--wrong-id', String(t.wrong), '--site', t.site]);
+    const s2s = JSON.parse(seq2seq);
+    assert.deepEqual([s2s.site, s2s.stack, s2s.position], [t.site, 'encoder', t.position]);
+    compare(s2s, t);
+    await assert.rejects(exec(process.execPath, [CLI, 'patch', '--threads', '1', '--model', dirs[name], '--clean-ids', '1,2', '--corrupted-ids', '1,3',
+      '--target-ids', '5', '--answer-id', '3', '--wrong-id', '4', '--site', 'head']), (e) => /--target-ids: for encoder–decoders; this model is a decoder/.test(e.stderr));
     // The bundled decoder from text, as the README runs it: the reference's grid of its own checkpoint.
     const b = JSON.parse(readFileSync(join(FIXTURES, 'patching', 'bundled-causal.json'), 'utf8')).cases.find((x) => x.site === 'head');
     const { stdout: bundled } = await exec(process.execPath, [CLI, 'patch', '--threads', '1', '--model', 'bundled-causal',
