@@ -7,21 +7,28 @@
 // (js/words.js), so the figure draws words with no model; the token matrices stay (a reader may
 // switch words off). Both are optional fields of version 1: an older reader ignores them.
 // An encoder–decoder's figure holds one of its square self-attentions, the encoder's or the
-// decoder's (optional field `kind`: 'enc' | 'dec', as the element's kind attribute names them);
-// its cross-attention (target × source) is no square matrix and is drawn live only.
+// decoder's (optional field `kind`: 'enc' | 'dec', as the element's kind attribute names them).
+// Version 2 adds two figures (version 1 files are still read): an encoder–decoder's
+// cross-attention (kind 'cross', target × source matrices: js/figure-cross.js) and the logit lens
+// (view 'layers', per row and position the top tokens: js/figure-lens.js).
 import { AttnScopeError } from './errors.js';
 import { findWords, mergeHead } from './words.js';
+import { CROSS_KIND, checkCrossFigure, crossSource, sourceFromFigure } from './figure-cross.js';
+import { LENS_VIEW, lensData, lensFromFigure } from './figure-lens.js';
 
 export const FIGURE_FORMAT = 'attnscope-figure';
-export const FIGURE_VERSION = 1;
-/** Views a frozen figure can draw from its matrices alone (others need q, k, v or a trace). */
-export const FIGURE_VIEWS = Object.freeze(['head', 'lines', 'grid']);
+export const FIGURE_VERSION = 2;
+/** The versions this reader draws (each adds optional fields to the one before). */
+export const FIGURE_VERSIONS_READ = Object.freeze([1, 2]);
+/** Views a frozen figure can draw from what it holds (others need q, k, v or a trace). */
+export const FIGURE_VIEWS = Object.freeze(['head', 'lines', 'grid', LENS_VIEW]);
 // Six decimals: a weight is a probability, and a figure needs no more (the sum of a row stays
 // within 1e-5 of 1); full float32 would triple the file.
 const DECIMALS = 1e6;
 
 /** The [layer, head] pairs a view draws. */
 export function figureHeads(view, layer, head, layers, heads) {
+  if (view === LENS_VIEW) return [];   // the lens holds tokens and probabilities, no attention
   if (view === 'head') return [[layer, head]];
   const pairs = [];
   for (let l = 0; l < layers; l++) {
@@ -43,6 +50,8 @@ export function figureData(result, { model, info, text, view, layer, head, words
     throw new AttnScopeError('E_INPUT', `a frozen figure draws the ${FIGURE_VIEWS.join(', ')} views, not "${view}"`);
   }
   const [L, H, T] = result.shape;
+  const cross = result.kind === CROSS_KIND;
+  if (cross) checkCrossFigure(words);
   const heads = figureHeads(view, layer, head, L, H);
   const round = (v) => Math.round(v * DECIMALS) / DECIMALS;
   const wordSpans = words ? findWords(result, text) : null;
@@ -58,9 +67,11 @@ export function figureData(result, { model, info, text, view, layer, head, words
     tokenTexts: [...(result.tokenTexts ?? result.tokens)],
     specialTokensMask: [...result.specialTokensMask],
     offsets: [...result.offsets],
-    shape: [L, H, T],
+    shape: cross ? [...result.shape] : [L, H, T],
+    ...(cross ? { source: crossSource(result) } : {}),
     heads,
     attentions: heads.map(([l, h]) => Array.from(result.attention(l, h), round)),
+    ...(view === LENS_VIEW ? { lens: lensData(result.logitLens) } : {}),
   };
   if (wordSpans) {
     figure.words = wordSpans.map(({ text: word, start, end, tokens }) => ({ text: word, start, end, tokens: [...tokens] }));
@@ -78,10 +89,10 @@ function figureConfig(info, result) {
     return { numLayers: c.numLayers, numHeads: c.numHeads, hiddenSize: c.hiddenSize, headDim: c.headDim,
       isDecoder: c.isDecoder, family: c.family };
   }
-  if (result.kind !== 'enc' && result.kind !== 'dec') {
-    throw new AttnScopeError('E_INPUT', 'a frozen figure holds a square self-attention (the encoder\'s or the decoder\'s), not cross-attention');
+  if (!['enc', 'dec', CROSS_KIND].includes(result.kind)) {
+    throw new AttnScopeError('E_INPUT', 'an encoder–decoder\'s figure holds one of its attentions: enc, dec or cross');
   }
-  const decoder = result.kind === 'dec';
+  const decoder = result.kind !== 'enc';   // cross-attention lives in the decoder's layers
   return { numLayers: result.shape[0], numHeads: result.shape[1], hiddenSize: c.hiddenSize,
     headDim: decoder ? c.decoderHeadDim : c.encoderHeadDim, isDecoder: decoder, family: c.modelType };
 }
@@ -132,26 +143,32 @@ export function decoderRun(raw, encoding) {
 export function figureResult(doc) {
   const bad = (why) => new AttnScopeError('E_INPUT', `not an AttnScope figure: ${why}`);
   if (!doc || typeof doc !== 'object' || doc.format !== FIGURE_FORMAT) throw bad('format is not "attnscope-figure"');
-  if (doc.version !== FIGURE_VERSION) throw bad(`version ${doc.version} (this reader knows ${FIGURE_VERSION})`);
-  const [L, H, T] = Array.isArray(doc.shape) ? doc.shape : [];
-  if (![L, H, T].every((n) => Number.isInteger(n) && n > 0 && n <= 4096)) throw bad('shape');
+  if (!FIGURE_VERSIONS_READ.includes(doc.version)) throw bad(`version ${doc.version} (this reader knows ${FIGURE_VERSIONS_READ.join(', ')})`);
+  // A cross-attention figure's matrices are T (target) × S (source): shape [L, H, T, S].
+  const cross = doc.kind === CROSS_KIND;
+  const [L, H, T, S = T] = Array.isArray(doc.shape) && doc.shape.length === (cross ? 4 : 3) ? doc.shape : [];
+  if (![L, H, T, S].every((n) => Number.isInteger(n) && n > 0 && n <= 4096)) throw bad('shape');
   for (const name of ['tokens', 'tokenTexts', 'specialTokensMask']) {
     if (!Array.isArray(doc[name]) || doc[name].length !== T) throw bad(`${name} must have ${T} entries`);
   }
   if (!FIGURE_VIEWS.includes(doc.view)) throw bad(`view "${doc.view}"`);
   if (!Array.isArray(doc.heads) || !Array.isArray(doc.attentions) || doc.heads.length !== doc.attentions.length) throw bad('heads');
-  const attentions = new Float32Array(L * H * T * T);
+  const attentions = new Float32Array(L * H * T * S);
   const held = new Set();
   doc.heads.forEach(([l, h], i) => {
     if (!(Number.isInteger(l) && l >= 0 && l < L && Number.isInteger(h) && h >= 0 && h < H)) throw bad(`head ${l}/${h}`);
     const m = doc.attentions[i];
-    if (!Array.isArray(m) || m.length !== T * T || !m.every((v) => typeof v === 'number' && v >= 0 && v <= 1)) throw bad(`matrix ${l}/${h}`);
-    attentions.set(m, (l * H + h) * T * T);
+    if (!Array.isArray(m) || m.length !== T * S || !m.every((v) => typeof v === 'number' && v >= 0 && v <= 1)) throw bad(`matrix ${l}/${h}`);
+    attentions.set(m, (l * H + h) * T * S);
     held.add(`${l}/${h}`);
   });
   const offsets = Array.isArray(doc.offsets) && doc.offsets.length === 2 * T ? doc.offsets : new Array(2 * T).fill(0);
   const config = { ...doc.modelInfo?.config, numLayers: L, numHeads: H };
+  if (cross && doc.words !== undefined) throw bad('a cross-attention figure holds no words');
   const words = doc.words === undefined ? null : figureWords(doc, T, L, H, bad);
+  if (doc.view === LENS_VIEW && doc.lens === undefined) throw bad('a layers (logit lens) figure needs its lens');
+  const lens = doc.lens === undefined ? null : lensFromFigure(doc, L, T, bad);
+  const source = cross ? sourceFromFigure(doc, S, bad) : null;
   return {
     fields: {
       ...(typeof doc.text === 'string' ? { text: doc.text } : {}),   // what the offsets (and words) index
@@ -163,14 +180,24 @@ export function figureResult(doc) {
       offsets: Int32Array.from(offsets),
       specialTokensMask: Uint8Array.from(doc.specialTokensMask, (v) => (v ? 1 : 0)),
       numTruncated: 0,
-      shape: [L, H, T, T],
+      shape: [L, H, T, S],
       kvHeads: Array.from({ length: H }, (_, h) => h),
       attentions,
+      ...(lens ? { logitLens: lens } : {}),
     },
-    info: { kind: config.isDecoder ? 'decoder' : 'encoder', config, frozen: true, source: doc.model },
-    /** Whether the figure holds every matrix `view` at (layer, head) draws (as words, too, if asked). */
-    covers: (view, layer, head, asWords = false) => FIGURE_VIEWS.includes(view) && (!asWords || words !== null) &&
-      figureHeads(view, layer, head, L, H).every(([l, h]) => held.has(`${l}/${h}`)),
+    // A lens figure of an encoder: its masked-LM head is what read the layers.
+    info: { kind: cross ? 'encoder-decoder' : config.isDecoder ? 'decoder' : 'encoder', config, frozen: true,
+      source: doc.model, ...(lens && !config.isDecoder ? { hasMlmHead: true } : {}) },
+    /** The source side of a cross-attention figure ({tokens, tokenTexts, specialTokensMask, offsets}), or null. */
+    source,
+    /** Whether the figure holds every matrix `view` at (layer, head) draws (as words, too, if asked;
+     *  of the attention `kind` an encoder–decoder's views are asked to show). */
+    covers: (view, layer, head, asWords = false, kind = undefined) => FIGURE_VIEWS.includes(view) &&
+      (!asWords || words !== null) && (!cross || kind === undefined || kind === CROSS_KIND) &&
+      (view === LENS_VIEW ? lens !== null : figureHeads(view, layer, head, L, H).every(([l, h]) => held.has(`${l}/${h}`))),
+    /** Whether it holds the logit lens (the layers view). */
+    lens: lens !== null,
+    kind: typeof doc.kind === 'string' ? doc.kind : null,
     /** Whether the figure was saved with words on (it holds the word spans and matrices). */
     words: words !== null,
     text: typeof doc.text === 'string' ? doc.text : '',

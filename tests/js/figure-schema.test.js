@@ -19,6 +19,8 @@ const ANNOTATIONS = new Set(['$schema', '$id', 'title', 'description']);
 
 /** Where `value` breaks `schema` (a list of "path: why"; empty when it conforms). */
 function schemaErrors(value, schema = SCHEMA, path = '$') {
+  if (schema === false) return [`${path}: not allowed here`];   // a field the other case forbids
+  if (schema === true) return [];
   const errors = [];
   const typeOf = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v);
   for (const [keyword, rule] of Object.entries(schema)) {
@@ -27,7 +29,8 @@ function schemaErrors(value, schema = SCHEMA, path = '$') {
     switch (keyword) {
       case 'type': {
         const t = typeOf(value);
-        if (!(t === rule || (rule === 'number' && t === 'integer'))) fail(`${t}, not ${rule}`);
+        const types = [rule].flat();
+        if (!types.some((r) => t === r || (r === 'number' && t === 'integer'))) fail(`${t}, not ${types.join(' or ')}`);
         break;
       }
       case 'const': if (value !== rule) fail(`${JSON.stringify(value)} is not ${JSON.stringify(rule)}`); break;
@@ -56,6 +59,11 @@ function schemaErrors(value, schema = SCHEMA, path = '$') {
           }
         }
         break;
+      case 'allOf': for (const s of rule) errors.push(...schemaErrors(value, s, path)); break;
+      case 'if':   // the condition's errors are not the value's: they choose then or else
+        errors.push(...schemaErrors(value, schemaErrors(value, rule, path).length === 0 ? schema.then ?? true : schema.else ?? true, path));
+        break;
+      case 'then': case 'else': break;   // read with if
       default: throw new Error(`${path}: the schema uses "${keyword}", which this checker does not know`);
     }
   }
@@ -79,13 +87,28 @@ test('the figures attnscope snapshot writes match docs/figure.schema.json and re
       encoder: snapshot(dir, 'encoder', ['--model', 'bundled-seq2seq', '--text', 'The cat chased the dog.', '--kind', 'enc']),
       decoder: snapshot(dir, 'decoder', ['--model', 'bundled-seq2seq', '--text', 'The cat chased the dog.', '--kind', 'dec',
         '--target', 'the cat the dog chased', '--view', 'lines']),
+      cross: snapshot(dir, 'cross', ['--model', 'bundled-seq2seq', '--text', 'The cat chased the dog.', '--kind', 'cross',
+        '--target', 'the cat the dog chased', '--view', 'grid']),
+      lens: snapshot(dir, 'lens', ['--model', 'bundled-causal', '--text', 'Once upon a time.', '--view', 'layers']),
+      encoderLens: snapshot(dir, 'encoder-lens', ['--text', 'The cat sat on the [MASK].', '--view', 'layers']),
     };
     for (const [name, doc] of Object.entries(figures)) {
       assert.deepEqual(schemaErrors(doc), [], name);
       assert.doesNotThrow(() => figureResult(doc), name);
     }
     assert.ok(figures.words.words.length > 0 && figures.grid.modelInfo.kind === 'decoder');
-    assert.deepEqual([figures.encoder.kind, figures.decoder.kind], ['enc', 'dec']);
+    assert.deepEqual([figures.encoder.kind, figures.decoder.kind, figures.cross.kind], ['enc', 'dec', 'cross']);
+    const [L, H, T, S] = figures.cross.shape;
+    assert.deepEqual([figures.cross.tokens.length, figures.cross.source.tokens.length, figures.cross.attentions[0].length],
+      [T, S, T * S]);
+    assert.equal(figures.cross.heads.length, L * H);
+    assert.ok(figureResult(figures.cross).covers('head', 1, 3, false, 'cross') && !figureResult(figures.cross).covers('head', 1, 3, false, 'enc'));
+    for (const lens of [figures.lens, figures.encoderLens]) {
+      assert.equal(lens.lens.length, lens.shape[0] + 1, 'the embeddings and every layer');
+      assert.ok(lens.lens.every((row) => row.length === lens.shape[2] && row.every((e) => e.top.length === 5)));
+      assert.ok(figureResult(lens).covers('layers', 0, 0) && !figureResult(lens).covers('head', 0, 0), 'a lens, no attention');
+    }
+    assert.ok('nextRank' in figures.lens.lens[0][0] && !('nextRank' in figures.encoderLens.lens[0][0]));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -126,5 +149,13 @@ test('the checker is not vacuous: broken figures fail it', () => {
   assert.match(broken((d) => { d.extra = 1; }).join(), /unknown field extra/);
   assert.match(broken((d) => { d.words = [{ text: 'a', start: 0, end: 1, tokens: [0] }]; }).join(), /words needs wordAttentions/);
   assert.match(broken((d) => { d.modelInfo.config.numLayers = 1.5; }).join(), /number, not integer/);
+  assert.match(broken((d) => { d.view = 'layers'; }).join(), /missing lens/);
+  assert.match(broken((d) => { d.kind = 'cross'; }).join(), /missing source[^]*1 items|3 items < 4|missing source/);
+  assert.match(broken((d) => { d.source = { tokens: ['a'], tokenTexts: ['a'], specialTokensMask: [0], offsets: [0, 1] }; }).join(),
+    /\$\.source: not allowed/);
+  assert.match(broken((d) => { d.shape = [1, 1, 1, 1]; }).join(), /4 items > 3/);
   assert.throws(() => schemaErrors(1, { pattern: 'x' }), /does not know/);
+  // Version 1 files (before cross-attention and the lens) are still read.
+  assert.doesNotThrow(() => figureResult(good));
+  assert.throws(() => figureResult({ ...good, version: 3 }), /version 3/);
 });

@@ -23,7 +23,7 @@ import { permalinkFor } from './permalink.js';
 import { elementText } from './labels.js';
 import { loadStrings, stringsLoaded } from './strings.js';
 import { fetchFigure } from './frozen-figure.js';
-import { figureData } from '../../js/snapshot.js';
+import { FIGURE_VIEWS, figureData } from '../../js/snapshot.js';
 import { LESSONS } from '../src/lesson/steps.js';
 
 /** The views the element offers (their registry entries' `element`), in button order. The views
@@ -31,6 +31,9 @@ import { LESSONS } from '../src/lesson/steps.js';
  *  Block walk and Positions view; a view that cannot apply (an encoder–decoder's formula, say)
  *  says why. */
 export const ELEMENT_VIEWS = ELEMENT_VIEW_IDS;
+// Views the element draws only from a figure that holds them (the logit lens: a live element
+// shows no predictions); their buttons show while such a figure is the element's.
+const FIGURE_ONLY_VIEWS = FIGURE_VIEWS.filter((v) => !ELEMENT_VIEWS.includes(v));
 // Other names the view attribute accepts for two of its views.
 const VIEW_ALIASES = { aggregate: VIEW.aggregates, model: VIEW.grid };
 const DEFAULT_VIEW = VIEW.head;
@@ -118,8 +121,10 @@ export class AttnScopeElement extends HTMLElement {
   // ---- lifecycle -------------------------------------------------------------------------------
   connectedCallback() {
     if (!this.#dom) this.#build();
+    const loadFigure = this.hasAttribute('src') && this.#figureSrc !== this.getAttribute('src');
+    this.#figureLoading ||= loadFigure;
     this.#readAttributes();
-    if (this.hasAttribute('src') && this.#figureSrc !== this.getAttribute('src')) this.#loadFigure();
+    if (loadFigure) this.#loadFigure();
     else this.#queueRun();
   }
 
@@ -177,7 +182,15 @@ export class AttnScopeElement extends HTMLElement {
 
   #figureCovers() {
     const s = this.#state;
-    return this.#figure.covers(s.view, s.layer, s.head, s.words);
+    return this.#figure.covers(s.view, s.layer, s.head, s.words, s.kind);
+  }
+
+  /** Whether the element offers view `v`: its own views, and what its figure holds. */
+  #offers(v) {
+    if (ELEMENT_VIEWS.includes(v)) return true;
+    // Until the src's figure is read, a figure-only view it names is taken on trust (checked then).
+    const figure = this.#figureLoading ? null : this.#figureDefaults;
+    return FIGURE_ONLY_VIEWS.includes(v) && (this.#figureLoading || Boolean(figure?.covers(v, 0, 0)));
   }
 
   /** Downloads (and returns) figureData() as JSON. */
@@ -260,7 +273,7 @@ export class AttnScopeElement extends HTMLElement {
     if (target.length > MAX_TEXT_CHARS) this.#notes.push(this.#t('shortened', { n: MAX_TEXT_CHARS }));
     s.target = target.slice(0, MAX_TEXT_CHARS);
     const kind = this.getAttribute('kind');
-    s.kind = ATTENTION_KINDS.includes(kind) ? kind : DEFAULT_KIND;
+    s.kind = ATTENTION_KINDS.includes(kind) ? kind : ATTENTION_KINDS.includes(fig?.kind) ? fig.kind : DEFAULT_KIND;
     if (kind !== null && s.kind !== kind) warn('kind', kind, ATTENTION_KINDS.join('|'));
     s.model = fig && !this.hasAttribute('model') ? fig.model : this.model;
     const precision = this.getAttribute('weight-precision');
@@ -268,7 +281,7 @@ export class AttnScopeElement extends HTMLElement {
     if (precision !== null && s.weightPrecision !== precision) warn('weight-precision', precision, WEIGHT_PRECISIONS.join('|'));
     const view = this.getAttribute('view') ?? fig?.view ?? null;
     const named = VIEW_ALIASES[view] ?? view;
-    s.view = ELEMENT_VIEWS.includes(named) ? named : DEFAULT_VIEW;
+    s.view = this.#offers(named) ? named : DEFAULT_VIEW;
     if (view !== null && s.view !== named) warn('view', view, ELEMENT_VIEWS.join('|'));
     // lesson="attention" step="N": that step of the guided lesson, at its view (the element's
     // nearest when it has not that view).
@@ -325,7 +338,7 @@ export class AttnScopeElement extends HTMLElement {
     const views = el('div', 'views', toolbar);
     views.setAttribute('role', 'group');
     const viewButtons = {};
-    for (const v of ELEMENT_VIEWS) {
+    for (const v of [...ELEMENT_VIEWS, ...FIGURE_ONLY_VIEWS]) {
       const b = el('button', '', views);
       b.type = 'button';
       b.dataset.view = v;
@@ -497,6 +510,7 @@ export class AttnScopeElement extends HTMLElement {
     for (const [v, b] of Object.entries(dom.viewButtons)) {
       b.textContent = translate(s.lang, viewEntry(v).label);
       b.setAttribute('aria-pressed', String(v === s.view));
+      b.hidden = !this.#offers(v);
     }
     for (const [key, b] of Object.entries(dom.actionButtons)) {
       b.textContent = t(key);

@@ -1,10 +1,12 @@
 // <attn-scope src="fig.json">: a frozen figure (js/snapshot.js) fetched and turned into the run
 // the views draw, with no WebAssembly and no model download. The element stays frozen while the
 // figure holds every matrix the view asks for; a new text, or a view or head it does not hold,
-// switches it to a live run of the model.
+// switches it to a live run of the model. A cross-attention figure becomes an encoder–decoder's
+// run (frozen-cross.js), drawn by the cross views.
 import { RunResult } from '../../js/result.js';
 import { AttnScopeError } from '../../js/errors.js';
 import { figureResult } from '../../js/snapshot.js';
+import { crossFigureRun } from './frozen-cross.js';
 
 /** Fetches and reads a figure: { result, info, covers(view, layer, head), text, model, view, layer, head }. */
 export async function fetchFigure(src, baseUrl) {
@@ -22,5 +24,5 @@ export async function fetchFigure(src, baseUrl) {
     throw new AttnScopeError('E_INPUT', `the figure ${src} is not JSON`);
   }
   const figure = figureResult(doc);
-  return { ...figure, result: new RunResult(figure.fields) };
+  return { ...figure, result: figure.source ? crossFigureRun(figure) : new RunResult(figure.fields) };
 }

@@ -7,6 +7,7 @@
 // changes or the model does. The hosts keep only what is theirs: the URL or the attributes, the
 // status line, the picker.
 import { AttnScopeError } from '../../js/errors.js';
+import { LENS_TOP_K } from '../../js/figure-lens.js';
 import { isCausal } from './causal-mask.js';
 import { cachedCorpus, cachedCorpusMap, corpusMap, corpusSummary } from './corpus.js';
 import { corpusAblation } from './ablation.js';
@@ -20,8 +21,9 @@ import { guardedView } from './views/family-switch.js';
 // Only the runs of the views that read them (their registry entry's `needs`) ask for these
 // outputs: result.trace (every intermediate of every block: L·T·(7C + F) floats; the Llama
 // family's about L·T·(7C + 4·H·dh + 5·KV·dh + 4F)), result.logitLens and result.attribution (each
-// one more pass of the model) and result.flow (read from the same pass: L·H·T² floats). LENS_TOP_K tokens per lens cell.
-export const LENS_TOP_K = 5;
+// one more pass of the model) and result.flow (read from the same pass: L·H·T² floats). LENS_TOP_K
+// tokens per lens cell, as many as a lens figure holds (js/figure-lens.js).
+export { LENS_TOP_K };
 /** The lens reads (L+1)·T rows through a V×C head: beyond this many multiply-adds (gpt2-small at
  *  ~100 tokens: seconds in wasm) the Layers view says so instead of asking for it. */
 export const LENS_BUDGET = 5e10;
