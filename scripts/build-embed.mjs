@@ -85,8 +85,9 @@ function virtualModules(modules) {
   };
 }
 
-// The element offers the views whose registry entry says so (web/src/views/registry.js). In its
-// bundles the registry's list is rewritten from the registry itself, holding those views only, so
+// The element offers the views whose registry entry says so (web/src/views/registry.js), and
+// draws those a frozen figure holds (the Layers view of a lens figure). In its bundles the
+// registry's list is rewritten from the registry itself, holding those views only, so
 // the element carries neither the page's other views nor their entries (their ids are unknown to
 // it). dist/attnscope-element.js loads each through a dynamic import (a chunk of its own, fetched
 // when first shown); the single file through a static import (a dynamic import without code
@@ -103,7 +104,7 @@ function elementViewsOnly({ split }) {
         const end = source.indexOf('\n];', start) + 3;
         if (start < 0 || end < start) throw new Error('build-embed: the registry has no ENTRIES list');
         const imports = [];
-        const entries = VIEW_LIST.filter((v) => v.element).map(({ load, figure, ...entry }) => {
+        const entries = VIEW_LIST.filter((v) => v.element || v.figure).map(({ load, figure, ...entry }) => {
           const declared = Object.entries(entry).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(k === 'label' ? `view_${entry.id}` : ENTRY_DEFAULTS[k]));
           const fields = declared.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ');
           if (split) return `  { ${fields}, load: () => import('./${entry.id}.js') },`;

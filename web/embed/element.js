@@ -55,7 +55,7 @@ export class AttnScopeElement extends HTMLElement {
   #state = { ...defaultState(), view: DEFAULT_VIEW, kind: DEFAULT_KIND };
   #app = createViewModel({ state: this.#state, onSet: () => this.#changed() });
   // <attn-scope> shows no predictions; its status line and events follow the runs.
-  #runs = createRunController(this.#app, { views: ELEMENT_VIEWS, predictions: false, on: {
+  #runs = createRunController(this.#app, { views: [...ELEMENT_VIEWS, ...FIGURE_ONLY_VIEWS], predictions: false, on: {
     start: () => this.#setStatus(this.result ? 'running' : 'loading', this.#t(this.result ? 'running' : 'loading')),
     shown: () => this.#shown(),
     empty: () => {
