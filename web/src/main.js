@@ -389,8 +389,14 @@ function wire() {
       $('run-status').textContent = app.t('saveFigureView');
       return;
     }
-    const figure = figureData(app.original, { model: state.model, info: app.info, text: state.text,
-      view: state.view, layer: state.layer, head: state.head, words: app.wordsShown() });
+    let figure;
+    try {   // the layers view's figure needs the lens, which a run too long for it has not
+      figure = figureData(app.original, { model: state.model, info: app.info, text: state.text,
+        view: state.view, layer: state.layer, head: state.head, words: app.wordsShown() });
+    } catch (error) {
+      $('run-status').textContent = error.message;
+      return;
+    }
     downloadBlob(new Blob([JSON.stringify(figure)], { type: 'application/json' }), exportFileName(state, 'figure.json'));
   });
   $('hide-special').addEventListener('change', (e) => app.set({ hideSpecial: e.target.checked }));
