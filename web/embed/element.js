@@ -517,8 +517,8 @@ export class AttnScopeElement extends HTMLElement {
       b.title = t(key + 'Title');
       b.disabled = !this.result || (key === 'json' && this.frozen) ||   // BertViz wants every head
         (key === 'figure' && !viewEntry(s.view)?.figure) ||
-        // BertViz and figure files hold square self-attention: not a target × source matrix.
-        ((key === 'json' || key === 'figure') && crossShown(this.#app));
+        // BertViz files hold square self-attention: not a target × source matrix (a figure can).
+        (key === 'json' && crossShown(this.#app));
     }
     dom.actionButtons.link.hidden = !this.pageUrl;
     dom.brand.textContent = this.frozen ? t('brandFrozen', { model: s.model }) : t('brand');
