@@ -78,8 +78,8 @@ def attentions_from(attention, square=True):
         return attention
     if attention is None:
         raise ValueError("no attention given: pass outputs.attentions (run the model with output_attentions=True)")
-    if square and _is_generation(attention):
-        return _stitch_generation(attention)
+    if _is_generation(attention):
+        return _stitch_generation(attention, square)
     layers = [_plain(layer) for layer in _layer_list(attention)]
     return _stack([_one_example(layer, l) for l, layer in enumerate(layers)], square)
 
@@ -156,33 +156,37 @@ def _is_generation(attention):
         and len(first[0].shape) == 4
 
 
-def _stitch_generation(steps):
+def _stitch_generation(steps, square=True):
     """One causal T x T matrix per head from the steps: each step's q query rows are the last q of
     its k positions (q = the prompt at step 0, then 1 with the cache; k at every step without it).
-    T = the prompt plus every token generated but the last, which no step has attended from yet."""
-    T = max(layer.shape[-1] for step in steps for layer in step)
+    T = the prompt plus every token generated but the last, which no step has attended from yet.
+    square=False: an encoder-decoder's cross-attentions, T x S (k is the source's S at every
+    step): the decoder's length is q at step 0 and without the cache, one more each cached step."""
     L = len(steps[0])
-    rows = [[None] * T for _ in range(L)]  # [layer][row] -> [heads, k] of that query position
+    rows = [{} for _ in range(L)]  # [layer][position] -> [heads, k] of that query position
+    length = 0
     for s, step in enumerate(steps):
         if len(step) != L:
             raise ValueError(f"generation step {s} has {len(step)} layers, step 0 has {L}")
+        q, k = step[0].shape[-2], step[0].shape[-1]
+        length = k if square else (q if s == 0 or q > 1 else length + 1)
         for l, layer in enumerate(step):
             layer = _one_example(_plain(layer), l)
-            q, k = len(layer[0]), len(layer[0][0])
             for r in range(q):
-                rows[l][k - q + r] = [m[r] for m in layer]
-    missing = [r for r in range(T) if rows[0][r] is None]
+                rows[l][length - q + r] = [m[r] for m in layer]
+    T = max(rows[0]) + 1
+    missing = [r for r in range(T) if r not in rows[0]]
     if missing:
         raise ValueError(f"generation steps hold no attention for positions {missing[:5]}")
-    H = len(rows[0][0])
+    H, S = len(rows[0][0]), T if square else steps[0][0].shape[-1]
     layers = []
     for l in range(L):
-        layer = [[[0.0] * T for _ in range(T)] for _ in range(H)]
+        layer = [[[0.0] * S for _ in range(T)] for _ in range(H)]
         for r in range(T):
             for h in range(H):
                 values = list(rows[l][r][h])
                 layer[h][r][:len(values)] = values
         layers.append(layer)
-    stitched = _stack(layers)
+    stitched = _stack(layers, square)
     stitched.from_generation = True
     return stitched
