@@ -195,8 +195,7 @@ export function figureResult(doc) {
     covers: (view, layer, head, asWords = false, kind = undefined) => FIGURE_VIEWS.includes(view) &&
       (!asWords || words !== null) && (!cross || kind === undefined || kind === CROSS_KIND) &&
       (view === LENS_VIEW ? lens !== null : figureHeads(view, layer, head, L, H).every(([l, h]) => held.has(`${l}/${h}`))),
-    /** Whether it holds the logit lens (the layers view). */
-    lens: lens !== null,
+    /** An encoder–decoder's attention kind it holds ('enc' | 'dec' | 'cross'), or null. */
     kind: typeof doc.kind === 'string' ? doc.kind : null,
     /** Whether the figure was saved with words on (it holds the word spans and matrices). */
     words: words !== null,

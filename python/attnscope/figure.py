@@ -8,7 +8,7 @@ import math
 
 from .attention import attentions_from
 from .cross import CROSS, source_field
-from .lens import logit_lens
+from .lens import logit_lens, token_labels
 from .model_info import model_info
 from .tokens import prettify, special_mask
 from .words import find_words, merge_head
@@ -77,6 +77,8 @@ def figure(attention, tokens, *, view="head", layer=0, head=0, text="", token_te
         raise ValueError(f"layer {layer}: the attention has {L} layers")
     if not (isinstance(head, int) and 0 <= head < H):
         raise ValueError(f"head {head}: the attention has {H} heads")
+    if token_texts is None and view == LENS_VIEW and vocab is not None:
+        token_texts = token_labels(tokens, vocab)   # as the lens's cells label the tokens they read
     labels = list(token_texts)[:T] if token_texts is not None else (prettify(tokens) if prettify_tokens else tokens)
     special = [1 if v else 0 for v in special_tokens_mask][:T] if special_tokens_mask is not None \
         else special_mask(tokens)

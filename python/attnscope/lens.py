@@ -170,12 +170,28 @@ def _norm(final_norm, C):
     return lambda rows: [one(list(x)) for x in rows]
 
 
+def token_labels(tokens, vocab):
+    """The tokens labelled as the lens labels the tokens it reads (readable): a lens figure's
+    column headers then match its cells, and the CLI's token texts."""
+    if hasattr(vocab, "convert_ids_to_tokens"):
+        names = vocab.convert_ids_to_tokens(list(range(len(vocab))))
+    else:
+        names = vocab.keys() if isinstance(vocab, dict) else vocab
+    byte_level = _is_byte_level(names)
+    return [readable(str(t), byte_level) for t in tokens]
+
+
+def _is_byte_level(names):
+    """Whether a vocabulary writes spaces as GPT-2's Ġ (byte-level BPE)."""
+    return any(isinstance(t, str) and t.startswith("\u0120") for t in names)
+
+
 class _Names:
     """id -> token; byte_level: whether the vocabulary writes spaces as GPT-2's Ġ."""
 
     def __init__(self, by_id):
         self._by_id = by_id
-        self.byte_level = any(t.startswith("\u0120") for t in by_id)
+        self.byte_level = _is_byte_level(by_id)
 
     def __call__(self, i):
         return self._by_id[i]

@@ -23,7 +23,8 @@ const NOTEBOOK = join(ROOT, 'examples', 'notebook.ipynb');
 // What the notebook shows, in order: head_view, model_view, show(view="lines"), an encoder–decoder's
 // head_view (three elements: its encoder's, its decoder's and its cross-attention, whose rows are
 // the target's tokens as the cross view labels them) and show(view="lens") (the Layers view: a
-// table of the bundled GPT-2's 8 layers + the embeddings over 10 tokens, no canvas).
+// table of the bundled GPT-2's 8 layers + the embeddings over 10 tokens, no canvas; its tokens
+// labelled as its cells label what they read, a space as ␣).
 const SOURCE = [' The', ' cat', ' chased', ' the', ' dog', '.', '</s>'];
 const TARGET = ['<pad>', ' the', ' cat', ' the', ' dog', ' chased'];
 const VIEWS = [
@@ -33,7 +34,7 @@ const VIEWS = [
   { view: 'head', layer: 1, head: 0, tokens: SOURCE, kind: 'encoder' },
   { view: 'head', layer: 1, head: 0, tokens: TARGET, kind: 'decoder' },
   { view: 'head', layer: 1, head: 0, tokens: TARGET.map((t) => t.replace(/^ /, '\u2423')), kind: 'encoder-decoder', cross: [6, 7] },
-  { view: 'layers', layer: 0, head: 0, tokens: ['He', ' put', ' in', ' a', ' call', ' to', ' his', ' hotel', ' room', '.'], kind: 'decoder',
+  { view: 'layers', layer: 0, head: 0, tokens: ['He', '␣put', '␣in', '␣a', '␣call', '␣to', '␣his', '␣hotel', '␣room', '.'], kind: 'decoder',
     lens: [9, 10] },
 ];
 let dir, browser;

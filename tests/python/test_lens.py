@@ -63,7 +63,7 @@ class LensEqualsTheCli(unittest.TestCase):
                         "--view", "layers")
         self.assertEqual(want["tokens"], case["tokens"])
         got = attnscope.figure(attentions, case["tokens"], view="layers", text=case["text"], model="bundled-causal",
-                               config=config, token_texts=want["tokenTexts"], offsets=_pairs(want["offsets"]),
+                               config=config, offsets=_pairs(want["offsets"]),   # labels: the lens's own (readable)
                                # GPT-2's tokenizer adds no special token: <|endoftext|> typed in the text is not one
                                special_tokens_mask=[0] * len(case["tokens"]),
                                hidden_states=hidden_states, lm_head=weights["transformer.wte.weight"], final_norm=ln_f,

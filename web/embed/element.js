@@ -189,8 +189,7 @@ export class AttnScopeElement extends HTMLElement {
   #offers(v) {
     if (ELEMENT_VIEWS.includes(v)) return true;
     // Until the src's figure is read, a figure-only view it names is taken on trust (checked then).
-    const figure = this.#figureLoading ? null : this.#figureDefaults;
-    return FIGURE_ONLY_VIEWS.includes(v) && (this.#figureLoading || Boolean(figure?.covers(v, 0, 0)));
+    return FIGURE_ONLY_VIEWS.includes(v) && (this.#figureLoading || Boolean(this.#figureDefaults?.covers(v, 0, 0)));
   }
 
   /** Downloads (and returns) figureData() as JSON. */
