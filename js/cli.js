@@ -304,6 +304,7 @@ async function snapshot(values) {
     }
     const lens = values.view === LENS_VIEW;
     if (lens && seq2seq) throw new UsageError(`--view ${LENS_VIEW} (the logit lens) is for encoders and decoders, not encoder-decoder models`);
+    if (lens && values.words) throw new UsageError(`--words merges attention matrices; a --view ${LENS_VIEW} figure holds none`);
     if (lens && !model.info.config.isDecoder && !model.info.hasMlmHead) {
       throw new UsageError(`--view ${LENS_VIEW}: this encoder has no masked-LM head to read its layers with`);
     }

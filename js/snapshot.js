@@ -53,6 +53,7 @@ export function figureData(result, { model, info, text, view, layer, head, words
   const cross = result.kind === CROSS_KIND;
   if (cross) checkCrossFigure(words);
   const heads = figureHeads(view, layer, head, L, H);
+  if (words && heads.length === 0) throw new AttnScopeError('E_INPUT', `the ${view} view holds no attention to merge into words`);
   const round = (v) => Math.round(v * DECIMALS) / DECIMALS;
   const wordSpans = words ? findWords(result, text) : null;
   const figure = {

@@ -88,6 +88,8 @@ def figure(attention, tokens, *, view="head", layer=0, head=0, text="", token_te
             raise ValueError(f"{name} has {len(values)} entries; the attention has {T} tokens")
     utf16 = _utf16_index(text)
     heads = figure_heads(heads_of or view, layer, head, L, H)
+    if words and not heads:
+        raise ValueError(f"the {view} view holds no attention to merge into words")
     info = model_info(config, L, H, att, is_decoder, side=kind)
     lens = None
     if view == LENS_VIEW:

@@ -149,6 +149,8 @@ describe('attnscope snapshot: every family × every element view', () => {
     await refused([...t5, '--kind', 'cross'], /^attnscope: --kind cross draws the decoder over a target: give --target/);
     await refused([...t5, '--kind', 'cross', '--target', 'the sat cat', '--words'], /^attnscope: --words merges the words of --text/);
     await refused([...t5, '--view', 'layers'], /^attnscope: --view layers \(the logit lens\) is for encoders and decoders/);
+    await refused(['--model', 'bundled-causal', '--text', 'the cat sat', '--view', 'layers', '--words'],
+      /^attnscope: --words merges attention matrices; a --view layers figure holds none/);
     await refused([...t5, '--kind', 'dec'], /^attnscope: --kind dec draws the decoder over a target: give --target/);
     await refused([...t5, '--kind', 'dec', '--target', ''], /^attnscope: --target is empty/);
     await refused([...t5, '--target', 'the sat cat'], /^attnscope: --target goes with --kind dec/);

@@ -144,6 +144,11 @@ class Norms(unittest.TestCase):
             logit_lens(None, self.head, None, vocab=self.vocab, input_ids=self.ids)
         with self.assertRaisesRegex(ValueError, "rms_norm"):
             logit_lens(self.hidden, self.head, {"type": "batch_norm", "eps": 1e-5}, vocab=self.vocab, input_ids=self.ids)
+        decoder = tuple(torch.tril(torch.ones(1, 2, self.T, self.T)) / torch.arange(1, self.T + 1).view(1, 1, -1, 1)
+                        for _ in range(self.L))
+        with self.assertRaisesRegex(ValueError, "no attention to merge into words"):
+            attnscope.figure(decoder, self.vocab[:self.T], view="layers", text="t0t1t2t3", offsets=[(0, 2), (2, 4), (4, 6), (6, 8)],
+                             words=True, hidden_states=self.hidden, lm_head=self.head, vocab=self.vocab)
         encoder = tuple(torch.full((1, 2, self.T, self.T), 1 / self.T) for _ in range(self.L))
         with self.assertRaisesRegex(ValueError, "for decoders"):
             attnscope.figure(encoder, self.vocab[:self.T], view="layers", hidden_states=self.hidden, lm_head=self.head,
