@@ -8,7 +8,8 @@ import math
 
 from .attention import attentions_from
 from .cross import CROSS, source_field
-from .lens import logit_lens, token_labels
+from .lens import logit_lens
+from .token_text import token_labels
 from .model_info import model_info
 from .tokens import prettify, special_mask
 from .words import find_words, merge_head

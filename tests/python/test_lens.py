@@ -13,7 +13,8 @@ import torch
 from support import ROOT, cli_json, model_config, schema_errors
 
 import attnscope
-from attnscope.lens import logit_lens, readable
+from attnscope.lens import logit_lens
+from attnscope.token_text import readable
 
 FIXTURE = ROOT / "tests" / "fixtures" / "bundled-causal"
 CASE = "endoftext"   # 15 tokens, one of them <|endoftext|>
