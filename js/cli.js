@@ -15,7 +15,8 @@ import { GENERATE_DEFAULTS } from './generate.js';
 import { PATCH_FLAGS, PATCH_USAGE, STEER_FLAGS, STEER_USAGE, patchCommand, steerFromFlags } from './cli-interventions.js';
 import { FIGURE_VIEWS, decoderRun, encoderRun, figureData } from './snapshot.js';
 import { crossRun } from './figure-cross.js';
-import { LENS_TOP_K, LENS_VIEW } from './figure-lens.js';
+import { LENS_TOP_K, LENS_VIEW } from './figure-views.js';
+import { SNAPSHOT_KIND_FLAGS, SNAPSHOT_KIND_USAGE, checkKindFlags, kindFigureRun } from './cli-snapshot-kinds.js';
 
 const USAGE = `usage: attnscope <command> [options]
 
@@ -55,6 +56,7 @@ ${PATCH_USAGE}
             a format version): <attn-scope src="fig.json"> draws it with no model download;
             --words adds the word spans and each matrix merged into words (drawn as words);
             --view ${LENS_VIEW}: the logit lens (top ${LENS_TOP_K} tokens per layer and position; models with a head)
+${SNAPSHOT_KIND_USAGE}
             [--kind enc|dec|cross [--target "..."]]  encoder-decoder models: the encoder's self-attention
             over --text (enc, the default), the decoder's over decoder_start_token_id then --target
             (dec), or the decoder's cross-attention from the target's rows to --text's tokens (cross)
@@ -103,7 +105,7 @@ const OPTIONS = {
   snapshot: {
     ...COMMON, text: { type: 'string' }, view: { type: 'string', default: 'head' }, layer: { type: 'string' },
     head: { type: 'string' }, out: { type: 'string' }, words: { type: 'boolean' }, kind: { type: 'string' },
-    target: { type: 'string' },
+    target: { type: 'string' }, ...SNAPSHOT_KIND_FLAGS,
   },
   tokenize: { ...COMMON, text: { type: 'string' }, 'text-pair': { type: 'string' }, 'max-length': { type: 'string' },
     side: { type: 'string' } },
@@ -291,9 +293,10 @@ async function snapshot(values) {
   refuseEmpty(values.text, '--text', 'give the text to draw');
   if (!values.out) throw new UsageError('snapshot writes a file: give --out fig.json');
   if (!FIGURE_VIEWS.includes(values.view)) {
-    throw new UsageError(`--view ${values.view}: a frozen figure holds what the ${FIGURE_VIEWS.join(', ')} views ` +
-      'draw; the other views need the model (<attn-scope view="…"> without src runs it live)');
+    throw new UsageError(`--view ${values.view}: a frozen figure draws the ${FIGURE_VIEWS.join(', ')} views ` +
+      'with no model; the other views need it (<attn-scope view="…"> without src runs it live)');
   }
+  checkKindFlags(values);
   const layer = optionalInteger(values.layer, '--layer', 0) ?? 0;
   const head = optionalInteger(values.head, '--head', 0) ?? 0;
   const model = await openModel(values);
@@ -308,14 +311,15 @@ async function snapshot(values) {
     if (lens && !model.info.config.isDecoder && !model.info.hasMlmHead) {
       throw new UsageError(`--view ${LENS_VIEW}: this encoder has no masked-LM head to read its layers with`);
     }
-    const result = seq2seq ? await seq2seqFigureRun(model, values)
-      : await model.run(values.text, { topK: 0, ...(lens ? { logitLens: LENS_TOP_K } : {}) });
+    const own = await kindFigureRun(model, values);   // a flow graph or patching grid
+    const result = own?.result ?? (seq2seq ? await seq2seqFigureRun(model, values)
+      : await model.run(values.text, { topK: 0, ...(lens ? { logitLens: LENS_TOP_K } : {}) }));
     const [L, H] = result.shape;
     if (layer >= L) throw new UsageError(`--layer ${layer}: the model has ${L} layers (0 to ${L - 1})`);
     if (head >= H) throw new UsageError(`--head ${head}: the model has ${H} heads (0 to ${H - 1})`);
     announceTruncation(result.numTruncated, result.tokens.length, 'the input');
     const figure = figureData(result, { model: values.model ?? 'bundled', info: model.info, text: values.text,
-      view: values.view, layer, head, words: Boolean(values.words) });
+      view: values.view, layer, head, words: Boolean(values.words), ...own?.what });
     writeFileSync(values.out, JSON.stringify(figure) + '\n');
   } finally {
     model.dispose();

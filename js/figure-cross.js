@@ -5,9 +5,7 @@
 // draw it as the page draws cross-attention (web/src/views/cross*.js): the grid as target × source
 // thumbnails, the head and lines views as the cross view's heatmap and lines.
 import { AttnScopeError } from './errors.js';
-
-/** The attention kind a cross figure holds (the element's kind attribute names it so). */
-export const CROSS_KIND = 'cross';
+import { CROSS_KIND } from './figure-views.js';
 
 /**
  * An encoder–decoder's run (js/seq2seq.js) seen as its cross-attention, the run a cross figure
@@ -54,3 +52,14 @@ export function sourceFromFigure(doc, S, bad) {
 export function checkCrossFigure(words) {
   if (words) throw new AttnScopeError('E_INPUT', 'a cross-attention figure holds tokens: words merge one sentence\'s pieces');
 }
+
+/** For registerFigureKinds (js/snapshot.js): a cross figure's `source`, written and read. */
+export const CROSS_FIGURE_CODE = {
+  [CROSS_KIND]: {
+    write: (result, words) => {
+      checkCrossFigure(words);
+      return crossSource(result);
+    },
+    read: sourceFromFigure,
+  },
+};

@@ -6,11 +6,7 @@
 // camelCase, probabilities to six significant digits (a small probability keeps its digits: the
 // view shows it as 3.2e-7). It holds no attention matrix: the view draws none.
 import { AttnScopeError } from './errors.js';
-
-/** The view id (web/src/views/registry.js) a lens figure draws. */
-export const LENS_VIEW = 'layers';
-/** Tokens per lens cell: what the Layers view lists for a cell (its live runs ask for as many). */
-export const LENS_TOP_K = 5;
+import { LENS_VIEW } from './figure-views.js';
 
 const significant = (p) => (p === null ? null : Number(p.toPrecision(6)));
 
@@ -48,3 +44,8 @@ export function lensFromFigure(doc, L, T, bad) {
     });
   });
 }
+
+/** For registerFigureKinds (js/snapshot.js): a lens figure's `lens`, written and read. */
+export const LENS_FIGURE_CODE = {
+  [LENS_VIEW]: { write: (result) => lensData(result.logitLens), read: lensFromFigure },
+};

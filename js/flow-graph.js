@@ -13,9 +13,9 @@
 // tau and the nodes they come from, down to the embeddings (edges below tau are dropped with
 // everything only they reached).
 import { AttnScopeError } from './errors.js';
+import { FLOW_DEFAULT_TAU } from './flow-tau.js';
 
-/** The LLM Transparency Tool's default threshold. */
-export const FLOW_DEFAULT_TAU = 0.04;
+export { FLOW_DEFAULT_TAU };
 
 const nodeId = (kind, level, position) => `${kind}:${level}:${position}`;
 

@@ -12,6 +12,13 @@ export { bundledModelFile, bundledModelLocation, bundledModelLocations } from '#
 export { HEAD_STATISTICS, ablationEffects, headStatistics } from './head-stats.js';
 export { INDUCTION_DEFAULTS, inductionInput, inductionScores, measureInduction } from './head-detectors.js';
 export { FIGURE_FORMAT, FIGURE_VERSION, FIGURE_VIEWS, figureData, figureResult } from './snapshot.js';
+import { registerFigureKinds } from './snapshot.js';
+import { FIGURE_KIND_CODE } from './figure-kinds.js';
+import { LENS_FIGURE_CODE } from './figure-lens.js';
+import { CROSS_FIGURE_CODE } from './figure-cross.js';
+
+// The version-2 figures' code: flow, patching, the logit lens and cross-attention.
+registerFigureKinds({ ...FIGURE_KIND_CODE, ...LENS_FIGURE_CODE, ...CROSS_FIGURE_CODE });
 export { findWords, mergeHead, wordAttentions } from './words.js';
 export { FLOW_DEFAULT_TAU, flowGraph, topFlowRoute } from './flow-graph.js';
 

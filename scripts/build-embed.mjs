@@ -170,17 +170,23 @@ export async function buildEmbed({ quiet = false } = {}) {
 }`,
   };
   const loader = { '.css': 'text' };
+  // The element adopts web/style.css as a string (web/embed/styles.js): its comments, 5 KB, are
+  // for who reads the file, not for the browser, so they stay out of every element's bundle.
+  const cssWithoutComments = { name: 'css-without-comments', setup(b) {
+    b.onLoad({ filter: /\.css$/ }, (args) => ({ loader: 'text',
+      contents: readFileSync(args.path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '') }));
+  } };
   const split = await build({ ...common, loader, entryPoints: { 'attnscope-element': 'web/embed/element-entry.js' }, outdir: DIST,
     splitting: true, chunkNames: `${CHUNKS}/[name]-[hash]`, metafile: true,
-    plugins: [virtualModules({ ...modules, ...stringModules() }), elementViewsOnly({ split: true }), stringsByLanguage()] });
+    plugins: [virtualModules({ ...modules, ...stringModules() }), elementViewsOnly({ split: true }), stringsByLanguage(), cssWithoutComments] });
   // An earlier build's chunks (other hashes) go; not the folder: a test process building at the
   // same time writes the same files and may be serving them.
   const written = new Set(Object.keys(split.metafile.outputs).map((p) => join(ROOT, p)));
   for (const f of readdirSync(join(DIST, CHUNKS))) if (!written.has(join(DIST, CHUNKS, f))) rmSync(join(DIST, CHUNKS, f));
   await build({ ...common, loader, entryPoints: { 'attnscope-element-inline': 'web/embed/element-entry.js' }, outdir: DIST,
-    plugins: [virtualModules({ ...modules, ...noStringChunks }), elementViewsOnly({ split: false })] });
+    plugins: [virtualModules({ ...modules, ...noStringChunks }), elementViewsOnly({ split: false }), cssWithoutComments] });
   const single = await build({ ...common, loader, entryPoints: ['web/embed/single-file-entry.js'], write: false,
-    plugins: [virtualModules(modules), elementViewsOnly({ split: false })] });
+    plugins: [virtualModules(modules), elementViewsOnly({ split: false }), cssWithoutComments] });
   const template = readFileSync(join(ROOT, 'web/embed/single-file.html'), 'utf8');
   // A literal "</script" inside the bundle would end the inline script early; JSON-escaped
   // strings never contain it, but check rather than trust.

@@ -15,16 +15,24 @@ from .tokens import prettify, special_mask
 from .words import find_words, merge_head
 
 FIGURE_FORMAT = "attnscope-figure"
-FIGURE_VERSION = 2
+FIGURE_VERSION = 2  # the newest version written (a lens or cross-attention figure's)
 # The logit lens's view (web/src/views/registry.js's id): a figure of tokens and probabilities.
 LENS_VIEW = "layers"
-# Views a figure draws from what it holds (formula, aggregates, ... need q, k, v or a trace).
+# Views this package writes figures of (formula, aggregates, ... need q, k, v or a trace; the flow
+# graph and patching grids, which js/snapshot.js's FIGURE_VIEWS also has, need the engine's runs).
 FIGURE_VIEWS = ("head", "lines", "grid", LENS_VIEW)
 # The model a figure names when the caller names none: words the element shows ("attention
 # computed by your model") and cannot mistake for a hub id, so a view the figure lacks fails
 # in place instead of fetching some other model.
 UNNAMED_MODEL = "your model"
 DECIMALS = 1e6  # six decimals, as js/snapshot.js: a row still sums to 1 within 1e-5
+
+
+def figure_version(view, kind):
+    """The lowest format version that has all a figure holds, as js/snapshot.js figureVersion: the
+    lens and cross-attention came with version 2; head, lines and grid figures stay 1, so readers
+    from before version 2 still draw them."""
+    return 2 if view == LENS_VIEW or kind == CROSS else 1
 
 
 def figure_heads(view, layer, head, layers, heads):
@@ -107,7 +115,7 @@ def figure(attention, tokens, *, view="head", layer=0, head=0, text="", token_te
                              f"{L} layers (so {L + 1} rows) over {T} tokens")
     doc = {
         "format": FIGURE_FORMAT,
-        "version": FIGURE_VERSION,
+        "version": figure_version(view, kind),
         "model": model,
         "modelInfo": info,
         **({"kind": kind} if kind else {}),

@@ -4,7 +4,10 @@
 // with −∞ on later keys, aggregates and rollout stay causal, the next-token panel names the token
 // that follows, Generate streams N tokens whose rows equal a full run over the final ids (KV cache
 // vs recomputation, ≤ 1e-5), the same seed writes the same text (also from the permalink), Stop
-// stops it, and ?view=compare shows BERT and the decoder side by side. Throughout: no console
+// stops it, and ?view=compare shows BERT and the decoder side by side. The Steering panel writes the
+// prompt plain and steered, the two differ, the plain ids are the API's greedy ones and the steered
+// ids the API's with the direction the panel measured given as the vector (so the size it shows is
+// of the engine's v), and the link restores the settings. Throughout: no console
 // error, no uncaught error, no request outside the page's origin.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +16,7 @@ import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.
 import { torchCausal } from './helpers/causal-reference.js';
 import { maxAbsDiff } from '../js/helpers/api-reference.js';
 import { defaultState, stateFromUrl, stateToUrl } from '../../web/src/state.js';
+import { loadModel } from '../../js/index.js';
 
 const MODEL_DIR = fileURLToPath(new URL('../../model-causal', import.meta.url));
 
@@ -404,6 +408,66 @@ test('/?model=bundled-causal&text=The%20river and /?view=compare load with no co
     assert.deepEqual(other.problems, [], path);
     await other.context.close();
   }
+});
+
+test('Steering: plain and steered side by side, they differ, the size is the engine\'s v, the link restores it', async () => {
+  const started = Date.now();
+  await showView('grid');
+  const settings = { '#steer-from': 'the house', '#steer-to': 'the school', '#steer-layer': '5', '#steer-strength': '2' };
+  for (const [field, value] of Object.entries(settings)) {
+    await page.fill(field, value);
+    await page.locator(field).dispatchEvent('change');
+  }
+  const params = await page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
+  assert.deepEqual([params.st, params.sl, params.ss], ['the school', '5', '2']);
+  const steerDone = (p) => p.waitForFunction(() => { const s = window.__attnscope.steering; return s && !s.running && s.steered; }, null, { timeout: 30000 });
+  await page.click('#steer-start');
+  await steerDone(page);
+  const s = await hook(() => window.__attnscope.steering);
+  const n = (await hook(() => window.__attnscope.state)).genTokens;
+  assert.equal(s.plain.ids.length, n);
+  assert.notDeepEqual(s.steered.ids, s.plain.ids);
+  assert.ok(await page.locator('.steer-col[data-which="steered"] mark.is-different').count() > 0);
+  assert.match(await page.locator('.steer-parting').textContent(), /leaves the plain one at token \d+/);
+  // The views show the steered text's rows: the prompt's and every token it wrote.
+  const onScreen = await hook(() => window.__attnscope.ids);
+  assert.deepEqual(onScreen.slice(-s.steered.ids.length), s.steered.ids);
+  // The API, greedy from the same prompt: plain as the panel's plain; steered with the panel's
+  // measured direction as the vector as the panel's steered (the vector is the engine's v).
+  const model = await loadModel('bundled-causal');
+  try {
+    const plain = await model.generate(TEXT, { maxNewTokens: n, temperature: 0 }).result;
+    assert.deepEqual(Array.from(plain.ids.slice(plain.promptLength)), s.plain.ids);
+    assert.equal(onScreen.length, plain.promptLength + s.steered.ids.length);
+    const steered = await model.generate(TEXT, { maxNewTokens: n, temperature: 0,
+      steer: { layer: 5, strength: 2, vector: s.size.vector } }).result;
+    assert.deepEqual(Array.from(steered.ids.slice(steered.promptLength)), s.steered.ids);
+  } finally {
+    model.dispose();
+  }
+  const norm = Math.hypot(...s.size.vector);
+  assert.ok(Math.abs(norm - s.size.direction) < 1e-4 * norm && Math.abs(s.size.push - 2 * s.size.direction) < 1e-9);
+  assert.match(await page.locator('#steer-size').textContent(), new RegExp(`‖v‖ = ${s.size.direction.toFixed(2)}`));
+  // The link: a fresh page has the four settings and writes the same steered text.
+  const other = await guardedPage(browser, server.origin);
+  await other.page.goto(await page.evaluate(() => location.href));
+  await waitForRuns(other.page, 1);
+  for (const [field, value] of Object.entries(settings)) assert.equal(await other.page.inputValue(field), value);
+  await other.page.click('#steer-start');
+  await steerDone(other.page);
+  assert.deepEqual((await other.page.evaluate(() => window.__attnscope.steering)).steered.ids, s.steered.ids);
+  assert.deepEqual(other.problems, []);
+  await other.context.close();
+  console.log(`# steering: ${Date.now() - started} ms`);
+});
+
+test('steering settings round-trip through the URL; invalid ones fall back to the defaults', () => {
+  const s = { ...defaultState(), steerFrom: 'a', steerTo: 'b c', steerLayer: 7, steerStrength: -2.5 };
+  assert.deepEqual(stateFromUrl(stateToUrl(s)), s);
+  const d = defaultState();
+  const bad = stateFromUrl('?sl=x&ss=1e3');
+  assert.deepEqual([bad.steerLayer, bad.steerStrength], [d.steerLayer, d.steerStrength]);
+  assert.equal(stateFromUrl('?ss=101').steerStrength, d.steerStrength);
 });
 
 test('generation settings round-trip through the URL; invalid ones fall back to the defaults', () => {

@@ -2,13 +2,15 @@
 // and phone, is drawn (its text with the model's own numbers, its figure, the page's view under
 // it) with no console error; → and ← walk the steps and the URL follows; each step's link
 // restores that step and its view. The figures' numbers are checked against the run's q and k
-// (read through the test hook) for the dot-product step, and rows of the softmax figure sum to 1.
+// (read through the test hook) for the dot-product step, and rows of the softmax figure sum to 1;
+// the patching step's button opens the bundled church/school example in the step's view.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LESSONS } from '../../web/src/lesson/steps.js';
 import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
 
 const STEPS = LESSONS.attention;
+const stepOf = (id) => STEPS.findIndex((s) => s.id === id) + 1;   // 1-based, as in the link
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 let server, browser;
@@ -141,17 +143,28 @@ test('the dot-product step\'s numbers are the run\'s q·k and cosine; the softma
   const alphas = await page.$$eval('.lesson-table tr td:last-child', (tds) => tds.map((td) => Number(td.textContent)));
   assert.ok(Math.abs(alphas.reduce((a, b) => a + b, 0) - 1) < 1e-3, `α sum ${alphas.reduce((a, b) => a + b, 0)}`);
   // The Add & Norm step outlines the block view's Add section.
-  await page.goto(`${server.origin}/?lesson=attention&step=10`);
-  await stepShown(page, 10);
+  await page.goto(`${server.origin}/?lesson=attention&step=${stepOf('addnorm')}`);
+  await stepShown(page, stepOf('addnorm'));
   await page.waitForSelector('.view-block [data-step="blockAdd"].lesson-focus');
   // "I am full": the button runs it; the figure says 5 × the model's width.
-  await page.goto(`${server.origin}/?lesson=attention&step=14`);
-  await stepShown(page, 14);
+  await page.goto(`${server.origin}/?lesson=attention&step=${stepOf('full')}`);
+  await stepShown(page, stepOf('full'));
   await page.click('.lesson-try');
   await page.waitForFunction(() => window.__attnscope.tokens?.join(' ') === '[CLS] i am full [SEP]');
   const width = await page.evaluate(() => window.__attnscope.info.config.hiddenSize);
   await page.waitForFunction((w) => document.querySelector('.lesson-figure .lesson-real')?.textContent === `X: 5 × ${w}`, width);
   assert.match(await page.textContent('.lesson-body'), new RegExp(`5 × ${width}`));
+  // Asking why: the patching step's button opens the bundled decoder's church/school example in
+  // the step's own view, and its grid is drawn there (the lesson stays on the step).
+  await page.click('.lesson-next');
+  await stepShown(page, stepOf('patching'));
+  await page.click('.lesson-figure .lesson-try');
+  await page.waitForFunction(() => {
+    const h = window.__attnscope, p = h.patching;
+    return h.state.model === 'bundled-causal' && p && p.state === 'done' && p.answer === ' church' && p.wrong === ' school';
+  }, null, { timeout: 60000 });
+  const after = await page.evaluate(() => window.__attnscope.state);
+  assert.deepEqual([after.lesson, after.step, after.view], ['attention', stepOf('patching'), 'patching']);
   assert.deepEqual(problems, []);
   await page.context().close();
 });

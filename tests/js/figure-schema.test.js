@@ -1,8 +1,9 @@
 // The frozen-figure format has one description, docs/figure.schema.json, checked on both sides:
 // here, the figures the JavaScript writes (`attnscope snapshot`, figureData) and one the Python
 // package writes (python/attnscope) must match it and be read back by figureResult; the Python
-// tests (tests/python) check the Python side against the same file. The checker below knows only
-// the keywords the schema uses and refuses any other, so the schema cannot outgrow what is checked.
+// tests (tests/python) check the Python side against the same file. The checker
+// (helpers/figure-schema.js) knows only the keywords the schema uses and refuses any other, so the
+// schema cannot outgrow what is checked. The flow and patching figures: snapshot-kinds.test.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -10,65 +11,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { figureResult } from '../../js/snapshot.js';
+import { figureResult } from '../../js/index.js';   // the package's entry registers the version-2 figures' code
+import { schemaErrors } from './helpers/figure-schema.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'js', 'cli.js');
-const SCHEMA = JSON.parse(readFileSync(join(ROOT, 'docs', 'figure.schema.json'), 'utf8'));
-const ANNOTATIONS = new Set(['$schema', '$id', 'title', 'description']);
-
-/** Where `value` breaks `schema` (a list of "path: why"; empty when it conforms). */
-function schemaErrors(value, schema = SCHEMA, path = '$') {
-  if (schema === false) return [`${path}: not allowed here`];   // a field the other case forbids
-  if (schema === true) return [];
-  const errors = [];
-  const typeOf = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v);
-  for (const [keyword, rule] of Object.entries(schema)) {
-    if (ANNOTATIONS.has(keyword)) continue;
-    const fail = (why) => errors.push(`${path}: ${why}`);
-    switch (keyword) {
-      case 'type': {
-        const t = typeOf(value);
-        const types = [rule].flat();
-        if (!types.some((r) => t === r || (r === 'number' && t === 'integer'))) fail(`${t}, not ${types.join(' or ')}`);
-        break;
-      }
-      case 'const': if (value !== rule) fail(`${JSON.stringify(value)} is not ${JSON.stringify(rule)}`); break;
-      case 'enum': if (!rule.includes(value)) fail(`${JSON.stringify(value)} is not one of ${JSON.stringify(rule)}`); break;
-      case 'minimum': if (typeof value === 'number' && value < rule) fail(`${value} < ${rule}`); break;
-      case 'maximum': if (typeof value === 'number' && value > rule) fail(`${value} > ${rule}`); break;
-      case 'minItems': if (Array.isArray(value) && value.length < rule) fail(`${value.length} items < ${rule}`); break;
-      case 'maxItems': if (Array.isArray(value) && value.length > rule) fail(`${value.length} items > ${rule}`); break;
-      case 'items': if (Array.isArray(value)) value.forEach((v, i) => errors.push(...schemaErrors(v, rule, `${path}[${i}]`))); break;
-      case 'required':
-        if (typeOf(value) === 'object') for (const k of rule) if (!Object.hasOwn(value, k)) fail(`missing ${k}`);
-        break;
-      case 'properties':
-        if (typeOf(value) === 'object') {
-          for (const [k, s] of Object.entries(rule)) if (Object.hasOwn(value, k)) errors.push(...schemaErrors(value[k], s, `${path}.${k}`));
-        }
-        break;
-      case 'additionalProperties':
-        if (rule !== false) throw new Error(`${path}: additionalProperties other than false is not checked here`);
-        if (typeOf(value) === 'object') for (const k of Object.keys(value)) if (!Object.hasOwn(schema.properties ?? {}, k)) fail(`unknown field ${k}`);
-        break;
-      case 'dependentRequired':
-        if (typeOf(value) === 'object') {
-          for (const [k, needs] of Object.entries(rule)) {
-            if (Object.hasOwn(value, k)) for (const n of needs) if (!Object.hasOwn(value, n)) fail(`${k} needs ${n}`);
-          }
-        }
-        break;
-      case 'allOf': for (const s of rule) errors.push(...schemaErrors(value, s, path)); break;
-      case 'if':   // the condition's errors are not the value's: they choose then or else
-        errors.push(...schemaErrors(value, schemaErrors(value, rule, path).length === 0 ? schema.then ?? true : schema.else ?? true, path));
-        break;
-      case 'then': case 'else': break;   // read with if
-      default: throw new Error(`${path}: the schema uses "${keyword}", which this checker does not know`);
-    }
-  }
-  return errors;
-}
 
 function snapshot(dir, name, args) {
   const out = join(dir, `${name}.json`);
@@ -97,12 +44,15 @@ test('the figures attnscope snapshot writes match docs/figure.schema.json and re
       assert.doesNotThrow(() => figureResult(doc), name);
     }
     assert.ok(figures.words.words.length > 0 && figures.grid.modelInfo.kind === 'decoder');
+    // The lowest version that has all a figure holds: cross-attention and the lens are version 2.
+    assert.deepEqual(Object.fromEntries(Object.entries(figures).map(([name, doc]) => [name, doc.version])),
+      { head: 1, lines: 1, grid: 1, words: 1, encoder: 1, decoder: 1, cross: 2, lens: 2, encoderLens: 2 });
     assert.deepEqual([figures.encoder.kind, figures.decoder.kind, figures.cross.kind], ['enc', 'dec', 'cross']);
     const [L, H, T, S] = figures.cross.shape;
     assert.deepEqual([figures.cross.tokens.length, figures.cross.source.tokens.length, figures.cross.attentions[0].length],
       [T, S, T * S]);
     assert.equal(figures.cross.heads.length, L * H);
-    assert.ok(figureResult(figures.cross).covers('head', 1, 3, false, 'cross') && !figureResult(figures.cross).covers('head', 1, 3, false, 'enc'));
+    assert.ok(figureResult(figures.cross).covers('head', 1, 3, false, { kind: 'cross' }) && !figureResult(figures.cross).covers('head', 1, 3, false, { kind: 'enc' }));
     for (const lens of [figures.lens, figures.encoderLens]) {
       assert.equal(lens.lens.length, lens.shape[0] + 1, 'the embeddings and every layer');
       assert.ok(lens.lens.every((row) => row.length === lens.shape[2] && row.every((e) => e.top.length === 5)));
@@ -158,4 +108,21 @@ test('the checker is not vacuous: broken figures fail it', () => {
   // Version 1 files (before cross-attention and the lens) are still read.
   assert.doesNotThrow(() => figureResult(good));
   assert.throws(() => figureResult({ ...good, version: 3 }), /version 3/);
+  // Version 2's kinds: a block of their own instead of matrices, and only in version 2.
+  const flow = { ...structuredClone(good), version: 2, view: 'flow', flow: { position: 0, tau: 0.04, layers: 1, headCount: 1, queries: 1,
+    keys: 1, tokens: [[0, 0, 0, 0.5]], heads: [[0.5]], residual: [[0, 0, 0.5]], mlp: [], mlpResidual: [] } };
+  delete flow.heads;
+  delete flow.attentions;
+  assert.deepEqual(schemaErrors(flow), []);
+  assert.match(schemaErrors({ ...flow, version: 1 }).join(), /\$\.version: 1 is not 2/);
+  const { flow: block, ...noBlock } = flow;
+  assert.ok(block);
+  assert.match(schemaErrors(noBlock).join(), /missing flow/);
+  assert.match(schemaErrors({ ...flow, view: 'head' }).join(), /missing heads/);
+  assert.match(schemaErrors({ ...flow, flow: { ...flow.flow, residual: [[0, 0, 1.5]] } }).join(), /\$\.flow\.residual\[0\]\[2\]: 1\.5 > 1/);
+  assert.match(schemaErrors({ ...flow, flow: { ...flow.flow, tokens: [[0, 0.5, 0, 0.5]] } }).join(), /tokens\[0\]\[1\]: number, not integer/);
+  // Cross-attention and the lens are version 2 too; a cross figure draws only the matrix views.
+  assert.match(broken((d) => { d.view = 'layers'; d.lens = []; }).join(), /\$\.version: 1 is not 2/);
+  assert.match(broken((d) => { d.kind = 'cross'; }).join(), /\$\.version: 1 is not 2/);
+  assert.match(schemaErrors({ ...flow, kind: 'cross' }).join(), /\$\.view: "flow" is not one of/);
 });

@@ -6,7 +6,7 @@
 // (web/src/view-model.js) and run by the page's run controller (web/src/run-controller.js); this
 // file only maps attributes to state and draws the frame.
 import { translate } from '../src/i18n.js';
-import { clampToResult, defaultState, MAX_TEXT_CHARS, WEIGHT_PRECISIONS } from '../src/state.js';
+import { clampToResult, defaultState, MAX_TEXT_CHARS, stateFromUrl, stateToUrl, WEIGHT_PRECISIONS } from '../src/state.js';
 import { createViewModel } from '../src/view-model.js';
 import { createRunController } from '../src/run-controller.js';
 import { stats } from '../src/model-registry.js';
@@ -23,7 +23,9 @@ import { permalinkFor } from './permalink.js';
 import { elementText } from './labels.js';
 import { loadStrings, stringsLoaded } from './strings.js';
 import { fetchFigure } from './frozen-figure.js';
-import { FIGURE_VIEWS, figureData } from '../../js/snapshot.js';
+import { loadFigureKinds } from './figure-code.js';
+import { figureData } from '../../js/snapshot.js';
+import { FIGURE_VIEWS, holdsAttention } from '../../js/figure-views.js';
 import { LESSONS } from '../src/lesson/steps.js';
 
 /** The views the element offers (their registry entries' `element`), in button order. The views
@@ -38,11 +40,16 @@ const FIGURE_ONLY_VIEWS = FIGURE_VIEWS.filter((v) => !ELEMENT_VIEWS.includes(v))
 const VIEW_ALIASES = { aggregate: VIEW.aggregates, model: VIEW.grid };
 const DEFAULT_VIEW = VIEW.head;
 const DEFAULT_KIND = 'enc';
+// The views' own permalink parameters (their registry entries' params: tau, corrupted, answer,
+// wrong, site, …) are attributes of the same names, read and written as the page's link does
+// (state.js); q, the query position, too (the Flow view's prediction).
+export const VIEW_PARAMS = { q: 'query', ...Object.assign({}, ...ELEMENT_VIEWS.map((id) => viewEntry(id).params)) };
 const HEIGHT = /^\d{1,4}(\.\d{1,3})?(px|em|rem|vh|%)?$/;
 const INDEX = /^\d{1,4}$/;
 
 export class AttnScopeElement extends HTMLElement {
-  static observedAttributes = ['text', 'text-pair', 'target', 'kind', 'model', 'weight-precision', 'view', 'layer', 'head', 'theme', 'lang', 'height', 'page-url', 'words', 'src', 'lesson', 'step'];
+  static observedAttributes = ['text', 'text-pair', 'target', 'kind', 'model', 'weight-precision', 'view', 'layer', 'head', 'theme', 'lang', 'height', 'page-url', 'words', 'src', 'lesson', 'step',
+    ...Object.keys(VIEW_PARAMS)];
 
   /** Counters of the page's model workers: { workers, modelLoads, runs }. */
   static engineStats() {
@@ -71,6 +78,7 @@ export class AttnScopeElement extends HTMLElement {
   #figureLoading = false;   // a src is being fetched: a live run now would only race it
   #figureDefaults = null;   // its text, model, view, layer, head: the attributes' defaults, live or not
   #lessonStep = null;   // one step of the lesson (lesson, step attributes)
+  #liveJobs = this.#app.jobs;   // the run controller's; a frozen figure may answer a view's jobs itself
   #reflecting = false;
   #notes = [];
 
@@ -182,7 +190,7 @@ export class AttnScopeElement extends HTMLElement {
 
   #figureCovers() {
     const s = this.#state;
-    return this.#figure.covers(s.view, s.layer, s.head, s.words, s.kind);
+    return this.#figure.covers(s.view, s.layer, s.head, s.words, s);
   }
 
   /** Whether the element offers view `v`: its own views, and what its figure holds. */
@@ -204,7 +212,7 @@ export class AttnScopeElement extends HTMLElement {
     const s = this.#state;
     if (!this.result) throw new AttnScopeError('E_INPUT', 'nothing to save yet');
     return figureData(this.result, { model: s.model, info: this.#app.info, text: s.text, view: s.view, layer: s.layer, head: s.head,
-      words: this.#app.wordsShown() });
+      words: this.#app.wordsShown(), position: s.query, tau: s.flowTau, patching: this.#app.views[VIEW.patching]?.view.exposed?.last?.figure });
   }
 
   // ---- exports ---------------------------------------------------------------------------------
@@ -280,6 +288,7 @@ export class AttnScopeElement extends HTMLElement {
     if (precision !== null && s.weightPrecision !== precision) warn('weight-precision', precision, WEIGHT_PRECISIONS.join('|'));
     const view = this.getAttribute('view') ?? fig?.view ?? null;
     const named = VIEW_ALIASES[view] ?? view;
+    const before = s.view;
     s.view = this.#offers(named) ? named : DEFAULT_VIEW;
     if (view !== null && s.view !== named) warn('view', view, ELEMENT_VIEWS.join('|'));
     // lesson="attention" step="N": that step of the guided lesson, at its view (the element's
@@ -294,6 +303,9 @@ export class AttnScopeElement extends HTMLElement {
       const stepView = steps[s.step - 1].view;
       if (view === null) s.view = ELEMENT_VIEWS.includes(stepView) ? stepView : DEFAULT_VIEW;
     }
+    // A view named by the attributes opens as the page opens it (the Flow view at the last position).
+    if (s.view !== before) Object.assign(s, viewEntry(s.view).opens);
+    this.#readViewParams(fig);
     s.layer = fig && !this.hasAttribute('layer') ? fig.layer : this.#index('layer');
     s.head = fig && !this.hasAttribute('head') ? fig.head : this.#index('head');
     s.lang = this.lang;
@@ -308,6 +320,23 @@ export class AttnScopeElement extends HTMLElement {
     this.#dom.frame.lang = s.lang;
     const r = this.result;
     if (r) clampToResult(s, r.shape[0], r.shape[1], r.shape[2]);
+  }
+
+  // Each view parameter: the attribute, else the figure's value, else what the state holds (a
+  // view's own picker may have changed it).
+  #readViewParams(fig) {
+    const s = this.#state;
+    for (const [name, key] of Object.entries(VIEW_PARAMS)) {
+      const raw = this.getAttribute(name);
+      if (raw === null) {
+        if (fig?.state && key in fig.state) s[key] = fig.state[key];
+        continue;
+      }
+      const parsed = stateFromUrl(new URLSearchParams({ [name]: raw }).toString())[key];
+      const fallback = defaultState()[key];
+      if (parsed === fallback && raw !== String(fallback)) warn(name, raw, `a value the page's ?${name}= takes`);
+      s[key] = parsed;
+    }
   }
 
   #index(name) {
@@ -376,9 +405,8 @@ export class AttnScopeElement extends HTMLElement {
 
   // The lesson's stepper and its figures: fetched only by an element that shows a lesson step.
   async #loadLesson() {
-    const { stepContent } = await import('../src/lesson/stepper.js');
-    this.#lessonStep ??= stepContent(this.#app, { ...this.#dom.lessonParts, root: this.shadowRoot,
-      tryText: (text) => this.setAttribute('text', text) });
+    const { elementLessonStep } = await import('./lesson-host.js');
+    this.#lessonStep ??= elementLessonStep(this.#app, { ...this.#dom.lessonParts, root: this.shadowRoot }, this);
   }
 
   // A view changed the state (a picker, a click): mirror it on the attributes and redraw.
@@ -397,12 +425,23 @@ export class AttnScopeElement extends HTMLElement {
     try {
       // kind only where it means something (an encoder–decoder), or where the host page set it.
       const kind = isSeq2Seq(this.#app.info) || this.hasAttribute('kind') ? [['kind', s.kind]] : [];
-      for (const [name, value] of [['view', s.view], ['layer', String(s.layer)], ['head', String(s.head)], ...kind]) {
+      for (const [name, value] of [['view', s.view], ['layer', String(s.layer)], ['head', String(s.head)], ...kind, ...this.#viewParams()]) {
         if (this.getAttribute(name) !== value) this.setAttribute(name, value);
       }
     } finally {
       this.#reflecting = false;
     }
+  }
+
+  // The shown view's parameters as the page's link writes them (q where the view opened at a
+  // position, or the page gave one): only those set, or away from their default.
+  #viewParams() {
+    const s = this.#state, entry = viewEntry(s.view);
+    const link = new URLSearchParams(stateToUrl(s)), d = defaultState();
+    const names = Object.keys(entry.params);
+    if ('query' in entry.opens || this.hasAttribute('q')) names.push('q');
+    return names.filter((name) => link.has(name) || this.hasAttribute(name))
+      .map((name) => [name, link.get(name) ?? String(d[VIEW_PARAMS[name]])]);
   }
 
   #summary() {
@@ -444,7 +483,8 @@ export class AttnScopeElement extends HTMLElement {
   // "ready" means the view is drawn.
   #fetchCode() {
     const s = this.#state;
-    const code = Promise.all([loadView(s.view), loadStrings(s.lang), s.lesson && !this.#lessonStep ? this.#loadLesson() : null]);
+    const code = Promise.all([loadView(s.view), loadStrings(s.lang), s.lesson && !this.#lessonStep ? this.#loadLesson() : null,
+      loadFigureKinds(s.view, s.kind)]);   // so Save figure can write the view's figure (or a cross-attention's)
     code.catch(() => {});   // the caller awaits it, unless the model failed first
     return code;
   }
@@ -520,7 +560,8 @@ export class AttnScopeElement extends HTMLElement {
         (key === 'json' && crossShown(this.#app));
     }
     dom.actionButtons.link.hidden = !this.pageUrl;
-    dom.brand.textContent = this.frozen ? t('brandFrozen', { model: s.model }) : t('brand');
+    dom.brand.textContent = !this.frozen ? t('brand')
+      : t(holdsAttention(s.view) ? 'brandFrozen' : 'brandFrozenNumbers', { model: s.model });
     const r = this.result;
     dom.host.hidden = !r;
     dom.lesson.hidden = !(s.lesson && r);
@@ -535,6 +576,8 @@ export class AttnScopeElement extends HTMLElement {
     }
     this.dataset.frozen = String(this.frozen);
     dom.kindSwitch.render();
+    // A frozen figure answers the jobs its view starts (a patching grid) from its own numbers.
+    this.#app.jobs = this.#figure?.jobs ?? this.#liveJobs;
     this.#runs.show(dom.host);
   }
 }

@@ -4,7 +4,7 @@
 // only the cross-attention, so the adapter always shows that kind; asking for the encoder's or
 // the decoder's self-attention leaves the figure for a live run (the element's covers()).
 import { seq2seqResult } from '../src/seq2seq-run.js';
-import { CROSS_KIND } from '../../js/figure-cross.js';
+import { CROSS_KIND } from '../../js/figure-views.js';
 
 /** The run of a figure read by figureResult whose `source` is set (kind 'cross'). */
 export function crossFigureRun(figure) {

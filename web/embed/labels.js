@@ -20,6 +20,8 @@ export const ELEMENT_STRINGS = {
     // A frozen figure (src) ran nothing here: its matrices are what the model computed when the
     // figure was saved (attnscope snapshot, or Figure data).
     brandFrozen: 'AttnScope — a frozen figure: attention computed by {model} when the figure was saved, not in your browser',
+    // A flow graph's shares or a patching grid: not attention weights.
+    brandFrozenNumbers: 'AttnScope — a frozen figure: numbers computed by {model} when the figure was saved, not in your browser',
     figureLoading: 'Loading the figure…',
     frozen: 'Saved figure ({model}): no model loaded. Change the text to run it live.',
     figure: 'Figure data',
@@ -42,6 +44,7 @@ export const ELEMENT_STRINGS = {
     actionsAria: '내보내기',
     brand: 'AttnScope — 브라우저에서 계산한 어텐션',
     brandFrozen: 'AttnScope — 저장된 그림: 어텐션은 그림을 저장할 때 {model} 모델이 계산한 것이며, 브라우저에서 계산하지 않았습니다',
+    brandFrozenNumbers: 'AttnScope — 저장된 그림: 이 수치는 그림을 저장할 때 {model} 모델이 계산한 것이며, 브라우저에서 계산하지 않았습니다',
     figureLoading: '그림을 불러오는 중…',
     frozen: '저장된 그림({model}): 모델을 불러오지 않았습니다. 텍스트를 바꾸면 실제로 실행합니다.',
     figure: '그림 데이터',

@@ -5,7 +5,7 @@
 import workerSource from 'attnscope-embed:worker-source';
 import { inlineAssets } from 'attnscope-embed:inline-assets';
 import { useEmbedWorker } from '../../js/platform-browser.js';
-import { defineAttnScopeElement } from './element.js';
+import { defineAttnScopeElement, VIEW_PARAMS } from './element.js';
 
 useEmbedWorker({ source: workerSource, moduleUrl: location.href, inlineAssets: inlineAssets() });
 
@@ -15,7 +15,9 @@ const PARAMS = { text: 'text', pair: 'text-pair', 'text-pair': 'text-pair', mode
   layer: 'layer', head: 'head', theme: 'theme', lang: 'lang', height: 'height', wp: 'weight-precision',
   'weight-precision': 'weight-precision', src: 'src', lesson: 'lesson', step: 'step', words: 'words',
   // An encoder–decoder's target and attention kind, named as the page's link names them too.
-  target: 'target', tgt: 'target', kind: 'kind', k: 'kind' };
+  target: 'target', tgt: 'target', kind: 'kind', k: 'kind',
+  // The views' own parameters (q, tau, corrupted, answer, wrong, site, …): the same names.
+  ...Object.fromEntries(Object.keys(VIEW_PARAMS).map((name) => [name, name])) };
 const element = document.querySelector('attn-scope');
 if (element) {
   // A frozen figure (?src=fig.json) brings its own text, view, layer and head.

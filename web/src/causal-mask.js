@@ -12,6 +12,10 @@ export function isCausal(app) {
   return info?.kind === 'decoder' || info?.config?.isDecoder === true;
 }
 
+/** The model has an output head to read layers with (decoders always; encoders with an MLM head).
+ *  Here, beside isCausal, so the Patching view's chunk needs no run controller. */
+export const hasHead = (app) => isCausal(app) || Boolean(app.info?.hasMlmHead);
+
 /** A decoder-only model (next-token panel, Generate): not an encoder–decoder's decoder side. */
 export function isDecoderOnly(app) {
   const info = app?.info;

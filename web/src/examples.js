@@ -6,7 +6,7 @@
 import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from '../../js/bundled-models.js';
 import { findHeldout } from '../../js/alignment-accuracy.js';
 import { PATCHING_EXAMPLE } from './patch-suggest.js';
-import { DEFAULT_TEXT } from './state.js';
+import { DEFAULT_TEXT, STEER_EXAMPLE } from './state.js';
 import { VIEW } from './views/registry.js';
 
 // A short held-out pair with a visible reordering: "I by her on the divan sat."
@@ -23,6 +23,10 @@ export const EXAMPLES = [
   { id: 'patching', model: BUNDLED_CAUSAL_MODEL, label: 'examplePatching', text: PATCHING_EXAMPLE.clean, query: LAST,
     patch: { view: VIEW.patching, patchCorrupted: PATCHING_EXAMPLE.corrupted, patchAnswer: PATCHING_EXAMPLE.answer,
       patchWrong: PATCHING_EXAMPLE.wrong, patchSite: 'resid_pre' } },
+  // "Steer it": the same prompt written plain and pushed from "the house" toward "the church".
+  { id: 'steer', model: BUNDLED_CAUSAL_MODEL, label: 'exampleSteer', text: STEER_EXAMPLE.prompt, query: LAST, steer: true,
+    patch: { view: VIEW.grid, steerFrom: STEER_EXAMPLE.from, steerTo: STEER_EXAMPLE.to, steerLayer: STEER_EXAMPLE.layer,
+      steerStrength: STEER_EXAMPLE.strength } },
   { id: 'sov', model: BUNDLED_SEQ2SEQ_MODEL, label: 'exampleSov', text: SEQ2SEQ_EXAMPLE_SOURCE, patch: { view: VIEW.cross, kind: 'cross', target: '' }, generate: true },
 ];
 
@@ -31,8 +35,9 @@ export const EXAMPLES = [
  * @param loadModel (id) → Promise<error|null>: the picker's load of a bundled model
  * @param openText (text, patch): the page's text box and state
  * @param generateTarget (): the target panel's Generate, once the model and source are in
+ * @param steer (): the Steering panel's start, once the prompt has run
  */
-export function createExamples(host, app, { loadModel, openText, generateTarget }) {
+export function createExamples(host, app, { loadModel, openText, generateTarget, steer }) {
   const title = document.createElement('span');
   title.id = 'examples-title';
   title.className = 'muted';
@@ -57,6 +62,17 @@ export function createExamples(host, app, { loadModel, openText, generateTarget 
       : ex.query ? (r) => r.tokens.indexOf(ex.query) : undefined;
     openText(text, { ...patch, query, select: typeof ex.query === 'string' });
     if (ex.generate) generateTarget();
+    if (ex.steer) await steerWhenRun(text);
+  }
+
+  // The example's prompt must be on screen (its run) before it is written twice.
+  async function steerWhenRun(text) {
+    for (let tries = 0; tries < 200; tries++) {
+      if (app.original?.text === text && app.state.text === text) return steer();
+      if (app.state.text !== text) return undefined;   // the reader moved on
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return undefined;
   }
 
   /** A link that names the encoder–decoder but no text: its own example (the target written),
@@ -72,5 +88,5 @@ export function createExamples(host, app, { loadModel, openText, generateTarget 
     EXAMPLES.forEach((ex, i) => { buttons[i].textContent = app.t(ex.label); });
   }
   render();
-  return { render, ownText };
+  return { render, ownText, open: (id) => open(EXAMPLES.find((e) => e.id === id)) };
 }

@@ -103,7 +103,9 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     let base = app.original;
     if (base.generatedFrom !== undefined) {
       base = promptRun && promptRun.text === app.state.text && promptRun.client === client ? promptRun.result : null;
-      if (!base) return;
+      // On screen is text another panel wrote (Steering's): the prompt's own run is made again.
+      if (!base) base = await client.run(app.state.text, runOptions()).catch(() => null);
+      if (!base || running || getClient() !== client) return;
     }
     promptRun = { text: app.state.text, client, result: base };
     const controller = new AbortController();

@@ -326,8 +326,13 @@ export const LANGUAGES = Object.keys(STRINGS);
  *  i18n-patching.js): a host that never shows that view does not carry its strings (the element's
  *  size budget); its tab's label stays in the tables above. */
 export function addStrings(tables) {
-  for (const lang of LANGUAGES) Object.assign(STRINGS[lang], tables[lang]);
+  for (const [lang, table] of Object.entries(tables)) {
+    ADDED[lang] = { ...ADDED[lang], ...table };
+    // The element's bundle holds no table until it fetches its language (addLanguage adds them then).
+    if (hasStrings(lang)) Object.assign(STRINGS[lang], table);
+  }
 }
+const ADDED = {};   // lang → the views' own text added so far
 
 // The <attn-scope> bundle (scripts/build-embed.mjs) leaves the tables above out of its main chunk
 // and fetches only the language an element shows: these let it add that table and ask for it.
@@ -337,7 +342,7 @@ export const STRING_TABLES = STRINGS;
 export const hasStrings = (lang) => Object.hasOwn(STRINGS, lang);
 /** Adds `lang`'s table (the element bundle, once it has fetched it). */
 export function addLanguage(lang, table) {
-  STRINGS[lang] = { ...table, ...STRINGS[lang] };  // keeps what a view's module added
+  STRINGS[lang] = { ...table, ...ADDED[lang] };  // keeps what a view's module added
 }
 
 export function translate(lang, key, vars) {

@@ -13,9 +13,13 @@ import { viewUnavailable } from './model-family.js';
 import { createAblationRunner } from './ablation.js';
 import { createNextTokenPanel } from './views/next-token.js';
 import { createGeneratePanel } from './generate-panel.js';
+import { createSteerPanel } from './steer-panel.js';
 import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
-import { figureData } from '../../js/snapshot.js';
+import { figureData, registerFigureKinds } from '../../js/snapshot.js';
+import { FIGURE_KIND_CODE } from '../../js/figure-kinds.js';
+import { LENS_FIGURE_CODE } from '../../js/figure-lens.js';
+import { CROSS_FIGURE_CODE } from '../../js/figure-cross.js';
 import { openView, VIEW, VIEW_IDS, VIEW_LIST, viewEntry } from './views/registry.js';
 import { createLesson } from './lesson/stepper.js';
 import { LESSONS } from './lesson/steps.js';
@@ -29,6 +33,9 @@ import { readHeldout } from './heldout.js';
 import { modelLabel } from './bundled-labels.js';
 import { createExamples } from './examples.js';
 import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
+
+// Save figure data of the flow, patching and Layers views (the page saves no encoder–decoder's figure).
+registerFigureKinds({ ...FIGURE_KIND_CODE, ...LENS_FIGURE_CODE });
 
 const BUSY_AFTER_MS = 150;
 const $ = (id) => document.getElementById(id);
@@ -288,6 +295,7 @@ function renderNow() {
   tokens.render();
   nextToken.render();
   generatePanel.render();
+  steerPanel.render();
   seq2seqPanel.render();
   kindSwitch.render();
   if (!app.result) return;
@@ -338,8 +346,11 @@ const examples = createExamples($('examples'), app, {
   loadModel: (id) => picker.load(id, modelLabel(app.t, id)),
   openText: (text, patch) => app.openText(text, patch),
   generateTarget: () => seq2seqPanel.generate(),
+  steer: () => steerPanel.start(),
 });
 const generatePanel = createGeneratePanel($('generate-panel'), app, { getClient: () => runs.client, runOptions: runs.options, textInput: $('text-a'), statusLine: $('run-status') });
+const steerPanel = createSteerPanel($('steer-panel'), app, { getClient: () => runs.client, runOptions: runs.options, textInput: $('text-a'),
+  redraw: () => renderAll() });
 
 function wire() {
   const a = $('text-a'), b = $('text-b'), pairOn = $('pair-on');
@@ -390,11 +401,12 @@ function wire() {
       return;
     }
     let figure;
-    try {   // the layers view's figure needs the lens, which a run too long for it has not
+    try {   // a patching grid not finished yet, or the layers view's lens a run too long for it has not
       figure = figureData(app.original, { model: state.model, info: app.info, text: state.text,
-        view: state.view, layer: state.layer, head: state.head, words: app.wordsShown() });
+        view: state.view, layer: state.layer, head: state.head, words: app.wordsShown(), position: state.query, tau: state.flowTau,
+        patching: app.views[VIEW.patching]?.view.exposed?.last?.figure });
     } catch (error) {
-      $('run-status').textContent = error.message;
+      $('run-status').textContent = `${error.code}: ${error.message}`;
       return;
     }
     downloadBlob(new Blob([JSON.stringify(figure)], { type: 'application/json' }), exportFileName(state, 'figure.json'));
@@ -478,6 +490,8 @@ function showLesson() {
   door.hidden = Boolean(state.lesson);
   if (state.lesson && !lesson) {
     lesson = createLesson($('lesson'), app, { tryText: (text) => app.openText(text, {}), viewHost: $('view-host'),
+      // The example keeps the lesson's step view (the example's own view is the same one).
+      openExample: (id) => examples.open(id),
       leave: () => {
         app.set({ lesson: '', step: 1 });
         door.focus({ preventScroll: true });
@@ -517,7 +531,7 @@ async function start() {
   picker.fillOptions();
   picker.syncRows();
   wire();
-  installTestHook(app, { viewJobs: runs.viewJobs });
+  installTestHook(app, { viewJobs: runs.viewJobs, steering: () => steerPanel.exposed });
   renderNow();
   const wanted = state.model;
   const label = modelLabel(app.t, wanted);

@@ -7,13 +7,11 @@
 // changes or the model does. The hosts keep only what is theirs: the URL or the attributes, the
 // status line, the picker.
 import { AttnScopeError } from '../../js/errors.js';
-import { LENS_TOP_K } from '../../js/figure-lens.js';
-import { isCausal } from './causal-mask.js';
-import { cachedCorpus, cachedCorpusMap, corpusMap, corpusSummary } from './corpus.js';
-import { corpusAblation } from './ablation.js';
+import { LENS_TOP_K } from '../../js/figure-views.js';
+import { hasHead, isCausal } from './causal-mask.js';
 import { openModel, stats } from './model-registry.js';
 import { showView } from './view-model.js';
-import { viewUnavailable } from './model-family.js';
+import { lensMaxTokens, viewUnavailable } from './model-family.js';
 import { isSeq2Seq, kindShown, runSeq2Seq } from './seq2seq-run.js';
 import { loadedView, loadView, viewNeeds } from './views/registry.js';
 import { guardedView } from './views/family-switch.js';
@@ -22,18 +20,8 @@ import { guardedView } from './views/family-switch.js';
 // outputs: result.trace (every intermediate of every block: L·T·(7C + F) floats; the Llama
 // family's about L·T·(7C + 4·H·dh + 5·KV·dh + 4F)), result.logitLens and result.attribution (each
 // one more pass of the model) and result.flow (read from the same pass: L·H·T² floats). LENS_TOP_K
-// tokens per lens cell, as many as a lens figure holds (js/figure-lens.js).
-export { LENS_TOP_K };
-/** The lens reads (L+1)·T rows through a V×C head: beyond this many multiply-adds (gpt2-small at
- *  ~100 tokens: seconds in wasm) the Layers view says so instead of asking for it. */
-export const LENS_BUDGET = 5e10;
-/** The most tokens the lens is computed for on this model (Infinity before a model is loaded). */
-export function lensMaxTokens(info) {
-  const c = info?.config;
-  if (!c) return Infinity;
-  return Math.floor(LENS_BUDGET / ((c.numLayers + 1) * c.vocabSize * c.hiddenSize));
-}
-
+// tokens per lens cell, as many as a lens figure holds (js/figure-views.js); model-family.js's
+// lensMaxTokens: how long a text the lens is asked for.
 /** The encoder-vs-decoder view's two models, whatever model the other views show. */
 export const COMPARED = [
   { side: 'encoder', model: 'bundled' },
@@ -48,8 +36,17 @@ const SLOW_RUN_DEBOUNCE_MS = 250;
 const JOB_LOG = 32;   // the view jobs remembered for the test hook
 
 const isAbort = (e) => e?.code === 'E_ABORTED' || e?.name === 'AbortError';
-/** The model has an output head to read layers with (decoders always; encoders with an MLM head). */
-export const hasHead = (app) => isCausal(app) || Boolean(app.info?.hasMlmHead);
+
+// The corpus sample's code (corpus-jobs.js), fetched by the first view job that runs on the
+// sample (the heads table, the map, the ablation): an element showing other views does not
+// download it.
+let corpusLoaded = null;
+let corpusLoading = null;
+function corpusCode() {
+  corpusLoading ??= import('./corpus-jobs.js').then((m) => (corpusLoaded = m));
+  corpusLoading.catch(() => { corpusLoading = null; });   // a failed fetch (offline) may be retried
+  return corpusLoading;
+}
 
 /**
  * @param app the view model (view-model.js); its `jobs` is set here
@@ -97,6 +94,9 @@ export function createRunController(app, { views, predictions = true, on = {} })
   const wantsAttribution = (view) => viewNeeds(view, 'attribution') && isCausal(app);
   const wantsLens = (view) => viewNeeds(view, 'logitLens') && hasHead(app);
   const wantsFlow = (view) => viewNeeds(view, 'flow') && !viewUnavailable(app.info, view);
+  // A host without predictions still asks for them while a view that reads them is shown.
+  const wantsPredictions = (view) => predictions || viewNeeds(view, 'predictions');
+  const predicted = new WeakSet();   // the runs that asked for them
 
   const uses = (source, weightPrecision) => Boolean(model) && model.source === source && model.weightPrecision === weightPrecision;
 
@@ -108,9 +108,10 @@ export function createRunController(app, { views, predictions = true, on = {} })
       ...(wantsAttribution(view) ? { attribution: true } : {}),
       ...(wantsFlow(view) ? { flow: true } : {}),
     };
-    if (!predictions) return base;
-    // Decoders: the top-5 next tokens after every position (the next-token panel).
-    if (isCausal(app)) return { ...base, topK: 5, nextAll: true };
+    if (!wantsPredictions(view)) return base;
+    // Decoders: the top-5 next tokens after every position (the page's next-token panel; a view
+    // alone needs the last position's only).
+    if (isCausal(app)) return { ...base, topK: 5, ...(predictions ? { nextAll: true } : {}) };
     return { ...base, topK: app.info?.hasMlmHead ? 5 : 0 };
   }
 
@@ -126,7 +127,7 @@ export function createRunController(app, { views, predictions = true, on = {} })
     const runs = app.edit?.kind === 'heads' ? [app.original, app.edited] : [app.original];
     return runs.some((r) => (wantsTrace(view) && !r.trace) ||
       (wantsLens(view) && !r.logitLens && lensFits(r)) || (wantsAttribution(view) && !r.attribution) ||
-      (wantsFlow(view) && !r.flow));
+      (wantsFlow(view) && !r.flow) || (wantsPredictions(view) && !predictions && hasHead(app) && !predicted.has(r)));
   };
 
   function schedule() {
@@ -156,11 +157,13 @@ export function createRunController(app, { views, predictions = true, on = {} })
     try {
       const pair = state.pairOn && state.pair.trim() ? state.pair : undefined;
       const { text } = state;
+      const opts = options();
       // An encoder–decoder: the source, and the target typed or generated (app.generated).
       const r = isSeq2Seq(app.info)
         ? await runSeq2Seq(model.client, { source: text, target: state.target, targetIds: app.generated?.targetIds,
           trace: wantsTrace(state.view), signal }, () => kindShown(app.state))
-        : await model.client.run(text, { textPair: pair, signal, ...options() });
+        : await model.client.run(text, { textPair: pair, signal, ...opts });
+      if (opts.topK > 0) predicted.add(r);
       lastRunMs = performance.now() - started;
       if (seq !== runSeq || app.streaming) return;
       // The text this run is of (word-level views read its offsets against it); none with a pair,
@@ -241,13 +244,16 @@ export function createRunController(app, { views, predictions = true, on = {} })
     get model() { return model?.client ?? null; },
     run: (text, opts = {}) => viewJob('run', (client, signal) => client.run(text, { ...opts, signal }), opts.signal),
     runIds: (ids, opts = {}) => viewJob('runIds', (client, signal) => client.runIds(ids, { ...opts, signal }), opts.signal),
-    corpus: ({ signal, onProgress } = {}) => viewJob('corpus', (client, s) => corpusSummary(client, { signal: s, onProgress }), signal),
+    corpus: ({ signal, onProgress } = {}) =>
+      viewJob('corpus', async (client, s) => (await corpusCode()).corpusSummary(client, { signal: s, onProgress }), signal),
     corpusMap: (layer, head, { signal, onProgress } = {}) =>
-      viewJob('map', (client, s) => corpusMap(client, layer, head, { signal: s, onProgress }), signal),
-    ablation: ({ signal, onProgress } = {}) => viewJob('ablation', (client, s) => corpusAblation(client, { signal: s, onProgress }), signal),
+      viewJob('map', async (client, s) => (await corpusCode()).corpusMap(client, layer, head, { signal: s, onProgress }), signal),
+    ablation: ({ signal, onProgress } = {}) =>
+      viewJob('ablation', async (client, s) => (await corpusCode()).corpusAblation(client, { signal: s, onProgress }), signal),
     patch: (opts) => viewJob('patch', (client, signal) => client.patch({ ...opts, signal }), opts.signal),
-    cachedCorpus: () => cachedCorpus(model?.client),
-    cachedCorpusMap: (layer, head) => cachedCorpusMap(model?.client, layer, head),
+    // Nothing is cached before the code has loaded (the first job loads it).
+    cachedCorpus: () => corpusLoaded?.cachedCorpus(model?.client) ?? null,
+    cachedCorpusMap: (layer, head) => corpusLoaded?.cachedCorpusMap(model?.client, layer, head) ?? null,
     compare,
   };
 

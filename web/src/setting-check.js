@@ -1,6 +1,9 @@
-// The generation settings' number fields (the Generate panel, the sampling preview) refuse a value
+// The generation settings' number fields (the Generate panel, the sampling preview, Steering) refuse a value
 // out of range and say why, naming the value and the one kept (a temperature of −3 or a
 // top-p of 5 snapped back silently). One table of ranges for both panels.
+
+/** The largest |strength| the Steering panel takes (a push 100× the direction is already noise). */
+export const STEER_MAX_STRENGTH = 100;
 
 /** The range each setting takes; `parse` gives the value kept (rounded) or null to refuse. */
 export const SETTINGS = {
@@ -9,6 +12,10 @@ export const SETTINGS = {
   genTopK: { attrs: { min: 0, max: 100000, step: 1 }, parse: (v) => intIn(v, 0, 100000) },
   genTopP: { attrs: { min: 0.01, max: 1, step: 0.05 }, parse: (v) => (v > 0 && v <= 1 ? Math.round(v * 1000) / 1000 : null) },
   genSeed: { attrs: { min: 0, max: 999999, step: 1 }, parse: (v) => intIn(v, 0, 999999) },
+  // Steering (steer-panel.js): the layer is checked against the model in use when it steers.
+  steerLayer: { attrs: { min: 0, max: 999, step: 1 }, parse: (v) => intIn(v, 0, 999) },
+  steerStrength: { attrs: { min: -STEER_MAX_STRENGTH, max: STEER_MAX_STRENGTH, step: 0.5 },
+    parse: (v) => (Math.abs(v) <= STEER_MAX_STRENGTH ? Math.round(v * 1000) / 1000 : null) },
 };
 
 function intIn(v, min, max) {

@@ -3,9 +3,10 @@
 // back to the default. Values are only ever shown through textContent, never as HTML.
 import { isHubId } from '../../js/hub-id.js';
 import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
-import { FLOW_DEFAULT_TAU } from '../../js/flow-graph.js';
+import { FLOW_DEFAULT_TAU } from '../../js/flow-tau.js';
 import { GENERATE_DEFAULTS } from '../../js/generate.js';
 import { PATCH_SITES } from '../../js/patching.js';
+import { STEER_MAX_STRENGTH } from './setting-check.js';
 import { WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
 import { LESSONS } from './lesson/steps.js';
 import { ATTENTION_KINDS } from './seq2seq-run.js';
@@ -25,6 +26,10 @@ export const DEFAULT_TEXT = 'The cat sat on the mat because it was tired.';
 export const DEFAULT_POSITION_PAIR = ['There is a prince', 'Is there a prince'];
 export const MAX_POSITION_CHARS = 500;   // the positions view's inputs take as much
 const MAX_TOKEN_CHARS = 100;             // a patching answer names one token
+const MAX_STEER_CHARS = 500;             // a steering text is a short phrase
+// The Steering panel's example on the bundled decoder: "the house" → "the church" added at layer
+// 4 turns "In the evening he went to the house…" into "…to the church. He was a church…".
+export const STEER_EXAMPLE = Object.freeze({ prompt: 'In the evening he went to', from: 'the house', to: 'the church', layer: 4, strength: 1.5 });
 
 /** The values a parameter limited to a list may take (state key → list): tests pick from it. */
 export const PARAM_CHOICES = Object.freeze({ patchSite: PATCH_SITES });
@@ -68,6 +73,12 @@ export function defaultState() {
     patchAnswer: '',
     patchWrong: '',
     patchSite: PATCH_SITES[0],
+    // The Steering panel (steer-panel.js): strength · (mean residual stream of steerTo − that of
+    // steerFrom) added entering layer steerLayer; the example's values by default.
+    steerFrom: STEER_EXAMPLE.from,
+    steerTo: STEER_EXAMPLE.to,
+    steerLayer: STEER_EXAMPLE.layer,
+    steerStrength: STEER_EXAMPLE.strength,
   };
 }
 
@@ -94,6 +105,13 @@ export function stateFromUrl(search) {
     const v = p.get(name);
     if (v !== null && v.length <= MAX_TOKEN_CHARS) s[key] = v;
   }
+  for (const [name, key] of [['sf', 'steerFrom'], ['st', 'steerTo']]) {
+    const v = p.get(name);
+    if (v !== null) s[key] = v.slice(0, MAX_STEER_CHARS);
+  }
+  s.steerLayer = intParam(p, 'sl', 0, 999) ?? s.steerLayer;   // checked against the model when it steers
+  const ss = p.get('ss');
+  if (ss !== null && /^-?\d{1,3}(\.\d{1,3})?$/.test(ss) && Math.abs(Number(ss)) <= STEER_MAX_STRENGTH) s.steerStrength = Number(ss);
   const site = p.get('site');
   if (PATCH_SITES.includes(site)) s.patchSite = site;
   const target = p.get('tgt');
@@ -156,6 +174,10 @@ export function stateToUrl(s) {
   if (s.patchAnswer !== d.patchAnswer) p.set('answer', s.patchAnswer);
   if (s.patchWrong !== d.patchWrong) p.set('wrong', s.patchWrong);
   if (s.patchSite !== d.patchSite) p.set('site', s.patchSite);
+  if (s.steerFrom !== d.steerFrom) p.set('sf', s.steerFrom);
+  if (s.steerTo !== d.steerTo) p.set('st', s.steerTo);
+  if (s.steerLayer !== d.steerLayer) p.set('sl', String(s.steerLayer));
+  if (s.steerStrength !== d.steerStrength) p.set('ss', String(s.steerStrength));
   if (s.model !== 'local' && s.model !== d.model) p.set('model', s.model);
   if (s.view !== d.view) p.set('view', s.view);
   if (s.layer !== d.layer) p.set('layer', String(s.layer));

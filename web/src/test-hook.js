@@ -3,8 +3,9 @@
 import { isCausal, isMaskedCell } from './causal-mask.js';
 import { knownAlignment } from './heldout.js';
 
-/** @param viewJobs () → the view jobs started lately (run-controller.js viewJobs) */
-export function installTestHook(app, { viewJobs }) {
+/** @param viewJobs () → the view jobs started lately (run-controller.js viewJobs)
+ *  @param steering () → the Steering panel's last steering (the page; null elsewhere) */
+export function installTestHook(app, { viewJobs, steering = () => null }) {
   const copy = (a) => (a ? Array.from(a) : null);
   const hook = {
     get state() { return JSON.parse(JSON.stringify(app.state)); },
@@ -58,6 +59,8 @@ export function installTestHook(app, { viewJobs }) {
     get causal() { return isCausal(app); },
     maskedCells(n) { return Array.from({ length: n * n }, (_, x) => isMaskedCell(isCausal(app), Math.floor(x / n), x % n)); },
     get generation() { return app.generation ? JSON.parse(JSON.stringify(app.generation)) : null; },
+    /** The Steering panel's last texts (plain and steered ids and tokens), settings and size. */
+    get steering() { return steering(); },
     get ids() { return copy(app.result?.ids); },
     get tokenTexts() { return app.result?.tokenTexts ? [...app.result.tokenTexts] : null; },
     get nextByPosition() { return app.result?.nextByPosition ? JSON.parse(JSON.stringify(app.result.nextByPosition)) : null; },

@@ -281,7 +281,10 @@ function showStreamNote(panel, app, waiting) {
     panel.prepend(note);
   }
   note.dataset.waiting = String(waiting);
-  note.textContent = app.t(waiting ? 'streamWaiting' : 'streamGrowing', { n: app.result.targets.T });
+  // A target the Steering panel wrote stays a stream: a full run of it would not be steered.
+  const which = app.result.steering;   // 'plain' | 'steered': a target the Steering panel wrote
+  const keys = which ? ['streamSteeredWaiting', 'streamSteered'] : ['streamWaiting', 'streamGrowing'];
+  note.textContent = app.t(waiting ? keys[0] : keys[1], { n: app.result.targets.T, which: which ? app.t('steerWhich_' + which) : '' });
 }
 
 // Wherever words replace tokens the view says so, and says why when it cannot.

@@ -7,6 +7,7 @@ import { formulaSteps, headVector } from '../attention-math.js';
 import { causalKeyMask, isCausal } from '../causal-mask.js';
 import { headHue } from '../vector-strip.js';
 import { scrollHint } from '../scroll-hint.js';
+import { PATCHING_EXAMPLE } from '../patch-suggest.js';
 
 const el = (tag, className, text) => {
   const node = document.createElement(tag);
@@ -225,5 +226,17 @@ function fullFigure(app, box, { tryText }) {
   box.append(b);
 }
 
+// The patching step: the bundled decoder's church/school pair, the prompts the step's text is about
+// (a host without the page's example list, <attn-scope>, draws no button).
+function patchingFigure(app, box, { openExample }) {
+  if (!openExample) return;
+  box.append(el('p', 'lesson-real', app.t('lessonFigPatching', { clean: PATCHING_EXAMPLE.clean, corrupted: PATCHING_EXAMPLE.corrupted })));
+  const b = el('button', 'lesson-try', app.t('lessonTryPatching'));
+  b.type = 'button';
+  b.addEventListener('click', () => openExample('patching'));
+  box.append(b);
+}
+
 export const FIGURES = { dot: dotFigure, scale: scaleFigure, softmax: softmaxFigure, shapes: shapesFigure,
-  heads: headsFigure, qkv: qkvFigure, weighted: weightedFigure, tokens: tokensFigure, full: fullFigure };
+  heads: headsFigure, qkv: qkvFigure, weighted: weightedFigure, tokens: tokensFigure, full: fullFigure,
+  patching: patchingFigure };

@@ -12,11 +12,12 @@ import { FIGURES } from './figures.js';
  * @param host the panel element
  * @param app the view model (its state has lesson and step, 1-based)
  * @param tryText (text) → shows another text (the "I am full" button)
+ * @param openExample (id) → opens one of the page's examples (examples.js; the patching step's button)
  * @param leave () → back to the free explorer (the "Leave the lesson" button)
  * @param viewHost the page's view box: it scrolls the block view's section in place on the
  *   steps about one (data-lesson-section)
  */
-export function createLesson(host, app, { tryText, leave, viewHost }) {
+export function createLesson(host, app, { tryText, openExample, leave, viewHost }) {
   const steps = LESSONS[app.state.lesson];
   host.hidden = false;
   host.classList.add('lesson');
@@ -91,7 +92,7 @@ export function createLesson(host, app, { tryText, leave, viewHost }) {
     window.scrollBy(0, first - 8);
   }
 
-  const stepView = stepContent(app, { stepTitle, body, figure, root: document, tryText });
+  const stepView = stepContent(app, { stepTitle, body, figure, root: document, tryText, openExample });
 
   function render() {
     const { t, state } = app;
@@ -132,7 +133,7 @@ export function createLesson(host, app, { tryText, leave, viewHost }) {
  * One step's title, text and figure (the stepper's, and <attn-scope lesson step>'s, which shows
  * one step without the stepper). `root` is where the block view's sections are looked up.
  */
-export function stepContent(app, { stepTitle, body, figure, root, tryText }) {
+export function stepContent(app, { stepTitle, body, figure, root, tryText, openExample }) {
   let shownFigure = null;   // { step, result, layer, head, query, lang }: rebuilt only when these change
 
   function render(step, n) {
@@ -146,7 +147,7 @@ export function stepContent(app, { stepTitle, body, figure, root, tryText }) {
       figure.replaceChildren();
       const draw = FIGURES[step.figure];
       // The figures on q, k, v need a run that has them (every run of the page's and the element's).
-      if (draw && app.result && (!NEEDS_QKV.has(step.figure) || app.result.q)) draw(app, figure, { tryText });
+      if (draw && app.result && (!NEEDS_QKV.has(step.figure) || app.result.q)) draw(app, figure, { tryText, openExample });
       figure.hidden = !figure.childElementCount;
       shownFigure = key;
     }

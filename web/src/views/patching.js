@@ -4,13 +4,12 @@
 // worker job whose rows arrive as progress and are drawn as they come) and shows how much of the
 // clean logit difference comes back: 1 restored, 0 no effect. Rows are layers, columns positions
 // or heads; a head cell opens that head. Any input changing cancels the job under way.
-import { isCausal } from '../causal-mask.js';
+import { hasHead, isCausal } from '../causal-mask.js';
 import { diverging } from '../colormap.js';
 import { errorReason, errorDetail } from '../error-text.js';
 import { Heatmap } from '../heatmap.js';
 import { fmt, renderLegend } from '../legend.js';
 import { makeSelect } from '../pickers.js';
-import { hasHead } from '../run-controller.js';
 import { addStrings } from '../i18n.js';
 import { PATCHING_STRINGS } from '../i18n-patching.js';
 import { corruptionCandidates, defaultAnswers, namesToken, topPredictions } from '../patch-suggest.js';
@@ -219,7 +218,10 @@ export function createPatching(host, app) {
     }
     exposed.last = { site: g.site, answer: g.options.answer, wrong: g.options.wrong, corrupted: g.options.corrupted,
       suggested: Boolean(prep?.suggestion), rows: done, state: gridHost.dataset.state,
-      scores: g.rows.map((row) => (row ? [...row] : null)), clean: g.result?.clean ?? null, corruptedLd: g.result?.corrupted ?? null };
+      scores: g.rows.map((row) => (row ? [...row] : null)), clean: g.result?.clean ?? null, corruptedLd: g.result?.corrupted ?? null,
+      // A finished grid as a frozen figure holds it (js/figure-patching.js): the hosts' Save figure data.
+      figure: g.result && prep?.run ? { grid: g.result, corruptedRun: prep.run, corruptedText: g.options.corrupted,
+        answer: g.options.answer, wrong: g.options.wrong } : null };
   }
 
   // The cell that restores most, named as its tooltip names it: where to look first.

@@ -6,15 +6,16 @@
 // its entry below and its strings (view_<id>, its tab's label, and its own keys in i18n.js's
 // English and Korean tables). No DOM here: Node tests read it, and a view's code is only fetched
 // when a host first shows it (`load`).
-import { FIGURE_VIEWS } from '../../../js/snapshot.js';
+import { FIGURE_VIEWS } from '../../../js/figure-views.js';
 
 /** The model families a view can apply to (modelFamily() in model-family.js names the loaded one). */
 export const FAMILIES = Object.freeze(['encoder', 'decoder', 'encoder-decoder']);
 const SINGLE_STACK = ['encoder', 'decoder'];
 
 /** The run outputs a view may need beyond the attention (js/model.js run options): only runs of
- *  those views ask for them, as each costs memory or another pass. */
-export const RUN_OUTPUTS = Object.freeze(['trace', 'logitLens', 'attribution', 'flow']);
+ *  those views ask for them, as each costs memory or another pass. 'predictions': the top next
+ *  tokens (or [MASK] fillers) even where the host shows none (the element). */
+export const RUN_OUTPUTS = Object.freeze(['trace', 'logitLens', 'attribution', 'flow', 'predictions']);
 
 /** A position past any input: the state clamps it to the input's last (clampToResult in state.js),
  *  for the views that open at the prediction after the text. */
@@ -37,7 +38,7 @@ export const LAST_POSITION = 99999;
  *               and head), 'layer' or 'head' (default)
  *   params      URL parameters of its own (state.js parses them): name → state key
  *   load        its module, fetched on first use
- * `figure` (a frozen figure can draw it) is js/snapshot.js's FIGURE_VIEWS, the figure format's.
+ * `figure` (a frozen figure can draw it) is js/figure-views.js's FIGURE_VIEWS, the figure format's.
  */
 const ENTRIES = [
   { id: 'grid', scope: 'model', words: true, kinds: true, element: true, load: () => import('./grid.js') },
@@ -63,9 +64,10 @@ const ENTRIES = [
     load: () => import('./contributions.js') },
   // Opens at the last position's prediction; a click on a node reads it with the logit lens.
   { id: 'flow', needs: ['flow', 'logitLens'], families: SINGLE_STACK, opens: { query: LAST_POSITION }, streams: false,
-    params: { tau: 'flowTau' }, load: () => import('./flow.js') },
+    element: true, params: { tau: 'flowTau' }, load: () => import('./flow.js') },
   // Activation patching: a grid of worker jobs' rows over the whole model, for one prompt pair.
-  { id: 'patching', scope: 'model', families: SINGLE_STACK, streams: false,
+  // Its answer and wrong pickers offer the clean run's top predictions.
+  { id: 'patching', scope: 'model', needs: ['predictions'], families: SINGLE_STACK, streams: false, element: true,
     params: { corrupted: 'patchCorrupted', answer: 'patchAnswer', wrong: 'patchWrong', site: 'patchSite' },
     load: () => import('./patching.js') },
 ];
