@@ -4,9 +4,10 @@
 import { UsageError, optionalInteger, optionalNumber, refuseEmpty } from './cli-args.js';
 import { FLOW_DEFAULT_TAU } from './flow-tau.js';
 import { PATCH_SITES } from './patching.js';
+import { LENS_TOP_K } from './figure-views.js';
 
 // Patching compares the logits after the last token (or at the first [MASK]): top 5 as the view shows.
-const TOP_K = 5;   // also the logit lens's, as the page asks for it (run-controller.js LENS_TOP_K)
+const TOP_K = 5;
 
 export const SNAPSHOT_KIND_FLAGS = {
   position: { type: 'string' }, tau: { type: 'string' },
@@ -15,7 +16,7 @@ export const SNAPSHOT_KIND_FLAGS = {
 
 export const SNAPSHOT_KIND_USAGE = `            --view flow [--position P] [--tau T]: the information-flow graph into position P's
             prediction (default: the last) with the edges of share ≥ T (default ${FLOW_DEFAULT_TAU}) — those shares only,
-            and the logit lens's top ${TOP_K} at each dot of the graph (models with an output head)
+            and the logit lens's top ${LENS_TOP_K} at each dot of the graph (models with an output head)
             --view patching --corrupted "..." --answer TOKEN --wrong TOKEN [--site ${PATCH_SITES.join('|')}]:
             the activation-patching grid of --text (clean) against --corrupted (default site ${PATCH_SITES[0]}),
             with both logit differences and both runs' top ${TOP_K} predictions`;
@@ -44,7 +45,7 @@ export async function kindFigureRun(model, values) {
   if (values.view === 'flow') {
     const tau = optionalNumber(values.tau, '--tau', { min: 0, max: 1, note: 'the smallest share drawn' }) ?? FLOW_DEFAULT_TAU;
     // The logit lens too where the model has a head: what a click on a dot of the graph shows.
-    const lens = model.info.config.isDecoder || model.info.hasMlmHead ? { logitLens: TOP_K } : {};
+    const lens = model.info.config.isDecoder || model.info.hasMlmHead ? { logitLens: LENS_TOP_K } : {};
     const result = await model.run(values.text, { topK: 0, flow: true, ...lens });
     const position = optionalInteger(values.position, '--position', 0) ?? result.tokens.length - 1;
     if (position >= result.tokens.length) {

@@ -14,6 +14,8 @@ import { AUTO_F16_ABOVE_BYTES, DEFAULT_WEIGHT_PRECISION, WEIGHT_PRECISION_CHOICE
 import { GENERATE_DEFAULTS } from './generate.js';
 import { PATCH_FLAGS, PATCH_USAGE, STEER_FLAGS, STEER_USAGE, patchCommand, steerFromFlags } from './cli-interventions.js';
 import { FIGURE_VIEWS, decoderRun, encoderRun, figureData } from './snapshot.js';
+import { crossRun } from './figure-cross.js';
+import { LENS_TOP_K, LENS_VIEW } from './figure-views.js';
 import { SNAPSHOT_KIND_FLAGS, SNAPSHOT_KIND_USAGE, checkKindFlags, kindFigureRun } from './cli-snapshot-kinds.js';
 
 const USAGE = `usage: attnscope <command> [options]
@@ -52,10 +54,12 @@ ${PATCH_USAGE}
   snapshot  [--model M] --text "..." [--view ${FIGURE_VIEWS.join('|')}] [--layer L] [--head H] [--words] --out fig.json
             the data of one figure (tokens, the matrices the view draws, model, text, view/layer/head,
             a format version): <attn-scope src="fig.json"> draws it with no model download;
-            --words adds the word spans and each matrix merged into words (drawn as words)
-            [--kind enc|dec [--target "..."]]  encoder-decoder models: the encoder's self-attention
-            over --text (enc, the default), or the decoder's over decoder_start_token_id then --target
+            --words adds the word spans and each matrix merged into words (drawn as words);
+            --view ${LENS_VIEW}: the logit lens (top ${LENS_TOP_K} tokens per layer and position; models with a head)
 ${SNAPSHOT_KIND_USAGE}
+            [--kind enc|dec|cross [--target "..."]]  encoder-decoder models: the encoder's self-attention
+            over --text (enc, the default), the decoder's over decoder_start_token_id then --target
+            (dec), or the decoder's cross-attention from the target's rows to --text's tokens (cross)
   tokenize  --model M [--text "..." [--text-pair "..."]]   (no --text: one JSON string per stdin line)
             [--side source|target]  encoder-decoder tokenizers: target text goes through the
             target side's tokenizer (Marian: target.spm; others: the same tokenizer)
@@ -301,8 +305,15 @@ async function snapshot(values) {
     if (!seq2seq && (values.kind !== undefined || values.target !== undefined)) {
       throw new UsageError('--kind and --target are for encoder-decoder models (bart, marian, t5)');
     }
+    const lens = values.view === LENS_VIEW;
+    if (lens && seq2seq) throw new UsageError(`--view ${LENS_VIEW} (the logit lens) is for encoders and decoders, not encoder-decoder models`);
+    if (lens && values.words) throw new UsageError(`--words merges attention matrices; a --view ${LENS_VIEW} figure holds none`);
+    if (lens && !model.info.config.isDecoder && !model.info.hasMlmHead) {
+      throw new UsageError(`--view ${LENS_VIEW}: this encoder has no masked-LM head to read its layers with`);
+    }
     const own = await kindFigureRun(model, values);   // a flow graph or patching grid
-    const result = own?.result ?? (seq2seq ? await seq2seqFigureRun(model, values) : await model.run(values.text, { topK: 0 }));
+    const result = own?.result ?? (seq2seq ? await seq2seqFigureRun(model, values)
+      : await model.run(values.text, { topK: 0, ...(lens ? { logitLens: LENS_TOP_K } : {}) }));
     const [L, H] = result.shape;
     if (layer >= L) throw new UsageError(`--layer ${layer}: the model has ${L} layers (0 to ${L - 1})`);
     if (head >= H) throw new UsageError(`--head ${head}: the model has ${H} heads (0 to ${H - 1})`);
@@ -320,15 +331,15 @@ async function snapshot(values) {
 // dec (the decoder over decoder_start_token_id and --target, which it needs).
 async function seq2seqFigureRun(model, values) {
   const kind = values.kind ?? 'enc';
-  if (kind !== 'enc' && kind !== 'dec') {
-    throw new UsageError(`--kind is enc or dec, not "${kind}" (cross-attention is target × source, not the square matrix a figure holds)`);
-  }
-  if (kind === 'enc' && values.target !== undefined) throw new UsageError('--target goes with --kind dec (the encoder sees --text alone)');
-  if (kind === 'dec' && values.target === undefined) throw new UsageError('--kind dec draws the decoder over a target: give --target');
+  if (!['enc', 'dec', 'cross'].includes(kind)) throw new UsageError(`--kind is enc, dec or cross, not "${kind}"`);
+  if (kind === 'enc' && values.target !== undefined) throw new UsageError('--target goes with --kind dec or cross (the encoder sees --text alone)');
+  if (kind !== 'enc' && values.target === undefined) throw new UsageError(`--kind ${kind} draws the decoder over a target: give --target`);
   refuseEmpty(values.target, '--target', 'give the target text the decoder reads');
-  if (kind === 'dec' && values.words) throw new UsageError('--words merges the words of --text; a --kind dec figure shows the target\'s tokens');
+  if (kind !== 'enc' && values.words) throw new UsageError(`--words merges the words of --text; a --kind ${kind} figure shows the target's tokens`);
   if (kind === 'enc') return encoderRun(await model.run(values.text, { topK: 0 }), model.tokenize(values.text));
-  return decoderRun(await model.run(values.text, { topK: 0, target: values.target }), model.tokenizeTarget(values.target));
+  const raw = await model.run(values.text, { topK: 0, target: values.target });
+  if (kind === 'dec') return decoderRun(raw, model.tokenizeTarget(values.target));
+  return crossRun(raw, model.tokenize(values.text), model.tokenizeTarget(values.target));
 }
 
 async function tokenize(values) {

@@ -6,15 +6,15 @@
 import { flowFigureBlock, flowFigureRead } from './figure-flow.js';
 import { patchingFigureBlock, patchingFigureRead } from './figure-patching.js';
 
-/** view → { since (the format version that has it), write(result, what) → block, read(doc, [L, H, T], decoder, bad) }. */
+/** view → { write(result, what) → block, read(doc, [L, H, T], decoder, bad) } (the version that has
+ *  each: js/figure-views.js figureVersion; the lens's and cross-attention's code: figure-lens.js,
+ *  figure-cross.js, each a chunk of its own in the element). */
 export const FIGURE_KIND_CODE = {
   flow: {
-    since: 2,
     write: (result, what) => flowFigureBlock(result, what),
     read: (doc, shape, decoder, bad) => flowFigureRead(doc, shape, bad),
   },
   patching: {
-    since: 2,
     write: (result, what) => patchingFigureBlock(result, what.patching, what.info.config.isDecoder === true),
     read: patchingFigureRead,
   },

@@ -223,28 +223,36 @@ export interface RunOptions extends TokenizeOptions, OutputOptions {
 }
 
 /** A frozen figure (attnscope snapshot, <attn-scope src>): one view's matrices and tokens, or (version
- *  2) a flow graph's shares or a patching grid (docs/figure.schema.json). */
+ *  2) an encoder–decoder's cross-attention, the logit lens, a flow graph's shares or a patching grid
+ *  (docs/figure.schema.json). */
 export interface FigureData {
   format: 'attnscope-figure';
-  /** The lowest version that has all it holds: 1 for head, lines and grid; 2 for flow and patching. */
+  /** The lowest version that has all it holds: 1 for head, lines and grid; 2 for cross-attention,
+   *  the lens (layers), flow and patching. */
   version: 1 | 2;
   model: string;
   modelInfo: { kind: string; config: { numLayers: number; numHeads: number; hiddenSize: number; headDim: number;
     isDecoder: boolean; family: string } };
+  /** An encoder–decoder's figure: which of its attentions it holds. */
+  kind?: 'enc' | 'dec' | 'cross';
   text: string;
-  view: 'head' | 'lines' | 'grid' | 'flow' | 'patching';
+  view: 'head' | 'lines' | 'grid' | 'layers' | 'flow' | 'patching';
   layer: number;
   head: number;
   tokens: string[];
   tokenTexts: string[];
   specialTokensMask: number[];
   offsets: number[];
-  /** [L, H, T] */
-  shape: [number, number, number];
+  /** [L, H, T]; a cross-attention figure's [L, H, T target, S source]. */
+  shape: [number, number, number] | [number, number, number, number];
+  /** A cross-attention figure's columns: the source's tokens. */
+  source?: { tokens: string[]; tokenTexts: string[]; specialTokensMask: number[]; offsets: number[] };
   /** The [layer, head] of each matrix in `attentions` (not in flow and patching figures). */
   heads?: [number, number][];
-  /** T·T values per head, row-major, rounded to 6 decimals. */
+  /** T·T (cross: T·S) values per head, row-major, rounded to 6 decimals. */
   attentions?: number[][];
+  /** A lens figure (view 'layers'): L + 1 rows of T entries, as RunResult.logitLens. */
+  lens?: { top: TopEntry[]; finalRank: number; finalProb: number; nextRank?: number | null; nextProb?: number | null }[][];
   /** A flow figure: the FlowShares entries of the graph into `position` at `tau`, each the run's
    *  float32 value ([layer, query, key, share]; heads: H shares per tokens entry; [layer, query, share]). */
   flow?: { position: number; tau: number; layers: number; headCount: number; queries: number; keys: number;
@@ -260,9 +268,9 @@ export interface FigureData {
   wordAttentions?: number[][];
 }
 export const FIGURE_FORMAT: 'attnscope-figure';
-/** The newest version written (flow and patching figures); figureResult reads 1 and 2. */
+/** The newest version written (cross, lens, flow and patching figures); figureResult reads 1 and 2. */
 export const FIGURE_VERSION: 2;
-export const FIGURE_VIEWS: readonly ('head' | 'lines' | 'grid' | 'flow' | 'patching')[];
+export const FIGURE_VIEWS: readonly ('head' | 'lines' | 'grid' | 'layers' | 'flow' | 'patching')[];
 type TopEntry = { id: number; token: string; text: string; prob: number };
 /** The figure of one view of a run (E_INPUT for a view a figure cannot draw). flow: a run with
  *  { flow: true }, the prediction's position (default the last) and tau (default 0.04); patching:
@@ -275,12 +283,17 @@ export function figureData(result: RunResult, what: { model: string; info: Model
  *  wordAttentions when saved with words), the model info, and covers(view, layer, head, words):
  *  whether it holds every matrix that view draws (as words, when asked). */
 export function figureResult(doc: unknown): { fields: RunResultData; info: object;
+  /** state: the view state asked for (its `kind`: an encoder–decoder's attention kind; a flow or patching figure's own keys). */
   covers(view: string, layer: number, head: number, words?: boolean, state?: object): boolean; words: boolean; text: string;
   model: string; view: string; layer: number; head: number;
   /** The view state a flow or patching figure was saved at ({ query, flowTau } or the patch* keys); {} otherwise. */
   state: object;
   /** A patching figure's answers to the view's worker jobs (the corrupted run, the grid), or null. */
-  jobs: object | null };
+  jobs: object | null;
+  /** A cross-attention figure's source tokens, or null. */
+  source: { tokens: string[]; tokenTexts: string[]; specialTokensMask: Uint8Array; offsets: Int32Array } | null;
+  /** An encoder–decoder figure's attention kind ('enc' | 'dec' | 'cross'), or null. */
+  kind: string | null };
 
 /** A word of the input: its text, UTF-16 span and the indices of its tokens. */
 export interface Word {

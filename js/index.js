@@ -14,8 +14,11 @@ export { INDUCTION_DEFAULTS, inductionInput, inductionScores, measureInduction }
 export { FIGURE_FORMAT, FIGURE_VERSION, FIGURE_VIEWS, figureData, figureResult } from './snapshot.js';
 import { registerFigureKinds } from './snapshot.js';
 import { FIGURE_KIND_CODE } from './figure-kinds.js';
+import { LENS_FIGURE_CODE } from './figure-lens.js';
+import { CROSS_FIGURE_CODE } from './figure-cross.js';
 
-registerFigureKinds(FIGURE_KIND_CODE);   // the flow and patching figures' code
+// The version-2 figures' code: flow, patching, the logit lens and cross-attention.
+registerFigureKinds({ ...FIGURE_KIND_CODE, ...LENS_FIGURE_CODE, ...CROSS_FIGURE_CODE });
 export { findWords, mergeHead, wordAttentions } from './words.js';
 export { FLOW_DEFAULT_TAU, flowGraph, topFlowRoute } from './flow-graph.js';
 

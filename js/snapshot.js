@@ -7,48 +7,57 @@
 // (js/words.js), so the figure draws words with no model; the token matrices stay (a reader may
 // switch words off). Both are optional fields of version 1: an older reader ignores them.
 // An encoder–decoder's figure holds one of its square self-attentions, the encoder's or the
-// decoder's (optional field `kind`: 'enc' | 'dec', as the element's kind attribute names them);
-// its cross-attention (target × source) is no square matrix and is drawn live only.
-// Version 2 adds figures that hold a block of their own instead of attention matrices
-// (FIGURE_KIND_VIEWS: the flow graph, js/figure-flow.js; a patching grid, js/figure-patching.js,
-// whose code js/figure-kinds.js holds for registerFigureKinds: the package's entry registers it,
-// the element fetches it only for such a figure); version 1 files are read as before. A figure carries the lowest version that has all it holds,
-// so a reader from before version 2 still draws the head, lines and grid figures written now.
+// decoder's (optional field `kind`: 'enc' | 'dec', as the element's kind attribute names them).
+// Version 2 adds four figures (version 1 files are read as before):
+// - an encoder–decoder's cross-attention (kind 'cross', target × source matrices with the
+//   source's tokens: js/figure-cross.js), drawn by the head, lines and grid views;
+// - the logit lens (view 'layers', per row and position the top tokens, field `lens`: js/figure-lens.js);
+// - figures that hold a block of their own named as their view instead of attention matrices
+//   (FIGURE_KIND_VIEWS: the flow graph, js/figure-flow.js; a patching grid, js/figure-patching.js),
+//   whose code js/figure-kinds.js holds for registerFigureKinds: the package's entry registers it,
+//   the element fetches it only for such a figure.
+// The lens and cross-attention are not views with a block of their own: cross is an attention
+// kind that the matrix views draw, and a lens figure may hold another view's matrices beside its
+// `lens` (the Python package's heads_of). Their code is registered all the same
+// (registerFigureKinds), so an element drawing matrices fetches none of it.
+// A figure carries the lowest version that has all it holds (figure-views.js figureVersion), so a reader from
+// before version 2 still draws the head, lines and grid figures written now.
 import { AttnScopeError } from './errors.js';
 import { findWords, mergeHead } from './words.js';
+import { CROSS_KIND, FIGURE_KIND_VIEWS, FIGURE_VERSION, FIGURE_VIEWS, LENS_VIEW, figureVersion, holdsAttention } from './figure-views.js';
 
+export { FIGURE_KIND_VIEWS, FIGURE_VERSION, FIGURE_VIEWS, figureVersion, holdsAttention };
 export const FIGURE_FORMAT = 'attnscope-figure';
-/** The newest version written (a flow or patching figure's). */
-export const FIGURE_VERSION = 2;
 /** The versions figureResult reads. */
 export const FIGURE_VERSIONS_READ = Object.freeze([1, 2]);
-/** Views a frozen figure can draw with no model (others need q, k, v, a trace or more runs). */
-export const FIGURE_VIEWS = Object.freeze(['head', 'lines', 'grid', 'flow', 'patching']);
-/** Those whose figure holds a block of its own (named as the view) instead of attention matrices. */
-export const FIGURE_KIND_VIEWS = Object.freeze(['flow', 'patching']);
-// Their code, js/figure-kinds.js's FIGURE_KIND_CODE once registered: view → { since (the version
-// that has it), write(result, what) → the block, read(doc, [L, H, T], decoder, bad) → { fields,
-// info?, state, covers(state), jobs? } }.
+// The code of the version-2 figures, registered (registerFigureKinds) by whoever writes or reads
+// them: js/figure-kinds.js's FIGURE_KIND_CODE, flow and patching: view → { write(result, what) →
+// the block, read(doc, [L, H, T], decoder, bad) → { fields, info?, state, covers(state), jobs? } };
+// js/figure-lens.js's LENS_FIGURE_CODE, layers: { write(result) → lens, read(doc, L, T, bad) };
+// js/figure-cross.js's CROSS_FIGURE_CODE, cross: { write(result, words) → source, read(doc, S, bad) }.
 const FIGURE_KINDS = {};
 
-/** Registers the figure kinds' code (js/figure-kinds.js FIGURE_KIND_CODE). */
+/** Registers figure code (FIGURE_KIND_CODE, LENS_FIGURE_CODE, CROSS_FIGURE_CODE). */
 export function registerFigureKinds(code) {
   Object.assign(FIGURE_KINDS, code);
 }
 
-// A view's kind, or null for a matrix view.
-function kindOf(view) {
-  if (!FIGURE_KIND_VIEWS.includes(view)) return null;
-  if (!FIGURE_KINDS[view]) throw new AttnScopeError('E_INTERNAL', `the ${view} figure's code is not registered (registerFigureKinds with js/figure-kinds.js)`);
-  return FIGURE_KINDS[view];
+// The registered code of one part of the format (figure-views.js figureCodeParts).
+function codeOf(part) {
+  if (!FIGURE_KINDS[part]) throw new AttnScopeError('E_INTERNAL', `the ${part} figure's code is not registered (registerFigureKinds)`);
+  return FIGURE_KINDS[part];
 }
+
+// A view's kind, or null for a matrix view (or the lens, whose `lens` sits beside any matrices).
+const kindOf = (view) => (FIGURE_KIND_VIEWS.includes(view) ? codeOf(view) : null);
+
 // Six decimals: a weight is a probability, and a figure needs no more (the sum of a row stays
 // within 1e-5 of 1); full float32 would triple the file.
 const DECIMALS = 1e6;
 
 /** The [layer, head] pairs a view draws. */
 export function figureHeads(view, layer, head, layers, heads) {
-  if (FIGURE_KIND_VIEWS.includes(view)) return [];
+  if (!holdsAttention(view)) return [];
   if (view === 'head') return [[layer, head]];
   const pairs = [];
   for (let l = 0; l < layers; l++) {
@@ -75,12 +84,15 @@ export function figureData(result, what) {
   const kind = kindOf(view);
   const words = Boolean(what.words) && !kind;   // a flow graph or patching grid is drawn over tokens
   const [L, H, T] = result.shape;
+  const cross = result.kind === CROSS_KIND;
+  const crossCode = cross ? codeOf(CROSS_KIND) : null;
   const heads = figureHeads(view, layer, head, L, H);
+  if (words && heads.length === 0) throw new AttnScopeError('E_INPUT', `the ${view} view holds no attention to merge into words`);
   const round = (v) => Math.round(v * DECIMALS) / DECIMALS;
   const wordSpans = words ? findWords(result, text) : null;
   const figure = {
     format: FIGURE_FORMAT,
-    version: kind?.since ?? 1,
+    version: figureVersion(view, result.kind),
     model,
     modelInfo: { kind: info.kind, config: figureConfig(info, result) },
     ...(info.kind === 'encoder-decoder' ? { kind: result.kind } : {}),
@@ -90,11 +102,13 @@ export function figureData(result, what) {
     tokenTexts: [...(result.tokenTexts ?? result.tokens)],
     specialTokensMask: [...result.specialTokensMask],
     offsets: [...result.offsets],
-    shape: [L, H, T],
+    shape: cross ? [...result.shape] : [L, H, T],
+    ...(cross ? { source: crossCode.write(result, words) } : {}),
     ...(kind ? { [view]: kind.write(result, what) } : {
       heads,
       attentions: heads.map(([l, h]) => Array.from(result.attention(l, h), round)),
     }),
+    ...(view === LENS_VIEW ? { lens: codeOf(LENS_VIEW).write(result) } : {}),
   };
   if (wordSpans) {
     figure.words = wordSpans.map(({ text: word, start, end, tokens }) => ({ text: word, start, end, tokens: [...tokens] }));
@@ -112,10 +126,10 @@ function figureConfig(info, result) {
     return { numLayers: c.numLayers, numHeads: c.numHeads, hiddenSize: c.hiddenSize, headDim: c.headDim,
       isDecoder: c.isDecoder, family: c.family };
   }
-  if (result.kind !== 'enc' && result.kind !== 'dec') {
-    throw new AttnScopeError('E_INPUT', 'a frozen figure holds a square self-attention (the encoder\'s or the decoder\'s), not cross-attention');
+  if (!['enc', 'dec', CROSS_KIND].includes(result.kind)) {
+    throw new AttnScopeError('E_INPUT', 'an encoder–decoder\'s figure holds one of its attentions: enc, dec or cross');
   }
-  const decoder = result.kind === 'dec';
+  const decoder = result.kind !== 'enc';   // cross-attention lives in the decoder's layers
   return { numLayers: result.shape[0], numHeads: result.shape[1], hiddenSize: c.hiddenSize,
     headDim: decoder ? c.decoderHeadDim : c.encoderHeadDim, isDecoder: decoder, family: c.modelType };
 }
@@ -167,28 +181,35 @@ export function figureResult(doc) {
   const bad = (why) => new AttnScopeError('E_INPUT', `not an AttnScope figure: ${why}`);
   if (!doc || typeof doc !== 'object' || doc.format !== FIGURE_FORMAT) throw bad('format is not "attnscope-figure"');
   if (!FIGURE_VERSIONS_READ.includes(doc.version)) throw bad(`version ${doc.version} (this reader knows ${FIGURE_VERSIONS_READ.join(', ')})`);
-  const [L, H, T] = Array.isArray(doc.shape) ? doc.shape : [];
-  if (![L, H, T].every((n) => Number.isInteger(n) && n > 0 && n <= 4096)) throw bad('shape');
+  // A cross-attention figure's matrices are T (target) × S (source): shape [L, H, T, S].
+  const cross = doc.kind === CROSS_KIND;
+  const [L, H, T, S = T] = Array.isArray(doc.shape) && doc.shape.length === (cross ? 4 : 3) ? doc.shape : [];
+  if (![L, H, T, S].every((n) => Number.isInteger(n) && n > 0 && n <= 4096)) throw bad('shape');
   for (const name of ['tokens', 'tokenTexts', 'specialTokensMask']) {
     if (!Array.isArray(doc[name]) || doc[name].length !== T) throw bad(`${name} must have ${T} entries`);
   }
   if (!FIGURE_VIEWS.includes(doc.view)) throw bad(`view "${doc.view}"`);
   const kind = kindOf(doc.view);
-  if (doc.version < (kind?.since ?? 1)) throw bad(`view "${doc.view}" in version ${doc.version}`);
+  if (cross && kind) throw bad(`a cross-attention figure draws the matrix views, not "${doc.view}"`);
+  if (doc.version < figureVersion(doc.view, doc.kind)) throw bad(`${cross ? 'kind "cross"' : `view "${doc.view}"`} in version ${doc.version}`);
   if (!kind && (!Array.isArray(doc.heads) || !Array.isArray(doc.attentions) || doc.heads.length !== doc.attentions.length)) throw bad('heads');
-  const attentions = new Float32Array(L * H * T * T);
+  const attentions = new Float32Array(L * H * T * S);
   const held = new Set();
   const config = { ...doc.modelInfo?.config, numLayers: L, numHeads: H };
   const own = kind ? kind.read(doc, [L, H, T], config.isDecoder === true, bad) : null;
   (kind ? [] : doc.heads).forEach(([l, h], i) => {
     if (!(Number.isInteger(l) && l >= 0 && l < L && Number.isInteger(h) && h >= 0 && h < H)) throw bad(`head ${l}/${h}`);
     const m = doc.attentions[i];
-    if (!Array.isArray(m) || m.length !== T * T || !m.every((v) => typeof v === 'number' && v >= 0 && v <= 1)) throw bad(`matrix ${l}/${h}`);
-    attentions.set(m, (l * H + h) * T * T);
+    if (!Array.isArray(m) || m.length !== T * S || !m.every((v) => typeof v === 'number' && v >= 0 && v <= 1)) throw bad(`matrix ${l}/${h}`);
+    attentions.set(m, (l * H + h) * T * S);
     held.add(`${l}/${h}`);
   });
   const offsets = Array.isArray(doc.offsets) && doc.offsets.length === 2 * T ? doc.offsets : new Array(2 * T).fill(0);
+  if (cross && doc.words !== undefined) throw bad('a cross-attention figure holds no words');
   const words = doc.words === undefined || kind ? null : figureWords(doc, T, L, H, bad);
+  if (doc.view === LENS_VIEW && doc.lens === undefined) throw bad('a layers (logit lens) figure needs its lens');
+  const lens = doc.view === LENS_VIEW ? codeOf(LENS_VIEW).read(doc, L, T, bad) : null;
+  const source = cross ? codeOf(CROSS_KIND).read(doc, S, bad) : null;
   return {
     fields: {
       ...(typeof doc.text === 'string' ? { text: doc.text } : {}),   // what the offsets (and words) index
@@ -200,17 +221,30 @@ export function figureResult(doc) {
       offsets: Int32Array.from(offsets),
       specialTokensMask: Uint8Array.from(doc.specialTokensMask, (v) => (v ? 1 : 0)),
       numTruncated: 0,
-      shape: [L, H, T, T],
+      shape: [L, H, T, S],
       kvHeads: Array.from({ length: H }, (_, h) => h),
       attentions,
+      ...(lens ? { logitLens: lens } : {}),
       ...own?.fields,
     },
-    info: { kind: config.isDecoder ? 'decoder' : 'encoder', config, frozen: true, source: doc.model, ...own?.info },
-    /** Whether the figure holds every matrix `view` at (layer, head) draws (as words, too, if asked);
-     *  a flow or patching figure: whether `state` (state.js) asks for the graph or grid it holds. */
-    covers: (view, layer, head, asWords = false, state = {}) => (kind ? view === doc.view && own.covers(state)
-      : FIGURE_VIEWS.includes(view) && !FIGURE_KIND_VIEWS.includes(view) && (!asWords || words !== null) &&
-        figureHeads(view, layer, head, L, H).every(([l, h]) => held.has(`${l}/${h}`))),
+    // A lens figure of an encoder: its masked-LM head is what read the layers.
+    info: { kind: cross ? 'encoder-decoder' : config.isDecoder ? 'decoder' : 'encoder', config, frozen: true,
+      source: doc.model, ...(lens && !config.isDecoder ? { hasMlmHead: true } : {}), ...own?.info },
+    /** The source side of a cross-attention figure ({tokens, tokenTexts, specialTokensMask, offsets}), or null. */
+    source,
+    /** Whether the figure holds what `view` at (layer, head) draws: every matrix (as words, too, if
+     *  asked; of the attention kind an encoder–decoder's views are asked to show, `state.kind`), the
+     *  lens of a lens figure; a flow or patching figure: whether `state` (state.js) asks for the graph
+     *  or grid it holds. */
+    covers: (view, layer, head, asWords = false, state = {}) => {
+      if (kind) return view === doc.view && own.covers(state);
+      if (!FIGURE_VIEWS.includes(view) || FIGURE_KIND_VIEWS.includes(view)) return false;
+      if (asWords && words === null) return false;
+      if (cross && state.kind !== undefined && state.kind !== CROSS_KIND) return false;
+      return view === LENS_VIEW ? lens !== null : figureHeads(view, layer, head, L, H).every(([l, h]) => held.has(`${l}/${h}`));
+    },
+    /** An encoder–decoder's attention kind it holds ('enc' | 'dec' | 'cross'), or null. */
+    kind: typeof doc.kind === 'string' ? doc.kind : null,
     /** The view state the figure was saved at (a flow figure's query and τ, a grid's prompts), or {}. */
     state: own?.state ?? {},
     /** The worker jobs the figure answers itself (a patching grid's), or null. */

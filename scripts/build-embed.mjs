@@ -85,8 +85,9 @@ function virtualModules(modules) {
   };
 }
 
-// The element offers the views whose registry entry says so (web/src/views/registry.js). In its
-// bundles the registry's list is rewritten from the registry itself, holding those views only, so
+// The element offers the views whose registry entry says so (web/src/views/registry.js), and
+// draws those a frozen figure holds (the Layers view of a lens figure). In its bundles the
+// registry's list is rewritten from the registry itself, holding those views only, so
 // the element carries neither the page's other views nor their entries (their ids are unknown to
 // it). dist/attnscope-element.js loads each through a dynamic import (a chunk of its own, fetched
 // when first shown); the single file through a static import (a dynamic import without code
@@ -103,7 +104,7 @@ function elementViewsOnly({ split }) {
         const end = source.indexOf('\n];', start) + 3;
         if (start < 0 || end < start) throw new Error('build-embed: the registry has no ENTRIES list');
         const imports = [];
-        const entries = VIEW_LIST.filter((v) => v.element).map(({ load, figure, ...entry }) => {
+        const entries = VIEW_LIST.filter((v) => v.element || v.figure).map(({ load, figure, ...entry }) => {
           const declared = Object.entries(entry).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(k === 'label' ? `view_${entry.id}` : ENTRY_DEFAULTS[k]));
           const fields = declared.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ');
           if (split) return `  { ${fields}, load: () => import('./${entry.id}.js') },`;
@@ -169,17 +170,23 @@ export async function buildEmbed({ quiet = false } = {}) {
 }`,
   };
   const loader = { '.css': 'text' };
+  // The element adopts web/style.css as a string (web/embed/styles.js): its comments, 5 KB, are
+  // for who reads the file, not for the browser, so they stay out of every element's bundle.
+  const cssWithoutComments = { name: 'css-without-comments', setup(b) {
+    b.onLoad({ filter: /\.css$/ }, (args) => ({ loader: 'text',
+      contents: readFileSync(args.path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '') }));
+  } };
   const split = await build({ ...common, loader, entryPoints: { 'attnscope-element': 'web/embed/element-entry.js' }, outdir: DIST,
     splitting: true, chunkNames: `${CHUNKS}/[name]-[hash]`, metafile: true,
-    plugins: [virtualModules({ ...modules, ...stringModules() }), elementViewsOnly({ split: true }), stringsByLanguage()] });
+    plugins: [virtualModules({ ...modules, ...stringModules() }), elementViewsOnly({ split: true }), stringsByLanguage(), cssWithoutComments] });
   // An earlier build's chunks (other hashes) go; not the folder: a test process building at the
   // same time writes the same files and may be serving them.
   const written = new Set(Object.keys(split.metafile.outputs).map((p) => join(ROOT, p)));
   for (const f of readdirSync(join(DIST, CHUNKS))) if (!written.has(join(DIST, CHUNKS, f))) rmSync(join(DIST, CHUNKS, f));
   await build({ ...common, loader, entryPoints: { 'attnscope-element-inline': 'web/embed/element-entry.js' }, outdir: DIST,
-    plugins: [virtualModules({ ...modules, ...noStringChunks }), elementViewsOnly({ split: false })] });
+    plugins: [virtualModules({ ...modules, ...noStringChunks }), elementViewsOnly({ split: false }), cssWithoutComments] });
   const single = await build({ ...common, loader, entryPoints: ['web/embed/single-file-entry.js'], write: false,
-    plugins: [virtualModules(modules), elementViewsOnly({ split: false })] });
+    plugins: [virtualModules(modules), elementViewsOnly({ split: false }), cssWithoutComments] });
   const template = readFileSync(join(ROOT, 'web/embed/single-file.html'), 'utf8');
   // A literal "</script" inside the bundle would end the inline script early; JSON-escaped
   // strings never contain it, but check rather than trust.

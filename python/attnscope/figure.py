@@ -7,14 +7,20 @@ import json
 import math
 
 from .attention import attentions_from
+from .cross import CROSS, source_field
+from .lens import logit_lens
+from .token_text import token_labels
 from .model_info import model_info
 from .tokens import prettify, special_mask
 from .words import find_words, merge_head
 
 FIGURE_FORMAT = "attnscope-figure"
-FIGURE_VERSION = 1
-# Views a figure draws from its matrices alone (formula, aggregates, ... need q, k, v or a trace).
-FIGURE_VIEWS = ("head", "lines", "grid")
+FIGURE_VERSION = 2  # the newest version written (a lens or cross-attention figure's)
+# The logit lens's view (web/src/views/registry.js's id): a figure of tokens and probabilities.
+LENS_VIEW = "layers"
+# Views this package writes figures of (formula, aggregates, ... need q, k, v or a trace; the flow
+# graph and patching grids, which js/snapshot.js's FIGURE_VIEWS also has, need the engine's runs).
+FIGURE_VIEWS = ("head", "lines", "grid", LENS_VIEW)
 # The model a figure names when the caller names none: words the element shows ("attention
 # computed by your model") and cannot mistake for a hub id, so a view the figure lacks fails
 # in place instead of fetching some other model.
@@ -22,8 +28,18 @@ UNNAMED_MODEL = "your model"
 DECIMALS = 1e6  # six decimals, as js/snapshot.js: a row still sums to 1 within 1e-5
 
 
+def figure_version(view, kind):
+    """The lowest format version that has all a figure holds, as js/snapshot.js figureVersion: the
+    lens and cross-attention came with version 2; head, lines and grid figures stay 1, so readers
+    from before version 2 still draw them."""
+    return 2 if view == LENS_VIEW or kind == CROSS else 1
+
+
 def figure_heads(view, layer, head, layers, heads):
-    """The [layer, head] pairs a view holds: one head, one layer's heads, or every head."""
+    """The [layer, head] pairs a view holds: one head, one layer's heads, every head, or (the
+    lens) none."""
+    if view == LENS_VIEW:
+        return []
     if view == "head":
         return [[layer, head]]
     return [[l, h] for l in range(layers) if view != "lines" or l == layer for h in range(heads)]
@@ -31,7 +47,9 @@ def figure_heads(view, layer, head, layers, heads):
 
 def figure(attention, tokens, *, view="head", layer=0, head=0, text="", token_texts=None,
            special_tokens_mask=None, offsets=None, words=False, model=UNNAMED_MODEL, config=None,
-           is_decoder=None, kind=None, prettify_tokens=True, path=None):
+           is_decoder=None, kind=None, prettify_tokens=True, source_tokens=None, source_token_texts=None,
+           source_special_tokens_mask=None, source_offsets=None, hidden_states=None, lm_head=None, final_norm=None,
+           vocab=None, input_ids=None, last_normed=True, heads_of=None, path=None):
     """The figure document (a dict; also written to `path` when given) for one view.
 
     attention: outputs.attentions (per-layer [1, heads, T, T]), numpy arrays or nested lists.
@@ -44,22 +62,32 @@ def figure(attention, tokens, *, view="head", layer=0, head=0, text="", token_te
     config: a transformers config or config.json dict (hidden size, family); is_decoder: default
       is whether every head is causal.
     kind: 'enc' or 'dec' when the attention is an encoder-decoder's (T5, BART, Marian) encoder or
-      decoder self-attention, as `attnscope snapshot --kind` writes it (text is then the source).
+      decoder self-attention, as `attnscope snapshot --kind` writes it (text is then the source);
+      'cross' for its cross-attention (outputs.cross_attentions, [1, heads, T target, S source]
+      per layer; tokens are the target's, source_tokens and the source_* options the source's).
+    view='layers' (the logit lens): hidden_states (outputs.hidden_states), lm_head (its weight),
+      final_norm, vocab (the tokenizer), input_ids, last_normed: see attnscope.lens.logit_lens.
+    heads_of: the view whose matrices the figure holds (default: `view`'s; a lens figure holds
+      none unless told, say 'grid', so its element can switch to the attention views offline).
     """
-    if kind not in (None, "enc", "dec"):
-        raise ValueError(f"kind is 'enc' or 'dec' (an encoder-decoder's side), not {kind!r}")
+    if kind not in (None, "enc", "dec", CROSS):
+        raise ValueError(f"kind is 'enc', 'dec' or 'cross' (an encoder-decoder's attention), not {kind!r}")
     if view not in FIGURE_VIEWS:
         raise ValueError(f"a frozen figure draws the {', '.join(FIGURE_VIEWS)} views, not {view!r}")
     if not isinstance(model, str):
         config = config if config is not None else model.config
         model = getattr(model.config, "name_or_path", "") or UNNAMED_MODEL
-    att = attentions_from(attention)
+    att = attentions_from(attention, square=kind != CROSS)
     L, H, T = att.layers, att.heads, att.tokens
+    if kind == CROSS and words:
+        raise ValueError("a cross-attention figure holds tokens: words merge one sentence's pieces")
     tokens = _check_tokens(tokens, T, att.from_generation)
     if not (isinstance(layer, int) and 0 <= layer < L):
         raise ValueError(f"layer {layer}: the attention has {L} layers")
     if not (isinstance(head, int) and 0 <= head < H):
         raise ValueError(f"head {head}: the attention has {H} heads")
+    if token_texts is None and view == LENS_VIEW and vocab is not None:
+        token_texts = token_labels(tokens, vocab)   # as the lens's cells label the tokens they read
     labels = list(token_texts)[:T] if token_texts is not None else (prettify(tokens) if prettify_tokens else tokens)
     special = [1 if v else 0 for v in special_tokens_mask][:T] if special_tokens_mask is not None \
         else special_mask(tokens)
@@ -68,12 +96,28 @@ def figure(attention, tokens, *, view="head", layer=0, head=0, text="", token_te
         if len(values) != T:
             raise ValueError(f"{name} has {len(values)} entries; the attention has {T} tokens")
     utf16 = _utf16_index(text)
-    heads = figure_heads(view, layer, head, L, H)
+    heads = figure_heads(heads_of or view, layer, head, L, H)
+    if words and not heads:
+        raise ValueError(f"the {view} view holds no attention to merge into words")
+    info = model_info(config, L, H, att, is_decoder, side=kind)
+    lens = None
+    if view == LENS_VIEW:
+        if not info["config"]["isDecoder"] or kind is not None:
+            raise ValueError("the logit lens from hidden states is for decoders (final norm, then lm_head); an encoder's "
+                             "masked-LM head is not supported here (AttnScope's explorer computes it live)")
+        if hidden_states is None or lm_head is None:
+            raise ValueError("view='layers' (the logit lens) needs hidden_states= (output_hidden_states=True) and "
+                             "lm_head= (model.lm_head.weight)")
+        lens = _rounded_lens(logit_lens(hidden_states, lm_head, final_norm, vocab=vocab, input_ids=input_ids,
+                                        tokens=tokens, last_normed=last_normed))
+        if len(lens) != L + 1 or len(lens[0]) != T:
+            raise ValueError(f"hidden_states give {len(lens)} rows of {len(lens[0])} positions; the attention has "
+                             f"{L} layers (so {L + 1} rows) over {T} tokens")
     doc = {
         "format": FIGURE_FORMAT,
-        "version": FIGURE_VERSION,
+        "version": figure_version(view, kind),
         "model": model,
-        "modelInfo": model_info(config, L, H, att, is_decoder, side=kind),
+        "modelInfo": info,
         **({"kind": kind} if kind else {}),
         "text": text,
         "view": view, "layer": layer, "head": head,
@@ -81,9 +125,14 @@ def figure(attention, tokens, *, view="head", layer=0, head=0, text="", token_te
         "tokenTexts": labels,
         "specialTokensMask": special,
         "offsets": [utf16(i) for span in spans for i in span],
-        "shape": [L, H, T],
+        "shape": [L, H, T, att.columns] if kind == CROSS else [L, H, T],
+        **({"source": source_field(source_tokens, att.columns, token_texts=source_token_texts,
+                                   special_tokens_mask=source_special_tokens_mask, offsets=source_offsets,
+                                   prettify_tokens=prettify_tokens, utf16=utf16, pairs=_pairs)}
+           if kind == CROSS else {}),
         "heads": heads,
         "attentions": [_rounded(att, l, h) for l, h in heads],
+        **({"lens": lens} if lens is not None else {}),
     }
     if words:
         if offsets is None or not text:
@@ -142,6 +191,23 @@ def _rounded(att, layer, head):
     r = numpy.floor(x)
     r += (x - r) >= 0.5
     return [_compact(v) for v in (r / DECIMALS).tolist()]
+
+
+def _significant(p):
+    """Six significant digits, as js/figure-lens.js's Number(p.toPrecision(6)) (both round the
+    double correctly, so the same number)."""
+    return None if p is None else _compact(float(f"{p:.6g}"))
+
+
+def _rounded_lens(lens):
+    for row in lens:
+        for e in row:
+            for c in e["top"]:
+                c["prob"] = _significant(c["prob"])
+            e["finalProb"] = _significant(e["finalProb"])
+            if "nextProb" in e:
+                e["nextProb"] = _significant(e["nextProb"])
+    return lens
 
 
 def _round_list(values):

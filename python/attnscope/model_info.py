@@ -1,8 +1,8 @@
 """A figure's `modelInfo` ({kind, config: {numLayers, numHeads, hiddenSize, headDim, isDecoder,
 family}}) from what Python has: a transformers config (object or config.json dict), or nothing.
 The engine's names for the same facts: engine/config.cpp parses them, bindings/convert.cpp names
-the family. An encoder-decoder's figure holds one side's self-attention (js/snapshot.js
-figureConfig): kind 'encoder-decoder', that side's head width, the decoder's causal mask."""
+the family. An encoder-decoder's figure holds one side's self-attention or the cross-attention (js/snapshot.js
+figureConfig): kind 'encoder-decoder', that side's head width (cross: the decoder's)."""
 
 # model_type -> the engine's family name (the Llama family's relatives share its layer).
 _FAMILIES = {"mistral": "llama", "qwen2": "llama", "qwen3": "llama"}
@@ -30,7 +30,7 @@ def model_info(config, layers, heads, attentions, is_decoder=None, side=None):
     """The figure's modelInfo. Layers and heads are the attention's (what the figure holds); whether
     it is a decoder is `is_decoder` if given, else whether every head is causal (nothing above the
     diagonal), else for one token what the config says. side: 'enc' or 'dec' for an
-    encoder-decoder's figure of that side's self-attention."""
+    encoder-decoder's figure of that side's self-attention, 'cross' for its cross-attention."""
     c = config_dict(config)
     model_type = c.get("model_type")
     if side is not None:
@@ -55,5 +55,5 @@ def _seq2seq_info(c, layers, heads, side):
     side_heads = _first(c, "encoder_attention_heads" if side == "enc" else "decoder_attention_heads", "num_heads")
     head_dim = _first(c, "d_kv", "head_dim") or (hidden // side_heads if hidden and side_heads else None)
     shape = {"numLayers": layers, "numHeads": heads, "hiddenSize": hidden, "headDim": head_dim,
-             "isDecoder": side == "dec", "family": c.get("model_type")}
+             "isDecoder": side != "enc", "family": c.get("model_type")}  # cross-attention: the decoder's layers
     return {"kind": "encoder-decoder", "config": {k: v for k, v in shape.items() if v is not None}}

@@ -145,8 +145,8 @@ test('a frozen figure turned live says the browser computes it', async () => {
 
 // The element's own "Figure data" on the T5 (its kinds): the encoder's and the decoder's
 // self-attention make figures with that side's layers and mask (the decoder's causal), matching
-// PyTorch's, and draw back frozen; cross-attention (target × source, no square) makes none.
-test('the element saves the T5\'s encoder and decoder figures; they draw back frozen', async () => {
+// PyTorch's, and draw back frozen; so does the cross-attention (target rows × source columns).
+test('the element saves the T5\'s encoder, decoder and cross-attention figures; they draw back frozen', async () => {
   const { page, check } = await guardedPage(browser, { viewport: { width: 1280, height: 800 } });
   await page.goto(`${server.origin}/t5-live.html`);
   await waitForElements(page, 3);
@@ -189,12 +189,28 @@ test('the element saves the T5\'s encoder and decoder figures; they draw back fr
   assert.deepEqual(back.map((b) => b.masked), [0, (T * (T - 1)) / 2], 'the decoder figure draws its causal mask, the encoder\'s none');
   const cross = await page.evaluate(() => {
     const el = document.getElementById('live-cross');
-    let error = null;
-    try { el.figureData(); } catch (e) { error = `${e.code}: ${e.message}`; }
-    return { disabled: el.shadowRoot.querySelector('[data-action="figure"]').disabled, error };
+    return { disabled: el.shadowRoot.querySelector('[data-action="figure"]').disabled, saved: JSON.stringify(el.figureData()) };
   });
-  assert.equal(cross.disabled, true);
-  assert.match(cross.error ?? '', /^E_INPUT: a frozen figure holds a square self-attention/);
+  assert.equal(cross.disabled, false);
+  const doc = JSON.parse(cross.saved);
+  const S = c.source_tokens.length;
+  assert.deepEqual([doc.kind, doc.shape, doc.tokens, doc.source.tokens], ['cross', [2, 4, T, S], sides.dec.tokens, c.source_tokens]);
+  const crossAt = ((LAYER - 1) * 4 + HEAD) * T * S;
+  const held = doc.heads.findIndex(([l, h]) => l === LAYER - 1 && h === HEAD);
+  doc.attentions[held].forEach((v, i) => assert.ok(Math.abs(v - expected.cross_attentions.data[crossAt + i]) < 1e-4, `cross cell ${i}`));
+  writeFileSync(join(DIR, 'saved-cross.json'), cross.saved);
+  await page.evaluate((url) => {
+    const el = document.createElement('attn-scope');
+    el.id = 'saved-cross';
+    el.setAttribute('src', url);
+    document.body.append(el);
+  }, src('saved-cross'));
+  await waitForElements(page, 6);
+  const crossBack = await page.evaluate(() => {
+    const el = document.getElementById('saved-cross');
+    return { status: el.dataset.status, frozen: el.frozen, kind: el.kind, rows: el.result.targets.tokens, cols: el.result.sources.tokens };
+  });
+  assert.deepEqual(crossBack, { status: 'ready', frozen: true, kind: 'cross', rows: sides.dec.tokens, cols: c.source_tokens });
   assert.deepEqual(await check(), []);
   await page.context().close();
 });

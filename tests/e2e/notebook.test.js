@@ -7,7 +7,8 @@
 // The same outputs are also put in a page the way JupyterLab (and Notebook 7) insert HTML
 // output: innerHTML, then every script re-created with its attributes, output by output, and
 // once more (a re-run, or a reload running the scripts again). And a figure Python makes from the
-// CLI's run of a text draws the same pixels as the figure `attnscope snapshot` writes for it.
+// CLI's run of a text draws the same pixels as the figure `attnscope snapshot` writes for it (an
+// encoder's grid, head and lines; the bundled T5's cross-attention).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -19,11 +20,22 @@ import { launchBrowser } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NOTEBOOK = join(ROOT, 'examples', 'notebook.ipynb');
-// What the notebook shows, in order: head_view, model_view, show(view="lines").
+// What the notebook shows, in order: head_view, model_view, show(view="lines"), an encoder–decoder's
+// head_view (three elements: its encoder's, its decoder's and its cross-attention, whose rows are
+// the target's tokens as the cross view labels them) and show(view="lens") (the Layers view: a
+// table of the bundled GPT-2's 8 layers + the embeddings over 10 tokens, no canvas; its tokens
+// labelled as its cells label what they read, a space as ␣).
+const SOURCE = [' The', ' cat', ' chased', ' the', ' dog', '.', '</s>'];
+const TARGET = ['<pad>', ' the', ' cat', ' the', ' dog', ' chased'];
 const VIEWS = [
   { view: 'head', layer: 1, head: 2, tokens: ['[CLS]', 'the', 'cat', 'sat', 'on', 'the', 'mat', '.', '[SEP]'], kind: 'encoder' },
   { view: 'grid', layer: 0, head: 0, tokens: ['[CLS]', 'the', 'cat', 'sat', 'on', 'the', 'mat', '.', '[SEP]'], kind: 'encoder', theme: 'light' },
   { view: 'lines', layer: 1, head: 0, tokens: ['Once', ' upon', ' a', ' time', ' there', ' was', ' a', ' prince'], kind: 'decoder' },
+  { view: 'head', layer: 1, head: 0, tokens: SOURCE, kind: 'encoder' },
+  { view: 'head', layer: 1, head: 0, tokens: TARGET, kind: 'decoder' },
+  { view: 'head', layer: 1, head: 0, tokens: TARGET.map((t) => t.replace(/^ /, '\u2423')), kind: 'encoder-decoder', cross: [6, 7] },
+  { view: 'layers', layer: 0, head: 0, tokens: ['He', '␣put', '␣in', '␣a', '␣call', '␣to', '␣his', '␣hotel', '␣room', '.'], kind: 'decoder',
+    lens: [9, 10] },
 ];
 let dir, browser;
 
@@ -84,9 +96,16 @@ function shown(page) {
       }
       inked /= data.length / 4;
     }
+    const root = el.shadowRoot;
     return { status: el.dataset.status, frozen: el.frozen, view: el.view, layer: el.layer, head: el.head,
       tokens: el.result ? [...el.result.tokenTexts] : null, kind: el.modelInfo?.kind, theme: el.getAttribute('theme'),
       canvases: canvases.length, inked, width: el.getBoundingClientRect().width,
+      // The cross view: [rows, columns] of its heatmap, and its lines; the lens: [rows, positions] of its table.
+      cross: root.querySelector('.cross-lines') ? [...root.querySelectorAll('.cross-lines text')].length : null,
+      crossLines: root.querySelectorAll('.cross-lines line.weight').length,
+      lens: root.querySelector('.lens-grid') ? [root.querySelectorAll('.lens-grid tbody tr').length,
+        root.querySelectorAll('.lens-grid tbody tr:first-child .lens-cell').length] : null,
+      lensTop: root.querySelector('.lens-grid tbody tr:last-child .lens-cell')?.textContent ?? null,
       cell: el.closest('.jp-OutputArea-output, .output_area, body').getBoundingClientRect().width };
   }));
 }
@@ -103,7 +122,16 @@ test('the executed notebook draws its views from inline figures, offline, with a
       assert.deepEqual(got.tokens, want.tokens, `view ${i} tokens`);
       assert.equal(got.kind, want.kind, `view ${i}`);
       assert.equal(got.theme, want.theme ?? null, `view ${i} theme (light notebook)`);
-      assert.ok(got.canvases > 0 && got.inked > 0.01, `view ${i} drew (${got.canvases} canvases, ${(got.inked * 100).toFixed(1)}% inked)`);
+      if (want.lens) {
+        assert.deepEqual(got.lens, want.lens, `view ${i}: the lens's rows and positions`);
+        assert.ok(got.lensTop && got.lensTop !== '[?]', `view ${i}: the last row names its token (${got.lensTop})`);
+      } else {
+        assert.ok(got.canvases > 0 && got.inked > 0.01, `view ${i} drew (${got.canvases} canvases, ${(got.inked * 100).toFixed(1)}% inked)`);
+      }
+      if (want.cross) {
+        assert.equal(got.cross, want.cross[0] + want.cross[1], `view ${i}: a label per target row and source token`);
+        assert.ok(got.crossLines > 0, `view ${i}: lines from the target's rows to the source`);
+      }
       assert.ok(got.width <= got.cell + 1, `view ${i} fits its cell (${got.width} > ${got.cell})`);
     });
     assert.equal(html.split('customElements.define(').length - 1, 1, 'the renderer is in the page once');
@@ -127,7 +155,7 @@ test('in the dark notebook theme the views are dark (model_view keeps its displa
   const { page, problems } = await openNotebook('dark');
   try {
     const views = await shown(page);
-    assert.deepEqual(views.map((v) => v.theme), ['dark', 'light', 'dark']);
+    assert.deepEqual(views.map((v) => v.theme), ['dark', 'light', 'dark', 'dark', 'dark', 'dark', 'dark']);
     assert.ok(views.every((v) => v.status === 'ready' && v.frozen));
     assert.deepEqual(problems, []);
     await page.screenshot({ path: join(tmpdir(), 'attnscope-notebook-dark.png'), fullPage: true });
@@ -163,18 +191,18 @@ test('outputs inserted as JupyterLab inserts them draw, in its dark theme, and a
   const executed = JSON.parse(readFileSync(join(dir, 'executed.ipynb'), 'utf8'));
   const outputs = executed.cells.flatMap((c) => c.outputs ?? []).map((o) => o.data?.['text/html']).filter(Boolean)
     .map((h) => (Array.isArray(h) ? h.join('') : h));
-  assert.equal(outputs.length, VIEWS.length);
+  assert.equal(outputs.join('').split('<attn-scope src="data:').length - 1, VIEWS.length);
   writeFileSync(join(dir, 'lab.html'), labPage(outputs));
   const { page, problems, workers } = await openNotebook('lab');
   try {
     const first = await shown(page);
     assert.deepEqual(first.map((v) => [v.status, v.frozen, v.view, v.theme]),
-      [['ready', true, 'head', 'dark'], ['ready', true, 'grid', 'light'], ['ready', true, 'lines', 'dark']]);
-    assert.ok(first.every((v) => v.inked > 0.01));
-    // Re-run: the same three outputs again (the first still carries the renderer).
+      VIEWS.map((v) => ['ready', true, v.view, v.theme ?? 'dark']));
+    assert.ok(first.every((v, i) => (VIEWS[i].lens ? v.lens[0] > 0 : v.inked > 0.01)));
+    // Re-run: the same outputs again (the first still carries the renderer).
     await page.evaluate((html) => html.forEach((h) => window.insertOutput(h)), outputs);
-    await page.waitForFunction(() => [...document.querySelectorAll('attn-scope')].length === 6 &&
-      [...document.querySelectorAll('attn-scope')].every((el) => el.dataset.status === 'ready'), null, { timeout: 30000 });
+    await page.waitForFunction((n) => [...document.querySelectorAll('attn-scope')].length === n &&
+      [...document.querySelectorAll('attn-scope')].every((el) => el.dataset.status === 'ready'), 2 * VIEWS.length, { timeout: 30000 });
     assert.deepEqual(workers, []);
     assert.deepEqual(problems, []);
   } finally {
@@ -195,25 +223,43 @@ attnscope.figure(run["attentions"], run["tokens"], view="grid", text=sys.argv[2]
                  offsets=run["offsets"], words=True, model="bundled", config=json.load(open(sys.argv[4])), path=sys.argv[5])`;
   execFileSync('/usr/bin/python3', ['-c', script, join(dir, 'run.json'), text, JSON.stringify(tokenTexts),
     join(ROOT, 'model', 'config.json'), join(dir, 'python.json')], { env: { ...process.env, PYTHONPATH: join(ROOT, 'python') } });
+  // The bundled T5's cross-attention: `snapshot --kind cross` against figure(kind="cross") of the
+  // run's cross_attentions (target rows; the source's tokens as its columns).
+  const source = 'The cat chased the unaffable dog.', target = 'the cat the dog chased';
+  const t5 = ['--model', 'bundled-seq2seq', '--text', source];
+  cli('snapshot', ...t5, '--kind', 'cross', '--target', target, '--view', 'grid', '--out', join(dir, 'cli-cross.json'));
+  cli('run', ...t5, '--target', target, '--format', 'json', '--out', join(dir, 'run-cross.json'));
+  const crossScript = `import json, sys, attnscope
+run = json.load(open(sys.argv[1]))
+attnscope.figure(run["cross_attentions"], run["target_tokens"], view="grid", kind="cross", text=sys.argv[2],
+                 source_tokens=run["source_tokens"], model="bundled-seq2seq", path=sys.argv[3])`;
+  execFileSync('/usr/bin/python3', ['-c', crossScript, join(dir, 'run-cross.json'), source, join(dir, 'python-cross.json')],
+    { env: { ...process.env, PYTHONPATH: join(ROOT, 'python') } });
   const element = (name, view) => `<attn-scope id="${name}" view="${view}" src="data:application/json;base64,${
     readFileSync(join(dir, `${name}.json`)).toString('base64')}"></attn-scope>`;
   const renderer = readFileSync(join(ROOT, 'dist', 'attnscope-element-inline.js'), 'utf8').replace(/<\/script/gi, '<\\/script');
-  for (const view of ['grid', 'head', 'lines']) {
+  const pairs = [['', 'grid'], ['', 'head'], ['', 'lines'], ['-cross', 'head']];
+  for (const [suffix, view] of pairs) {
+    const ids = [`cli${suffix}`, `python${suffix}`];
     writeFileSync(join(dir, `pair-${view}.html`), `<!doctype html><meta charset="utf-8"><body style="margin:0">
 <script type="module">${renderer}</script>
-<div style="display:flex"><div style="width:540px">${element('cli', view)}</div><div style="width:540px">${element('python', view)}</div></div>`);
+<div style="display:flex"><div style="width:540px">${element(ids[0], view)}</div><div style="width:540px">${element(ids[1], view)}</div></div>`);
     const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
     try {
       await page.goto(pathToFileURL(join(dir, `pair-${view}.html`)).href);
-      await page.waitForFunction(() => ['cli', 'python'].every((id) => document.getElementById(id).dataset.status === 'ready'),
-        null, { timeout: 30000 });
-      const pixels = await page.evaluate(() => ['cli', 'python'].map((id) => {
+      await page.waitForFunction((both) => both.every((id) => document.getElementById(id).dataset.status === 'ready'),
+        ids, { timeout: 30000 });
+      const pixels = await page.evaluate((both) => both.map((id) => {
         const el = document.getElementById(id);
-        return { frozen: el.frozen, canvases: [...el.shadowRoot.querySelectorAll('canvas')].map((c) => c.toDataURL()) };
-      }));
-      assert.ok(pixels[0].frozen && pixels[1].frozen, view);
-      assert.ok(pixels[0].canvases.length > 0, view);
-      assert.deepEqual(pixels[1].canvases, pixels[0].canvases, `${view}: the same pixels`);
+        return { frozen: el.frozen, kind: el.kind, canvases: [...el.shadowRoot.querySelectorAll('canvas')].map((c) => c.toDataURL()),
+          lines: el.shadowRoot.querySelector('.cross-lines')?.innerHTML ?? '' };
+      }), ids);
+      const what = `${view}${suffix}`;
+      assert.ok(pixels[0].frozen && pixels[1].frozen, what);
+      assert.ok(pixels[0].canvases.length > 0, what);
+      if (suffix) assert.deepEqual([pixels[0].kind, pixels[1].kind], ['cross', 'cross'], what);
+      assert.deepEqual(pixels[1].canvases, pixels[0].canvases, `${what}: the same pixels`);
+      assert.equal(pixels[1].lines, pixels[0].lines, `${what}: the same lines`);
     } finally {
       await page.close();
     }

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Tokenizer } from '@huggingface/tokenizers';
 
 import { readSafetensors } from './helpers/safetensors.js';
+import { FIGURE_VIEWS as FIGURE_FILE_VIEWS } from '../../js/snapshot.js';
 // The element's views as the view registry lists them (the registry holds no DOM: Node reads it).
 import { ELEMENT_VIEW_IDS as ELEMENT_VIEWS } from '../../web/src/views/registry.js';
 
@@ -94,7 +95,7 @@ describe('attnscope snapshot: every family × every element view', () => {
           '--layer', String(LAYER), '--head', String(HEAD), '--out', out]);
         if (!FIGURE_VIEWS.includes(view)) {
           assert.equal(r.code, 2, r.stderr);
-          assert.match(r.stderr, new RegExp(`^attnscope: --view ${view}: a frozen figure draws the head, lines, grid, flow, patching views with no model`));
+          assert.match(r.stderr, new RegExp(`^attnscope: --view ${view}: a frozen figure draws the ${FIGURE_FILE_VIEWS.join(', ')} views with no model`));
           assert.doesNotMatch(r.stderr, /internal error|\n\s+at /);
           return;
         }
@@ -102,7 +103,7 @@ describe('attnscope snapshot: every family × every element view', () => {
         assert.equal(r.stderr, '');
         const doc = json(out);
         assert.equal(doc.format, 'attnscope-figure');
-        assert.equal(doc.version, 1);
+        assert.equal(doc.version, 1);   // the lowest version that has all it holds: an attention figure is version 1
         assert.equal(doc.model, f.model ?? 'bundled');
         assert.deepEqual([doc.text, doc.view, doc.layer, doc.head], [f.text, view, LAYER, HEAD]);
         const T = doc.tokens.length;
@@ -138,7 +139,7 @@ describe('attnscope snapshot: every family × every element view', () => {
     }
   }
 
-  it('--kind and --target: an encoder–decoder\'s square attentions only, each with what it needs', async () => {
+  it('--kind and --target: an encoder–decoder\'s three attentions, each with what it needs', async () => {
     const out = ['--out', join(work, 'x.json')];
     const refused = async (args, pattern) => {
       const r = await cli(['snapshot', ...args, ...out]);
@@ -146,7 +147,12 @@ describe('attnscope snapshot: every family × every element view', () => {
       assert.match(r.stderr, pattern);
     };
     const t5 = ['--model', 'bundled-seq2seq', '--text', 'the cat sat'];
-    await refused([...t5, '--kind', 'cross', '--target', 'the sat cat'], /^attnscope: --kind is enc or dec, not "cross"/);
+    await refused([...t5, '--kind', 'both', '--target', 'the sat cat'], /^attnscope: --kind is enc, dec or cross, not "both"/);
+    await refused([...t5, '--kind', 'cross'], /^attnscope: --kind cross draws the decoder over a target: give --target/);
+    await refused([...t5, '--kind', 'cross', '--target', 'the sat cat', '--words'], /^attnscope: --words merges the words of --text/);
+    await refused([...t5, '--view', 'layers'], /^attnscope: --view layers \(the logit lens\) is for encoders and decoders/);
+    await refused(['--model', 'bundled-causal', '--text', 'the cat sat', '--view', 'layers', '--words'],
+      /^attnscope: --words merges attention matrices; a --view layers figure holds none/);
     await refused([...t5, '--kind', 'dec'], /^attnscope: --kind dec draws the decoder over a target: give --target/);
     await refused([...t5, '--kind', 'dec', '--target', ''], /^attnscope: --target is empty/);
     await refused([...t5, '--target', 'the sat cat'], /^attnscope: --target goes with --kind dec/);

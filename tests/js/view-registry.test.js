@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 import { ELEMENT_VIEW_IDS, FAMILIES, RUN_OUTPUTS, VIEW, VIEW_IDS, VIEW_LIST, openView, viewEntry } from '../../web/src/views/registry.js';
 import { FIGURE_VIEWS } from '../../js/snapshot.js';
+import { LENS_VIEW } from '../../js/figure-views.js';
 import { LANGUAGES, translate } from '../../web/src/i18n.js';
 import { defaultState, PARAM_CHOICES, stateFromUrl, stateToUrl, VIEWS } from '../../web/src/state.js';
 import { viewUnavailable } from '../../web/src/model-family.js';
@@ -74,9 +75,10 @@ test('a view\'s own URL parameters survive a permalink', () => {
 test('the derived lists: element views, frozen figures, family rules', () => {
   // The element's buttons, in this order, as before the registry.
   assert.deepEqual([...ELEMENT_VIEW_IDS], ['grid', 'head', 'lines', 'formula', 'aggregates', 'block', 'positions', 'flow', 'patching']);
-  // A frozen figure draws with no model: the figure format's views, which the element offers.
+  // A frozen figure draws with no model: the figure format's views, which the element offers (the
+  // logit lens only while a figure holds it: a live element shows no predictions).
   assert.deepEqual(VIEW_LIST.filter((v) => v.figure).map((v) => v.id).sort(), [...FIGURE_VIEWS].sort());
-  for (const id of FIGURE_VIEWS) assert.ok(ELEMENT_VIEW_IDS.includes(id), id);
+  for (const id of FIGURE_VIEWS) assert.ok(ELEMENT_VIEW_IDS.includes(id) || id === LENS_VIEW, id);
   // An encoder–decoder's run gives no q/k/v, value norms, encoder trace, lens, attribution or
   // corpus of single texts: these are the views that read none of those.
   const seq2seq = { kind: 'encoder-decoder' }, gpt2 = { kind: 'decoder', config: { isDecoder: true } }, bert = { config: {} };

@@ -93,11 +93,12 @@ class FiguresEqualTheCli(unittest.TestCase):
                 self.assertEqual(schema_errors(got), [])
                 self.assertEqual(schema_errors(want), [])
 
-    def test_an_encoder_decoders_two_self_attentions(self):
-        # The bundled T5: `snapshot --kind enc` (the source's self-attention) and `--kind dec
-        # --target` (the decoder's, over decoder_start_token_id and the target), against figures of
-        # `run --target`'s encoder_attentions and decoder_attentions, shaped as transformers'
-        # outputs.encoder_attentions / decoder_attentions.
+    def test_an_encoder_decoders_three_attentions(self):
+        # The bundled T5: `snapshot --kind enc` (the source's self-attention), `--kind dec
+        # --target` (the decoder's, over decoder_start_token_id and the target) and `--kind cross
+        # --target` (the target's rows reading the source), against figures of `run --target`'s
+        # encoder_attentions, decoder_attentions and cross_attentions, shaped as transformers'
+        # outputs.encoder_attentions / decoder_attentions / cross_attentions.
         tmp = Path(self.tmp.name)
         source, target = "The cat chased the unaffable dog.", "the cat the dog chased"
         args = ["--model", "bundled-seq2seq", "--text", source]
@@ -111,6 +112,10 @@ class FiguresEqualTheCli(unittest.TestCase):
                   offsets=python_offsets(source, src["offsets"]))),
             ("dec", ["--view", "grid", "--target", target], run["decoder_attentions"], run["target_tokens"],
              dict(view="grid", token_texts=run["target_tokens"][:1] + tgt["token_texts"])),
+            ("cross", ["--view", "lines", "--layer", "1", "--target", target], run["cross_attentions"], run["target_tokens"],
+             dict(view="lines", layer=1, token_texts=run["target_tokens"][:1] + tgt["token_texts"],
+                  source_tokens=run["source_tokens"], source_token_texts=src["token_texts"],
+                  source_offsets=python_offsets(source, src["offsets"]))),
         ]
         for kind, flags, attentions, tokens, options in sides:
             with self.subTest(kind=kind):
@@ -119,6 +124,9 @@ class FiguresEqualTheCli(unittest.TestCase):
                                        config=config, kind=kind, **options)
                 self.assertEqual(differences(want, got)[:10], [])
                 self.assertEqual(schema_errors(got), [])
+                if kind == "cross":   # target rows × source columns, not a square
+                    self.assertEqual(got["shape"], [len(attentions), len(attentions[0]), len(tokens), len(run["source_tokens"])])
+                    self.assertNotEqual(got["shape"][2], got["shape"][3])
 
     def test_the_file_is_the_cli_file_up_to_float_formatting(self):
         # Byte for byte once both are parsed and printed the same way: keys in the same order too.

@@ -141,6 +141,20 @@ class Generation(unittest.TestCase):
         self.assertEqual(attnscope.figure(uncached, tokens[:T], view="grid"), want)
         self.assertEqual(want["modelInfo"]["kind"], "decoder")
 
+    def test_an_encoder_decoders_per_step_cross_attentions_stitch_too(self):
+        # generate() on T5 / BART: per step, cross_attentions [1, heads, q, S]: one row per step with
+        # the cache (q = 1), every row so far without it; the same T x S matrix as one pass.
+        T, S, L, H = 4, 5, 2, 3
+        g = torch.Generator().manual_seed(7)
+        full = tuple(torch.softmax(torch.randn(1, H, T, S, generator=g), dim=-1) for _ in range(L))
+        cached = [tuple(a[:, :, i:i + 1, :] for a in full) for i in range(T)]
+        uncached = [tuple(a[:, :, :i + 1, :] for a in full) for i in range(T)]
+        tokens, source = [f"t{i}" for i in range(T + 1)], [f"s{j}" for j in range(S)]
+        want = attnscope.figure(full, tokens[:T], view="grid", kind="cross", source_tokens=source)
+        self.assertEqual(want["shape"], [L, H, T, S])
+        self.assertEqual(attnscope.figure(cached, tokens, view="grid", kind="cross", source_tokens=source), want)
+        self.assertEqual(attnscope.figure(uncached, tokens[:T], view="grid", kind="cross", source_tokens=source), want)
+
 
 if __name__ == "__main__":
     unittest.main()

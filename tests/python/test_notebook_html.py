@@ -8,6 +8,8 @@ import sys
 import unittest
 from unittest import mock
 
+import torch
+
 import support
 import attnscope
 from attnscope import renderer, views
@@ -124,15 +126,44 @@ class Shown(unittest.TestCase):
         self.assertNotIn("theme", attributes)
         self.assertIn("data-jp-theme-light", self.shown[0])
 
-    def test_encoder_decoder_draws_both_self_attentions(self):
+    def test_encoder_decoder_draws_its_three_attentions(self):
+        # As BertViz's head_view(encoder_attention=…, decoder_attention=…, cross_attention=…): the
+        # encoder's self-attention, the decoder's and the cross-attention (3 target rows reading 5
+        # source tokens: [1, heads, 3, 5] per layer, as transformers' outputs.cross_attentions).
         enc, dec = softmax_attentions(T=5), softmax_attentions(T=3, causal=True)
-        with self.assertWarnsRegex(UserWarning, "cross_attention is not drawn"):
-            attnscope.head_view(encoder_attention=enc, decoder_attention=dec, cross_attention=[a[:, :, :3, :] for a in enc],
-                                encoder_tokens=TOKENS, decoder_tokens=["<pad>", "a", "b"])
-        (_, e), (_, d) = elements(self.shown[0])
-        self.assertEqual([(f["kind"], f["modelInfo"]["kind"], f["modelInfo"]["config"]["isDecoder"]) for f in (e, d)],
-                         [("enc", "encoder-decoder", False), ("dec", "encoder-decoder", True)])
-        self.assertIn("Encoder self-attention", self.shown[0])
+        g = torch.Generator().manual_seed(1)
+        cross = tuple(torch.softmax(torch.randn(1, 2, 3, 5, generator=g), dim=-1) for _ in range(3))
+        target = ["<pad>", "a", "b"]
+        attnscope.head_view(encoder_attention=enc, decoder_attention=dec, cross_attention=cross,
+                            encoder_tokens=TOKENS, decoder_tokens=target, layer=2, heads=[1])
+        (_, e), (_, d), (attributes, c) = elements(self.shown[0])
+        self.assertEqual([(f["kind"], f["modelInfo"]["kind"], f["modelInfo"]["config"]["isDecoder"]) for f in (e, d, c)],
+                         [("enc", "encoder-decoder", False), ("dec", "encoder-decoder", True),
+                          ("cross", "encoder-decoder", True)])
+        for title in ("Encoder self-attention", "Decoder self-attention", "Cross-attention"):
+            self.assertIn(title, self.shown[0])
+        self.assertEqual((attributes["view"], c["layer"], c["head"], c["shape"]), ("head", 2, 1, [3, 2, 3, 5]))
+        self.assertEqual((c["tokens"], c["source"]["tokens"]), (target, TOKENS))
+        at = c["heads"].index([2, 1])
+        self.assertEqual(c["attentions"][at], [round(v, 6) for v in cross[2][0, 1].flatten().tolist()])
+        self.assertEqual(support.schema_errors(c), [])
+        with self.assertRaisesRegex(ValueError, "encoder_tokens"):
+            attnscope.model_view(encoder_attention=enc, cross_attention=cross, decoder_tokens=target)
+        with self.assertRaisesRegex(ValueError, "must be square"):   # a cross-attention passed as self-attention
+            attnscope.head_view(cross, target)
+
+    def test_show_lens_holds_the_lens_and_every_head(self):
+        # show(view="lens"): the element opens the Layers view; the figure holds the lens and, being
+        # small, every head, so the element's grid, head and lines buttons stay offline.
+        att = softmax_attentions(T=4, causal=True)
+        g = torch.Generator().manual_seed(2)
+        hidden = tuple(torch.randn(1, 4, 6, generator=g) for _ in range(4))
+        vocab = [f"w{i}" for i in range(9)]
+        attnscope.show(att, vocab[:4], view="lens", hidden_states=hidden, lm_head=torch.randn(9, 6, generator=g),
+                       final_norm=torch.nn.LayerNorm(6), vocab=vocab)
+        [(attributes, doc)] = elements(self.shown[0])
+        self.assertEqual((attributes["view"], doc["view"], len(doc["lens"]), len(doc["heads"])), ("layers", "layers", 4, 6))
+        self.assertEqual(support.schema_errors(doc), [])
 
     def test_show_refuses_views_a_figure_cannot_hold(self):
         with self.assertRaisesRegex(ValueError, "q, k and v"):

@@ -22,8 +22,10 @@ import { bertvizJson } from '../../js/bertviz.js';
 import { permalinkFor } from './permalink.js';
 import { elementText } from './labels.js';
 import { loadStrings, stringsLoaded } from './strings.js';
-import { fetchFigure, loadFigureKinds } from './frozen-figure.js';
-import { FIGURE_KIND_VIEWS, figureData } from '../../js/snapshot.js';
+import { fetchFigure } from './frozen-figure.js';
+import { loadFigureKinds } from './figure-code.js';
+import { figureData } from '../../js/snapshot.js';
+import { FIGURE_VIEWS, holdsAttention } from '../../js/figure-views.js';
 import { LESSONS } from '../src/lesson/steps.js';
 
 /** The views the element offers (their registry entries' `element`), in button order. The views
@@ -31,6 +33,9 @@ import { LESSONS } from '../src/lesson/steps.js';
  *  Block walk and Positions view; a view that cannot apply (an encoder–decoder's formula, say)
  *  says why. */
 export const ELEMENT_VIEWS = ELEMENT_VIEW_IDS;
+// Views the element draws only from a figure that holds them (the logit lens: a live element
+// shows no predictions); their buttons show while such a figure is the element's.
+const FIGURE_ONLY_VIEWS = FIGURE_VIEWS.filter((v) => !ELEMENT_VIEWS.includes(v));
 // Other names the view attribute accepts for two of its views.
 const VIEW_ALIASES = { aggregate: VIEW.aggregates, model: VIEW.grid };
 const DEFAULT_VIEW = VIEW.head;
@@ -57,7 +62,7 @@ export class AttnScopeElement extends HTMLElement {
   #state = { ...defaultState(), view: DEFAULT_VIEW, kind: DEFAULT_KIND };
   #app = createViewModel({ state: this.#state, onSet: () => this.#changed() });
   // <attn-scope> shows no predictions; its status line and events follow the runs.
-  #runs = createRunController(this.#app, { views: ELEMENT_VIEWS, predictions: false, on: {
+  #runs = createRunController(this.#app, { views: [...ELEMENT_VIEWS, ...FIGURE_ONLY_VIEWS], predictions: false, on: {
     start: () => this.#setStatus(this.result ? 'running' : 'loading', this.#t(this.result ? 'running' : 'loading')),
     shown: () => this.#shown(),
     empty: () => {
@@ -124,8 +129,10 @@ export class AttnScopeElement extends HTMLElement {
   // ---- lifecycle -------------------------------------------------------------------------------
   connectedCallback() {
     if (!this.#dom) this.#build();
+    const loadFigure = this.hasAttribute('src') && this.#figureSrc !== this.getAttribute('src');
+    this.#figureLoading ||= loadFigure;
     this.#readAttributes();
-    if (this.hasAttribute('src') && this.#figureSrc !== this.getAttribute('src')) this.#loadFigure();
+    if (loadFigure) this.#loadFigure();
     else this.#queueRun();
   }
 
@@ -184,6 +191,13 @@ export class AttnScopeElement extends HTMLElement {
   #figureCovers() {
     const s = this.#state;
     return this.#figure.covers(s.view, s.layer, s.head, s.words, s);
+  }
+
+  /** Whether the element offers view `v`: its own views, and what its figure holds. */
+  #offers(v) {
+    if (ELEMENT_VIEWS.includes(v)) return true;
+    // Until the src's figure is read, a figure-only view it names is taken on trust (checked then).
+    return FIGURE_ONLY_VIEWS.includes(v) && (this.#figureLoading || Boolean(this.#figureDefaults?.covers(v, 0, 0)));
   }
 
   /** Downloads (and returns) figureData() as JSON. */
@@ -266,7 +280,7 @@ export class AttnScopeElement extends HTMLElement {
     if (target.length > MAX_TEXT_CHARS) this.#notes.push(this.#t('shortened', { n: MAX_TEXT_CHARS }));
     s.target = target.slice(0, MAX_TEXT_CHARS);
     const kind = this.getAttribute('kind');
-    s.kind = ATTENTION_KINDS.includes(kind) ? kind : DEFAULT_KIND;
+    s.kind = ATTENTION_KINDS.includes(kind) ? kind : ATTENTION_KINDS.includes(fig?.kind) ? fig.kind : DEFAULT_KIND;
     if (kind !== null && s.kind !== kind) warn('kind', kind, ATTENTION_KINDS.join('|'));
     s.model = fig && !this.hasAttribute('model') ? fig.model : this.model;
     const precision = this.getAttribute('weight-precision');
@@ -275,7 +289,7 @@ export class AttnScopeElement extends HTMLElement {
     const view = this.getAttribute('view') ?? fig?.view ?? null;
     const named = VIEW_ALIASES[view] ?? view;
     const before = s.view;
-    s.view = ELEMENT_VIEWS.includes(named) ? named : DEFAULT_VIEW;
+    s.view = this.#offers(named) ? named : DEFAULT_VIEW;
     if (view !== null && s.view !== named) warn('view', view, ELEMENT_VIEWS.join('|'));
     // lesson="attention" step="N": that step of the guided lesson, at its view (the element's
     // nearest when it has not that view).
@@ -352,7 +366,7 @@ export class AttnScopeElement extends HTMLElement {
     const views = el('div', 'views', toolbar);
     views.setAttribute('role', 'group');
     const viewButtons = {};
-    for (const v of ELEMENT_VIEWS) {
+    for (const v of [...ELEMENT_VIEWS, ...FIGURE_ONLY_VIEWS]) {
       const b = el('button', '', views);
       b.type = 'button';
       b.dataset.view = v;
@@ -470,7 +484,7 @@ export class AttnScopeElement extends HTMLElement {
   #fetchCode() {
     const s = this.#state;
     const code = Promise.all([loadView(s.view), loadStrings(s.lang), s.lesson && !this.#lessonStep ? this.#loadLesson() : null,
-      loadFigureKinds(s.view)]);   // so Save figure can write the view's figure
+      loadFigureKinds(s.view, s.kind)]);   // so Save figure can write the view's figure (or a cross-attention's)
     code.catch(() => {});   // the caller awaits it, unless the model failed first
     return code;
   }
@@ -535,18 +549,19 @@ export class AttnScopeElement extends HTMLElement {
     for (const [v, b] of Object.entries(dom.viewButtons)) {
       b.textContent = translate(s.lang, viewEntry(v).label);
       b.setAttribute('aria-pressed', String(v === s.view));
+      b.hidden = !this.#offers(v);
     }
     for (const [key, b] of Object.entries(dom.actionButtons)) {
       b.textContent = t(key);
       b.title = t(key + 'Title');
       b.disabled = !this.result || (key === 'json' && this.frozen) ||   // BertViz wants every head
         (key === 'figure' && !viewEntry(s.view)?.figure) ||
-        // BertViz and figure files hold square self-attention: not a target × source matrix.
-        ((key === 'json' || key === 'figure') && crossShown(this.#app));
+        // BertViz files hold square self-attention: not a target × source matrix (a figure can).
+        (key === 'json' && crossShown(this.#app));
     }
     dom.actionButtons.link.hidden = !this.pageUrl;
     dom.brand.textContent = !this.frozen ? t('brand')
-      : t(FIGURE_KIND_VIEWS.includes(s.view) ? 'brandFrozenNumbers' : 'brandFrozen', { model: s.model });
+      : t(holdsAttention(s.view) ? 'brandFrozen' : 'brandFrozenNumbers', { model: s.model });
     const r = this.result;
     dom.host.hidden = !r;
     dom.lesson.hidden = !(s.lesson && r);

@@ -4,6 +4,9 @@
 // on the page and in a blog; the element's frame and the dark theme are added here.
 import pageCss from '../style.css';
 
+// (In the dark theme the logit lens's cells keep their colour-scale background, light to dark blue:
+// their text stays dark on the light end; the top-k list and the cross view's labels follow the
+// theme. Comments stay out of the string: they would ship to every element.)
 const ELEMENT_CSS = `
 :host { display: block; contain: content; min-width: 0; max-width: 100%; text-align: left;
   border: 1px solid var(--line); border-radius: 10px; background: var(--panel); margin: 1em 0; }
@@ -14,6 +17,11 @@ const ELEMENT_CSS = `
 :host([theme="dark"]) select, :host([theme="dark"]) button, :host([theme="dark"]) .head-toggle,
 :host([theme="dark"]) .explain { background: #242a33; color: var(--fg); }
 :host([theme="dark"]) .formula-table th, :host([theme="dark"]) .formula-table td { border-bottom-color: #2c323c; }
+:host([theme="dark"]) .lens-cell { color: #111; }
+:host([theme="dark"]) .lens-cell.is-dark { color: #fff; }
+:host([theme="dark"]) .next-list li { background: #242a33; }
+:host([theme="dark"]) .cross-lines text { fill: var(--fg); }
+:host([theme="dark"]) .cross-lines text.special { fill: var(--muted); }
 .frame { padding: 10px 12px; color: var(--fg); background: var(--panel); border-radius: 10px;
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Noto Sans KR", "Apple SD Gothic Neo", sans-serif; }
 .caption { margin: 0 0 6px; overflow-wrap: anywhere; max-height: 4.4em; overflow-y: auto; }

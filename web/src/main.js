@@ -18,6 +18,8 @@ import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 import { figureData, registerFigureKinds } from '../../js/snapshot.js';
 import { FIGURE_KIND_CODE } from '../../js/figure-kinds.js';
+import { LENS_FIGURE_CODE } from '../../js/figure-lens.js';
+import { CROSS_FIGURE_CODE } from '../../js/figure-cross.js';
 import { openView, VIEW, VIEW_IDS, VIEW_LIST, viewEntry } from './views/registry.js';
 import { createLesson } from './lesson/stepper.js';
 import { LESSONS } from './lesson/steps.js';
@@ -32,7 +34,8 @@ import { modelLabel } from './bundled-labels.js';
 import { createExamples } from './examples.js';
 import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
 
-registerFigureKinds(FIGURE_KIND_CODE);   // Save figure data of the flow and patching views
+// Save figure data of the flow, patching and Layers views (the page saves no encoder–decoder's figure).
+registerFigureKinds({ ...FIGURE_KIND_CODE, ...LENS_FIGURE_CODE });
 
 const BUSY_AFTER_MS = 150;
 const $ = (id) => document.getElementById(id);
@@ -398,12 +401,12 @@ function wire() {
       return;
     }
     let figure;
-    try {
+    try {   // a patching grid not finished yet, or the layers view's lens a run too long for it has not
       figure = figureData(app.original, { model: state.model, info: app.info, text: state.text,
         view: state.view, layer: state.layer, head: state.head, words: app.wordsShown(), position: state.query, tau: state.flowTau,
         patching: app.views[VIEW.patching]?.view.exposed?.last?.figure });
     } catch (error) {
-      $('run-status').textContent = `${error.code}: ${error.message}`;   // a patching grid not finished yet
+      $('run-status').textContent = `${error.code}: ${error.message}`;
       return;
     }
     downloadBlob(new Blob([JSON.stringify(figure)], { type: 'application/json' }), exportFileName(state, 'figure.json'));

@@ -1,6 +1,7 @@
 // What the loaded model's family lets the page show, asked in one place: whether positions are
 // rotary (the Llama family: no position table, q and k turned by position), which query heads
-// share a key/value head (grouped-query attention), and which views cannot apply and why.
+// share a key/value head (grouped-query attention), which views cannot apply and why, and how long
+// a text the logit lens is computed for.
 // Not here: drawing; the views and the tab bar ask these questions.
 import { isSeq2Seq } from './seq2seq-run.js';
 import { viewEntry } from './views/registry.js';
@@ -43,4 +44,14 @@ export function kvGroupOf(config, head) {
 export function viewUnavailable(info, view) {
   const entry = viewEntry(view);
   return !entry || entry.families.includes(modelFamily(info)) ? null : entry.unavailable;
+}
+
+/** The lens reads (L+1)·T rows through a V×C head: beyond this many multiply-adds (gpt2-small at
+ *  ~100 tokens: seconds in wasm) the Layers view says so instead of asking for it. */
+export const LENS_BUDGET = 5e10;
+/** The most tokens the lens is computed for on this model (Infinity before a model is loaded). */
+export function lensMaxTokens(info) {
+  const c = info?.config;
+  if (!c) return Infinity;
+  return Math.floor(LENS_BUDGET / ((c.numLayers + 1) * c.vocabSize * c.hiddenSize));
 }

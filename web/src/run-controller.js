@@ -7,10 +7,11 @@
 // changes or the model does. The hosts keep only what is theirs: the URL or the attributes, the
 // status line, the picker.
 import { AttnScopeError } from '../../js/errors.js';
+import { LENS_TOP_K } from '../../js/figure-views.js';
 import { hasHead, isCausal } from './causal-mask.js';
 import { openModel, stats } from './model-registry.js';
 import { showView } from './view-model.js';
-import { viewUnavailable } from './model-family.js';
+import { lensMaxTokens, viewUnavailable } from './model-family.js';
 import { isSeq2Seq, kindShown, runSeq2Seq } from './seq2seq-run.js';
 import { loadedView, loadView, viewNeeds } from './views/registry.js';
 import { guardedView } from './views/family-switch.js';
@@ -18,18 +19,9 @@ import { guardedView } from './views/family-switch.js';
 // Only the runs of the views that read them (their registry entry's `needs`) ask for these
 // outputs: result.trace (every intermediate of every block: L·T·(7C + F) floats; the Llama
 // family's about L·T·(7C + 4·H·dh + 5·KV·dh + 4F)), result.logitLens and result.attribution (each
-// one more pass of the model) and result.flow (read from the same pass: L·H·T² floats). LENS_TOP_K tokens per lens cell.
-export const LENS_TOP_K = 5;
-/** The lens reads (L+1)·T rows through a V×C head: beyond this many multiply-adds (gpt2-small at
- *  ~100 tokens: seconds in wasm) the Layers view says so instead of asking for it. */
-export const LENS_BUDGET = 5e10;
-/** The most tokens the lens is computed for on this model (Infinity before a model is loaded). */
-export function lensMaxTokens(info) {
-  const c = info?.config;
-  if (!c) return Infinity;
-  return Math.floor(LENS_BUDGET / ((c.numLayers + 1) * c.vocabSize * c.hiddenSize));
-}
-
+// one more pass of the model) and result.flow (read from the same pass: L·H·T² floats). LENS_TOP_K
+// tokens per lens cell, as many as a lens figure holds (js/figure-views.js); model-family.js's
+// lensMaxTokens: how long a text the lens is asked for.
 /** The encoder-vs-decoder view's two models, whatever model the other views show. */
 export const COMPARED = [
   { side: 'encoder', model: 'bundled' },
@@ -55,7 +47,6 @@ function corpusCode() {
   corpusLoading.catch(() => { corpusLoading = null; });   // a failed fetch (offline) may be retried
   return corpusLoading;
 }
-export { hasHead };   // causal-mask.js's, for the views that import it from here
 
 /**
  * @param app the view model (view-model.js); its `jobs` is set here

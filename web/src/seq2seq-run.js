@@ -57,6 +57,9 @@ export function seq2seqResult(raw, { source, src, tgt }, kindOf) {
   return {
     seq2seq: raw,
     sources: { tokens: raw.sourceTokens, special: sides.enc.special, offsets: src.offsets, S },
+    // The source as a cross-attention figure holds it (js/figure-cross.js: its columns' labels).
+    source: { tokens: raw.sourceTokens, tokenTexts: src.tokenTexts ?? raw.sourceTokens.map(readable),
+      specialTokensMask: sides.enc.special, offsets: src.offsets },
     targets: { tokens: raw.targetTokens, special: targetSpecial, T },
     next: raw.next,
     numTruncated: 0,

@@ -7,10 +7,13 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const SCHEMA = JSON.parse(readFileSync(join(ROOT, 'docs', 'figure.schema.json'), 'utf8'));
-const ANNOTATIONS = new Set(['$schema', '$id', 'title', 'description', '$defs', 'then']);   // $defs: read through $ref; then: with if
+// $defs: read through $ref; then and else: with if.
+const ANNOTATIONS = new Set(['$schema', '$id', 'title', 'description', '$defs', 'then', 'else']);
 
 /** Where `value` breaks `schema` (a list of "path: why"; empty when it conforms). */
 export function schemaErrors(value, schema = SCHEMA, path = '$') {
+  if (schema === false) return [`${path}: not allowed here`];   // a field the other case forbids
+  if (schema === true) return [];
   const errors = [];
   const typeOf = (v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v);
   for (const [keyword, rule] of Object.entries(schema)) {
@@ -19,7 +22,8 @@ export function schemaErrors(value, schema = SCHEMA, path = '$') {
     switch (keyword) {
       case 'type': {
         const t = typeOf(value);
-        if (!(t === rule || (rule === 'number' && t === 'integer'))) fail(`${t}, not ${rule}`);
+        const types = [rule].flat();   // one type, or a list of them (a number or null)
+        if (!types.some((r) => t === r || (r === 'number' && t === 'integer'))) fail(`${t}, not ${types.join(' or ')}`);
         break;
       }
       case 'const': if (value !== rule) fail(`${JSON.stringify(value)} is not ${JSON.stringify(rule)}`); break;
@@ -33,7 +37,9 @@ export function schemaErrors(value, schema = SCHEMA, path = '$') {
         if (Array.isArray(value)) rule.forEach((s, i) => { if (i < value.length) errors.push(...schemaErrors(value[i], s, `${path}[${i}]`)); });
         break;
       case 'allOf': for (const s of rule) errors.push(...schemaErrors(value, s, path)); break;
-      case 'if': if (schemaErrors(value, rule, path).length === 0) errors.push(...schemaErrors(value, schema.then ?? {}, path)); break;
+      case 'if':   // the condition's errors are not the value's: they choose then or else
+        errors.push(...schemaErrors(value, schemaErrors(value, rule, path).length === 0 ? schema.then ?? true : schema.else ?? true, path));
+        break;
       case '$ref': {
         const m = /^#\/\$defs\/(\w+)$/.exec(rule);
         if (!m || !SCHEMA.$defs?.[m[1]]) throw new Error(`${path}: $ref ${rule} is not one of the schema's $defs`);

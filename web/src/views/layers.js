@@ -4,9 +4,10 @@
 // layer's choice (and, for decoders, of the token that actually follows). Reads result.logitLens
 // (run-controller.js asks for it while this view is shown).
 import { visiblePositions } from '../attention-math.js';
-import { isCausal } from '../causal-mask.js';
+import { hasHead, isCausal } from '../causal-mask.js';
 import { cssColour, sequential } from '../colormap.js';
-import { hasHead, LENS_TOP_K, lensMaxTokens } from '../run-controller.js';
+import { LENS_TOP_K } from '../../../js/figure-views.js';
+import { lensMaxTokens } from '../model-family.js';
 import { tokenName } from '../pickers.js';
 import { heading, para } from './text-nodes.js';
 

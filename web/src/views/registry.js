@@ -6,7 +6,7 @@
 // its entry below and its strings (view_<id>, its tab's label, and its own keys in i18n.js's
 // English and Korean tables). No DOM here: Node tests read it, and a view's code is only fetched
 // when a host first shows it (`load`).
-import { FIGURE_VIEWS } from '../../../js/snapshot.js';
+import { FIGURE_VIEWS } from '../../../js/figure-views.js';
 
 /** The model families a view can apply to (modelFamily() in model-family.js names the loaded one). */
 export const FAMILIES = Object.freeze(['encoder', 'decoder', 'encoder-decoder']);
@@ -38,7 +38,7 @@ export const LAST_POSITION = 99999;
  *               and head), 'layer' or 'head' (default)
  *   params      URL parameters of its own (state.js parses them): name → state key
  *   load        its module, fetched on first use
- * `figure` (a frozen figure can draw it) is js/snapshot.js's FIGURE_VIEWS, the figure format's.
+ * `figure` (a frozen figure can draw it) is js/figure-views.js's FIGURE_VIEWS, the figure format's.
  */
 const ENTRIES = [
   { id: 'grid', scope: 'model', words: true, kinds: true, element: true, load: () => import('./grid.js') },
