@@ -30,6 +30,7 @@
 #include "kernels/gemm_q8_wasmsimd.h"
 #include "parallel.h"
 #include "safetensors.h"
+#include "sampling_js.h"
 #ifndef ATTNSCOPE_CORE_BUILD
 #include "seq2seq_model.h"  // the encoder–decoders' bindings: not linked into the core build
 #endif
@@ -258,6 +259,19 @@ class Model {
     });
   }
 
+  // Decoders, generation: the next token after the last position extend() ran, from its
+  // vocabulary logits kept here (sampling_js.h: options and result); only the chosen token, its
+  // probability and the top candidates reach JavaScript.
+  val next_token(const val& options) {
+    return guarded([&] {
+      if (step_.tokens <= 0 || cache_.length == 0) throw Error("E_INPUT", "nextToken() before extend(): no position to predict from");
+      ThreadScope threads(threads_);
+      const float* last = step_.hidden_out.data() + static_cast<size_t>(step_.tokens - 1) * config_.hidden_size;
+      next_logits_ = transformer_.lm_logits(last, 1);
+      return next_token_js(next_logits_, options, sampling_);
+    });
+  }
+
   // Activation patching a row at a time and steering (bindings/interventions.h).
   val start_patch(const val& clean, const val& corrupted, int answer, int wrong, int position, const val& site) {
     return guarded([&] {
@@ -338,6 +352,8 @@ class Model {
   KvCache cache_;
   ForwardResult step_;
   Activations step_workspace_;
+  std::vector<float> next_logits_;  // next_token's row of vocabulary logits
+  SamplingScratch sampling_;
   int threads_ = 1;  // set_threads
   Interventions interventions_;  // the patching grid in progress, the steering extend() applies
 };
@@ -507,6 +523,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("resetSequence", &Model::reset_sequence)
       .function("sequenceLength", &Model::sequence_length)
       .function("extend", &Model::extend)
+      .function("nextToken", &Model::next_token)
       .function("startPatch", &Model::start_patch)
       .function("patchRow", &Model::patch_row)
       .function("endPatch", &Model::end_patch)
@@ -547,6 +564,14 @@ EMSCRIPTEN_BINDINGS(attnscope) {
   function("setQ8DotForm", optional_override([](int form) {
     if constexpr (attnscope::kBuildHasQ8)
       attnscope::kernels::set_q8_dot_form(form == 1 ? attnscope::kernels::Q8DotForm::Pairwise : attnscope::kernels::Q8DotForm::Auto);
+  }));
+  // A Model's nextToken on a row of logits given from JavaScript: the same choice and softmax,
+  // which tests/js/sampling-wasm.test.js checks against js/sampling.js on random rows.
+  function("nextTokenOf", optional_override([](const val& logits, const val& options) {
+    return guarded([&] {
+      attnscope::SamplingScratch scratch;
+      return next_token_js(float_vector_from_js(logits), options, scratch);
+    });
   }));
   // The engine's error codes (engine/error.h): js/errors.js's ENGINE_ERROR_CODES is checked against them.
   function("errorCodes", optional_override([] {

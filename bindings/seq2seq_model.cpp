@@ -136,6 +136,7 @@ EMSCRIPTEN_BINDINGS(attnscope_seq2seq) {
       .function("run", &Seq2SeqModel::run)
       .function("start", &Seq2SeqModel::start)
       .function("step", &Seq2SeqModel::step)
+      .function("nextToken", &Seq2SeqModel::next_token)
       .function("setThreads", &Seq2SeqModel::set_threads)
       .function("startPatch", &Seq2SeqModel::start_patch)
       .function("patchRow", &Seq2SeqModel::patch_row)

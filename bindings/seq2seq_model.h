@@ -16,6 +16,7 @@
 #include "flow_js.h"
 #include "flow_models.h"
 #include "parallel.h"
+#include "sampling_js.h"
 #include "interventions.h"
 #include "seq2seq.h"
 #include "weight_upload.h"
@@ -170,12 +171,13 @@ class Seq2SeqModel {
       ThreadScope threads(threads_);
       encoder_ = engine_.encode(int32_vector_from_js(source));
       cache_ = KvCache{};
+      next_logits_.clear();
       return to_float32_array(encoder_.attentions);
     });
   }
 
   // Runs `ids` after the cached target positions: {keys, decoderAttentions (Ld,Hd,n,keys),
-  // crossAttentions (Ld,Hd,n,S), logits (V) of the last of them}.
+  // crossAttentions (Ld,Hd,n,S)}; the last position's vocabulary logits stay here for nextToken.
   emscripten::val step(const emscripten::val& ids) {
     return guarded([&] {
       if (encoder_.source_len == 0) throw Error("E_INPUT", "step() before start(): no source is encoded");
@@ -188,9 +190,14 @@ class Seq2SeqModel {
       out.set("decoderAttentions", to_float32_array(dec.self_attentions));
       out.set("crossAttentions", to_float32_array(dec.cross_attentions));
       const float* last = dec.hidden.data() + static_cast<size_t>(dec.tokens - 1) * config_.d_model;
-      out.set("logits", to_float32_array(engine_.logits(last, 1)));
+      next_logits_ = engine_.logits(last, 1);
       return out;
     });
+  }
+
+  // The next token from the logits the last step() left (sampling_js.h: options and result).
+  emscripten::val next_token(const emscripten::val& options) {
+    return guarded([&] { return next_token_js(next_logits_, options, sampling_); });
   }
 
   // Threads this model's runs use (heads and GEMM column panels split over them, as for the other
@@ -253,6 +260,8 @@ class Seq2SeqModel {
   std::optional<tok::Tokenizer> target_;
   EncoderOutput encoder_;  // generation: the source, encoded once
   KvCache cache_;
+  std::vector<float> next_logits_;  // the last step's vocabulary logits, for next_token
+  SamplingScratch sampling_;
   Seq2SeqInterventions interventions_;  // the patching grid in progress, the steering step() applies
 };
 

@@ -1,10 +1,10 @@
 // Text generation with a decoder, streamed step by step. The prompt runs once; each step then
-// picks a token from the last position's logits (js/sampling.js) and runs only that token over
-// the engine's KV cache, so a step costs one position's work. Every step carries the new token's
+// picks a token from the last position's logits (in wasm, beside them: engine/sampling.h, which
+// follows js/sampling.js decision for decision) and runs only that token over the engine's KV
+// cache, so a step costs one position's work. Every step carries the new token's
 // attention row in every layer and head (where it looked, among all the tokens before it).
 import { AttnScopeError, abortedError } from './errors.js';
-import { probabilityOf, topKSoftmax } from './mlm.js';
-import { sampleToken, seededRandom } from './sampling.js';
+import { seededRandom } from './sampling.js';
 
 export const GENERATE_DEFAULTS = Object.freeze({
   maxNewTokens: 20,
@@ -85,8 +85,9 @@ export class Generation {
 
   /**
    * @param {object} session what the model provides: prompt {ids, tokens, numTruncated},
-   *   extend(ids) → {keys, attentions: Float32Array (L·H·T·keys copy), hidden: Float32Array (last row)},
-   *   logits(hiddenRow) → Float32Array, token(id) → vocabulary string, tokenText(id) → readable form,
+   *   extend(ids) → {keys, attentions: Float32Array (L·H·T·keys copy)},
+   *   next(nextTokenOptions(options, random)) → {id, prob, candidates: [{id, prob}]} after the
+   *   last extend, token(id) → vocabulary string, tokenText(id) → readable form,
  *   decode(ids) → text, eosId, maxPositions, shape {layers, heads, kvHeads (each query head's key/value head)},
    *   finish() (called once at the end, whatever happened)
    * @param {object} options from generateOptions(), plus signal
@@ -132,25 +133,19 @@ export class Generation {
       const ids = Array.from(prompt.ids);
       const tokens = [...prompt.tokens];
       const steps = [];
-      let hidden = first.hidden;
       let stopReason = 'max-new-tokens';
       for (let index = 0; index < o.maxNewTokens; index++) {
         if (ids.length >= session.maxPositions) { stopReason = 'max-positions'; break; }
-        const logits = session.logits(hidden);
-        const id = sampleToken(logits, o, random);
-        const distribution = topKSoftmax(logits, Math.max(o.candidates, 1));
+        const pick = session.next(nextTokenOptions(o, random));
+        const { id } = pick;
         const step = session.extend([id]);
-        hidden = step.hidden;
         const token = session.token(id);
         ids.push(id);
         tokens.push(token);
         const record = {
           index, position: ids.length - 1, id, token, text: session.tokenText(id),
-          // The candidates' softmax is the one probabilityOf computes (same max, same sum, same
-          // order): reuse it when the pick is among them (always, greedy) instead of a second
-          // pass of exp over the whole vocabulary.
-          prob: distribution.find((c) => c.id === id)?.prob ?? probabilityOf(logits, id),
-          candidates: distribution.slice(0, o.candidates).map((c) => ({ ...c, token: session.token(c.id), text: session.tokenText(c.id) })),
+          prob: pick.prob,
+          candidates: pick.candidates.map((c) => ({ ...c, token: session.token(c.id), text: session.tokenText(c.id) })),
         };
         steps.push(record);
         const streamed = { ...record, keys: step.keys, attention: step.attentions };
@@ -174,6 +169,15 @@ export class Generation {
       this.#publish(null);
     }
   }
+}
+
+/**
+ * What a model's nextToken (bindings/sampling_js.h) takes for one step: the sampling options and
+ * u, the seeded stream's next number — drawn only when sampling (temperature > 0), once per token,
+ * as js/sampling.js's sampleToken draws it, so a seed gives the same ids as there.
+ */
+export function nextTokenOptions(o, random) {
+  return { temperature: o.temperature, topK: o.topK, topP: o.topP, candidates: o.candidates, u: o.temperature > 0 ? random() : 0 };
 }
 
 // Yields to the event loop for one macrotask (MessageChannel: no 4 ms clamp as with nested

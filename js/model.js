@@ -312,7 +312,7 @@ export class Model {
       if (bos < 0) throw new AttnScopeError('E_INPUT', 'the prompt is empty and the model has no bos_token_id to start from');
       encoding = { ids: Int32Array.of(bos), tokens: [this.idToToken(bos)], numTruncated: 0 };
     }
-    const { numLayers: layers, numHeads: heads, hiddenSize, headDim, numKeyValueHeads } = this.config;
+    const { numLayers: layers, numHeads: heads, headDim, numKeyValueHeads } = this.config;
     checkGenerationFits({ maxNewTokens: o.maxNewTokens, positionsLeft: maxPositions - encoding.ids.length,
       bytesFor: (n) => decoderCacheBytes({ layers, kvWidth: numKeyValueHeads * headDim, positions: encoding.ids.length + n }) });
     const vocabulary = this.#vocabulary();
@@ -332,10 +332,9 @@ export class Model {
         return {
           keys: raw.keys,
           attentions: raw.attentions.slice(),
-          hidden: raw.hidden.slice((raw.tokens - 1) * hiddenSize),
         };
       },
-      logits: (hidden) => callWasm(() => this.#alive().lmLogits(hidden, 1)),
+      next: (options) => callWasm(() => this.#alive().nextToken(options)),
       token: (id) => vocabulary(id) ?? '[?]',
       tokenText: (id) => texts(id) ?? '[?]',
       decode: (ids) => this.decode(ids),

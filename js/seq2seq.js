@@ -9,8 +9,8 @@ import { checkGenerationFits, seq2seqGenerationBytes } from './generation-budget
 import { headMaskArray } from './head-mask.js';
 import { callWasm, checkEngineAlive, currentEngineEpoch } from './wasm.js';
 import { topKSoftmax } from './mlm.js';
-import { sampleToken, seededRandom } from './sampling.js';
-import { generateOptions, nextTask } from './generate.js';
+import { seededRandom } from './sampling.js';
+import { generateOptions, nextTask, nextTokenOptions } from './generate.js';
 import { SEQ2SEQ_GENERATE_OPTIONS, SEQ2SEQ_RUN_OPTIONS, checkOptionNames } from './options.js';
 import { SEQ2SEQ_PATCH_OPTIONS, answerTokenId, checkPatchOptions, patchGrid } from './patching.js';
 
@@ -176,12 +176,13 @@ export class Seq2SeqModel {
       }
       throwIfAborted(signal);
       const out = callWasm(() => native.step(Int32Array.of(ids[ids.length - 1])));
-      const id = sampleToken(out.logits, o, random);
+      // The pick and its softmax in wasm, beside the logits (engine/sampling.h).
+      const { id, prob, candidates } = callWasm(() => native.nextToken(nextTokenOptions(o, random)));
       steps.push({
         id,
         token: this.#token(id),
-        prob: softmaxAt(out.logits, id),
-        candidates: o.candidates > 0 ? this.#named(topKSoftmax(out.logits, Math.min(o.candidates, c.vocabSize))) : [],
+        prob,
+        candidates: this.#named(candidates),
         // The step's query is the position that predicted `id` (its input: the previous token).
         decoderAttentions: out.decoderAttentions,
         crossAttentions: out.crossAttentions,
@@ -272,14 +273,6 @@ export class Seq2SeqModel {
     checkEngineAlive(this.#engineEpoch);
     return this.#native;
   }
-}
-
-function softmaxAt(logits, id) {
-  let max = -Infinity;
-  for (const x of logits) max = Math.max(max, x);
-  let sum = 0;
-  for (const x of logits) sum += Math.exp(x - max);
-  return Math.exp(logits[id] - max) / sum;
 }
 
 function integerArray(values, name) {

@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "attention_row_f32_wasmsimd.h"
 #include "gemm_f32_wasmsimd.h"
 #include "math_f32x4_wasmsimd.h"
 
@@ -90,6 +91,8 @@ void softmax_row_f32_wasmsimd(float* row, int n) {
 
 void attention_head_f32_wasmsimd(float* probs, float* context, const float* q, const float* k,
                                  const float* v, const float* key_bias, const AttentionShape& s) {
+  // One query (a generation step): K and V read in place, not packed (the same bits).
+  if (attention_row_applies(s)) return attention_row_f32_wasmsimd(probs, context, q, k, v, key_bias, s);
   const int Tq = s.queries, Tk = s.keys, dh = s.head_dim;
   const size_t stride = static_cast<size_t>(s.stride), kv_stride = static_cast<size_t>(s.key_stride());
   // Per-head scratch, kept between calls: packed Kᵀ (dh × Tk) and V (Tk × dh).

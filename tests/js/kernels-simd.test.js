@@ -355,6 +355,25 @@ describe('attention_head_f32_wasmsimd', () => {
     }
   });
 
+  it('one query (a generation step) reads K and V in place and gives the full pass\'s row bit for bit', () => {
+    // attention_row_f32_wasmsimd (head_dim a multiple of 4; others stay packed) against the packed
+    // GEMM path's last row of a two-query call over the same keys: every probability and context
+    // value identical (Object.is), causal or not, masked keys or not, around the 4-key groups.
+    for (const T of [2, 3, 4, 5, 8, 9, 33, 130]) {
+      for (const dh of [4, 8, 12, 64, 9]) {
+        for (const causal of [false, true]) {
+          const { probs: p2, ctx: c2, stride } = run(T, dh, (j) => j % 5 === 1, T * 31 + dh, { causal, Tq: 2 });
+          const { probs: p1, ctx: c1, ref } = run(T, dh, (j) => j % 5 === 1, T * 31 + dh, { causal, Tq: 1 });
+          for (let j = 0; j < T; j++) {
+            assert.ok(Object.is(p1[j], p2[T + j]), `T=${T} dh=${dh} causal=${causal} P[${j}] ${p1[j]} vs the full pass's ${p2[T + j]}`);
+            assert.ok(Math.abs(p1[j] - ref.probs[j]) <= 2e-6, `T=${T} dh=${dh} P[${j}] against float64`);
+          }
+          for (let e = 0; e < dh; e++) assert.ok(Object.is(c1[e], c2[stride + e]), `T=${T} dh=${dh} causal=${causal} ctx[${e}]`);
+        }
+      }
+    }
+  });
+
   it('matches float64 softmax(QKᵀ/√dh + mask)·V at T, dh around the tile widths; other heads untouched', () => {
     for (const T of [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 130]) {
       for (const dh of [1, 3, 8, 16, 64]) {
