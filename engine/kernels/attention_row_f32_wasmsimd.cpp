@@ -14,19 +14,13 @@
 #include <algorithm>
 
 #include "attention_f32_wasmsimd.h"
+#include "math_f32x4_wasmsimd.h"
 
 namespace attnscope::kernels {
 
 namespace {
 
-// a · b + c as gemm_f32_wasmsimd's micro-kernel forms it (relaxed build: f32x4.relaxed_madd).
-inline v128_t multiply_add(v128_t a, v128_t b, v128_t c) {
-#ifdef ATTNSCOPE_RELAXED_SIMD
-  return __builtin_wasm_fma_f32x4(a, b, c);
-#else
-  return wasm_f32x4_add(c, wasm_f32x4_mul(a, b));
-#endif
-}
+using simd::multiply_add;
 
 // One group of four keys: its 4 × 4 block of K rows at dimensions d..d+3, transposed, so that
 // column i holds dimension d + i of the four keys.

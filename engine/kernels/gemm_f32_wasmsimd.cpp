@@ -21,6 +21,8 @@ namespace attnscope::kernels {
 
 namespace {
 
+using simd::multiply_add;
+
 // Overridable with -D for tuning experiments; the defaults are the measured best.
 #ifndef ATTNSCOPE_GEMM_MR
 #define ATTNSCOPE_GEMM_MR 4
@@ -35,18 +37,6 @@ constexpr int kMR = ATTNSCOPE_GEMM_MR;  // rows per micro-kernel call: 4×8 → 
 constexpr int kKC = ATTNSCOPE_GEMM_KC;  // depth of one K block
 constexpr int kMC = ATTNSCOPE_GEMM_MC;  // rows of A packed at once (a multiple of kMR)
 static_assert(kMC % kMR == 0, "row blocks hold whole tiles");
-
-// a · b + c. The relaxed-SIMD build (ATTNSCOPE_RELAXED_SIMD, `scripts/build.sh wasm-relaxed`)
-// uses f32x4.relaxed_madd, a fused multiply-add where the CPU has one. clang 14 only knows the
-// pre-standard opcode (f32x4.fma, 0xfd 0xaf 0x01); scripts/relaxed-simd-opcodes.mjs rewrites it to
-// the standard relaxed_madd (0xfd 0x85 0x02, whose semantics a · b + c this call is written for).
-inline v128_t multiply_add(v128_t a, v128_t b, v128_t c) {
-#ifdef ATTNSCOPE_RELAXED_SIMD
-  return __builtin_wasm_fma_f32x4(a, b, c);
-#else
-  return wasm_f32x4_add(c, wasm_f32x4_mul(a, b));
-#endif
-}
 
 inline v128_t activate(v128_t x, Activation act) {
   switch (act) {
@@ -163,7 +153,6 @@ void pack_b_from_weight_f32_wasmsimd(float* out, const float* w, int N, int K, s
 void pack_b_from_weight_f16_wasmsimd(uint16_t* out, const uint16_t* w, int N, int K, size_t ldw) {
   pack_b_from_weight(out, w, N, K, ldw);
 }
-
 
 void pack_b_f32_wasmsimd(float* out, const float* b, int K, int N, size_t ldb) {
   for (int n0 = 0; n0 < N; n0 += kGemmNR) {

@@ -16,17 +16,9 @@ namespace attnscope::kernels {
 
 namespace {
 
-constexpr int kPanelsAtOnce = 4;  // 8 accumulators + 8 weight registers + x: V8's 15 xmm, no spill
+using simd::multiply_add;
 
-// a · b + c exactly as gemm_f32_wasmsimd's micro-kernel forms it (relaxed build: fused
-// f32x4.relaxed_madd, see that file for the opcode rewrite), so the sums are the GEMM's.
-inline v128_t multiply_add(v128_t a, v128_t b, v128_t c) {
-#ifdef ATTNSCOPE_RELAXED_SIMD
-  return __builtin_wasm_fma_f32x4(a, b, c);
-#else
-  return wasm_f32x4_add(c, wasm_f32x4_mul(a, b));
-#endif
-}
+constexpr int kPanelsAtOnce = 4;  // 8 accumulators + 8 weight registers + x: V8's 15 xmm, no spill
 
 inline v128_t activate(v128_t x, Activation act) {
   switch (act) {

@@ -1,11 +1,26 @@
-// Element-wise math on four floats at a time in WebAssembly SIMD128: exp, erf and the activations
-// the fused GEMM epilogue applies. Header-only so the kernels inline them; compiled only when
+// Element-wise math on four floats at a time in WebAssembly SIMD128: the kernels' multiply-add, exp,
+// erf and the activations the fused GEMM epilogue applies. Header-only so the kernels inline them; compiled only when
 // the target has SIMD128 (the native build uses Eigen and <cmath> instead).
 #pragma once
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
 
 namespace attnscope::kernels::simd {
+
+// a · b + c, as every f32 kernel forms it (so a GEMV row, a one-query attention row and a GEMM
+// tile sum alike, bit for bit). The relaxed-SIMD build (ATTNSCOPE_RELAXED_SIMD, `scripts/build.sh
+// wasm-relaxed`) uses f32x4.relaxed_madd, a fused multiply-add where the CPU has one. clang 14
+// only knows the pre-standard opcode (f32x4.fma, 0xfd 0xaf 0x01); scripts/relaxed-simd-opcodes.mjs
+// rewrites it to the standard relaxed_madd (0xfd 0x85 0x02, whose semantics a · b + c this is).
+// static: its body depends on the file's flags, and a relaxed build links relaxed kernels beside
+// plain objects, so each file keeps its own (one shared inline definition could be either).
+static inline v128_t multiply_add(v128_t a, v128_t b, v128_t c) {
+#ifdef ATTNSCOPE_RELAXED_SIMD
+  return __builtin_wasm_fma_f32x4(a, b, c);
+#else
+  return wasm_f32x4_add(c, wasm_f32x4_mul(a, b));
+#endif
+}
 
 // Four f16 values (IEEE binary16 bits, one per u32 lane) to f32, exactly. Shifting exponent and
 // mantissa into f32 position and multiplying by 2^112 rebiases the exponent (15 → 127) for
