@@ -11,7 +11,7 @@ import { isDecoderOnly } from './causal-mask.js';
 import { errorDetail, errorReason } from './error-text.js';
 import { GenerationResult } from './generation-result.js';
 import { createKvCacheStrip } from './kv-cache.js';
-import { refusalText, settingInput } from './setting-check.js';
+import { refusalLine } from './setting-check.js';
 
 // State key = label key; ranges and parsing: setting-check.js.
 const FIELDS = ['genTokens', 'genTemperature', 'genTopK', 'genTopP', 'genSeed'];
@@ -37,15 +37,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
   const inputs = {};
   const labels = {};
   // A value out of range is refused with the reason under the fields, until a value is taken.
-  const fieldError = document.createElement('p');
-  fieldError.className = 'error gen-field-error';
-  fieldError.setAttribute('role', 'alert');
-  fieldError.hidden = true;
-  let refusal = null;
-  const showRefusal = () => {
-    fieldError.hidden = !refusal;
-    fieldError.textContent = refusal ? refusalText(app.t, refusal, app.state[refusal.key]) : '';
-  };
+  const fieldError = refusalLine(app, 'error gen-field-error');
   for (const key of FIELDS) {
     const label = document.createElement('label');
     label.className = 'gen-field';
@@ -53,10 +45,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     const input = document.createElement('input');
     input.type = 'number';
     input.id = 'gen-' + key.slice(3).toLowerCase();
-    settingInput(input, key, app, {
-      refused: (r) => { refusal = r; showRefusal(); },
-      accepted: () => { refusal = null; showRefusal(); },
-    });
+    fieldError.wire(input, key);
     label.append(span, input);
     controls.append(label);
     inputs[key] = input;
@@ -81,7 +70,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
   written.id = 'gen-written';
   written.className = 'gen-written';
   written.hidden = true;
-  host.append(title, controls, fieldError, status, written, hint);
+  host.append(title, controls, fieldError.element, status, written, hint);
   const kvCache = createKvCacheStrip(host, app);   // one key and one value row per new token, per layer
 
   let running = null;   // { controller, prompt, stopped } while a generation is in progress
@@ -232,7 +221,7 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     startBtn.disabled = Boolean(running) || !app.original;
     stopBtn.disabled = !running || running.stopped;
     hint.textContent = t('genHint');
-    showRefusal();   // re-worded in the UI's language
+    fieldError.show();   // re-worded in the UI's language
     if (statusFor) status.textContent = statusFor();
     kvCache.render();
     showWritten();

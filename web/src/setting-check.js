@@ -46,3 +46,25 @@ export function settingInput(input, key, app, { refused, accepted }) {
 export function refusalText(t, { key, value }, kept) {
   return t(`bad_${key}`, { value: value === '' ? '—' : value, kept });
 }
+
+/**
+ * The line under a panel's number fields that says why a value was refused, until one is taken:
+ * { element (a role=alert paragraph), wire(input, key) (settingInput with this line),
+ * show() (re-words it, e.g. in a new UI language) }.
+ */
+export function refusalLine(app, className = 'error') {
+  const element = document.createElement('p');
+  element.className = className;
+  element.setAttribute('role', 'alert');
+  element.hidden = true;
+  let refusal = null;
+  const show = () => {
+    element.hidden = !refusal;
+    element.textContent = refusal ? refusalText(app.t, refusal, app.state[refusal.key]) : '';
+  };
+  const wire = (input, key) => settingInput(input, key, app, {
+    refused: (r) => { refusal = r; show(); },
+    accepted: () => { refusal = null; show(); },
+  });
+  return { element, wire, show };
+}

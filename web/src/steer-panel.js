@@ -14,7 +14,7 @@ import { isSeq2Seq, kindShown } from './seq2seq-run.js';
 import { errorDetail, errorReason } from './error-text.js';
 import { GenerationResult } from './generation-result.js';
 import { createTargetStream } from './target-stream.js';
-import { refusalText, settingInput } from './setting-check.js';
+import { refusalLine } from './setting-check.js';
 import { steeringSize } from './steer-size.js';
 
 addStrings(STEER_STRINGS);
@@ -57,25 +57,14 @@ export function createSteerPanel(host, app, { getClient, runOptions, textInput, 
     labels[key] = span;
   }
   // A number out of range is refused with the reason under the fields (setting-check.js).
-  const fieldError = document.createElement('p');
-  fieldError.className = 'error';
-  fieldError.setAttribute('role', 'alert');
-  fieldError.hidden = true;
-  let refusal = null;
-  const showRefusal = () => {
-    fieldError.hidden = !refusal;
-    fieldError.textContent = refusal ? refusalText(app.t, refusal, app.state[refusal.key]) : '';
-  };
+  const fieldError = refusalLine(app);
   const numberInputs = {};
   for (const key of ['steerLayer', 'steerStrength']) {
     const { label, span } = field();
     const input = document.createElement('input');
     input.type = 'number';
     input.id = key === 'steerLayer' ? 'steer-layer' : 'steer-strength';
-    settingInput(input, key, app, {
-      refused: (r) => { refusal = r; showRefusal(); },
-      accepted: () => { refusal = null; showRefusal(); },
-    });
+    fieldError.wire(input, key);
     label.append(span, input);
     controls.append(label);
     numberInputs[key] = input;
@@ -118,7 +107,7 @@ export function createSteerPanel(host, app, { getClient, runOptions, textInput, 
   parting.className = 'steer-parting';
   const hint = document.createElement('p');
   hint.className = 'hint';
-  host.append(title, intro, texts, controls, fieldError, problem, status, size, columns, parting, hint);
+  host.append(title, intro, texts, controls, fieldError.element, problem, status, size, columns, parting, hint);
 
   let running = null;  // { controller, stopped } while a steering job is in progress
   // The last steering (or the one in progress): its settings, each text's steps and result, the size.
@@ -299,7 +288,7 @@ export function createSteerPanel(host, app, { getClient, runOptions, textInput, 
     stopBtn.textContent = t('steerStop');
     startBtn.disabled = Boolean(running) || !app.original;
     stopBtn.disabled = !running || running.stopped;
-    showRefusal();
+    fieldError.show();
     if (problemFor) problem.textContent = problemFor();
     if (statusFor) status.textContent = statusFor();
     hint.textContent = t(isSeq2Seq(app.info) ? 'steerHintSeq2Seq' : 'steerHint');
