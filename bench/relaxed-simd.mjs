@@ -1,5 +1,5 @@
 // `npm run bench:relaxed`: the relaxed-SIMD build (GEMM on f32x4.relaxed_madd, i.e. FMA;
-// `bash scripts/build.sh wasm-relaxed`) against the plain SIMD128 build, in Chromium, one tab,
+// `bash scripts/build.sh wasm` then `bash scripts/build.sh bench`) against the plain SIMD128 build, in Chromium, one tab,
 // alternating, medians:
 //   1. the bound: two loops in the GEMM micro-kernel's shape (12 independent accumulators,
 //      acc += x · b), one with f32x4.mul + f32x4.add, one with f32x4.relaxed_madd;

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the native engine, tests, tools and fuzz targets (build/native), and the WebAssembly
 # module plus the page and embed bundles (build/wasm → dist/).
-# Usage: scripts/build.sh [native|wasm|all]   (default all)
+# Usage: scripts/build.sh [native|wasm|bench|all]   (default all)
 #   wasm also links the same modules with the GEMM on relaxed-SIMD FMA (build/wasm-relaxed →
 #   dist/attnscope-relaxed.wasm), which browsers with relaxed SIMD load instead, the core pair
 #   (build/wasm-core[-relaxed] → dist/attnscope-core[-relaxed].wasm: no q8, no encoder–decoders;
 #   what pages load for the other models) and the multi-threaded pair (build/wasm-mt,
-#   build/wasm-mt-relaxed).
+#   build/wasm-mt-relaxed): what the package, the page and the tests load.
+#   bench links the benchmarks' own modules beside them (build/wasm[-relaxed]/attnscope-bench.*,
+#   for `npm run bench` and bench/gemm-q8.mjs, bench/relaxed-simd.mjs); all does every part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -31,7 +33,8 @@ if [[ $what == wasm || $what == all ]]; then
   # only the kernels twice). clang 14 emits pre-standard relaxed opcodes, rewritten to the standard
   # ones (checked under Node's flag); the twins' JavaScript glue must be the same byte for byte.
   for tree in wasm wasm-mt; do
-    threads=OFF targets=()
+    threads=OFF targets=(--target attnscope_wasm attnscope_wasm_relaxed attnscope_wasm_core attnscope_wasm_core_relaxed
+      kernels_simd_harness kernels_simd_harness_relaxed)
     [[ $tree == wasm-mt ]] && threads=ON targets=(--target attnscope_wasm attnscope_wasm_relaxed)
     emcmake cmake -S . -B build/$tree -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_THREADS=$threads \
       -DATTNSCOPE_RELAXED_DIR="$PWD/build/$tree-relaxed" -DEigen3_DIR=/usr/share/eigen3/cmake \
@@ -60,5 +63,11 @@ if [[ $what == wasm || $what == all ]]; then
   # single-file embed (dist/attnscope-element.js, dist/attnscope-embed.html).
   node web/build.mjs
   node scripts/build-embed.mjs
+fi
+
+if [[ $what == bench || $what == all ]]; then
+  [[ -f build/wasm/CMakeCache.txt ]] || { echo "bench: run scripts/build.sh wasm first (it configures build/wasm)" >&2; exit 1; }
+  NODE_PATH=/usr/share/nodejs cmake --build build/wasm -j"$jobs" --target attnscope_bench attnscope_bench_relaxed
+  NODE_PATH=/usr/share/nodejs node --experimental-wasm-relaxed-simd scripts/relaxed-simd-opcodes.mjs build/wasm-relaxed/attnscope-bench.wasm
 fi
 

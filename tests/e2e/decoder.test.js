@@ -413,7 +413,9 @@ test('/?model=bundled-causal&text=The%20river and /?view=compare load with no co
 test('Steering: plain and steered side by side, they differ, the size is the engine\'s v, the link restores it', async () => {
   const started = Date.now();
   await showView('grid');
-  const settings = { '#steer-from': 'the house', '#steer-to': 'the school', '#steer-layer': '5', '#steer-strength': '2' };
+  // Twelve tokens (an earlier test left Generate at 150: four paced writings of those took over
+  // the wait beside another test file).
+  const settings = { '#gen-tokens': '12', '#steer-from': 'the house', '#steer-to': 'the school', '#steer-layer': '5', '#steer-strength': '2' };
   for (const [field, value] of Object.entries(settings)) {
     await page.fill(field, value);
     await page.locator(field).dispatchEvent('change');

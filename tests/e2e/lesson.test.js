@@ -1,5 +1,5 @@
-// The guided lesson (?lesson=attention&step=N, issue 36): every step, English and Korean, desktop
-// and phone, is drawn (its text with the model's own numbers, its figure, the page's view under
+// The guided lesson (?lesson=attention&step=N): every step, in English on the desktop and in Korean
+// on the phone, is drawn (its text with the model's own numbers, its figure, the page's view under
 // it) with no console error; → and ← walk the steps and the URL follows; each step's link
 // restores that step and its view. The figures' numbers are checked against the run's q and k
 // (read through the test hook) for the dot-product step, and rows of the softmax figure sum to 1;
@@ -44,68 +44,68 @@ async function stepShown(page, n) {
   }, [n, step.view]);
 }
 
-for (const lang of ['en', 'ko']) {
-  for (const [name, viewport] of [['desktop', DESKTOP], ['phone', PHONE]]) {
-    test(`lesson ${lang} ${name}: every step drawn, keyboard walks it, each link restores it`, async () => {
-      const { page, problems } = await guardedPage(browser, server.origin, viewport);
-      await page.goto(`${server.origin}/?lesson=attention&step=1&lang=${lang}`);
-      await waitForRuns(page, 1);
-      const links = [];
-      for (let n = 1; n <= STEPS.length; n++) {
-        const shown = await stepShown(page, n);
-        assert.equal(shown.id, STEPS[n - 1].id);
-        assert.equal(shown.view, STEPS[n - 1].view);
-        assert.match(shown.url, new RegExp(`step=${n}(&|$)`));
-        assert.ok(shown.title.startsWith(`${n}. `) && shown.title.length > 4, shown.title);
-        assert.ok(shown.body.length > 80 && !/\{\w+\}/.test(shown.body), `step ${n} body: ${shown.body}`);
-        assert.match(shown.progress, new RegExp(`${n}\\D+${STEPS.length}|${STEPS.length}\\D+${n}`));
-        if (STEPS[n - 1].figure) assert.ok(shown.figure > 0, `step ${n} has its figure`);
-        assert.ok(shown.lessonWidth <= viewport.width, `step ${n}: the lesson fits the width`);
-        if (lang === 'ko') assert.match(shown.body, /[가-힣]/);
-        if (name === 'phone' && STEPS[n - 1].figure) {
-          // The step's own figure starts on a 390×844 phone's first screen, wholly or for at
-          // least 45% of the screen's height (issue 36), above the step's text.
-          // (A block step scrolls its section into view once drawn: let that happen first.)
-          if (STEPS[n - 1].section) await page.waitForSelector('.view-block .lesson-focus');
-          await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-          await page.evaluate(() => window.scrollTo(0, 0));
-          const box = await page.locator('#lesson .lesson-figure').boundingBox();
-          const visible = Math.min(box.y + box.height, viewport.height) - box.y;
-          assert.ok(box.y >= 0 && visible >= Math.min(box.height, 0.45 * viewport.height) - 0.5,
-            `step ${n}: the figure starts at ${Math.round(box.y)} px, ${Math.round(visible)} of ${Math.round(box.height)} px on the first screen`);
-        }
-        if (name === 'phone' && [1, 4, 9].includes(n)) {
-          await page.locator('#lesson').screenshot({ path: `/tmp/lesson-shots/lesson-${lang}-${name}-${n}.png` });
-        }
-        links.push(shown.url);
-        if (n < STEPS.length) {
-          await page.locator('body').click({ position: { x: 2, y: 2 } });   // focus off any control
-          await page.keyboard.press('ArrowRight');
-        }
+// Two walks cover both languages and both widths (English on the desktop, Korean on the phone):
+// each walk loads every step's run, the suite's longest page test when all four ran.
+for (const [lang, name, viewport] of [['en', 'desktop', DESKTOP], ['ko', 'phone', PHONE]]) {
+  test(`lesson ${lang} ${name}: every step drawn, keyboard walks it, each link restores it`, async () => {
+    const { page, problems } = await guardedPage(browser, server.origin, viewport);
+    await page.goto(`${server.origin}/?lesson=attention&step=1&lang=${lang}`);
+    await waitForRuns(page, 1);
+    const links = [];
+    for (let n = 1; n <= STEPS.length; n++) {
+      const shown = await stepShown(page, n);
+      assert.equal(shown.id, STEPS[n - 1].id);
+      assert.equal(shown.view, STEPS[n - 1].view);
+      assert.match(shown.url, new RegExp(`step=${n}(&|$)`));
+      assert.ok(shown.title.startsWith(`${n}. `) && shown.title.length > 4, shown.title);
+      assert.ok(shown.body.length > 80 && !/\{\w+\}/.test(shown.body), `step ${n} body: ${shown.body}`);
+      assert.match(shown.progress, new RegExp(`${n}\\D+${STEPS.length}|${STEPS.length}\\D+${n}`));
+      if (STEPS[n - 1].figure) assert.ok(shown.figure > 0, `step ${n} has its figure`);
+      assert.ok(shown.lessonWidth <= viewport.width, `step ${n}: the lesson fits the width`);
+      if (lang === 'ko') assert.match(shown.body, /[가-힣]/);
+      if (name === 'phone' && STEPS[n - 1].figure) {
+        // The step's own figure starts on a 390×844 phone's first screen, wholly or for at
+        // least 45% of the screen's height (issue 36), above the step's text.
+        // (A block step scrolls its section into view once drawn: let that happen first.)
+        if (STEPS[n - 1].section) await page.waitForSelector('.view-block .lesson-focus');
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        await page.evaluate(() => window.scrollTo(0, 0));
+        const box = await page.locator('#lesson .lesson-figure').boundingBox();
+        const visible = Math.min(box.y + box.height, viewport.height) - box.y;
+        assert.ok(box.y >= 0 && visible >= Math.min(box.height, 0.45 * viewport.height) - 0.5,
+          `step ${n}: the figure starts at ${Math.round(box.y)} px, ${Math.round(visible)} of ${Math.round(box.height)} px on the first screen`);
       }
-      // ← goes back one step.
-      await page.keyboard.press('ArrowLeft');
-      assert.equal((await stepShown(page, STEPS.length - 1)).id, STEPS[STEPS.length - 2].id);
-      // The buttons too.
-      await page.click('.lesson-prev');
-      assert.equal((await stepShown(page, STEPS.length - 2)).id, STEPS[STEPS.length - 3].id);
-      await page.click('.lesson-next');
-      assert.equal((await stepShown(page, STEPS.length - 1)).id, STEPS[STEPS.length - 2].id);
-      // Each step's link, opened fresh, shows that step.
-      const restore = lang === 'en' && name === 'desktop' ? links.keys() : [0, 4, 6, 12].values();
-      for (const i of restore) {
-        const fresh = await page.context().newPage();
-        fresh.on('console', (m) => { if (m.type() === 'error') problems.push(`console.error: ${m.text()}`); });
-        fresh.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-        await fresh.goto(`${server.origin}/${links[i]}`);
-        const shown = await stepShown(fresh, i + 1);
-        assert.equal(shown.id, STEPS[i].id);
-        await fresh.close();
+      if (name === 'phone' && [1, 4, 9].includes(n)) {
+        await page.locator('#lesson').screenshot({ path: `/tmp/lesson-shots/lesson-${lang}-${name}-${n}.png` });
       }
-      assert.deepEqual(problems, []);
-      await page.context().close();
-    });
-  }
+      links.push(shown.url);
+      if (n < STEPS.length) {
+        await page.locator('body').click({ position: { x: 2, y: 2 } });   // focus off any control
+        await page.keyboard.press('ArrowRight');
+      }
+    }
+    // ← goes back one step.
+    await page.keyboard.press('ArrowLeft');
+    assert.equal((await stepShown(page, STEPS.length - 1)).id, STEPS[STEPS.length - 2].id);
+    // The buttons too.
+    await page.click('.lesson-prev');
+    assert.equal((await stepShown(page, STEPS.length - 2)).id, STEPS[STEPS.length - 3].id);
+    await page.click('.lesson-next');
+    assert.equal((await stepShown(page, STEPS.length - 1)).id, STEPS[STEPS.length - 2].id);
+    // Each step's link, opened fresh, shows that step.
+    const restore = lang === 'en' && name === 'desktop' ? links.keys() : [0, 4, 6, 12].values();
+    for (const i of restore) {
+      const fresh = await page.context().newPage();
+      fresh.on('console', (m) => { if (m.type() === 'error') problems.push(`console.error: ${m.text()}`); });
+      fresh.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+      await fresh.goto(`${server.origin}/${links[i]}`);
+      const shown = await stepShown(fresh, i + 1);
+      assert.equal(shown.id, STEPS[i].id);
+      await fresh.close();
+    }
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
 }
 
 test('the dot-product step\'s numbers are the run\'s q·k and cosine; the softmax step\'s α sum to 1', async () => {
