@@ -21,16 +21,18 @@ const attr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</
 // fetches the chunks of the view it shows and the text of its language (English, 17 KB), so the
 // BERT and the GPT-2 grid cost 92 KB of JavaScript and the core wasm
 // (dist/attnscope-core-relaxed.wasm, 310 KB): 403 KB; the lesson step 412 KB; the T5 its full
-// wasm (364 KB): 460 KB; a frozen figure 97 KB and no wasm. The issue's target for the BERT grid
-// is 300 KB: the wasm alone is above it.
+// wasm (364 KB): 460 KB; a frozen figure 97 KB and no wasm. The generation path in wasm (the
+// vocabulary's sampler, one query's attention over the cache) then added 8.8 KB to the core wasm
+// (317 KB; 4 KB to the full one): 414 KB for a grid, 423 KB for the lesson step, 467 KB for the
+// T5. The target for the BERT grid is 300 KB: the wasm alone is above it.
 const CASES = [
-  { name: 'BERT grid', budget: 408,
+  { name: 'BERT grid', budget: 416,
     body: '<attn-scope text="The bank of the river." view="grid"></attn-scope>' },
-  { name: 'GPT-2 grid', budget: 408,
+  { name: 'GPT-2 grid', budget: 416,
     body: '<attn-scope model="bundled-causal" text="The river bank was quiet." view="grid"></attn-scope>' },
-  { name: 'T5 cross', budget: 466,
+  { name: 'T5 cross', budget: 470,
     body: `<attn-scope model="bundled-seq2seq" text="${attr(SEQ2SEQ_PAIR.source)}" target="${attr(SEQ2SEQ_PAIR.target)}" kind="cross" view="head"></attn-scope>` },
-  { name: 'lesson step', budget: 418,
+  { name: 'lesson step', budget: 426,
     body: '<attn-scope lesson="attention" step="2" text="The cat sat on the mat."></attn-scope>' },
   { name: 'frozen figure', budget: 102, noWasm: true,
     body: '<attn-scope src="/dist/test-size-figure/fig.json"></attn-scope>' },
