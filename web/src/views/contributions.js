@@ -7,20 +7,13 @@
 import { isCausal } from '../causal-mask.js';
 import { isRotary } from '../model-family.js';
 import { VIEW } from './registry.js';
-import { heading, para } from './text-nodes.js';
+import { explainedLayout, heading, para } from './text-nodes.js';
 
 const SHOWN = 16;
 const fmt = (x) => (Math.abs(x) >= 0.01 || x === 0 ? x.toFixed(3) : x.toExponential(1));
 
 export function createContributions(host, app) {
-  const layout = document.createElement('div');
-  layout.className = 'lens-layout';
-  const main = document.createElement('div');
-  main.className = 'contrib-main';
-  const explain = document.createElement('aside');
-  explain.className = 'explain';
-  layout.append(main, explain);
-  host.append(layout);
+  const { main, explain } = explainedLayout(host, 'contrib-main');
 
   function render() {
     const { t } = app;

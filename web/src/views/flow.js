@@ -10,7 +10,7 @@ import { addStrings } from '../i18n.js';
 import { FLOW_STRINGS } from '../i18n-flow.js';
 import { tokenRoute } from '../flow-route.js';
 import { tokenName } from '../pickers.js';
-import { heading, para } from './text-nodes.js';
+import { candidateItem, explainedLayout, heading, para } from './text-nodes.js';
 
 addStrings(FLOW_STRINGS);
 
@@ -21,14 +21,7 @@ const fmt = (x) => x.toFixed(3);
 const short = (text) => (text.length > 7 ? text.slice(0, 6) + '…' : text);
 
 export function createFlow(host, app) {
-  const layout = document.createElement('div');
-  layout.className = 'lens-layout';
-  const main = document.createElement('div');
-  main.className = 'flow-main';
-  const explain = document.createElement('aside');
-  explain.className = 'explain';
-  layout.append(main, explain);
-  host.append(layout);
+  const { main, explain } = explainedLayout(host, 'flow-main');
 
   // The slider is built once: a redraw while it is dragged must not replace it.
   const controls = document.createElement('label');
@@ -212,19 +205,7 @@ export function createFlow(host, app) {
     if (picked.kind === 'ffn' || picked.level % 2) lensDetail.append(para(t('flowLensAfter', { layer: picked.layer }), 'note'));
     const list = document.createElement('ol');
     list.className = 'next-list lens-top';
-    for (const c of e.top) {
-      const li = document.createElement('li');
-      const bar = document.createElement('span');
-      bar.className = 'bar';
-      bar.style.width = (c.prob * 100).toFixed(1) + '%';
-      const word = document.createElement('span');
-      word.textContent = c.text ?? c.token;
-      const prob = document.createElement('span');
-      prob.className = 'next-prob';
-      prob.textContent = (c.prob * 100).toFixed(1) + '%';
-      li.append(bar, word, prob);
-      list.append(li);
-    }
+    list.append(...e.top.map((c) => candidateItem(c)));
     lensDetail.append(list);
   }
 

@@ -9,7 +9,7 @@ import { cssColour, sequential } from '../colormap.js';
 import { LENS_TOP_K } from '../../../js/figure-views.js';
 import { lensMaxTokens } from '../model-family.js';
 import { tokenName } from '../pickers.js';
-import { heading, para } from './text-nodes.js';
+import { candidateItem, explainedLayout, heading, para } from './text-nodes.js';
 
 const fmtProb = (p) => (p >= 0.001 ? p.toFixed(3) : p.toExponential(1));
 
@@ -18,14 +18,7 @@ export function createLayers(host, app) {
   // (at 1,280 px the last column was hidden); a redraw of the same run keeps the place.
   let scrolled = { result: null, left: 0 };
 
-  const layout = document.createElement('div');
-  layout.className = 'lens-layout';
-  const main = document.createElement('div');
-  main.className = 'lens-main';
-  const explain = document.createElement('aside');
-  explain.className = 'explain';
-  layout.append(main, explain);
-  host.append(layout);
+  const { main, explain } = explainedLayout(host, 'lens-main');
 
   function render() {
     const { t, state } = app;
@@ -118,18 +111,9 @@ export function createLayers(host, app) {
     list.className = 'next-list lens-top';
     const finalTop = lens[rows - 1][p].top[0];
     for (const c of e.top) {
-      const li = document.createElement('li');
+      const li = candidateItem(c);
       li.dataset.id = String(c.id);
       if (c.id === finalTop.id) li.className = 'is-actual';
-      const bar = document.createElement('span');
-      bar.className = 'bar';
-      bar.style.width = (c.prob * 100).toFixed(1) + '%';
-      const word = document.createElement('span');
-      word.textContent = c.text ?? c.token;
-      const prob = document.createElement('span');
-      prob.className = 'next-prob';
-      prob.textContent = (c.prob * 100).toFixed(1) + '%';
-      li.append(bar, word, prob);
       list.append(li);
     }
     detail.append(list, para(t('lensFinal', { token: finalTop.text ?? finalTop.token, rank: e.finalRank, prob: fmtProb(e.finalProb) }), 'lens-final'));

@@ -5,6 +5,7 @@
 import { isDecoderOnly } from '../causal-mask.js';
 import { tokenName } from '../pickers.js';
 import { createSamplingPreview } from './sampling-preview.js';
+import { candidateItem } from './text-nodes.js';
 
 export function createNextTokenPanel(host, app) {
   const title = document.createElement('h3');
@@ -37,20 +38,10 @@ export function createNextTokenPanel(host, app) {
     }
     lead.textContent = t('nextFor', { token: tokenName(p, texts[p]) });
     for (const [k, c] of entry.top.entries()) {
-      const li = document.createElement('li');
+      const li = candidateItem(c, 'next-word');
       li.dataset.id = String(c.id);
       if (entry.actual && entry.actual.id === c.id) li.className = 'is-actual';
-      const bar = document.createElement('span');
-      bar.className = 'bar';
-      bar.style.width = (c.prob * 100).toFixed(1) + '%';
-      const word = document.createElement('span');
-      word.className = 'next-word';
-      word.textContent = c.text ?? c.token;
-      const prob = document.createElement('span');
-      prob.className = 'next-prob';
-      prob.textContent = (c.prob * 100).toFixed(1) + '%';
       li.title = `#${k + 1}`;
-      li.append(bar, word, prob);
       list.append(li);
     }
     const a = entry.actual;

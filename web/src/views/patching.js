@@ -15,7 +15,7 @@ import { PATCHING_STRINGS } from '../i18n-patching.js';
 import { corruptionCandidates, defaultAnswers, namesToken, topPredictions } from '../patch-suggest.js';
 import { HEAD_PATCH_SITES, PATCH_SITES } from '../../../js/patching.js';
 import { VIEW } from './registry.js';
-import { heading, para } from './text-nodes.js';
+import { explainedLayout, heading, para } from './text-nodes.js';
 
 addStrings(PATCHING_STRINGS);
 
@@ -31,14 +31,7 @@ export function createPatching(host, app) {
   let grid = null;   // the patching job: { key, site, rows, result, error, cancelled, controller, columns, labels }
   let typing = 0;
 
-  const layout = document.createElement('div');
-  layout.className = 'lens-layout';
-  const main = document.createElement('div');
-  main.className = 'patch-main';
-  const explain = document.createElement('aside');
-  explain.className = 'explain';
-  layout.append(main, explain);
-  host.append(layout);
+  const { main, explain } = explainedLayout(host, 'patch-main');
 
   // Built once, so typing in the corrupted prompt keeps its focus through redraws.
   const corruptedLabel = document.createElement('label');
