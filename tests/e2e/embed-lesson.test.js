@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LESSONS } from '../../web/src/lesson/steps.js';
 import { elementPage, ensureBuilt, guardedPage, launchBrowser, startServer, waitForElements } from './embed-helpers.js';
+import { keepScreenshot } from './helpers.js';
 
 const STEPS = LESSONS.attention;
 let server, browser;
@@ -51,7 +52,7 @@ for (const lang of ['en', 'ko']) {
         if (step.figure) assert.ok(got.figure > 0, `step ${n} figure`);
         assert.ok(got.width <= viewport.width);
       }
-      if (name === 'phone') await page.locator('#s5').screenshot({ path: `/tmp/lesson-shots/element-step5-${lang}-phone.png` });
+      if (name === 'phone') await keepScreenshot(page.locator('#s5'), `element-step5-${lang}-phone.png`);
       await page.evaluate(() => document.getElementById('s1').setAttribute('step', '3'));
       await page.waitForFunction(() => document.getElementById('s1').shadowRoot.querySelector('.lesson').dataset.step === '3');
       assert.deepEqual(await check(), []);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FIXTURE_WORDS, guardedPage, launchBrowser, startServer, waitForRuns, writeBertFixture } from './helpers.js';
+import { FIXTURE_WORDS, guardedPage, launchBrowser, startServer, waitForRuns, writeBertFixture, keepScreenshot } from './helpers.js';
 
 const HUB = 'https://huggingface.co/';
 let server, browser, tmp;
@@ -213,7 +213,7 @@ test('the first screen shows the attention, at 1280×800 and 390×844 (EN, KO); 
         assert.ok(await g.page.locator('#text-a').isVisible(), 'the text box is hidden');
         const tabHeights = await g.page.locator('[role=tab]:visible').evaluateAll((tabs) => tabs.map((t) => t.getBoundingClientRect().height));
         assert.ok(Math.min(...tabHeights) >= 44, `tabs ${Math.min(...tabHeights)} px tall on a phone (44 px touch targets)`);
-        await g.page.screenshot({ path: `/tmp/lesson-shots/first-screen-phone${query ? '-ko' : ''}.png` });
+        await keepScreenshot(g.page, `first-screen-phone${query ? '-ko' : ''}.png`);
       }
       assert.ok(box.x >= 0 && box.x + box.width <= viewport.width + 0.5, 'the grid is wider than the screen');
       assert.deepEqual(g.problems, []);
@@ -387,7 +387,7 @@ test('a chip click picks the query only; "Select tokens…" (keyboard too) selec
     await g.page.waitForFunction(() => window.__attnscope.state.selected.join() === '5');
     assert.equal((await state()).query, 3, 'selecting moved the query');
     assert.equal(await chip(5).getAttribute('aria-pressed'), 'true');
-    await g.page.screenshot({ path: '/tmp/lesson-shots/chips-selecting-en.png' });
+    await keepScreenshot(g.page, 'chips-selecting-en.png');
     // Escape on a chip leaves the mode; a click picks the query again and keeps the selection.
     await g.page.keyboard.press('Escape');
     assert.equal(await mode.getAttribute('aria-pressed'), 'false');
@@ -403,7 +403,7 @@ test('a chip click picks the query only; "Select tokens…" (keyboard too) selec
     await mode.click();
     assert.match(await mode.textContent(), /고르는 중/);
     assert.match(await g.page.locator('#chips').getAttribute('aria-label'), /고르거나/);
-    await g.page.screenshot({ path: '/tmp/lesson-shots/chips-selecting-ko.png' });
+    await keepScreenshot(g.page, 'chips-selecting-ko.png');
     assert.deepEqual(g.problems, []);
   } finally {
     await g.context.close();

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadModel, figureData } from '../../js/index.js';
 import { ROOT, elementPage, ensureBuilt, guardedPage, launchBrowser, startServer, waitForElements } from './embed-helpers.js';
+import { keepScreenshot } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
 const DIR = join(ROOT, 'dist', 'test-figures');
@@ -115,7 +116,7 @@ test('five frozen figures: no wasm, no model, no worker; their matrices are the 
       shown.matrices[i].forEach((v, c) => assert.ok(Math.abs(v - want[c]) <= 6e-7, `${f.name} ${l}/${h} cell ${c}: ${v} vs ${want[c]}`));
     });
   }
-  await page.screenshot({ path: '/tmp/lesson-shots/frozen-desktop.png', fullPage: false });
+  await keepScreenshot(page, 'frozen-desktop.png', { fullPage: false });
   assert.deepEqual(await check(), []);
   await page.context().close();
 });
@@ -241,7 +242,7 @@ test('snapshot --words: the file holds the word spans and word matrix; the eleme
     assert.ok(title.startsWith(`${words[a]} → ${words[b]}: `), title);
     assert.ok(Math.abs(Number(title.split(': ').at(-1)) - ref.merged[c]) <= 5e-5, `${title} vs ${ref.merged[c]}`);
   });
-  await page.locator('#w').screenshot({ path: '/tmp/lesson-shots/frozen-words.png' });
+  await keepScreenshot(page.locator('#w'), 'frozen-words.png');
   assert.deepEqual(await check(), []);
   await page.context().close();
 });

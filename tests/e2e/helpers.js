@@ -23,6 +23,13 @@ export async function startServer() {
   return { origin, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }) };
 }
 
+/** Screenshots for a person to look at (CI does not): taken only when ATTNSCOPE_SCREENSHOTS names a
+ *  folder. `target` is a page or a locator; `name` the file's name in that folder. */
+export async function keepScreenshot(target, name, options = {}) {
+  const dir = process.env.ATTNSCOPE_SCREENSHOTS;
+  if (dir) await target.screenshot({ ...options, path: join(dir, name) });
+}
+
 export function launchBrowser() {
   return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
 }

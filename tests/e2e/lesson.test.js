@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LESSONS } from '../../web/src/lesson/steps.js';
-import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
+import { guardedPage, launchBrowser, startServer, waitForRuns, keepScreenshot } from './helpers.js';
 
 const STEPS = LESSONS.attention;
 const stepOf = (id) => STEPS.findIndex((s) => s.id === id) + 1;   // 1-based, as in the link
@@ -76,7 +76,7 @@ for (const [lang, name, viewport] of [['en', 'desktop', DESKTOP], ['ko', 'phone'
           `step ${n}: the figure starts at ${Math.round(box.y)} px, ${Math.round(visible)} of ${Math.round(box.height)} px on the first screen`);
       }
       if (name === 'phone' && [1, 4, 9].includes(n)) {
-        await page.locator('#lesson').screenshot({ path: `/tmp/lesson-shots/lesson-${lang}-${name}-${n}.png` });
+        await keepScreenshot(page.locator('#lesson'), `lesson-${lang}-${name}-${n}.png`);
       }
       links.push(shown.url);
       if (n < STEPS.length) {

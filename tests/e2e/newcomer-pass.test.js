@@ -6,7 +6,7 @@
 // near the keys they attend to, in either language. One page per viewport.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
+import { guardedPage, launchBrowser, startServer, waitForRuns, keepScreenshot } from './helpers.js';
 import { translate } from '../../web/src/i18n.js';
 
 const PHONE = { width: 390, height: 844 };
@@ -68,7 +68,7 @@ test('phone: the formula\'s score table and the head table say they scroll sidew
       await box.evaluate((el) => { el.scrollLeft = el.scrollWidth; });
       await page.waitForFunction((sel) => !document.querySelector(sel).hasAttribute('data-more'), `.view-${view} .table-scroll:has(${table})`);
       await page.locator(`.view-${view} .scroll-hint`).scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `/tmp/lesson-shots/scroll-hint-${view}-phone.png` });
+      await keepScreenshot(page, `scroll-hint-${view}-phone.png`);
     }
     const tabHeights = await page.locator('[role=tab]:visible').evaluateAll((tabs) => tabs.map((t) => t.getBoundingClientRect().height));
     assert.ok(Math.min(...tabHeights) >= 44, `tabs ${Math.min(...tabHeights)} px`);
@@ -96,7 +96,7 @@ test('phone: the Generate panel shows the new tokens where its button is', async
     for (const [name, b] of [['button', button], ['new tokens', list]]) {
       assert.ok(b.y >= 0 && b.y + b.height <= PHONE.height, `${name} at ${Math.round(b.y)} px is off the screen`);
     }
-    await page.screenshot({ path: '/tmp/lesson-shots/generate-phone.png' });
+    await keepScreenshot(page, 'generate-phone.png');
     assert.deepEqual(problems, []);
   } finally {
     await context.close();

@@ -5,7 +5,7 @@
 // token; controls shown only for the models they apply to; what f16 and q8 do, said in the page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { guardedPage, serverAndBrowser, waitForRuns } from './helpers.js';
+import { guardedPage, serverAndBrowser, waitForRuns, keepScreenshot } from './helpers.js';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -51,7 +51,7 @@ test('a link to the encoder–decoder\'s cross view opens on its own example, th
     assert.equal(s.view, 'cross');
     assert.ok(s.seq.targetTokens.length > 3, `target rows: ${s.seq.targetTokens.join(' ')}`);
     assert.ok(s.seq.heldout > 0);
-    await g.page.screenshot({ path: '/tmp/lesson-shots/seq2seq-cross-link.png' });
+    await keepScreenshot(g.page, 'seq2seq-cross-link.png');
     assert.deepEqual(g.problems, []);
   } finally {
     await g.context.close();
@@ -96,7 +96,7 @@ test('the logit lens at 1,280 px shows its last column, the prediction after the
       return { boxRight: box.right, lastLeft: last.left, lastRight: last.right };
     });
     assert.ok(fit.lastLeft >= 0 && fit.lastRight <= fit.boxRight + 0.5, `the last column at ${JSON.stringify(fit)}`);
-    await g.page.screenshot({ path: '/tmp/lesson-shots/lens-1280.png' });
+    await keepScreenshot(g.page, 'lens-1280.png');
     assert.deepEqual(g.problems, []);
   } finally {
     await g.context.close();
@@ -159,7 +159,7 @@ test('f16 on the bundled model (stored in f16) says it changes nothing, and the 
     const diff = Math.max(...Object.keys(a).map((k) => Math.abs(a[k] - b[k])));
     assert.ok(diff < 1e-6, `f16 vs f32 attention differs by ${diff}`);
     assert.match(await q8.page.locator('#precision-note').textContent(), /8-bit integers/);
-    await q8.page.screenshot({ path: '/tmp/lesson-shots/q8-phone.png', clip: { x: 0, y: 0, width: 390, height: 300 } });
+    await keepScreenshot(q8.page, 'q8-phone.png', { clip: { x: 0, y: 0, width: 390, height: 300 } });
     for (const g of [f32, f16, q8]) assert.deepEqual(g.problems, []);
   } finally {
     for (const g of [f32, f16, q8]) await g.context.close();
@@ -177,7 +177,7 @@ test('lesson step 9 colours each head as the Lines view under it does', async ()
     }));
     assert.ok(got.lesson.length > 1);
     assert.deepEqual(got.lesson, got.lines);
-    await g.page.locator('#lesson').screenshot({ path: '/tmp/lesson-shots/step9-colours.png' });
+    await keepScreenshot(g.page.locator('#lesson'), 'step9-colours.png');
     assert.deepEqual(g.problems, []);
   } finally {
     await g.context.close();
@@ -186,7 +186,8 @@ test('lesson step 9 colours each head as the Lines view under it does', async ()
 
 test('phone: the lesson\'s bar figures (steps 5, 8) fit or say they scroll; the formula\'s softmax column is on screen', async () => {
   const long = 'The old river ran past the quiet mill and the bank where the children sat and watched the water all day long';
-  for (const [step, text] of [[5, null], [8, null], [5, long], [8, long]]) {
+  // Each figure once: step 5 with the example sentence (fits), step 8 with a long one (scrolls, says so).
+  for (const [step, text] of [[5, null], [8, long]]) {
     const g = await open(`?lesson=attention&step=${step}${text ? `&text=${encodeURIComponent(text)}` : ''}`, PHONE);
     try {
       await g.page.waitForSelector('.lesson-bars-row');
@@ -199,13 +200,13 @@ test('phone: the lesson\'s bar figures (steps 5, 8) fit or say they scroll; the 
         if (text) assert.ok(r.wider && r.more && r.hint, `step ${step}, a long sentence: no scroll cue ${JSON.stringify(r)}`);
         else assert.ok(!r.wider, `step ${step}: the sentence's bars should fit a phone`);
       }
-      if (text) await g.page.locator('#lesson .lesson-figure').screenshot({ path: `/tmp/lesson-shots/bars-cue-step${step}.png` });
+      if (text) await keepScreenshot(g.page.locator('#lesson .lesson-figure'), `bars-cue-step${step}.png`);
       assert.deepEqual(g.problems, []);
     } finally {
       await g.context.close();
     }
   }
-  for (const query of ['?view=formula', '?view=formula&model=bundled-causal', '?view=formula&lang=ko']) {
+  for (const query of ['?view=formula', '?view=formula&model=bundled-causal&lang=ko']) {
     const g = await open(query, PHONE);
     try {
       await g.page.waitForSelector('.formula-table');
@@ -216,7 +217,7 @@ test('phone: the lesson\'s bar figures (steps 5, 8) fit or say they scroll; the 
       const [first, last] = [cols[0], cols.at(-1)];
       assert.ok(first.left >= 0 && last.right <= PHONE.width && last.left >= first.right - 0.5,
         `${query}: key ${JSON.stringify(first)} and softmax ${JSON.stringify(last)} columns on screen`);
-      await g.page.locator('.table-scroll:has(.formula-table)').screenshot({ path: `/tmp/lesson-shots/formula-phone${query.includes('causal') ? '-causal' : ''}.png` });
+      await keepScreenshot(g.page.locator('.table-scroll:has(.formula-table)'), `formula-phone${query.includes('causal') ? '-causal' : ''}.png`);
       assert.deepEqual(g.problems, []);
     } finally {
       await g.context.close();
@@ -238,7 +239,7 @@ test('a Temperature or Top-p out of range says why instead of snapping back sile
       const said = await why.textContent();
       assert.match(said, lang === 'ko' ? /온도는 0부터 10까지/ : /Temperature takes 0 to 10/);
       assert.ok(said.includes('-3') && said.includes(String(kept)), said);
-      await g.page.locator('#generate-panel').screenshot({ path: `/tmp/lesson-shots/bad-temperature-${lang}.png` });
+      await keepScreenshot(g.page.locator('#generate-panel'), `bad-temperature-${lang}.png`);
       // The sampling preview's own fields say it too.
       await g.page.waitForSelector('#sampling-topp');
       await g.page.fill('#sampling-topp', '5');
@@ -273,7 +274,7 @@ test('desktop: while Generate writes, its panel and the heatmaps are on screen t
     const during = await seen();
     assert.ok(inside(during.panel, during.height) && inside(during.grid, during.height), `while writing: ${JSON.stringify(during)}`);
     await g.page.waitForFunction(() => !('generating' in document.body.dataset), null, { timeout: 60000 });
-    await g.page.screenshot({ path: '/tmp/lesson-shots/generate-desktop.png' });
+    await keepScreenshot(g.page, 'generate-desktop.png');
     const after = await seen();
     assert.ok(inside(after.panel, after.height) && inside(after.grid, after.height), `after: ${JSON.stringify(after)}`);
     assert.deepEqual(g.problems, []);

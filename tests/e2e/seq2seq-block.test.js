@@ -159,8 +159,8 @@ test('the Block tab walks a target token through a T5 decoder layer; every numbe
 });
 
 test('Korean, and phone width: the walk fits and reads in the page language', async () => {
-  for (const [lang, viewport] of [['en', { width: 1280, height: 900 }], ['en', { width: 390, height: 844 }],
-    ['ko', { width: 1280, height: 900 }], ['ko', { width: 390, height: 844 }]]) {
+  // English at desktop width and Korean at phone width: the other two pairings only add CI time.
+  for (const [lang, viewport] of [['en', { width: 1280, height: 900 }], ['ko', { width: 390, height: 844 }]]) {
     const g = await open({ lang, q: '3' }, viewport);
     const block = await walkOf(g.page, 0, 3);
     const titles = await g.page.locator('.view-block .block-step h4').allTextContents();

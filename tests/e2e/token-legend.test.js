@@ -3,7 +3,7 @@
 // counted here from the run's tokens); "##", "␣" and bytes are explained only when present.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
+import { guardedPage, launchBrowser, startServer, waitForRuns, keepScreenshot } from './helpers.js';
 
 let server, browser;
 before(async () => {
@@ -36,7 +36,7 @@ test('Korean in the bundled GPT-2: a notice counts the byte chips; the legend ex
     assert.ok(got.legend.includes('<0xEB>') && got.legend.includes('␣'), got.legend);
     if (lang === 'ko') assert.match(got.notice, /바이트/);
     else assert.match(got.notice, /English/);
-    await page.screenshot({ path: `/tmp/lesson-shots/legend-bytes-${lang}.png` });
+    await keepScreenshot(page, `legend-bytes-${lang}.png`);
     assert.deepEqual(problems, []);
     await page.context().close();
   }
