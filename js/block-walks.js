@@ -24,7 +24,6 @@
 // ['act', ref] (the config's activation), ['times', a, b], ['headNorm', ref, params] (each head's
 // RMSNorm), ['rotate', ref] (rotary, at the token's position), ['context'] (Σ_j P_ij v_j from the
 // run's attentions), ['same', ref] (a step that is its input).
-
 const note = (key, more = {}) => ({ note: key, ...more });
 const strip = (ref, label, more = {}) => ({ strip: ref, label, ...more });
 const text = (ref, literal, more = {}) => ({ strip: ref, text: literal, ...more });
@@ -189,9 +188,6 @@ function seq2seqWalk({ stack, modelType, gatedFfn }) {
   return { family: 'seq2seq', stack, norm: preNorm ? 'rms' : 'layer', preNorm, entries };
 }
 
-/** The stacks of an encoder–decoder the Block view walks (its `stack` URL parameter), the default first. */
-export const SEQ2SEQ_STACKS = Object.freeze(['decoder', 'encoder']);
-
 /** The walk of a single-stack model's layer (js/model.js's config: family, isDecoder). */
 export function blockWalk(config) {
   if (config.family === 'llama') return LLAMA;
@@ -200,6 +196,6 @@ export function blockWalk(config) {
 
 /** The walk of one stack of an encoder–decoder (js/seq2seq.js's config: modelType, gatedFfn). */
 export function seq2seqBlockWalk(config, stack = 'decoder') {
-  if (!SEQ2SEQ_STACKS.includes(stack)) throw new Error(`stack must be one of ${SEQ2SEQ_STACKS.join(', ')}`);
+  if (stack !== 'decoder' && stack !== 'encoder') throw new Error(`stack must be 'decoder' or 'encoder', not ${stack}`);
   return seq2seqWalk({ stack, modelType: config.modelType, gatedFfn: Boolean(config.gatedFfn) });
 }

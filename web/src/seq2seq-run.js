@@ -8,6 +8,8 @@
 import { viewEntry } from './views/registry.js';
 
 export const ATTENTION_KINDS = ['enc', 'dec', 'cross'];
+/** The stacks whose layers the Block view walks (state.blockStack, ?stack=), the default first. */
+export const SEQ2SEQ_STACKS = Object.freeze(['decoder', 'encoder']);
 
 /** The kind the views draw: state.kind, but a view may read one kind whatever the switch says
  *  (its registry entry's showsKind: the Block view walks a layer of the stack state.blockStack

@@ -6,11 +6,10 @@ import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
 import { FLOW_DEFAULT_TAU } from '../../js/flow-tau.js';
 import { GENERATE_DEFAULTS } from '../../js/generate.js';
 import { PATCH_SITES } from '../../js/patching.js';
-import { SEQ2SEQ_STACKS } from '../../js/block-walks.js';
 import { STEER_MAX_STRENGTH } from './setting-check.js';
 import { WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
 import { LESSONS } from './lesson/steps.js';
-import { ATTENTION_KINDS } from './seq2seq-run.js';
+import { ATTENTION_KINDS, SEQ2SEQ_STACKS } from './seq2seq-run.js';
 import { openView, VIEW, VIEW_IDS } from './views/registry.js';
 
 export { isHubId };
