@@ -26,10 +26,11 @@ function walkedRun(app) {
     const targets = raw.targetTokens.map(readable), sources = raw.sourceTokens.map(readable);
     const token = tokenName(i, (encoder ? sources : targets)[i]);
     return {
-      walk: seq2seqBlockWalk(cfg, stack), trace: raw[encoder ? 'encoderTrace' : 'decoderTrace'], run: null, bar: [stackSwitch(app)],
+      walk: seq2seqBlockWalk(cfg, stack), trace: raw[encoder ? 'encoderTrace' : 'decoderTrace'], run: undefined, bar: [stackSwitch(app)],
       vars: { L, H, T, l, i, token, S: raw.crossShape[3], C: cfg.hiddenSize, F: encoder ? cfg.encoderFfnDim : cfg.decoderFfnDim,
         dh: encoder ? cfg.encoderHeadDim : cfg.decoderHeadDim, act: cfg.activation, family: FAMILY_NAMES[cfg.modelType] ?? cfg.modelType,
         nextToken: i + 1 < T ? targets[i + 1] : `${readable(raw.next?.[0]?.token ?? '')}?` },
+      // Each attention sublayer's table (block-widgets.js weights): [keys per row, keys read, their names].
       keys: { decoderAttentions: [T, i + 1, targets], crossAttentions: [raw.crossShape[3], raw.crossShape[3], sources],
         encoderAttentions: [T, T, sources] },
       expose: { modelType: cfg.modelType, sourceTokens: raw.crossShape[3], sourceIds: Array.from(raw.sourceIds),
@@ -39,12 +40,13 @@ function walkedRun(app) {
   const [L, H, T] = result.shape;
   const l = state.layer, i = state.query;
   const texts = result.tokenTexts ?? result.tokens;
-  const C = cfg.hiddenSize, rotary = cfg.family === 'llama';
+  const C = cfg.hiddenSize, walk = blockWalk(cfg), grouped = walk.family === 'llama';
   return {
-    walk: blockWalk(cfg), trace: result.trace, run: result, bar: [],
+    walk, trace: result.trace, run: result, bar: [],
     vars: { L, H, T, l, i, token: tokenName(i, texts[i]), C, F: cfg.intermediateSize, act: cfg.hiddenAct,
-      ...(rotary ? { dh: cfg.headDim, KV: cfg.numKeyValueHeads, Q: H * cfg.headDim } : { dk: C / H }) },
-    expose: { decoder: rotary || isCausal(app) },
+      // The Llama family's heads: d_h each, KV key/value heads; BERT's and GPT-2's: C split into H of d_k.
+      ...(grouped ? { dh: cfg.headDim, KV: cfg.numKeyValueHeads, Q: H * cfg.headDim } : { dk: C / H }) },
+    expose: { decoder: grouped || isCausal(app) },
   };
 }
 
@@ -79,7 +81,7 @@ export default function createBlock(host, app) {
     const widgetContext = { app, t, vars, at, row, result: app.result, trace, walked, scratch, strip, note,
       expose: (fields) => Object.assign(exposed, fields) };
 
-    shell.start(walkChecks(walk, trace, cfg, i, run ?? undefined));
+    shell.start(walkChecks(walk, trace, cfg, i, run));
     for (const entry of walk.entries) {
       if (!applies(entry)) continue;
       if (entry.note) {
