@@ -81,6 +81,22 @@ export default function createBlock(host, app) {
     const widgetContext = { app, t, vars, at, row, result: app.result, trace, walked, scratch, strip, note,
       expose: (fields) => Object.assign(exposed, fields) };
 
+    // One item of a section: a note, a strip, a norm's statistics and check, a check, a widget.
+    function drawItem(s, item) {
+      if (item.note) s.append(note(t(item.note, vars)));
+      else if (item.strip) {
+        s.append(strip(at(item.strip), item.text ?? t(item.label, { ...vars, ...item.vars }), item.groups ? { groups: vars[item.groups] } : {}));
+      } else if (item.norm) {
+        const x = at(item.norm), p = normParams(trace, item.params, l), out = at(item.out), step = stepName(item.out, l);
+        if (walk.norm === 'rms') shell.rmsNormStats(s, x, p.gamma, out, step, cfg.layerNormEps);
+        else shell.layerNormStats(s, x, p, out, step, cfg.layerNormEps);
+      } else if (item.check) {
+        for (const c of itemChecks(item)) if (c.drawn) check(s, stepName(c.ref, l));
+      } else {
+        WIDGETS[item.widget](s, item, widgetContext);
+      }
+    }
+
     shell.start(walkChecks(walk, trace, cfg, i, run));
     for (const entry of walk.entries) {
       if (!applies(entry)) continue;
@@ -90,21 +106,7 @@ export default function createBlock(host, app) {
       }
       const s = section(entry.lastTitle && l === L - 1 ? entry.lastTitle : entry.section, vars);
       if (entry.className) s.classList.add(entry.className);
-      for (const item of entry.items) {
-        if (!applies(item)) continue;
-        if (item.note) s.append(note(t(item.note, vars)));
-        else if (item.strip) {
-          s.append(strip(at(item.strip), item.text ?? t(item.label, { ...vars, ...item.vars }), item.groups ? { groups: vars[item.groups] } : {}));
-        } else if (item.norm) {
-          const x = at(item.norm), p = normParams(trace, item.params, l), out = at(item.out), step = stepName(item.out, l);
-          if (walk.norm === 'rms') shell.rmsNormStats(s, x, p.gamma, out, step, cfg.layerNormEps);
-          else shell.layerNormStats(s, x, p, out, step, cfg.layerNormEps);
-        } else if (item.check) {
-          for (const c of itemChecks(item)) if (c.drawn) check(s, stepName(c.ref, l));
-        } else {
-          WIDGETS[item.widget](s, item, widgetContext);
-        }
-      }
+      for (const item of entry.items) if (applies(item)) drawItem(s, item);
     }
     const sections = [...body.querySelectorAll('.block-step')];
     last = { family: walk.family, stack: walk.stack, preNorm: walk.preNorm, layer: l, token: i, tokens: T,
