@@ -1,10 +1,12 @@
 // The block walk-through's self-check: each traced step that is arithmetic on the step before it
-// (the residual additions, the LayerNorms and the feed-forward's activation) recomputed in
-// JavaScript, in float64, from the engine's own numbers, with the largest difference from what the
-// engine returned. The page shows these beside each step, as the formula view does for the
-// softmax. Feed-forward and attention outputs need the weight matrices and are not recomputed here.
-// The Llama family's layer adds RMSNorms (no centring, no β), the rotation of q and k, Qwen3's
-// per-head norms, the grouped heads' context and SwiGLU's act(gate) · up.
+// (the residual additions, the norms and the feed-forward's activation) recomputed in JavaScript,
+// in float64, from the engine's own numbers, with the largest difference from what the engine
+// returned. The page shows these beside each step, as the formula view does for the softmax.
+// Which steps a family checks, and how each is recomputed, is its walk's data (js/block-walks.js);
+// this file holds the arithmetic (LayerNorm, RMSNorm, activations, rotation, the heads' context)
+// and the walker. Feed-forward and attention outputs need the weight matrices and are not
+// recomputed here.
+import { blockWalk, seq2seqBlockWalk } from './block-walks.js';
 
 /** LayerNorm of one row (C values): (x − mean) / sqrt(var + eps) · γ + β, in float64. */
 function layerNormRow(x, gamma, beta, eps) {
@@ -84,59 +86,6 @@ export function activationFor(hiddenAct) {
   return ACTIVATIONS[activationKind(hiddenAct)];
 }
 
-/**
- * @param {object} trace a RunResult's trace (run with { trace: true }), with its layerNorms
- * @param {{layerNormEps: number, isDecoder: boolean, hiddenSize: number, intermediateSize: number,
- *   hiddenAct: string, family?: string, headDim?: number, rotaryInverseFrequencies?: number[]}} config
- * @param {number} token the position to check (0-based)
- * @param {{attentions: Float32Array, shape: number[], kvHeads: number[]}} [run] the run's attentions
- *   (the Llama family: also checks the heads' context Σ_j P_ij v_j against the traced one)
- * @returns {{step: string, maxDiff: number}[]} in the order a token meets them; step names
- *   'embeddings.sum', 'embeddings.output', 'layers.<l>.<name>', 'finalNorm'
- */
-export function blockSelfChecks(trace, config, token, run) {
-  if (config.family === 'llama') return llamaSelfChecks(trace, config, token, run);
-  return layerNormSelfChecks(trace, config, token);
-}
-
-/** The Llama family's layer: RMSNorm → q/k/v → (Qwen3: each head's RMSNorm) → rotation →
- *  grouped-query attention → o_proj → Add → RMSNorm → SwiGLU (act(gate) · up) → down → Add. Steps
- *  recomputed: every RMSNorm, the rotation of q and k at this token's position, the heads' context
- *  (with the run's attentions), both residual sums, act(gate) and act(gate) · up, the final norm. */
-function llamaSelfChecks(trace, { layerNormEps: eps, hiddenSize: C, intermediateSize: F, hiddenAct, headDim: dh,
-  rotaryInverseFrequencies: invFreq }, token, run) {
-  const act = activationFor(hiddenAct);
-  const row = (array, width = C) => array.subarray(token * width, (token + 1) * width);
-  const diff = (got, want) => got.reduce((m, v, c) => Math.max(m, Math.abs(v - want[c])), 0);
-  const add = (a, b) => Float64Array.from(a, (v, c) => v + b[c]);
-  const e = trace.embeddings, T = e.word.length / C;
-  const checks = [{ step: 'embeddings.sum', maxDiff: diff(row(e.sum), row(e.word)) }];  // no position table
-  let input = row(e.output);
-  trace.layers.forEach((layer, l) => {
-    const norms = trace.layerNorms.layers[l];
-    const at = (name, want) => checks.push({ step: `layers.${l}.${name}`, maxDiff: diff(row(layer[name], want.length), want) });
-    const Q = layer.qProjection.length / T, KV = layer.kProjection.length / T;  // H·dh, KV·dh
-    at('attentionInputNorm', rmsNormRow(input, norms.attention.gamma, eps));
-    let q = row(layer.qProjection, Q), k = row(layer.kProjection, KV);
-    if (layer.qHeadNorm) {
-      at('qHeadNorm', perHead(q, dh, (x) => rmsNormRow(x, norms.qNorm.gamma, eps)));
-      at('kHeadNorm', perHead(k, dh, (x) => rmsNormRow(x, norms.kNorm.gamma, eps)));
-      q = row(layer.qHeadNorm, Q);
-      k = row(layer.kHeadNorm, KV);
-    }
-    at('qRotated', perHead(q, dh, (x) => rotateHead(x, token, invFreq)));
-    at('kRotated', perHead(k, dh, (x) => rotateHead(x, token, invFreq)));
-    if (run) at('attentionContext', headContexts(run, l, token, layer.vProjection, dh, KV));
-    at('attentionResidual', add(input, row(layer.attentionOutput)));
-    at('ffnInputNorm', rmsNormRow(row(layer.attentionResidual), norms.ffn.gamma, eps));
-    at('ffnGateActivated', Float64Array.from(row(layer.ffnGate, F), act));
-    at('ffnIntermediate', Float64Array.from(row(layer.ffnGateActivated, F), (g, c) => g * row(layer.ffnUp, F)[c]));
-    at('ffnResidual', add(row(layer.attentionResidual), row(layer.ffnOutput)));
-    input = row(layer.output);
-  });
-  checks.push({ step: 'finalNorm', maxDiff: diff(row(trace.finalNorm), rmsNormRow(input, trace.layerNorms.final.gamma, eps)) });
-  return checks;
-}
 
 /** Query head h's context at `token`: m_h Σ_j P_h[token, j] · v_j of the key/value head it reads
  *  (kvHeads[h]; m_h the run's head mask, L·H, or 1), heads side by side (H·dh), from the run's
@@ -155,85 +104,144 @@ export function headContexts({ attentions, shape: [, H, T, keys = T], kvHeads, h
   return out;
 }
 
-/** Post-LN encoders and pre-LN decoders (BERT, GPT-2): LayerNorms, residual sums, the activation. */
-function layerNormSelfChecks(trace, { layerNormEps: eps, isDecoder, hiddenSize: C, intermediateSize: F, hiddenAct }, token) {
-  const row = (array, width = C) => array.subarray(token * width, (token + 1) * width);
-  const act = activationFor(hiddenAct);
-  const diff = (got, want) => got.reduce((m, v, c) => Math.max(m, Math.abs(v - want[c])), 0);
-  const add = (a, b) => Float64Array.from(a, (v, c) => v + b[c]);
-  const norm = (x, { gamma, beta }) => layerNormRow(x, gamma, beta, eps);
-  const e = trace.embeddings;
-  const checks = [];
-  let sum = add(row(e.word), row(e.position));  // learned positions (the Llama family has none)
-  if (e.tokenType) sum = add(sum, row(e.tokenType));
-  checks.push({ step: 'embeddings.sum', maxDiff: diff(row(e.sum), sum) });
-  if (!isDecoder) checks.push({ step: 'embeddings.output', maxDiff: diff(row(e.output), norm(row(e.sum), trace.layerNorms.embeddings)) });
-  let input = row(e.output);
-  trace.layers.forEach((layer, l) => {
-    const { attention: lnA, ffn: lnF } = trace.layerNorms.layers[l];
-    const at = (name, got, want) => checks.push({ step: `layers.${l}.${name}`, maxDiff: diff(row(got, want.length), want) });
-    const activated = () => Float64Array.from(row(layer.ffnPreActivation, F), act);
-    if (isDecoder) {
-      at('attentionInputNorm', layer.attentionInputNorm, norm(input, lnA));
-      at('attentionResidual', layer.attentionResidual, add(input, row(layer.attentionOutput)));
-      at('ffnInputNorm', layer.ffnInputNorm, norm(row(layer.attentionResidual), lnF));
-      at('ffnIntermediate', layer.ffnIntermediate, activated());
-      at('ffnResidual', layer.ffnResidual, add(row(layer.attentionResidual), row(layer.ffnOutput)));
-    } else {
-      at('attentionResidual', layer.attentionResidual, add(input, row(layer.attentionOutput)));
-      at('attentionNorm', layer.attentionNorm, norm(row(layer.attentionResidual), lnA));
-      at('ffnIntermediate', layer.ffnIntermediate, activated());
-      at('ffnResidual', layer.ffnResidual, add(row(layer.attentionNorm), row(layer.ffnOutput)));
-      at('output', layer.output, norm(row(layer.ffnResidual), lnF));
+/** Whether a walk entry or item applies at layer l of L (its `at`: js/block-walks.js). */
+export function appliesAt({ at }, l, L) {
+  return at === 'first' ? l === 0 : at === 'last' ? l === L - 1 : at === 'later' ? l > 0 : true;
+}
+
+/** The traced array a walk reference names at layer l (js/block-walks.js), or undefined. */
+export function traced(trace, ref, l) {
+  for (const name of ref.split('|')) {
+    const array = name === 'x' ? (l === 0 ? embeddingsOutput(trace) : trace.layers[l - 1].output)
+      : name === 'embeddings' ? embeddingsOutput(trace)
+        : name.startsWith('embeddings.') ? trace.embeddings[name.slice('embeddings.'.length)]
+          : name === 'finalNorm' ? trace.finalNorm
+            : trace.layers[l][name];
+    if (array) return array;
+  }
+  return undefined;
+}
+
+// A single-stack trace's embeddings are their parts and output; an encoder–decoder's, the output alone.
+const embeddingsOutput = (trace) => trace.embeddings.output ?? trace.embeddings;
+
+/** A walk's norm parameters ({gamma, beta?}) by name: a layer's, or the stack's embeddings / final. */
+export function normParams(trace, name, l) {
+  const norms = trace.layerNorms ?? trace.norms;
+  return name === 'embeddings' || name === 'final' ? norms[name] : norms.layers[l][name];
+}
+
+/** The check name of a traced step: layers.<l>.<field>, or the stack's own name (embeddings.sum, finalNorm). */
+export function stepName(ref, l) {
+  return ref === 'finalNorm' || ref.startsWith('embeddings') ? ref : `layers.${l}.${ref}`;
+}
+
+/** The walk's checks of one item at layer l: [{ref, want, drawn}] (a norm item checks its output). */
+export function itemChecks(item) {
+  if (item.check) return [{ ref: item.check, want: item.want, drawn: item.drawn !== false }];
+  if (item.norm) return [{ ref: item.out, want: ['norm', item.norm, item.params], drawn: true }];
+  return [];
+}
+
+/** What a check's op computes for this token, in float64 (null where the run it needs is absent). */
+function recompute([op, ...args], env) {
+  const { row, eps } = env;
+  const norm = (x, p) => (env.rms ? rmsNormRow(x, p.gamma, eps) : layerNormRow(x, p.gamma, p.beta, eps));
+  switch (op) {
+    case 'sum':
+      return args.map(row).filter(Boolean).reduce((sum, r) => (sum ? Float64Array.from(sum, (v, c) => v + r[c]) : Float64Array.from(r)), null);
+    case 'norm': return norm(row(args[0]), env.params(args[1]));
+    case 'act': return Float64Array.from(row(args[0]), env.act);
+    case 'times': {
+      const b = row(args[1]);
+      return Float64Array.from(row(args[0]), (a, c) => a * b[c]);
     }
-    input = row(layer.output);
-  });
-  if (isDecoder) checks.push({ step: 'finalNorm', maxDiff: diff(row(trace.finalNorm), norm(input, trace.layerNorms.final)) });
-  return checks;
+    case 'headNorm': return perHead(row(args[0]), env.dh, (x) => rmsNormRow(x, env.params(args[1]).gamma, eps));
+    case 'rotate': return perHead(row(args[0]), env.dh, (x) => rotateHead(x, env.token, env.invFreq));
+    case 'context': {
+      if (!env.run) return null;
+      const v = env.trace.layers[env.l].vProjection;
+      return headContexts(env.run, env.l, env.token, v, env.dh, v.length / env.T);
+    }
+    case 'same': return Float64Array.from(row(args[0]));
+    default: throw new Error(`unknown block check ${op}`);
+  }
 }
 
 /**
- * The decoder layer of an encoder–decoder (js/seq2seq.js's decoderTrace): masked self-attention,
- * cross-attention over the source, feed-forward, each with its Add & Norm — T5 normalising before
- * each sublayer (RMSNorm, then decoder.final_layer_norm after the last layer), BART and Marian
- * after each Add (LayerNorm). Steps recomputed: every norm, every residual sum, the activation
- * (not T5's gated act(x W_gate) · x W_in, whose second factor the trace does not keep), and that
- * each layer reads the one before it (its first norm or sum is recomputed from that output).
- * @param {object} trace a Seq2SeqRunResult's decoderTrace
- * @param {{layerNormEps: number, hiddenSize: number, decoderFfnDim: number, activation: string,
- *   gatedFfn?: boolean}} config a Seq2SeqConfig
- * @param {number} token the target position to check (0-based)
- * @returns {{step: string, maxDiff: number}[]} step names 'layers.<l>.<name>', 'finalNorm'
+ * Runs a walk's checks (js/block-walks.js) on a trace at one token: each traced step that is
+ * arithmetic on the steps before it recomputed in float64 from the engine's own numbers, with the
+ * largest difference from what the engine returned — the 'first' steps once, then every layer's,
+ * then the 'last' steps once.
+ * @param {object} walk blockWalk() / seq2seqBlockWalk()
+ * @param {object} trace the run's trace of that stack
+ * @param {{hiddenSize: number, layerNormEps: number, hiddenAct?: string, activation?: string, headDim?: number,
+ *   rotaryInverseFrequencies?: number[]}} config the model's config
+ * @param {number} token the position to check (0-based)
+ * @param {object} [run] the run's attentions, shape, kvHeads (the heads' context: Σ_j P_ij v_j)
+ * @returns {{step: string, maxDiff: number, drawn: boolean}[]}
  */
-export function seq2seqSelfChecks(trace, { layerNormEps: eps, hiddenSize: C, decoderFfnDim: F, activation, gatedFfn }, token) {
-  const row = (array, width = C) => array.subarray(token * width, (token + 1) * width);
-  const act = activationFor(activation);
-  const diff = (got, want) => got.reduce((m, v, c) => Math.max(m, Math.abs(v - want[c])), 0);
-  const add = (a, b) => Float64Array.from(a, (v, c) => v + b[c]);
-  // LayerNorm where the norm has a β (BART, Marian), T5's RMSNorm where it has none.
-  const norm = (x, { gamma, beta }) => (beta ? layerNormRow(x, gamma, beta, eps) : rmsNormRow(x, gamma, eps));
+export function walkChecks(walk, trace, config, token, run) {
+  const L = trace.layers.length;
+  const T = embeddingsOutput(trace).length / config.hiddenSize;
+  const row = (array) => {
+    if (!array) return undefined;
+    const w = array.length / T;
+    return array.subarray(token * w, (token + 1) * w);
+  };
   const checks = [];
-  let input = row(trace.embeddings);
-  trace.layers.forEach((layer, l) => {
-    const n = trace.norms.layers[l];
-    const at = (name, want) => checks.push({ step: `layers.${l}.${name}`, maxDiff: diff(row(layer[name], want.length), want) });
-    const preNorm = Boolean(layer.selfAttentionInputNorm);
-    let x = input;
-    for (const [sub, p] of [['selfAttention', n.selfAttention], ['crossAttention', n.crossAttention]]) {
-      if (preNorm) at(`${sub}InputNorm`, norm(x, p));
-      at(`${sub}Residual`, add(x, row(layer[`${sub}Output`])));
-      x = row(layer[`${sub}Residual`]);
-      if (!preNorm) {
-        at(`${sub}Norm`, norm(x, p));
-        x = row(layer[`${sub}Norm`]);
+  const visit = (l, phase) => {
+    const env = { row: (ref) => row(traced(trace, ref, l)), params: (name) => normParams(trace, name, l), eps: config.layerNormEps,
+      rms: walk.norm === 'rms', act: activationFor(config.hiddenAct ?? config.activation), dh: config.headDim,
+      invFreq: config.rotaryInverseFrequencies, token, run, trace, l, T };
+    for (const entry of walk.entries) {
+      for (const item of entry.items ?? []) {
+        const at = item.at ?? entry.at;
+        if ((at === 'first' || at === 'last' ? at : 'layer') !== phase || (at === 'later' && l === 0)) continue;
+        if ((entry.when && !traced(trace, entry.when, l)) || (item.when && !traced(trace, item.when, l))) continue;
+        for (const { ref, want, drawn } of itemChecks(item)) {
+          const expected = recompute(want, env);
+          if (!expected) continue;
+          const got = env.row(ref);
+          checks.push({ step: stepName(ref, l), maxDiff: got.reduce((m, v, c) => Math.max(m, Math.abs(v - expected[c])), 0), drawn });
+        }
       }
     }
-    if (preNorm) at('ffnInputNorm', norm(x, n.ffn));
-    if (!gatedFfn) at('ffnIntermediate', Float64Array.from(row(layer.ffnPreActivation, F), act));
-    at('ffnResidual', add(x, row(layer.ffnOutput)));
-    at('output', preNorm ? row(layer.ffnResidual) : norm(row(layer.ffnResidual), n.ffn));
-    input = row(layer.output);
-  });
-  if (trace.finalNorm) checks.push({ step: 'finalNorm', maxDiff: diff(row(trace.finalNorm), norm(input, trace.norms.final)) });
+  };
+  visit(0, 'first');
+  for (let l = 0; l < L; l++) visit(l, 'layer');
+  visit(L - 1, 'last');
   return checks;
+}
+
+const stepsOnly = (checks) => checks.map(({ step, maxDiff }) => ({ step, maxDiff }));
+
+/**
+ * The Block view's self-checks of a single-stack model (BERT, GPT-2, the Llama family): its walk's
+ * (js/block-walks.js blockWalk) residual sums, norms, activations; the Llama family's rotations, per-head
+ * norms, SwiGLU product and (with `run`) the heads' context.
+ * @param {object} trace a RunResult's trace (run with { trace: true }), with its layerNorms
+ * @param {object} config the model's config (js/model.js)
+ * @param {number} token the position to check (0-based)
+ * @param {{attentions: Float32Array, shape: number[], kvHeads: number[]}} [run] the run's attentions
+ * @returns {{step: string, maxDiff: number}[]} in the order a token meets them; step names
+ *   'embeddings.sum', 'embeddings.output', 'layers.<l>.<name>', 'finalNorm'
+ */
+export function blockSelfChecks(trace, config, token, run) {
+  return stepsOnly(walkChecks(blockWalk(config), trace, config, token, run));
+}
+
+/**
+ * The same for one stack of an encoder–decoder (js/seq2seq.js's decoderTrace or encoderTrace;
+ * js/block-walks.js seq2seqBlockWalk): every norm, every residual sum, the activation (not T5's
+ * gated act(x W_gate) · x W_in, whose second factor the trace does not keep), and that each layer
+ * reads the one before it (its first norm or sum is recomputed from that output).
+ * @param {object} trace a Seq2SeqRunResult's decoderTrace (or encoderTrace)
+ * @param {object} config a Seq2SeqConfig (modelType, gatedFfn, hiddenSize, layerNormEps, activation)
+ * @param {number} token the position to check (0-based)
+ * @param {'decoder' | 'encoder'} [stack]
+ * @returns {{step: string, maxDiff: number}[]} step names 'layers.<l>.<name>', 'finalNorm'
+ */
+export function seq2seqSelfChecks(trace, config, token, stack = 'decoder') {
+  return stepsOnly(walkChecks(seq2seqBlockWalk(config, stack), trace, config, token));
 }

@@ -6,7 +6,8 @@
 // PyTorch forward of tests/fixtures/make_seq2seq*_fixtures.py run now on model-seq2seq/ (through
 // tests/e2e/helpers/seq2seq-torch-reference.py), the ids with Hugging Face's Rust tokenizers, the
 // weights shown with the run's own cross_attentions row; every Add & Norm check is ≤ 1e-4. The same
-// for a post-norm family (the BART golden fixture opened as a folder). Also:
+// for a post-norm family (the BART golden fixture opened as a folder). The stack switch walks an
+// encoder layer of the same run (?stack=encoder). Also:
 // the tab is offered for an encoder–decoder, the permalink keeps layer and token, Korean text,
 // no overflow at phone width, a clean console. ATTNSCOPE_SCREENSHOTS=dir keeps EN/KO desktop/phone shots.
 import { after, before, test } from 'node:test';
@@ -19,7 +20,7 @@ import { Tokenizer } from 'tokenizers';
 
 import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
 import { torchSeq2SeqBlock } from './helpers/seq2seq-reference.js';
-import { bundledModelFile } from '../../js/index.js';
+import { bundledModelFile, loadModel } from '../../js/index.js';
 import { SEQ2SEQ_EXAMPLE_SOURCE } from '../../web/src/examples.js';
 
 const MODEL = 'bundled-seq2seq';
@@ -154,6 +155,58 @@ test('the Block tab walks a target token through a T5 decoder layer; every numbe
     `norms (relative) ${Math.max(first.worst, second.worst).toExponential(2)}`);
   assert.match(page.url(), new RegExp(`layer=${L - 1}`));
   assert.match(page.url(), new RegExp(`q=${token}`));
+
+  // The stack switch walks the encoder, on the same page: a source token through the last encoder
+  // layer. Its weights against PyTorch's encoder_attentions, its final RMSNorm against PyTorch's
+  // encoder output, what each sublayer added against the API's encoderTrace of the same ids.
+  const Le = config.num_layers, src = Math.min(3, block.sourceIds.length - 1);
+  await page.locator('.view-block .stack-switch [data-stack="encoder"]').click();
+  await page.waitForFunction(() => window.__attnscope.block?.stack === 'encoder');
+  await page.locator('.view-block .layer-picker select').selectOption(String(Le - 1));
+  await page.locator('.view-block .query-picker select').selectOption(String(src));
+  const enc = await page.waitForFunction(([l, i]) => {
+    const b = window.__attnscope.block;
+    return b?.stack === 'encoder' && b.layer === l && b.token === i ? b : null;
+  }, [Le - 1, src], { timeout: 60000 }).then((h) => h.jsonValue());
+  assert.equal(enc.tokens, block.sourceIds.length, 'the query picker offers the source');
+  assert.deepEqual(enc.steps, ['blockS2SEncInput', 'blockS2SEncSelf', 'blockS2SAdd', 'blockS2SEncFfn', 'blockS2SAdd', 'blockLast', 'blockS2SSummary']);
+  const gated = config.feed_forward_proj.startsWith('gated-');
+  assert.deepEqual(enc.checks.map((c) => c.step), ['selfAttentionInputNorm', 'selfAttentionResidual', 'ffnInputNorm',
+    ...(gated ? [] : ['ffnIntermediate']), 'ffnResidual'].map((s) => `layers.${Le - 1}.${s}`).concat('finalNorm'));
+  assert.ok(enc.allChecks.every((c) => c.maxDiff <= 1e-4), JSON.stringify(enc.allChecks));
+  const url = new URL(page.url()).searchParams;
+  assert.deepEqual([url.get('stack'), url.get('layer'), url.get('q')], ['encoder', String(Le - 1), String(src)]);
+  const torch = torchSeq2SeqBlock(MODEL_DIR, { sourceIds: block.sourceIds, decoderIds: block.targetIds, full: true });
+  const wantWeights = torch.encoder_attentions[Le - 1].map((head) => head[src]);
+  const dEnc = maxDiff(enc.selfWeights, wantWeights);
+  assert.ok(dEnc <= WEIGHT_TOLERANCE, `encoder self-attention weights differ from PyTorch by ${dEnc}`);
+  const encCells = await page.locator('.view-block section[data-step="blockS2SEncSelf"] table.block-weights tbody td:not(.mean)')
+    .evaluateAll((tds) => tds.map((td) => Number(td.title)));
+  assert.equal(encCells.length, block.sourceIds.length * config.num_heads);
+  encCells.forEach((v, n) => assert.ok(Math.abs(v - wantWeights[n % config.num_heads][Math.floor(n / config.num_heads)]) <= 1e-4, `cell ${n}`));
+  const finalShown = await page.locator('.view-block section[data-step="blockLast"] .vector-row').last().evaluate((r) => Number(r.dataset.norm));
+  const finalWant = l2(torch.encoder_hidden[src]);
+  assert.ok(Math.abs(finalShown - finalWant) <= NORM_TOLERANCE * finalWant, `encoder final norm ‖·‖ ${finalShown} vs PyTorch ${finalWant}`);
+  const model = await loadModel(MODEL);
+  try {
+    const trace = (await model.runIds(block.sourceIds, { targetIds: block.targetIds.slice(1), trace: true })).encoderTrace;
+    const C = config.d_model, rowOf = (a) => Array.from(a.subarray(src * C, (src + 1) * C));
+    const layer = trace.layers[Le - 1];
+    const want = [['input', null, trace.layers[Le - 2].output], ['selfAttention', layer.selfAttentionOutput, layer.selfAttentionResidual],
+      ['ffn', layer.ffnOutput, layer.output]];
+    assert.deepEqual(enc.summary.map((s) => s.key), want.map(([key]) => key));
+    enc.summary.forEach((s, n) => {
+      const [, added, after] = want[n];
+      assert.ok(Math.abs(s.after - l2(rowOf(after))) <= 1e-9 * s.after, `${s.key}: ‖x‖ after`);
+      if (!added) return;
+      assert.ok(Math.abs(s.added - l2(rowOf(added))) <= 1e-9 * s.added, `${s.key}: ‖added‖`);
+      const largest = rowOf(added).map((v, d) => [d, v]).sort((a, b) => Math.abs(b[1]) - Math.abs(a[1])).slice(0, 3);
+      assert.deepEqual(s.top, largest, `${s.key}: largest entries`);
+    });
+  } finally {
+    model.dispose();
+  }
+  console.log(`# seq2seq Block, encoder walk: weights vs PyTorch ${dEnc.toExponential(2)}, final norm ‖·‖ ${finalShown} vs ${finalWant.toFixed(4)}`);
   assert.deepEqual(g.problems, []);
   await g.context.close();
 });

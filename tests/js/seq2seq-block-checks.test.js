@@ -5,6 +5,7 @@
 // PyTorch intermediates of tests/fixtures/make_seq2seq_trace_fixtures.py (not the engine's), every
 // check agrees to float32 rounding, so its formulas are the architectures'; applied to the engine's
 // trace, every check is ≤ 1e-4; and an error put into one traced step is reported at that step.
+// The encoder's walk likewise on the engine's encoderTrace (its steps, ≤ 1e-4, a planted error).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -88,7 +89,24 @@ describe('seq2seqSelfChecks (the encoder–decoder Block view\'s checks)', () =>
         const moved = after.filter((x, n) => Math.abs(x.maxDiff - before[n].maxDiff) > 1e-6).map((x) => x.step);
         assert.equal(moved[0], `layers.${l}.${step}`);
         assert.ok(after.find((x) => x.step === `layers.${l}.${step}`).maxDiff >= 0.0099);
-        t.diagnostic(`${name}: checks on PyTorch's trace ≤ ${worstTorch.toExponential(1)}, on the engine's ≤ ${worstEngine.toExponential(1)}`);
+        // The encoder's walk (no cross-attention sublayer) on its own trace: its steps, each ≤ 1e-4 at
+        // every source position, and an error put into one step caught there.
+        const S = run.sourceIds.length, Le = c.encoderLayers;
+        const encoderSteps = expectedSteps(Le, t5, c.gatedFfn).filter((x) => !x.includes('crossAttention'));
+        let worstEncoder = 0;
+        for (let token = 0; token < S; token++) {
+          const checks = seq2seqSelfChecks(run.encoderTrace, c, token, 'encoder');
+          assert.deepEqual(checks.map((x) => x.step), encoderSteps);
+          for (const { step, maxDiff } of checks) {
+            assert.ok(maxDiff <= 1e-4, `engine encoder ${step} at ${token}: ${maxDiff}`);
+            worstEncoder = Math.max(worstEncoder, maxDiff);
+          }
+        }
+        run.encoderTrace.layers[0].selfAttentionResidual[(S - 1) * C + 5] += 0.01;
+        const planted = seq2seqSelfChecks(run.encoderTrace, c, S - 1, 'encoder').find((x) => x.step === 'layers.0.selfAttentionResidual');
+        assert.ok(planted.maxDiff >= 0.0099, `planted encoder error not seen: ${planted.maxDiff}`);
+        t.diagnostic(`${name}: checks on PyTorch's trace ≤ ${worstTorch.toExponential(1)}, on the engine's ≤ ${worstEngine.toExponential(1)}` +
+          ` (encoder ≤ ${worstEncoder.toExponential(1)})`);
       } finally {
         model.dispose();
       }

@@ -1,11 +1,11 @@
-// UI text for an encoder–decoder's Block walk-through (views/block-seq2seq.js), English and
+// UI text for an encoder–decoder's Block walk-through (js/block-walks.js seq2seqBlockWalk), English and
 // Korean, merged into i18n.js's tables. Korean uses the standard terms: 교차 어텐션
 // (cross-attention), 마스크드 셀프 어텐션 (masked self-attention), 잔차 스트림 (residual stream),
 // 피드포워드 신경망 (feed-forward network), 층 정규화 (layer normalisation).
 
 export const BLOCK_SEQ2SEQ_STRINGS = {
   en: {
-    blockS2SIntro: 'The path of target token {token} through decoder layer {layer} of {layers}. At this position the decoder has read the target up to here and writes the next token ({next}). A decoder layer has three sublayers, and each adds what it computes to the token’s running vector x (the residual stream): ① masked self-attention over the target so far, ② cross-attention over the source, ③ a feed-forward network.',
+    blockS2SIntro: 'The path of target token {token} through decoder layer {layer} of {layers}. At this position the decoder has read the target up to here and writes the next token ({nextToken}). A decoder layer has three sublayers, and each adds what it computes to the token’s running vector x (the residual stream): ① masked self-attention over the target so far, ② cross-attention over the source, ③ a feed-forward network.',
     blockS2SFamilyT5: 'T5 normalises before each sublayer (pre-norm, RMSNorm: no mean is subtracted and there is no β) and adds the sublayer’s output to x itself; its attention scores are q·k with no ÷√d_k; self-attention adds a learned relative-position bias (cross-attention has none); one more RMSNorm follows the last layer.',
     blockS2SFamilyPostLn: '{family} normalises after each Add (post-norm, LayerNorm with γ and β): the sum x + sublayer is normalised before the next sublayer reads it; attention scores are q·k / √d_k.',
     blockS2SEmbeddings: 'Layer 0’s input: the embedding of {token}',
@@ -47,9 +47,23 @@ export const BLOCK_SEQ2SEQ_STRINGS = {
     blockS2SRowFfn: '③ feed-forward',
     blockS2SSummaryNoteT5: '‖added‖ is the length of what the sublayer wrote into x; ‖x‖ after is the length of x once it is added. A large ‖added‖ next to ‖x‖ means the sublayer changed the token a lot.',
     blockS2SSummaryNotePostLn: '‖added‖ is the length of what the sublayer wrote into x; ‖x‖ after is the length once it is added and normalised (LayerNorm sets the scale, so compare ‖added‖ with the ‖x‖ before it).',
+    // The encoder's walk (?stack=encoder) and the switch between the two stacks.
+    blockStackTitle: 'Walk through:',
+    blockStackEncoder: 'an encoder layer (source)',
+    blockStackDecoder: 'a decoder layer (target)',
+    blockS2SEncIntro: 'The path of source token {token} through encoder layer {layer} of {layers}. The encoder reads the whole source at once, each token seeing every other one (no mask). An encoder layer has two sublayers, and each adds what it computes to the token’s running vector x (the residual stream): ① self-attention over the source, ② a feed-forward network. What the last layer writes is what the decoder’s cross-attention reads.',
+    blockS2SEncFamilyT5: 'T5 normalises before each sublayer (pre-norm, RMSNorm: no mean is subtracted and there is no β) and adds the sublayer’s output to x itself; its attention scores are q·k with no ÷√d_k, plus a learned relative-position bias; one more RMSNorm follows the last layer.',
+    blockS2SEncEmbT5: 'T5’s encoder starts from the word vector alone: positions enter as the self-attention’s relative-position bias.',
+    blockS2SEncInput: 'Encoder layer {layer}’s input x (what layer {prev} wrote)',
+    blockS2SEncSelf: '① Self-attention: {token} reads the whole source ({S} tokens)',
+    blockS2SEncSelfWeights: 'Its attention weights over every source token, before and after it, one column per head (each column sums to 1):',
+    blockS2SEncFfn: '② Feed-forward network: {C} → {F} → {C}, on this token alone',
+    blockS2SEncAfterFfn: 'x after ②',
+    blockS2SEncRowFfn: '② feed-forward',
+    blockS2SEncFinalNorm: 'After the last layer, one more RMSNorm (encoder.final_layer_norm): the decoder’s cross-attention reads this as its keys and values.',
   },
   ko: {
-    blockS2SIntro: '목표 토큰 {token}이(가) 디코더 {layers}개 층 중 {layer}층을 지나는 과정입니다. 이 위치에서 디코더는 여기까지의 목표 문장을 읽고 다음 토큰({next})을 씁니다. 디코더 층에는 하위 층이 셋 있고, 각각 계산한 것을 토큰의 누적 벡터 x(잔차 스트림)에 더합니다: ① 지금까지의 목표 문장에 대한 마스크드 셀프 어텐션, ② 원문에 대한 교차 어텐션, ③ 피드포워드 신경망.',
+    blockS2SIntro: '목표 토큰 {token}이(가) 디코더 {layers}개 층 중 {layer}층을 지나는 과정입니다. 이 위치에서 디코더는 여기까지의 목표 문장을 읽고 다음 토큰({nextToken})을 씁니다. 디코더 층에는 하위 층이 셋 있고, 각각 계산한 것을 토큰의 누적 벡터 x(잔차 스트림)에 더합니다: ① 지금까지의 목표 문장에 대한 마스크드 셀프 어텐션, ② 원문에 대한 교차 어텐션, ③ 피드포워드 신경망.',
     blockS2SFamilyT5: 'T5는 각 하위 층 앞에서 정규화하고(사전 정규화, RMSNorm: 평균을 빼지 않고 β도 없음) 하위 층의 출력을 x 자체에 더합니다. 어텐션 점수는 ÷√d_k 없이 q·k이고, 셀프 어텐션에는 학습된 상대 위치 편향이 더해집니다(교차 어텐션에는 없음). 마지막 층 뒤에 RMSNorm이 한 번 더 있습니다.',
     blockS2SFamilyPostLn: '{family}는 각 덧셈 뒤에 정규화합니다(사후 정규화, γ와 β가 있는 LayerNorm): 다음 하위 층은 x + 하위 층 출력을 정규화한 값을 읽습니다. 어텐션 점수는 q·k / √d_k입니다.',
     blockS2SEmbeddings: '0층의 입력: {token}의 임베딩',
@@ -91,5 +105,18 @@ export const BLOCK_SEQ2SEQ_STRINGS = {
     blockS2SRowFfn: '③ 피드포워드',
     blockS2SSummaryNoteT5: '‖더한 값‖은 하위 층이 x에 써 넣은 벡터의 길이이고, 뒤의 ‖x‖는 더한 뒤 x의 길이입니다. ‖x‖에 비해 ‖더한 값‖이 크면 그 하위 층이 토큰을 크게 바꾼 것입니다.',
     blockS2SSummaryNotePostLn: '‖더한 값‖은 하위 층이 x에 써 넣은 벡터의 길이이고, 뒤의 ‖x‖는 더하고 정규화한 뒤의 길이입니다(LayerNorm이 크기를 정하므로 ‖더한 값‖은 그 앞의 ‖x‖와 비교하세요).',
+    blockStackTitle: '따라갈 층:',
+    blockStackEncoder: '인코더 층 (원문)',
+    blockStackDecoder: '디코더 층 (목표 문장)',
+    blockS2SEncIntro: '원문 토큰 {token}이(가) 인코더 {layers}개 층 중 {layer}층을 지나는 과정입니다. 인코더는 원문 전체를 한 번에 읽고, 각 토큰은 다른 모든 토큰을 봅니다(마스크 없음). 인코더 층에는 하위 층이 둘 있고, 각각 계산한 것을 토큰의 누적 벡터 x(잔차 스트림)에 더합니다: ① 원문에 대한 셀프 어텐션, ② 피드포워드 신경망. 마지막 층이 쓴 값을 디코더의 교차 어텐션이 읽습니다.',
+    blockS2SEncFamilyT5: 'T5는 각 하위 층 앞에서 정규화하고(사전 정규화, RMSNorm: 평균을 빼지 않고 β도 없음) 하위 층의 출력을 x 자체에 더합니다. 어텐션 점수는 ÷√d_k 없이 q·k에 학습된 상대 위치 편향을 더한 값입니다. 마지막 층 뒤에 RMSNorm이 한 번 더 있습니다.',
+    blockS2SEncEmbT5: 'T5 인코더는 단어 벡터만으로 시작합니다. 위치는 셀프 어텐션의 상대 위치 편향으로 들어갑니다.',
+    blockS2SEncInput: '인코더 {layer}층의 입력 x ({prev}층이 쓴 값)',
+    blockS2SEncSelf: '① 셀프 어텐션: {token}이(가) 원문 전체({S}개 토큰)를 읽습니다',
+    blockS2SEncSelfWeights: '앞뒤의 모든 원문 토큰에 대한 어텐션 가중치, 헤드마다 한 열(각 열의 합은 1):',
+    blockS2SEncFfn: '② 피드포워드 신경망: {C} → {F} → {C}, 이 토큰 하나에만',
+    blockS2SEncAfterFfn: '② 뒤의 x',
+    blockS2SEncRowFfn: '② 피드포워드',
+    blockS2SEncFinalNorm: '마지막 층 뒤에 RMSNorm이 한 번 더 있습니다(encoder.final_layer_norm). 디코더의 교차 어텐션은 이 값을 키와 값으로 읽습니다.',
   },
 };

@@ -8,12 +8,14 @@
 import { viewEntry } from './views/registry.js';
 
 export const ATTENTION_KINDS = ['enc', 'dec', 'cross'];
+/** The stacks whose layers the Block view walks (state.blockStack, ?stack=), the default first. */
+export const SEQ2SEQ_STACKS = Object.freeze(['decoder', 'encoder']);
 
 /** The kind the views draw: state.kind, but a view may read one kind whatever the switch says
- *  (its registry entry's showsKind: the Block view walks a decoder layer, so there the result is
- *  the decoder's: its layers, heads and the target's tokens to pick the query from). */
+ *  (its registry entry's showsKind: the Block view walks a layer of the stack state.blockStack
+ *  names, so there the result is that stack's: its layers, heads and tokens to pick the query from). */
 export function kindShown(state) {
-  return viewEntry(state.view)?.showsKind ?? state.kind;
+  return viewEntry(state.view)?.showsKind?.(state) ?? state.kind;
 }
 
 /** The loaded model is an encoder–decoder (BART, Marian, T5). */

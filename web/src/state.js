@@ -9,7 +9,7 @@ import { PATCH_SITES } from '../../js/patching.js';
 import { STEER_MAX_STRENGTH } from './setting-check.js';
 import { WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
 import { LESSONS } from './lesson/steps.js';
-import { ATTENTION_KINDS } from './seq2seq-run.js';
+import { ATTENTION_KINDS, SEQ2SEQ_STACKS } from './seq2seq-run.js';
 import { openView, VIEW, VIEW_IDS } from './views/registry.js';
 
 export { isHubId };
@@ -32,7 +32,7 @@ const MAX_STEER_CHARS = 500;             // a steering text is a short phrase
 export const STEER_EXAMPLE = Object.freeze({ prompt: 'In the evening he went to', from: 'the house', to: 'the church', layer: 4, strength: 1.5 });
 
 /** The values a parameter limited to a list may take (state key → list): tests pick from it. */
-export const PARAM_CHOICES = Object.freeze({ patchSite: PATCH_SITES });
+export const PARAM_CHOICES = Object.freeze({ patchSite: PATCH_SITES, blockStack: SEQ2SEQ_STACKS });
 
 export function defaultState() {
   return {
@@ -67,6 +67,7 @@ export function defaultState() {
     // the grid, head and lines views show ('enc' | 'dec' | 'cross').
     target: '',
     kind: 'cross',
+    blockStack: SEQ2SEQ_STACKS[0],   // the stack whose layers the Block view walks ('decoder' | 'encoder')
     // The Patching view: the corrupted prompt and the two tokens compared ('' = the view's
     // suggestion, patch-suggest.js), and the activation patched (js/patching.js's sites).
     patchCorrupted: '',
@@ -118,6 +119,8 @@ export function stateFromUrl(search) {
   if (target !== null) s.target = target.slice(0, MAX_TEXT_CHARS);
   const kind = p.get('k');
   if (ATTENTION_KINDS.includes(kind)) s.kind = kind;
+  const stack = p.get('stack');
+  if (SEQ2SEQ_STACKS.includes(stack)) s.blockStack = stack;
   const pair = p.get('pair');
   if (pair !== null) { s.pair = pair.slice(0, MAX_TEXT_CHARS); s.pairOn = true; }
   const model = p.get('model');
@@ -168,6 +171,7 @@ export function stateToUrl(s) {
   if (s.pairOn) p.set('pair', s.pair);
   if (s.target !== d.target) p.set('tgt', s.target);
   if (s.kind !== d.kind) p.set('k', s.kind);
+  if (s.blockStack !== d.blockStack) p.set('stack', s.blockStack);
   if (s.positionsA !== d.positionsA) p.set('pa', s.positionsA);
   if (s.positionsB !== d.positionsB) p.set('pb', s.positionsB);
   if (s.patchCorrupted !== d.patchCorrupted) p.set('corrupted', s.patchCorrupted);

@@ -11,7 +11,8 @@ stdout: {"self": [H][i+1], "cross": [H][S] (the token's attention rows),
          "ffnOutput", "output": [C] rows (after = what the next sublayer reads the residual stream
          as: x + output for T5, its LayerNorm for BART/Marian), "finalNorm": [C] (T5) or null,
          with full: "encoder_attentions" [L][H][S][S], "decoder_attentions" [L][H][T][T],
-         "cross_attentions" [L][H][T][S]}
+         "cross_attentions" [L][H][T][S], "encoder_hidden" [S][C] (what cross-attention reads: T5 after
+         the encoder's final norm)}
 """
 import json
 import os
@@ -52,6 +53,7 @@ def main():
     if job.get("full"):
         for key in ("encoder_attentions", "decoder_attentions", "cross_attentions"):
             out[key] = [p.tolist() for p in ref[key]]
+        out["encoder_hidden"] = ref["encoder_hidden"].tolist()
     json.dump(out, sys.stdout)
 
 

@@ -1,8 +1,8 @@
-// The frame every Block walk-through shares (block-bert-gpt2.js, block-llama.js, block-seq2seq.js): a
-// bar for the pickers above a column of titled steps, each step's colour strips of the engine's
-// numbers, and the "Check" line under a step that js/block-steps.js recomputed in float64. The
-// walks differ only in which steps they draw; this is where a step looks the same in all three.
+// The Block view's frame (views/block.js): a bar for the pickers above a column of titled steps,
+// each step's colour strips of the engine's numbers, the norm steps' statistics, and the "Check"
+// line under a step that js/block-steps.js recomputed in float64; an encoder–decoder's stack switch.
 import { layerHeadPickers, queryPicker } from '../pickers.js';
+import { SEQ2SEQ_STACKS } from '../seq2seq-run.js';
 import { vectorStrip } from '../vector-strip.js';
 
 /** Largest float64-recomputed difference a check shows as agreeing (the engine is float32). */
@@ -15,8 +15,33 @@ export function note(text) {
   return p;
 }
 
+/** An encoder–decoder's choice of stack to walk (state.blockStack, ?stack= in the permalink): the
+ *  encoder's layers over the source or the decoder's over the target, source side first. */
+export function stackSwitch(app) {
+  const box = document.createElement('div');
+  box.className = 'stack-switch';
+  box.setAttribute('role', 'radiogroup');
+  box.setAttribute('aria-label', app.t('blockStackTitle'));
+  const title = document.createElement('span');
+  title.className = 'stack-title';
+  title.textContent = app.t('blockStackTitle');
+  box.append(title);
+  for (const stack of [...SEQ2SEQ_STACKS].reverse()) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.setAttribute('role', 'radio');
+    b.dataset.stack = stack;
+    b.setAttribute('aria-checked', String(app.state.blockStack === stack));
+    b.textContent = app.t(stack === 'encoder' ? 'blockStackEncoder' : 'blockStackDecoder');
+    b.addEventListener('click', () => app.set({ blockStack: stack }));
+    box.append(b);
+  }
+  return box;
+}
+
 /**
- * Builds the bar and the body in `host`. begin(trace) puts the layer and query pickers in the bar
+ * Builds the bar and the body in `host`. begin(trace, before) puts `before` (elements of the
+ * model's own: the stack switch), the layer and query pickers in the bar
  * and, when the run kept no trace, says so in the body and returns false. start(checks) begins a new drawing with the checks of
  * the token shown ({step, maxDiff}[]); section() appends a titled step, check() its Check line
  * when `step` was recomputed, strip() a vector's colour strip, layerNormStats() / rmsNormStats() a
@@ -43,8 +68,8 @@ export function blockShell(host, app) {
 
   const shell = {
     bar, body,
-    begin(trace) {
-      bar.replaceChildren(layerHeadPickers(app, { head: false }), queryPicker(app));
+    begin(trace, before = []) {
+      bar.replaceChildren(...before, layerHeadPickers(app, { head: false }), queryPicker(app));
       if (trace) return true;
       shell.start();
       body.append(note(app.t('blockNeedsTrace')));
@@ -79,7 +104,7 @@ export function blockShell(host, app) {
       s.append(strip(gamma, 'γ'), strip(beta, 'β'), strip(out, app.t('blockNormOut')));
       check(s, step);
     },
-    /** RMSNorm (x / √(mean(x²) + ε) · γ; no centring, no β): the same for the Llama family and T5. */
+    /** RMSNorm (x / √(mean(x²) + ε) · γ; no centring, no β): the Llama family's and T5's. */
     rmsNormStats(s, x, gamma, out, step, eps) {
       let meanSquare = 0;
       for (const v of x) meanSquare += v * v;

@@ -30,7 +30,7 @@ export const LAST_POSITION = 99999;
  *               default viewNotSeq2Seq) and the page hides its tab
  *   words       it draws display()/displayMatrix() only, so it can merge pieces into words
  *   kinds       an encoder–decoder's kind switch (enc/dec/cross) chooses what it draws
- *   showsKind   the encoder–decoder attention it reads whatever the switch says
+ *   showsKind   (state) → the encoder–decoder attention it reads whatever the kind switch says
  *   opens       the state an opening of the view sets with it (the cross view: kind 'cross')
  *   streams     it can draw a target still being generated (false: it waits for the full run)
  *   element     <attn-scope> offers it
@@ -50,9 +50,9 @@ const ENTRIES = [
   { id: 'aggregates', scope: 'model', families: SINGLE_STACK, element: true, load: () => import('./aggregates.js') },
   { id: 'diff', families: SINGLE_STACK, load: () => import('./diff.js') },
   { id: 'compare', load: () => import('./compare.js') },
-  // An encoder–decoder's walk goes through a decoder layer.
-  { id: 'block', needs: ['trace'], showsKind: 'dec', streams: false, element: true,
-    load: () => import('./block.js') },
+  // An encoder–decoder's walk goes through a layer of the stack its switch names (?stack=).
+  { id: 'block', needs: ['trace'], showsKind: (state) => (state.blockStack === 'encoder' ? 'enc' : 'dec'), streams: false,
+    element: true, params: { stack: 'blockStack' }, load: () => import('./block.js') },
   { id: 'positions', families: SINGLE_STACK, element: true, params: { pa: 'positionsA', pb: 'positionsB' },
     load: () => import('./positions.js') },
   // The head table scores a whole target.
