@@ -83,7 +83,7 @@ test('the derived lists: element views, frozen figures, family rules', () => {
   // corpus of single texts: these are the views that read none of those.
   const seq2seq = { kind: 'encoder-decoder' }, gpt2 = { kind: 'decoder', config: { isDecoder: true } }, bert = { config: {} };
   assert.deepEqual(VIEW_IDS.filter((id) => !viewUnavailable(seq2seq, id)).sort(),
-    ['block', 'compare', 'cross', 'grid', 'head', 'heads', 'lines']);
+    ['block', 'compare', 'cross', 'grid', 'head', 'heads', 'lines', 'patching']);
   for (const info of [gpt2, bert, null]) {
     assert.deepEqual(VIEW_IDS.filter((id) => viewUnavailable(info, id)), ['cross']);
     assert.equal(viewUnavailable(info, 'cross'), 'crossNeedsSeq2Seq');
