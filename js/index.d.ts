@@ -269,7 +269,7 @@ export interface FigureData {
 }
 export const FIGURE_FORMAT: 'attnscope-figure';
 /** The newest version written (cross, lens, flow and patching figures); figureResult reads 1 and 2. */
-export const FIGURE_VERSION: 2;
+export const FIGURE_VERSION: 3;
 export const FIGURE_VIEWS: readonly ('head' | 'lines' | 'grid' | 'layers' | 'flow' | 'patching')[];
 type TopEntry = { id: number; token: string; text: string; prob: number };
 /** The figure of one view of a run (E_INPUT for a view a figure cannot draw). flow: a run with

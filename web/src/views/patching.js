@@ -263,7 +263,8 @@ export function createPatching(host, app) {
       scores: g.rows.map((row) => (row ? [...row] : null)), clean: g.result?.clean ?? null, corruptedLd: g.result?.corrupted ?? null,
       // A finished grid as a frozen figure holds it (js/figure-patching.js): the hosts' Save figure data.
       // An encoder–decoder's also holds the clean run over the target so far and the link's prefix.
-      figure: g.result && prep?.run ? { grid: g.result, corruptedRun: prep.run, corruptedText: g.options.corrupted,
+      figure: g.result && prep?.run ? { grid: g.result, corruptedRun: prep.cleanRun ? { ...prep.run, ...sourceRow(prep.run) } : prep.run,
+        corruptedText: g.options.corrupted,
         answer: g.options.answer, wrong: g.options.wrong,
         ...(prep.cleanRun ? { cleanRun: prep.cleanRun, prefix: app.state.patchPrefix } : {}) } : null };
   }
