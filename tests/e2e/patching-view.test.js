@@ -4,6 +4,7 @@
 // suggests them. On the bundled T5: its example's encoder grid, the stack switch, and a link to a
 // decoder head grid. Desktop in English, phone in Korean; the console stays clean.
 import { it } from 'node:test';
+import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { guardedPage, serverAndBrowser, waitForRuns } from './helpers.js';
 import { PATCHING_EXAMPLE, PATCHING_SEQ2SEQ_EXAMPLE as T5 } from '../../web/src/patch-suggest.js';
@@ -14,7 +15,7 @@ const PHONE = { width: 390, height: 844 };
 const gridDone = (page, site, stack = null) => page.waitForFunction(([s, k]) => {
   const p = window.__attnscope.patching;
   return p && p.site === s && p.stack === k && p.state === 'done';
-}, [site, stack], { timeout: 30000 });
+}, [site, stack], { timeout: 60000 });
 // Layer 0's residual stream is the tokens' embeddings (T5 adds no position embeddings): patching it
 // at the one position that differs gives the clean run (1), anywhere else changes nothing (0).
 const near = (row, expected) => row.length === expected.length && row.every((v, i) => Math.abs(v - expected[i]) < 1e-5);
@@ -64,6 +65,11 @@ it('desktop, English: the example opens the grid; the head grid finds layer 3 he
   assert.deepEqual(await page.locator('.patch-align td.is-different').allTextContents(), ['doctor', 'little']);
   assert.match(await page.locator('.patch-prefix-line').textContent(), /The decoder has written “the man”.*a noun follows/);
   assert.deepEqual([await param(page, 'prefix'), await param(page, 'stack')], [T5.prefix, null], 'the encoder is the page\'s default');
+  // Figure data: the grid as a version-3 figure of the encoder over the clean source.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save-figure')]);
+  const doc = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  assert.deepEqual([doc.version, doc.kind, doc.patching.seq2seq.stack, doc.patching.seq2seq.targetTokens, doc.patching.scores],
+    [3, 'enc', 'encoder', ['<pad>', 'the', 'man'], p.scores]);
   // The decoder's: its 2 layers × the start token and "the man", the same for both sources at layer 0.
   await page.locator('.patch-stack select').selectOption({ label: 'Decoder (target positions)' });
   await gridDone(page, 'resid_pre', 'decoder');
