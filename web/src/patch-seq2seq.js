@@ -20,7 +20,8 @@ const TOP_K = 5;
  * @param config the model's config (its special tokens: a typed prefix drops those added)
  * Resolves to { text, suggestion, prefixIds, prefixChoice, prefixWord, cleanRun, run } or
  * { error: { key } }; prefixChoice says where the prefix came from: 'typed', 'example', 'cut'
- * (before prefixWord, the changed word as the target has it) or 'whole' (the run's whole target).
+ * (before prefixWord, the changed word as the target has it), 'whole' (the run's whole target) or
+ * 'none' (the run has no target: the answer is the first target token).
  */
 export async function prepareSeq2Seq(r, { clean, typed, prefix, config }, run) {
   const sourceLength = r.sources.tokens.length;
@@ -47,7 +48,7 @@ export async function prepareSeq2Seq(r, { clean, typed, prefix, config }, run) {
   if (chosen.text !== undefined) prefixIds = idsOf(await run(clean, { ...COUNT_ONLY, target: chosen.text }));
   else {
     prefixIds = Array.from(r.seq2seq.targetIds).filter((_, i) => i > 0 && !r.targets.special[i]).slice(0, chosen.length);
-    prefixChoice = chosen.word === null ? 'whole' : 'cut';
+    prefixChoice = chosen.word !== null ? 'cut' : chosen.length > 0 ? 'whole' : 'none';
     prefixWord = chosen.word?.replace(/^[\u2581\u0120]/, '') ?? null;
   }
   const [cleanRun, corruptedRun] = await Promise.all([clean, text].map((t) => run(t, { topK: TOP_K, targetIds: prefixIds })));

@@ -158,8 +158,8 @@ export function createPatching(host, app) {
     const { t } = app;
     const written = prefixText(cleanRun);
     const why = { typed: '', example: t('patchPrefixExample'), cut: t('patchPrefixCut', { word: prep.prefixWord }),
-      whole: t('patchPrefixWhole') }[prep.prefixChoice];
-    prefixLine.textContent = `${t('patchPrefixShown', { prefix: written || t('patchPrefixEmpty') })} ${why}`.trim();
+      whole: t('patchPrefixWhole'), none: t('patchPrefixNone') }[prep.prefixChoice];
+    prefixLine.textContent = `${written ? t('patchPrefixShown', { prefix: written }) : t('patchPrefixEmpty')} ${why}`.trim();
     prefixLine.hidden = false;
   }
 
@@ -248,7 +248,8 @@ export function createPatching(host, app) {
     statusText.textContent = g.result ? `${t('patchDone', { cells: layers * columns })} ${strongest(g)}` : g.cancelled ? t('patchCancelled')
       : g.error ? `${t('patchFailed', { reason: errorReason(t, g.error) })} (${errorDetail(g.error)})`
         : t('patchProgress', { done: Math.min(done + 1, layers), total: layers });
-    const where = prep?.cleanRun ? t('patchNextTarget', { prefix: prefixText(prep.cleanRun) || t('patchPrefixEmpty') })
+    const written = prep?.cleanRun ? prefixText(prep.cleanRun) : null;
+    const where = written !== null ? (written ? t('patchNextTarget', { prefix: written }) : t('patchFirstTarget'))
       : t(isCausal(app) ? 'patchLastToken' : 'patchMaskToken');
     lds.hidden = !g.result;
     if (g.result) {
