@@ -15,7 +15,8 @@ export const PATCH_USAGE = `  patch     --model M (--clean "..." --corrupted "..
             logit[answer] − logit[wrong] at the last position; encoders: the first mask token),
             "scores" [L][T] (resid_pre, attn_out, mlp_out) or [L][H] (head, pattern): 1 restores
             the clean difference, 0 changes nothing}; encoder–decoders: --clean/--corrupted are
-            sources, the decoder reads --target after its start token (LD at its last position),
+            sources, the decoder reads --target after its start token (the target so far: LD at
+            its last word, no end token added),
             --stack picks whose sites (default decoder), and the JSON adds "stack"`;
 
 export const STEER_USAGE = `            [--steer-layer L (--steer-from "..." --steer-to "..." | --steer-from-ids IDS

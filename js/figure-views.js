@@ -21,14 +21,17 @@ export const holdsAttention = (view) => view !== LENS_VIEW && !FIGURE_KIND_VIEWS
 
 // The format version that first has each view or attention kind; the rest are version 1.
 const VERSION_SINCE = Object.freeze({ [LENS_VIEW]: 2, flow: 2, patching: 2, [CROSS_KIND]: 2 });
+// The version that first has a view's figure of an encoder–decoder (one with a `kind`), where
+// that came later than the view: a patching grid over two sources and a target so far.
+const SEQ2SEQ_SINCE = Object.freeze({ patching: 3 });
 
-/** The newest version written (a lens, cross-attention, flow or patching figure's). */
-export const FIGURE_VERSION = 2;
+/** The newest version written (an encoder–decoder's patching figure's). */
+export const FIGURE_VERSION = 3;
 
 /** The version a figure of `view` (and an encoder–decoder's attention `kind`) carries: the lowest
  *  that has both, so a reader from before version 2 still draws the figures it knew. */
 export function figureVersion(view, kind) {
-  return Math.max(VERSION_SINCE[view] ?? 1, VERSION_SINCE[kind] ?? 1);
+  return Math.max(VERSION_SINCE[view] ?? 1, VERSION_SINCE[kind] ?? 1, (kind && SEQ2SEQ_SINCE[view]) || 1);
 }
 
 /** The parts of the figure format's code (registerFigureKinds) a figure of `view` and `kind`

@@ -223,13 +223,13 @@ export interface RunOptions extends TokenizeOptions, OutputOptions {
 }
 
 /** A frozen figure (attnscope snapshot, <attn-scope src>): one view's matrices and tokens, or (version
- *  2) an encoder–decoder's cross-attention, the logit lens, a flow graph's shares or a patching grid
- *  (docs/figure.schema.json). */
+ *  2) an encoder–decoder's cross-attention, the logit lens, a flow graph's shares or a patching grid,
+ *  or (version 3) an encoder–decoder's patching grid (docs/figure.schema.json). */
 export interface FigureData {
   format: 'attnscope-figure';
   /** The lowest version that has all it holds: 1 for head, lines and grid; 2 for cross-attention,
-   *  the lens (layers), flow and patching. */
-  version: 1 | 2;
+   *  the lens (layers), flow and patching; 3 for an encoder–decoder's patching. */
+  version: 1 | 2 | 3;
   model: string;
   modelInfo: { kind: string; config: { numLayers: number; numHeads: number; hiddenSize: number; headDim: number;
     isDecoder: boolean; family: string } };
@@ -262,23 +262,30 @@ export interface FigureData {
    *  corruptedText, with the corrupted prompt's tokens and both runs' top predictions at `position`. */
   patching?: { site: PatchSite; answer: string; wrong: string; corruptedText: string; corruptedTokens: string[];
     corruptedTokenTexts: string[]; position: number; clean: number; corrupted: number; scores: number[][];
-    top: { clean: TopEntry[]; corrupted: TopEntry[] } };
+    top: { clean: TopEntry[]; corrupted: TopEntry[] };
+    /** An encoder–decoder's (version 3, kind 'enc': the sources' tokens): whose sites, the target so
+     *  far ('' where the Patching view chose it) and the decoder's input, each stack's [layers, heads]. */
+    seq2seq?: { stack: 'decoder' | 'encoder'; prefix: string; targetIds: number[]; targetTokens: string[];
+      encoderShape: [number, number]; decoderShape: [number, number] } };
   /** Saved with words (snapshot --words): the word spans, and W·W values per entry of `heads`. */
   words?: Word[];
   wordAttentions?: number[][];
 }
 export const FIGURE_FORMAT: 'attnscope-figure';
-/** The newest version written (cross, lens, flow and patching figures); figureResult reads 1 and 2. */
-export const FIGURE_VERSION: 2;
+/** The newest version written (an encoder–decoder's patching figure); figureResult reads 1, 2 and 3. */
+export const FIGURE_VERSION: 3;
 export const FIGURE_VIEWS: readonly ('head' | 'lines' | 'grid' | 'layers' | 'flow' | 'patching')[];
 type TopEntry = { id: number; token: string; text: string; prob: number };
 /** The figure of one view of a run (E_INPUT for a view a figure cannot draw). flow: a run with
  *  { flow: true }, the prediction's position (default the last) and tau (default 0.04); patching:
  *  a run with topK > 0 and `patching` (patch()'s result for it, the corrupted prompt's run with
- *  topK > 0, its text, answer and wrong). */
+ *  topK > 0, its text, answer and wrong; an encoder–decoder's: `result` its run seen as its
+ *  encoder's, cleanRun and corruptedRun its runs over the target so far with topK > 0 — the
+ *  corrupted one with the source's tokens and tokenTexts — and the prefix text). */
 export function figureData(result: RunResult, what: { model: string; info: ModelInfo; text: string;
   view: string; layer: number; head: number; words?: boolean; position?: number; tau?: number;
-  patching?: { grid: PatchResult; corruptedRun: RunResult; corruptedText: string; answer: string; wrong: string } }): FigureData;
+  patching?: { grid: PatchResult; corruptedRun: RunResult | object; corruptedText: string; answer: string; wrong: string;
+    cleanRun?: object; prefix?: string } }): FigureData;
 /** A figure read back (E_INPUT for anything that is not one): RunResult fields (with words and
  *  wordAttentions when saved with words), the model info, and covers(view, layer, head, words):
  *  whether it holds every matrix that view draws (as words, when asked). */
@@ -293,7 +300,10 @@ export function figureResult(doc: unknown): { fields: RunResultData; info: objec
   /** A cross-attention figure's source tokens, or null. */
   source: { tokens: string[]; tokenTexts: string[]; specialTokensMask: Uint8Array; offsets: Int32Array } | null;
   /** An encoder–decoder figure's attention kind ('enc' | 'dec' | 'cross'), or null. */
-  kind: string | null };
+  kind: string | null;
+  /** An encoder–decoder's patching figure: the clean source's run over the target so far (as
+   *  Seq2SeqModel.run gives it, no attention), or null. */
+  seq2seq: object | null };
 
 /** A word of the input: its text, UTF-16 span and the indices of its tokens. */
 export interface Word {

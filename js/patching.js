@@ -10,6 +10,13 @@ export const HEAD_PATCH_SITES = Object.freeze(['head', 'pattern']);
 export const PATCH_OPTIONS = Object.freeze(['clean', 'corrupted', 'answer', 'wrong', 'site', 'signal', 'onProgress']);
 // Encoder–decoders: the decoder's input (target text or ids) and whose sites (stack).
 export const SEQ2SEQ_PATCH_OPTIONS = Object.freeze([...PATCH_OPTIONS, 'target', 'targetIds', 'stack']);
+/** An encoder–decoder's stacks whose sites a grid patches, the default first. */
+export const PATCH_STACKS = Object.freeze(['decoder', 'encoder']);
+
+/** The ids of a target prefix (tokenizeTarget's encoding) the decoder has written so far: without
+ *  the special tokens the tokenizer adds (T5's and Marian's </s>), so the logit difference is read
+ *  after its last word rather than after an end of sequence. */
+export const targetPrefixIds = (encoding) => Array.from(encoding.ids).filter((_, i) => !encoding.specialTokensMask[i]);
 
 /**
  * The token id an answer names: a vocabulary id, a vocabulary token ("Ġcat"), or text that

@@ -12,7 +12,7 @@ import { topKSoftmax } from './mlm.js';
 import { seededRandom } from './sampling.js';
 import { generateOptions, nextTask, nextTokenOptions } from './generate.js';
 import { SEQ2SEQ_GENERATE_OPTIONS, SEQ2SEQ_RUN_OPTIONS, checkOptionNames } from './options.js';
-import { SEQ2SEQ_PATCH_OPTIONS, answerTokenId, checkPatchOptions, patchGrid } from './patching.js';
+import { PATCH_STACKS, SEQ2SEQ_PATCH_OPTIONS, answerTokenId, checkPatchOptions, patchGrid, targetPrefixIds } from './patching.js';
 
 const DEFAULT_TOP_K = 5;
 
@@ -220,11 +220,13 @@ export class Seq2SeqModel {
   async patch(options) {
     checkOptionNames(options, SEQ2SEQ_PATCH_OPTIONS, 'patch');
     const site = checkPatchOptions(options);
-    const stack = options.stack ?? 'decoder';
-    if (stack !== 'decoder' && stack !== 'encoder') throw new AttnScopeError('E_INPUT', `patch: stack must be decoder or encoder, got ${JSON.stringify(stack)}`);
+    const stack = options.stack ?? PATCH_STACKS[0];
+    if (!PATCH_STACKS.includes(stack)) throw new AttnScopeError('E_INPUT', `patch: stack must be ${PATCH_STACKS.join(' or ')}, got ${JSON.stringify(stack)}`);
     if (options.target != null && options.targetIds != null) throw new AttnScopeError('E_INPUT', 'patch: give target or targetIds, not both');
     const ids = (value, name) => (typeof value === 'string' ? this.tokenize(value).ids : integerArray(value, name));
-    const target = options.target != null ? this.tokenizeTarget(options.target).ids : integerArray(options.targetIds ?? [], 'targetIds');
+    // Target text is a prefix the decoder has written so far: its tokens without the special ones
+    // the tokenizer adds (T5's </s>), so the LD is read after its last word, not after an end.
+    const target = options.target != null ? targetPrefixIds(this.tokenizeTarget(options.target)) : integerArray(options.targetIds ?? [], 'targetIds');
     const decoderIds = Int32Array.from([this.config.decoderStartTokenId, ...target]);
     const native = this.#alive();
     // Answers are target tokens: looked up and tokenized on the decoder's side.

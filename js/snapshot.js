@@ -20,8 +20,10 @@
 // kind that the matrix views draw, and a lens figure may hold another view's matrices beside its
 // `lens` (the Python package's heads_of). Their code is registered all the same
 // (registerFigureKinds), so an element drawing matrices fetches none of it.
-// A figure carries the lowest version that has all it holds (figure-views.js figureVersion), so a reader from
-// before version 2 still draws the head, lines and grid figures written now.
+// Version 3 adds an encoder–decoder's patching grid (its sources, the target so far, the stack:
+// js/figure-patching.js). A figure carries the lowest version that has all it holds
+// (figure-views.js figureVersion), so a reader from before version 2 still draws the head, lines
+// and grid figures written now, and one from before version 3 every single-stack figure.
 import { AttnScopeError } from './errors.js';
 import { findWords, mergeHead } from './words.js';
 import { CROSS_KIND, FIGURE_KIND_VIEWS, FIGURE_VERSION, FIGURE_VIEWS, LENS_VIEW, figureVersion, holdsAttention } from './figure-views.js';
@@ -29,7 +31,7 @@ import { CROSS_KIND, FIGURE_KIND_VIEWS, FIGURE_VERSION, FIGURE_VIEWS, LENS_VIEW,
 export { FIGURE_KIND_VIEWS, FIGURE_VERSION, FIGURE_VIEWS, figureVersion, holdsAttention };
 export const FIGURE_FORMAT = 'attnscope-figure';
 /** The versions figureResult reads. */
-export const FIGURE_VERSIONS_READ = Object.freeze([1, 2]);
+export const FIGURE_VERSIONS_READ = Object.freeze([1, 2, 3]);
 // The code of the version-2 figures, registered (registerFigureKinds) by whoever writes or reads
 // them: js/figure-kinds.js's FIGURE_KIND_CODE, flow and patching: view → { write(result, what) →
 // the block, read(doc, [L, H, T], decoder, bad) → { fields, info?, state, covers(state), jobs? } };
@@ -81,6 +83,8 @@ export function figureData(result, what) {
   if (!FIGURE_VIEWS.includes(view)) {
     throw new AttnScopeError('E_INPUT', `a frozen figure draws the ${FIGURE_VIEWS.join(', ')} views, not "${view}"`);
   }
+  // An encoder–decoder's patching grid is a figure of its encoder, whatever attention the host shows.
+  if (view === 'patching' && info.kind === 'encoder-decoder') result = encoderSide(result);
   const kind = kindOf(view);
   const words = Boolean(what.words) && !kind;   // a flow graph or patching grid is drawn over tokens
   const [L, H, T] = result.shape;
@@ -151,6 +155,14 @@ export function encoderRun(raw, encoding) {
     shape: [L, H, S, S],
     attention: (l, h) => raw.encoderAttentions.subarray((l * H + h) * S * S, (l * H + h + 1) * S * S),
   };
+}
+
+// The encoder's side of an encoder–decoder's run: itself (encoderRun's), or the page's adapter
+// (web/src/seq2seq-run.js: its raw run and the source's tokenization) seen through encoderRun.
+function encoderSide(result) {
+  if (result.kind === 'enc' && !result.seq2seq) return result;
+  if (!result.seq2seq || !result.source) throw new AttnScopeError('E_INPUT', 'an encoder–decoder\'s patching figure is drawn over its source: give its run');
+  return encoderRun(result.seq2seq, result.source);
 }
 
 /**
@@ -249,6 +261,9 @@ export function figureResult(doc) {
     state: own?.state ?? {},
     /** The worker jobs the figure answers itself (a patching grid's), or null. */
     jobs: own?.jobs ?? null,
+    /** An encoder–decoder's patching figure: the clean source's run over the target so far, as
+     *  js/seq2seq.js gives it (no attention), which the element shows through seq2seq-run.js; or null. */
+    seq2seq: own?.seq2seq ?? null,
     /** Whether the figure was saved with words on (it holds the word spans and matrices). */
     words: words !== null,
     text: typeof doc.text === 'string' ? doc.text : '',

@@ -1,15 +1,17 @@
 // <attn-scope view="flow"> and <attn-scope view="patching">, live and as frozen figures, on one
 // page: the live ones take the page's permalink parameters as attributes (tau, q; corrupted,
-// answer, wrong, site) and write a view's changes back; the frozen ones draw the figure's graph
-// and grid with no wasm, and a τ below the figure's switches to the model. Desktop (1280) and
-// phone (390), English and Korean (the lang attribute), a clean console. With
-// $ATTNSCOPE_SCREENSHOTS set, each element at each of the four is saved there — look at them.
+// answer, wrong, site; an encoder–decoder's prefix and stack) and write a view's changes back;
+// the frozen ones draw the figure's graph and grids (the bundled T5's too) with no wasm, and a τ
+// below the figure's switches to the model. Desktop (1280) and phone (390), English and Korean
+// (the lang attribute), a clean console. With $ATTNSCOPE_SCREENSHOTS set, each element at each of
+// the four is saved there — look at them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadModel, figureData, flowGraph } from '../../js/index.js';
-import { PATCHING_EXAMPLE } from '../../web/src/patch-suggest.js';
+import { encoderRun } from '../../js/snapshot.js';
+import { PATCHING_EXAMPLE, PATCHING_SEQ2SEQ_EXAMPLE as T5 } from '../../web/src/patch-suggest.js';
 import { ROOT, elementPage, ensureBuilt, guardedPage, launchBrowser, startServer, waitForElements } from './embed-helpers.js';
 
 const DIR = join(ROOT, 'dist', 'test-flow-patching');
@@ -42,14 +44,35 @@ before(async () => {
   } finally {
     model.dispose();
   }
+  // The bundled T5's example as `attnscope snapshot --view patching --target … --stack encoder` writes it.
+  const t5 = await loadModel('bundled-seq2seq', { threads: 1 });
+  try {
+    const targetIds = Array.from(t5.tokenizeTarget(T5.prefix).ids).slice(0, -1);   // the target so far: no </s>
+    const run = (text) => t5.run(text, { topK: 5, targetIds });
+    const [cleanRun, corrupted] = [await run(T5.clean), await run(T5.corrupted)];
+    const options = { clean: T5.clean, corrupted: T5.corrupted, answer: T5.answer, wrong: T5.wrong, target: T5.prefix };
+    const grid = await t5.patch({ ...options, stack: T5.stack });
+    expected.t5DecoderGrid = await t5.patch({ ...options, stack: 'decoder' });   // the live element's
+    const corruptedRun = { ...corrupted, tokens: corrupted.sourceTokens, tokenTexts: t5.tokenize(T5.corrupted).tokenTexts };
+    expected.t5Doc = JSON.stringify(figureData(encoderRun(cleanRun, t5.tokenize(T5.clean)), { model: 'bundled-seq2seq', info: t5.info,
+      text: T5.clean, view: 'patching', layer: 0, head: 0,
+      patching: { grid, corruptedRun, cleanRun, prefix: T5.prefix, corruptedText: T5.corrupted, answer: T5.answer, wrong: T5.wrong } }));
+    writeFileSync(join(DIR, 'patching-t5.json'), expected.t5Doc);
+    expected.t5Grid = grid;
+  } finally {
+    t5.dispose();
+  }
   const patchAttrs = `corrupted="${attr(CORRUPTED)}" answer="${attr(ANSWER)}" wrong="${attr(WRONG)}"`;
   server = await startServer({ pages: {
     '/live.html': elementPage(`
 <attn-scope id="flow" model="bundled-causal" view="flow" tau="0.03" q="3" text="${attr(FLOW_TEXT)}"></attn-scope>
-<attn-scope id="patching" model="bundled-causal" view="patching" site="pattern" text="${attr(CLEAN)}" ${patchAttrs}></attn-scope>`),
+<attn-scope id="patching" model="bundled-causal" view="patching" site="pattern" text="${attr(CLEAN)}" ${patchAttrs}></attn-scope>
+<attn-scope id="t5" model="bundled-seq2seq" view="patching" text="${attr(T5.clean)}" corrupted="${attr(T5.corrupted)}"
+  prefix="${attr(T5.prefix)}" answer="${T5.answer}" wrong="${T5.wrong}" patch-stack="decoder"></attn-scope>`),
     '/frozen.html': elementPage(`
 <attn-scope id="flow" src="/dist/test-flow-patching/flow.json"></attn-scope>
-<attn-scope id="patching" src="/dist/test-flow-patching/patching.json"></attn-scope>`),
+<attn-scope id="patching" src="/dist/test-flow-patching/patching.json"></attn-scope>
+<attn-scope id="t5" src="/dist/test-flow-patching/patching-t5.json"></attn-scope>`),
   } });
   browser = await launchBrowser();
 });
@@ -90,7 +113,7 @@ async function eachScreen(page, name) {
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       const widths = await page.evaluate(() => [...document.querySelectorAll('attn-scope')].map((el) => [el.id, el.getBoundingClientRect().width]));
       for (const [id, w] of widths) assert.ok(w <= width, `${id} ${size} ${lang}: ${w} px wide`);
-      for (const id of SHOTS ? ['flow', 'patching'] : []) {
+      for (const id of SHOTS ? ['flow', 'patching', 't5'] : []) {
         await page.locator(`#${id}`).screenshot({ path: join(SHOTS, `embed-${id}-${name}-${lang}-${size}.png`) });
       }
     }
@@ -101,14 +124,21 @@ async function eachScreen(page, name) {
 test('live: the views take their permalink parameters as attributes and write changes back', async () => {
   const { page, check } = await guardedPage(browser, { viewport: { width: 1280, height: 900 } });
   await page.goto(`${server.origin}/live.html`);
-  await waitForElements(page, 2);
-  await page.waitForFunction(() => document.getElementById('patching').shadowRoot.querySelector('.patch-grid')?.dataset.state === 'done',
+  await waitForElements(page, 3);
+  await page.waitForFunction(() => ['patching', 't5'].every((id) => document.getElementById(id).shadowRoot.querySelector('.patch-grid')?.dataset.state === 'done'),
     null, { timeout: 30000 });
   let s = await shown(page);
   assert.deepEqual([s.flow.status, s.flow.frozen, s.flow.position, s.flow.tau, s.flow.edges], ['ready', false, 3, 0.03, expected.liveEdges]);
   assert.deepEqual(s.patching.grid, { site: 'pattern', rows: 8, state: 'done' });
   assert.deepEqual(s.patching.different, ['␣church', '␣school']);
   assert.match(s.patching.lds, /␣church/);
+  // The T5's decoder grid (the stack attribute: its 2 layers × the start token and "the man"), read
+  // after the prefix attribute: the Node API's grid, and its figure data.
+  assert.deepEqual([s.t5.grid, s.t5.different], [{ site: 'resid_pre', rows: 2, state: 'done' }, ['doctor', 'little']]);
+  assert.match(s.t5.lds, /next token after “the man”/);
+  const t5Doc = JSON.parse(await figureJson(page, 't5'));
+  assert.deepEqual([t5Doc.version, t5Doc.kind, t5Doc.patching.seq2seq.stack, t5Doc.patching.seq2seq.prefix], [3, 'enc', 'decoder', T5.prefix]);
+  t5Doc.patching.scores.flat().forEach((v, i) => assert.ok(Math.abs(v - expected.t5DecoderGrid.scores.flat()[i]) < 1e-4, `T5 score ${i}`));
   // A click on a token follows its prediction, another site in the picker runs its grid: the
   // attributes say so.
   await page.locator('#flow').locator('text.flow-token[data-position="5"]').click();
@@ -137,8 +167,8 @@ test('frozen: the figures draw the graph and the grid with no wasm; a lower τ r
   const fetched = [];
   page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
   await page.goto(`${server.origin}/frozen.html`);
-  await waitForElements(page, 2);
-  await page.waitForFunction(() => document.getElementById('patching').shadowRoot.querySelector('.patch-grid')?.dataset.state === 'done');
+  await waitForElements(page, 3);
+  await page.waitForFunction(() => ['patching', 't5'].every((id) => document.getElementById(id).shadowRoot.querySelector('.patch-grid')?.dataset.state === 'done'));
   let s = await shown(page);
   assert.deepEqual([s.flow.frozen, s.flow.position, s.flow.tau, s.flow.edges], [true, 6, 0.04, expected.frozenEdges]);
   assert.ok(s.flow.route.length > 0, 'the strongest route is named');
@@ -146,6 +176,9 @@ test('frozen: the figures draw the graph and the grid with no wasm; a lower τ r
   assert.equal(s.patching.frozen, true);
   assert.deepEqual(s.patching.grid, { site: 'head', rows: 8, state: 'done' });
   assert.match(s.patching.lds, new RegExp(`${Number(expected.grid.clean.toFixed(4))}.*${Number(expected.grid.corrupted.toFixed(4))}`));
+  // The T5's grid over the encoder (3 layers × 7 source positions), read after "the man".
+  assert.deepEqual([s.t5.frozen, s.t5.grid, s.t5.different], [true, { site: 'resid_pre', rows: 3, state: 'done' }, ['doctor', 'little']]);
+  assert.match(s.t5.lds, new RegExp(`after “the man”.*${Number(expected.t5Grid.clean.toFixed(4))}.*${Number(expected.t5Grid.corrupted.toFixed(4))}`));
   await eachScreen(page, 'frozen');
   // A click on a dot shows what the logit lens read there, from the figure.
   await page.locator('#flow').locator('circle.flow-node[data-level="3"]').first().click();
@@ -154,6 +187,7 @@ test('frozen: the figures draw the graph and the grid with no wasm; a lower τ r
   // Saving a frozen figure writes it again, number for number.
   assert.equal(await figureJson(page, 'flow'), expected.flowDoc);
   assert.equal(await figureJson(page, 'patching'), expected.patchingDoc);
+  assert.equal(await figureJson(page, 't5'), expected.t5Doc);
   assert.deepEqual(fetched.filter((p) => /\.wasm$|model\.safetensors$/.test(p)), [], 'a frozen figure fetched the model');
   // A higher τ is in the figure; a lower one is the model's.
   await page.evaluate(() => document.getElementById('flow').setAttribute('tau', '0.1'));

@@ -1,19 +1,24 @@
 // The Patching view on the bundled decoder: the example list opens the church/school example, its
 // grid is drawn row by row and the head grid finds layer 3 head 3 (README, "Asking why"); a head
 // cell opens that head; the link restores the view; without a corrupted prompt or answers the view
-// suggests them. Desktop in English, phone in Korean; the console stays clean.
+// suggests them. On the bundled T5: its example's encoder grid, the stack switch, and a link to a
+// decoder head grid. Desktop in English, phone in Korean; the console stays clean.
 import { it } from 'node:test';
+import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { guardedPage, serverAndBrowser, waitForRuns } from './helpers.js';
-import { PATCHING_EXAMPLE } from '../../web/src/patch-suggest.js';
+import { PATCHING_EXAMPLE, PATCHING_SEQ2SEQ_EXAMPLE as T5 } from '../../web/src/patch-suggest.js';
 
 const env = serverAndBrowser();
 const PHONE = { width: 390, height: 844 };
 
-const gridDone = (page, site) => page.waitForFunction((s) => {
+const gridDone = (page, site, stack = null) => page.waitForFunction(([s, k]) => {
   const p = window.__attnscope.patching;
-  return p && p.site === s && p.state === 'done';
-}, site, { timeout: 30000 });
+  return p && p.site === s && p.stack === k && p.state === 'done';
+}, [site, stack], { timeout: 60000 });
+// Layer 0's residual stream is the tokens' embeddings (T5 adds no position embeddings): patching it
+// at the one position that differs gives the clean run (1), anywhere else changes nothing (0).
+const near = (row, expected) => row.length === expected.length && row.every((v, i) => Math.abs(v - expected[i]) < 1e-5);
 const param = (page, name) => page.evaluate((n) => new URLSearchParams(location.search).get(n), name);
 
 it('desktop, English: the example opens the grid; the head grid finds layer 3 head 3; a cell opens it', async () => {
@@ -49,6 +54,29 @@ it('desktop, English: the example opens the grid; the head grid finds layer 3 he
   await page.waitForFunction(() => window.__attnscope.state.view === 'head');
   const s = await page.evaluate(() => window.__attnscope.state);
   assert.deepEqual([s.layer, s.head], [3, 3]);
+
+  // The bundled T5's example: two sources, the target so far "the man"; the encoder's grid.
+  await page.click('[data-example="patchingSeq2Seq"]');
+  await gridDone(page, 'resid_pre', 'encoder');
+  p = await page.evaluate(() => window.__attnscope.patching);
+  assert.equal(p.rows, 3);
+  assert.ok(near(p.scores[0], [0, 0, 0, 0, 1, 0, 0]), `layer 0: ${p.scores[0]}`);
+  assert.ok(p.clean > 0 && p.corruptedLd < 0, `LDs ${p.clean}, ${p.corruptedLd}`);
+  assert.deepEqual(await page.locator('.patch-align td.is-different').allTextContents(), ['doctor', 'little']);
+  assert.match(await page.locator('.patch-prefix-line').textContent(), /The decoder has written “the man”.*a noun follows/);
+  assert.deepEqual([await param(page, 'prefix'), await param(page, 'patch-stack')], [T5.prefix, null], 'the encoder is the page\'s default');
+  // Figure data: the grid as a version-3 figure of the encoder over the clean source.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save-figure')]);
+  const doc = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  assert.deepEqual([doc.version, doc.kind, doc.patching.seq2seq.stack, doc.patching.seq2seq.targetTokens, doc.patching.scores],
+    [3, 'enc', 'encoder', ['<pad>', 'the', 'man'], p.scores]);
+  // The decoder's: its 2 layers × the start token and "the man", the same for both sources at layer 0.
+  await page.locator('.patch-stack select').selectOption({ label: 'Decoder (target positions)' });
+  await gridDone(page, 'resid_pre', 'decoder');
+  p = await page.evaluate(() => window.__attnscope.patching);
+  assert.equal(p.rows, 2);
+  assert.ok(near(p.scores[0], [0, 0, 0]), `decoder layer 0: ${p.scores[0]}`);
+  assert.equal(await param(page, 'patch-stack'), 'decoder');
   assert.deepEqual(g.problems, []);
   await g.context.close();
 });
@@ -81,6 +109,17 @@ it('phone, Korean: the link restores the grid; without a corrupted prompt the vi
   assert.notEqual(q.answer, q.wrong);
   assert.match(await page.locator('.patch-note').textContent(), /내장 예제/);
   assert.equal(await param(page, 'corrupted'), null, 'a suggestion stays out of the link');
+
+  // The bundled T5: a link to the decoder's head grid of its example.
+  const t5 = new URLSearchParams({ model: 'bundled-seq2seq', view: 'patching', lang: 'ko', site: 'head', 'patch-stack': 'decoder',
+    text: T5.clean, corrupted: T5.corrupted, prefix: T5.prefix, answer: T5.answer, wrong: T5.wrong });
+  await page.goto(`${env.server.origin}/?${t5}`);
+  await waitForRuns(page, 1);
+  await gridDone(page, 'head', 'decoder');
+  const r = await page.evaluate(() => window.__attnscope.patching);
+  assert.deepEqual([r.rows, r.scores[0].length, r.answer, r.wrong, r.corrupted], [2, 4, T5.answer, T5.wrong, T5.corrupted]);
+  assert.match(await page.locator('.patch-prefix-line').textContent(), /디코더가 “the man”까지/);
+  assert.match(await page.locator('.patch-stack').textContent(), /스택.*디코더/);
   assert.deepEqual(g.problems, []);
   await g.context.close();
 });

@@ -107,7 +107,7 @@ test('the checker is not vacuous: broken figures fail it', () => {
   assert.throws(() => schemaErrors(1, { pattern: 'x' }), /does not know/);
   // Version 1 files (before cross-attention and the lens) are still read.
   assert.doesNotThrow(() => figureResult(good));
-  assert.throws(() => figureResult({ ...good, version: 3 }), /version 3/);
+  assert.throws(() => figureResult({ ...good, version: 4 }), /version 4/);
   // Version 2's kinds: a block of their own instead of matrices, and only in version 2.
   const flow = { ...structuredClone(good), version: 2, view: 'flow', flow: { position: 0, tau: 0.04, layers: 1, headCount: 1, queries: 1,
     keys: 1, tokens: [[0, 0, 0, 0.5]], heads: [[0.5]], residual: [[0, 0, 0.5]], mlp: [], mlpResidual: [] } };

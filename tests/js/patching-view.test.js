@@ -43,3 +43,19 @@ test('the view\'s text has every key in every language', () => {
     for (const key of keys) if (lang !== 'en') assert.notEqual(PATCHING_STRINGS[lang][key], PATCHING_STRINGS.en[key], `${lang}.${key}`);
   }
 });
+
+test('an encoder–decoder\'s target so far: the example\'s, else the target up to the changed word, else all of it', async () => {
+  const { PATCHING_SEQ2SEQ_EXAMPLE, defaultPrefix } = await import('../../web/src/patch-suggest.js');
+  const { prefixText } = await import('../../web/src/patch-seq2seq.js');
+  assert.deepEqual(defaultPrefix(PATCHING_SEQ2SEQ_EXAMPLE.clean, [], [], []), { text: PATCHING_SEQ2SEQ_EXAMPLE.prefix });
+  assert.deepEqual(corruptionCandidates(PATCHING_SEQ2SEQ_EXAMPLE.clean).map((c) => c.text), [PATCHING_SEQ2SEQ_EXAMPLE.corrupted]);
+  // "i sat by her" → "i by her sat": the changed word "sat" is the target's fourth; a word that
+  // the target does not hold (a translation) keeps the whole target.
+  const clean = ['i', 'sat', 'by', 'her', '</s>'], corrupted = ['i', 'house', 'by', 'her', '</s>'];
+  assert.deepEqual(defaultPrefix('I sat by her', clean, corrupted, ['i', 'by', 'her', 'sat', '.']), { length: 3, word: 'sat' });
+  assert.deepEqual(defaultPrefix('I sat by her', clean, corrupted, ['ich', 'saß']), { length: 2, word: null });
+  // The prefix as the view says it: WordPiece's ## joins, SentencePiece's ▁ starts a word.
+  assert.equal(prefixText({ targetTokens: ['<pad>', 'i', 'div', '##an'] }), 'i divan');
+  assert.equal(prefixText({ targetTokens: ['<pad>', '▁I', '▁sa', 't'] }), 'I sat');
+  assert.equal(prefixText({ targetTokens: ['<pad>'] }), '');
+});

@@ -3,7 +3,8 @@
 // (checked against float64 PyTorch in flow.test.js) and patch()'s grid and logit differences
 // (patching.test.js) — matches docs/figure.schema.json, and reads back into the graph and grid
 // the views draw. A decoder's through the CLI, an encoder's (read at its [MASK]) through the
-// CLI's own code in this process (js/cli-snapshot-kinds.js: fewer Node processes to start).
+// CLI's own code in this process (js/cli-snapshot-kinds.js: fewer Node processes to start); an
+// encoder–decoder's (version 3) through the CLI, against `attnscope patch`'s numbers.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadModel, flowGraph } from '../../js/index.js';
+import { PATCHING_SEQ2SEQ_EXAMPLE as T5 } from '../../web/src/patch-suggest.js';
 import { figureData, figureResult } from '../../js/snapshot.js';
 import { kindFigureRun } from '../../js/cli-snapshot-kinds.js';
 import { schemaErrors } from './helpers/figure-schema.js';
@@ -28,9 +30,12 @@ const CASES = {
   patchCausal: { model: 'bundled-causal', text: CAUSAL, corrupted: CAUSAL.replace('church', 'school'), answer: ' church', wrong: ' school',
     site: 'head', cli: true },
   patchBert: { model: 'bundled', text: 'He went to the [MASK] to eat.', corrupted: 'He went to the [MASK] to sleep.', answer: 'house', wrong: 'door', site: 'resid_pre' },
+  // The bundled T5's example (patch-suggest.js): the encoder's grid, read after the target so far.
+  patchT5: { model: 'bundled-seq2seq', text: T5.clean, corrupted: T5.corrupted, answer: T5.answer, wrong: T5.wrong, site: 'resid_pre',
+    seq2seq: ['--target', T5.prefix, '--stack', T5.stack], cli: true },
 };
 for (const c of Object.values(CASES)) {
-  if (c.corrupted) c.args = ['--view', 'patching', '--corrupted', c.corrupted, '--answer', c.answer, '--wrong', c.wrong, '--site', c.site];
+  if (c.corrupted) c.args = ['--view', 'patching', '--corrupted', c.corrupted, '--answer', c.answer, '--wrong', c.wrong, '--site', c.site, ...c.seq2seq ?? []];
 }
 
 function cli(args) {
@@ -52,6 +57,13 @@ before(async () => {
     assert.equal(r.code, 0, `${name}: ${r.stderr}`);
     docs[name] = JSON.parse(readFileSync(out, 'utf8'));
   }));
+  // The T5's grid as `attnscope patch` writes it for the same flags.
+  const c = CASES.patchT5;
+  const patched = cli(['patch', '--model', c.model, '--clean', c.text, '--corrupted', c.corrupted, '--answer', c.answer, '--wrong', c.wrong,
+    '--site', c.site, ...c.seq2seq]).then((r) => {
+    assert.equal(r.code, 0, r.stderr);
+    docs.patchT5Cli = JSON.parse(r.stdout);
+  });
   for (const m of ['bundled-causal', 'bundled']) models[m] = await loadModel(m, { threads: 1 });
   for (const [name, c] of Object.entries(CASES).filter(([, c]) => !c.cli)) {
     const model = models[c.model];
@@ -60,7 +72,7 @@ before(async () => {
     docs[name] = JSON.parse(JSON.stringify(figureData(own.result, { model: c.model, info: model.info, text: c.text, view: values.view,
       layer: 0, head: 0, ...own.what })));
   }
-  await written;
+  await Promise.all([written, patched]);
 });
 after(() => {
   for (const m of Object.values(models)) m.dispose();
@@ -145,12 +157,40 @@ for (const name of ['patchCausal', 'patchBert']) {
   });
 }
 
+test('patchT5: an encoder–decoder\'s figure (version 3) holds `attnscope patch`\'s grid and LDs exactly, and answers the view\'s jobs', () => {
+  const c = CASES.patchT5, doc = docs.patchT5, cli = docs.patchT5Cli;
+  assert.deepEqual(schemaErrors(doc), []);
+  assert.deepEqual([doc.version, doc.kind, doc.modelInfo.kind, doc.shape], [3, 'enc', 'encoder-decoder', [3, 4, 7]]);
+  const p = doc.patching;
+  assert.deepEqual([p.site, p.seq2seq.stack, p.position, p.clean, p.corrupted, p.scores], [cli.site, cli.stack, cli.position, cli.clean, cli.corrupted, cli.scores]);
+  // The decoder read its start token, then "the man" (no </s>): the answer is the word after it.
+  assert.deepEqual([p.seq2seq.targetTokens, p.seq2seq.prefix, p.seq2seq.encoderShape, p.seq2seq.decoderShape],
+    [['<pad>', 'the', 'man'], T5.prefix, [3, 4], [2, 4]]);
+  assert.deepEqual([p.top.clean[0].token, p.top.corrupted[0].token], [c.answer, c.wrong]);
+  assert.deepEqual(p.corruptedTokens, ['the', 'man', 'was', 'a', 'little', '.', '</s>']);
+
+  const back = figureResult(doc);
+  const state = { patchCorrupted: c.corrupted, patchAnswer: c.answer, patchWrong: c.wrong, patchSite: c.site, patchPrefix: T5.prefix, patchStack: T5.stack };
+  assert.deepEqual([back.state, back.info.kind, back.seq2seq.targetTokens, back.seq2seq.next], [state, 'encoder-decoder', p.seq2seq.targetTokens, p.top.clean]);
+  assert.ok(back.covers('patching', 0, 0, false, state));
+  assert.ok(!back.covers('patching', 0, 0, false, { ...state, patchStack: 'decoder' }));
+  assert.ok(!back.covers('patching', 0, 0, false, { ...state, patchPrefix: 'The' }));
+  const options = { clean: c.text, corrupted: c.corrupted, answer: c.answer, wrong: c.wrong, site: c.site, stack: T5.stack, targetIds: p.seq2seq.targetIds.slice(1) };
+  return Promise.all([
+    back.jobs.patch(options).then((answered) => assert.deepEqual(answered.scores, cli.scores)),
+    back.jobs.run(c.text).then((r) => assert.deepEqual(r.next, p.top.clean)),
+    assert.rejects(back.jobs.patch({ ...options, stack: 'decoder' }), { code: 'E_ABORTED' }),
+    assert.rejects(back.jobs.patch({ ...options, targetIds: [] }), { code: 'E_ABORTED' }),
+  ]);
+});
+
 test('bad snapshot flags for the two kinds fail in one clear line', async () => {
   const base = ['snapshot', '--model', 'bundled-causal', '--text', CAUSAL, '--out', join(work, 'bad.json')];
   const cases = [
     [['--view', 'flow', '--corrupted', 'x'], /--corrupted goes with --view patching/],
     [['--view', 'flow', '--tau', '2'], /--tau must be a number >= 0 and <= 1/],
     [['--view', 'patching', '--corrupted', CAUSAL], /--view patching needs --answer/],
+    [['--view', 'patching', '--corrupted', CAUSAL, '--answer', ' church', '--wrong', ' school', '--stack', 'encoder'], /--stack is for encoder-decoder models/],
   ];
   const results = await Promise.all(cases.map(([args]) => cli([...base, ...args])));
   results.forEach((r, i) => {
@@ -160,13 +200,15 @@ test('bad snapshot flags for the two kinds fail in one clear line', async () => 
   });
 });
 
-test('a version 2 reader still reads version 1 figures and refuses a flow view in version 1', () => {
+test('a version 3 reader still reads version 1 figures and refuses a flow view in version 1', () => {
   const v1 = { format: 'attnscope-figure', version: 1, model: 'm', modelInfo: { kind: 'encoder', config: { numLayers: 1, numHeads: 1, isDecoder: false } },
     text: 'a', view: 'head', layer: 0, head: 0, tokens: ['a'], tokenTexts: ['a'], specialTokensMask: [0], offsets: [0, 1],
     shape: [1, 1, 1], heads: [[0, 0]], attentions: [[1]] };
   assert.ok(figureResult(v1).covers('head', 0, 0));
   assert.throws(() => figureResult({ ...docs.flowCausal, version: 1 }), { code: 'E_INPUT', message: /view "flow" in version 1/ });
-  assert.throws(() => figureResult({ ...docs.flowCausal, version: 3 }), { code: 'E_INPUT', message: /version 3/ });
+  assert.throws(() => figureResult({ ...docs.flowCausal, version: 4 }), { code: 'E_INPUT', message: /version 4/ });
+  // An encoder–decoder's patching grid came with version 3.
+  assert.throws(() => figureResult({ ...docs.patchT5, version: 2 }), { code: 'E_INPUT', message: /view "patching" in version 2/ });
   const broken = structuredClone(docs.patchCausal);
   broken.patching.scores.pop();
   assert.throws(() => figureResult(broken), { code: 'E_INPUT', message: /patching scores must be 8 rows/ });

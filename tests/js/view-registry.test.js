@@ -72,6 +72,16 @@ test('a view\'s own URL parameters survive a permalink', () => {
   }
 });
 
+test('each URL parameter belongs to one view: the page\'s link and the element\'s attributes are one namespace', () => {
+  const owner = new Map();
+  for (const v of VIEW_LIST) {
+    for (const [name, key] of Object.entries(v.params)) {
+      assert.ok(!owner.has(name), `?${name}= is ${owner.get(name)?.view}'s ${owner.get(name)?.key} and ${v.id}'s ${key}`);
+      owner.set(name, { view: v.id, key });
+    }
+  }
+});
+
 test('the derived lists: element views, frozen figures, family rules', () => {
   // The element's buttons, in this order, as before the registry.
   assert.deepEqual([...ELEMENT_VIEW_IDS], ['grid', 'head', 'lines', 'formula', 'aggregates', 'block', 'positions', 'flow', 'patching']);
@@ -83,7 +93,7 @@ test('the derived lists: element views, frozen figures, family rules', () => {
   // corpus of single texts: these are the views that read none of those.
   const seq2seq = { kind: 'encoder-decoder' }, gpt2 = { kind: 'decoder', config: { isDecoder: true } }, bert = { config: {} };
   assert.deepEqual(VIEW_IDS.filter((id) => !viewUnavailable(seq2seq, id)).sort(),
-    ['block', 'compare', 'cross', 'grid', 'head', 'heads', 'lines']);
+    ['block', 'compare', 'cross', 'grid', 'head', 'heads', 'lines', 'patching']);
   for (const info of [gpt2, bert, null]) {
     assert.deepEqual(VIEW_IDS.filter((id) => viewUnavailable(info, id)), ['cross']);
     assert.equal(viewUnavailable(info, 'cross'), 'crossNeedsSeq2Seq');

@@ -2,8 +2,8 @@
 // the views draw, with no WebAssembly and no model download. The element stays frozen while the
 // figure holds every matrix the view asks for; a new text, or a view or head it does not hold,
 // switches it to a live run of the model. A cross-attention figure becomes an encoder–decoder's
-// run (frozen-cross.js), drawn by the cross views; a lens figure's run carries its logitLens for
-// the Layers view. The version-2 figures' own code is a chunk fetched with the first such figure
+// run (frozen-cross.js), drawn by the cross views, and so does an encoder–decoder's patching grid
+// (frozen-patching.js); a lens figure's run carries its logitLens for the Layers view. The version-2 figures' own code is a chunk fetched with the first such figure
 // or view (figure-code.js).
 import { RunResult } from '../../js/result.js';
 import { AttnScopeError } from '../../js/errors.js';
@@ -27,6 +27,10 @@ export async function fetchFigure(src, baseUrl) {
   }
   await loadFigureKinds(doc?.view, doc?.kind);
   const figure = figureResult(doc);
+  if (figure.seq2seq) {   // an encoder–decoder's patching grid
+    const { patchingFigureRun } = await import('./frozen-patching.js');
+    return { ...figure, result: patchingFigureRun(figure) };
+  }
   if (!figure.source) return { ...figure, result: new RunResult(figure.fields) };
   const { crossFigureRun } = await import('./frozen-cross.js');
   return { ...figure, result: crossFigureRun(figure) };

@@ -5,7 +5,7 @@
 // own output.
 import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from '../../js/bundled-models.js';
 import { findHeldout } from '../../js/alignment-accuracy.js';
-import { PATCHING_EXAMPLE } from './patch-suggest.js';
+import { PATCHING_EXAMPLE, PATCHING_SEQ2SEQ_EXAMPLE } from './patch-suggest.js';
 import { DEFAULT_TEXT, STEER_EXAMPLE } from './state.js';
 import { VIEW } from './views/registry.js';
 
@@ -13,6 +13,8 @@ import { VIEW } from './views/registry.js';
 export const SEQ2SEQ_EXAMPLE_SOURCE = 'I sat by her on the divan.';
 
 const LAST = Symbol('the last token');
+// The target the bundled encoder–decoder writes for the patching example's source (its other views show it).
+const SEQ2SEQ_PATCHING_TARGET = 'The man a doctor was.';
 
 export const EXAMPLES = [
   // "What does 'it' look at?": the query (the chips, the formula) and the head view's row on "it".
@@ -28,6 +30,12 @@ export const EXAMPLES = [
     patch: { view: VIEW.grid, steerFrom: STEER_EXAMPLE.from, steerTo: STEER_EXAMPLE.to, steerLayer: STEER_EXAMPLE.layer,
       steerStrength: STEER_EXAMPLE.strength } },
   { id: 'sov', model: BUNDLED_SEQ2SEQ_MODEL, label: 'exampleSov', text: SEQ2SEQ_EXAMPLE_SOURCE, patch: { view: VIEW.cross, kind: 'cross', target: '' }, generate: true },
+  // "Where in the source is it decided when the verb comes?": the encoder's grid of a one-word
+  // change that keeps the verb in place; the target is the rewrite the model writes for the clean one.
+  { id: 'patchingSeq2Seq', model: BUNDLED_SEQ2SEQ_MODEL, label: 'examplePatchingSeq2Seq', text: PATCHING_SEQ2SEQ_EXAMPLE.clean,
+    patch: { view: VIEW.patching, target: SEQ2SEQ_PATCHING_TARGET, patchCorrupted: PATCHING_SEQ2SEQ_EXAMPLE.corrupted,
+      patchPrefix: PATCHING_SEQ2SEQ_EXAMPLE.prefix, patchAnswer: PATCHING_SEQ2SEQ_EXAMPLE.answer,
+      patchWrong: PATCHING_SEQ2SEQ_EXAMPLE.wrong, patchStack: PATCHING_SEQ2SEQ_EXAMPLE.stack, patchSite: 'resid_pre' } },
 ];
 
 /**

@@ -395,8 +395,9 @@ function wire() {
   });
   // A frozen figure (js/snapshot.js) of the typed text's run, for <attn-scope src="…">.
   $('save-figure').addEventListener('click', () => {
-    // Frozen figures hold one model's single-text run (js/snapshot.js): not an encoder–decoder's.
-    if (!app.original || !viewEntry(state.view).figure || isSeq2Seq(app.info)) {
+    // Frozen figures hold one model's single-text run (js/snapshot.js): of an encoder–decoder's,
+    // only its patching grid (a figure of its encoder, version 3).
+    if (!app.original || !viewEntry(state.view).figure || (isSeq2Seq(app.info) && state.view !== VIEW.patching)) {
       $('run-status').textContent = app.t('saveFigureView');
       return;
     }

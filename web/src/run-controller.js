@@ -242,7 +242,9 @@ export function createRunController(app, { views, predictions = true, on = {} })
 
   app.jobs = {
     get model() { return model?.client ?? null; },
-    run: (text, opts = {}) => viewJob('run', (client, signal) => client.run(text, { ...opts, signal }), opts.signal),
+    // An encoder–decoder's extra run: the text as a source (opts: target or targetIds), its plain result.
+    run: (text, opts = {}) => viewJob('run', (client, signal) =>
+      (isSeq2Seq(app.info) ? client.runSeq2Seq(text, { ...opts, signal }) : client.run(text, { ...opts, signal })), opts.signal),
     runIds: (ids, opts = {}) => viewJob('runIds', (client, signal) => client.runIds(ids, { ...opts, signal }), opts.signal),
     corpus: ({ signal, onProgress } = {}) =>
       viewJob('corpus', async (client, s) => (await corpusCode()).corpusSummary(client, { signal: s, onProgress }), signal),

@@ -5,7 +5,7 @@ import { isHubId } from '../../js/hub-id.js';
 import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
 import { FLOW_DEFAULT_TAU } from '../../js/flow-tau.js';
 import { GENERATE_DEFAULTS } from '../../js/generate.js';
-import { PATCH_SITES } from '../../js/patching.js';
+import { PATCH_SITES, PATCH_STACKS } from '../../js/patching.js';
 import { STEER_MAX_STRENGTH } from './setting-check.js';
 import { WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
 import { LESSONS } from './lesson/steps.js';
@@ -31,8 +31,14 @@ const MAX_STEER_CHARS = 500;             // a steering text is a short phrase
 // 4 turns "In the evening he went to the house…" into "…to the church. He was a church…".
 export const STEER_EXAMPLE = Object.freeze({ prompt: 'In the evening he went to', from: 'the house', to: 'the church', layer: 4, strength: 1.5 });
 
-/** The values a parameter limited to a list may take (state key → list): tests pick from it. */
-export const PARAM_CHOICES = Object.freeze({ patchSite: PATCH_SITES, blockStack: SEQ2SEQ_STACKS });
+// The Patching view opens an encoder–decoder's grid on the encoder's sites, where the two sources
+// differ (the API's default is the decoder's, which the difference only reaches through
+// cross-attention).
+const PAGE_PATCH_STACK = 'encoder';
+
+/** The values a parameter limited to a list may take (state key → list, the default first): tests pick from it. */
+export const PARAM_CHOICES = Object.freeze({ patchSite: PATCH_SITES, blockStack: SEQ2SEQ_STACKS,
+  patchStack: [PAGE_PATCH_STACK, ...PATCH_STACKS.filter((s) => s !== PAGE_PATCH_STACK)] });
 
 export function defaultState() {
   return {
@@ -74,6 +80,10 @@ export function defaultState() {
     patchAnswer: '',
     patchWrong: '',
     patchSite: PATCH_SITES[0],
+    // Encoder–decoders: the target the decoder has written so far ('' = the view's choice,
+    // patch-suggest.js), the answer being its next token, and whose sites are patched.
+    patchPrefix: '',
+    patchStack: PAGE_PATCH_STACK,
     // The Steering panel (steer-panel.js): strength · (mean residual stream of steerTo − that of
     // steerFrom) added entering layer steerLayer; the example's values by default.
     steerFrom: STEER_EXAMPLE.from,
@@ -115,6 +125,10 @@ export function stateFromUrl(search) {
   if (ss !== null && /^-?\d{1,3}(\.\d{1,3})?$/.test(ss) && Math.abs(Number(ss)) <= STEER_MAX_STRENGTH) s.steerStrength = Number(ss);
   const site = p.get('site');
   if (PATCH_SITES.includes(site)) s.patchSite = site;
+  const prefix = p.get('prefix');
+  if (prefix !== null) s.patchPrefix = prefix.slice(0, MAX_TEXT_CHARS);
+  const patchStack = p.get('patch-stack');
+  if (PATCH_STACKS.includes(patchStack)) s.patchStack = patchStack;
   const target = p.get('tgt');
   if (target !== null) s.target = target.slice(0, MAX_TEXT_CHARS);
   const kind = p.get('k');
@@ -178,6 +192,8 @@ export function stateToUrl(s) {
   if (s.patchAnswer !== d.patchAnswer) p.set('answer', s.patchAnswer);
   if (s.patchWrong !== d.patchWrong) p.set('wrong', s.patchWrong);
   if (s.patchSite !== d.patchSite) p.set('site', s.patchSite);
+  if (s.patchPrefix !== d.patchPrefix) p.set('prefix', s.patchPrefix);
+  if (s.patchStack !== d.patchStack) p.set('patch-stack', s.patchStack);
   if (s.steerFrom !== d.steerFrom) p.set('sf', s.steerFrom);
   if (s.steerTo !== d.steerTo) p.set('st', s.steerTo);
   if (s.steerLayer !== d.steerLayer) p.set('sl', String(s.steerLayer));

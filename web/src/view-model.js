@@ -24,13 +24,15 @@
 //                          job below runs on the model in use and is stopped (E_ABORTED) when the
 //                          view shown or the model changes; `signal` adds the view's own Cancel
 //     .model                 the model in use, as a key for caches (changes with the model)
-//     .run(text, options)    an extra run (the positions view's sentences)
+//     .run(text, options)    an extra run (the positions view's sentences; an encoder–decoder's:
+//                            text as a source, options.target/targetIds, js/seq2seq.js's result)
 //     .runIds(ids, options)  an extra run of token ids (the sampling preview's whole distribution)
 //     .corpus({signal, onProgress}), .cachedCorpus()      the corpus sample's summary (corpus.js)
 //     .corpusMap(l, h, {signal, onProgress}), .cachedCorpusMap(l, h)   one head's query/key map
 //     .ablation({signal, onProgress})                     each head's effect on the sample
 //     .patch(options)        activation patching (model.patch: clean, corrupted, answer, wrong,
-//                            site, signal, onProgress), one job whose rows arrive as progress
+//                            site, signal, onProgress; encoder–decoders also targetIds, stack),
+//                            one job whose rows arrive as progress
 //     .compare(text)         the text through both bundled models (the encoder-vs-decoder view)
 //   ablates                true where the host runs heads switched off (state.headsOff: the page)
 //   openText(text, patch)  the page only: shows another text (the map's sentences)

@@ -3,7 +3,9 @@
 // grid runs the corrupted prompt with one activation copied from the clean run (model.patch, one
 // worker job whose rows arrive as progress and are drawn as they come) and shows how much of the
 // clean logit difference comes back: 1 restored, 0 no effect. Rows are layers, columns positions
-// or heads; a head cell opens that head. Any input changing cancels the job under way.
+// or heads; a head cell opens that head. Any input changing cancels the job under way. On an
+// encoder–decoder the prompts are sources, the decoder has written the same target so far after
+// both, and a switch picks whose sites the grid patches (patch-seq2seq.js).
 import { hasHead, isCausal } from '../causal-mask.js';
 import { diverging } from '../colormap.js';
 import { errorReason, errorDetail } from '../error-text.js';
@@ -13,7 +15,9 @@ import { makeSelect } from '../pickers.js';
 import { addStrings } from '../i18n.js';
 import { PATCHING_STRINGS } from '../i18n-patching.js';
 import { corruptionCandidates, defaultAnswers, namesToken, topPredictions } from '../patch-suggest.js';
-import { HEAD_PATCH_SITES, PATCH_SITES } from '../../../js/patching.js';
+import { HEAD_PATCH_SITES, PATCH_SITES, PATCH_STACKS } from '../../../js/patching.js';
+import { isSeq2Seq } from '../seq2seq-run.js';
+import { prefixText, prepareSeq2Seq, seq2seqGrid, sourceRow } from '../patch-seq2seq.js';
 import { VIEW } from './registry.js';
 import { explainedLayout, heading, para } from './text-nodes.js';
 
@@ -33,18 +37,25 @@ export function createPatching(host, app) {
 
   const { main, explain } = explainedLayout(host, 'patch-main');
 
-  // Built once, so typing in the corrupted prompt keeps its focus through redraws.
-  const corruptedLabel = document.createElement('label');
-  corruptedLabel.className = 'patch-corrupted';
-  const corruptedName = document.createElement('span');
-  const corruptedInput = document.createElement('input');
-  corruptedInput.type = 'text';
-  corruptedInput.spellcheck = false;
-  corruptedLabel.append(corruptedName, corruptedInput);
-  corruptedInput.addEventListener('input', () => {
-    clearTimeout(typing);
-    typing = setTimeout(() => app.set({ patchCorrupted: corruptedInput.value }), TYPING_PAUSE_MS);
-  });
+  // Built once, so typing in the corrupted prompt (or an encoder–decoder's target so far) keeps
+  // its focus through redraws.
+  function typedInput(className, key) {
+    const label = document.createElement('label');
+    label.className = className;
+    const name = document.createElement('span');
+    const input = document.createElement('input');
+    input.type = 'text';
+    input.spellcheck = false;
+    label.append(name, input);
+    input.addEventListener('input', () => {
+      clearTimeout(typing);
+      typing = setTimeout(() => app.set({ [key]: input.value }), TYPING_PAUSE_MS);
+    });
+    return { label, name, input };
+  }
+  const { label: corruptedLabel, name: corruptedName, input: corruptedInput } = typedInput('patch-corrupted', 'patchCorrupted');
+  const { label: prefixLabel, name: prefixName, input: prefixInput } = typedInput('patch-prefix', 'patchPrefix');
+  const prefixLine = para('', 'patch-prefix-line');
   const pickers = document.createElement('div');
   pickers.className = 'pickers';
   const note = para('', 'note patch-note');
@@ -62,35 +73,47 @@ export function createPatching(host, app) {
   const gridHost = document.createElement('div');
   gridHost.className = 'patch-grid';
   const legend = document.createElement('div');
-  main.append(corruptedLabel, pickers, note, align, lds, status, gridHost, legend);
+  main.append(corruptedLabel, prefixLabel, pickers, note, align, prefixLine, lds, status, gridHost, legend);
   const heatmap = new Heatmap(gridHost, {
     labels: true,
     tooltip: (i, j, v) => tooltip(i, j, v),
-    onSelect: (i, j) => { if (HEAD_SITES.has(grid?.site)) app.set({ view: VIEW.head, layer: i, head: j }); },
+    // An encoder–decoder's head opens in its stack's self-attention.
+    onSelect: (i, j) => {
+      if (!HEAD_SITES.has(grid?.site)) return;
+      app.set({ view: VIEW.head, layer: i, head: j, ...(grid.options.stack ? { kind: grid.options.stack === 'encoder' ? 'enc' : 'dec' } : {}) });
+    },
   });
 
   const exposed = { last: null };
 
   function render() {
     const { t, state } = app;
-    corruptedName.textContent = t('patchCorrupted');
+    const seq2seq = isSeq2Seq(app.info);
+    corruptedName.textContent = t(seq2seq ? 'patchCorruptedSource' : 'patchCorrupted');
     corruptedInput.placeholder = t('patchCorruptedHint');
     cancel.textContent = t('patchCancel');
     if (document.activeElement !== corruptedInput) corruptedInput.value = state.patchCorrupted;
-    explain.replaceChildren(heading(t('patchName')), para(t('patchFormula'), 'formula-text'), para(t('patchIntro')),
-      para(t('patchMeaning'), 'patch-meaning'), para(t(`patchSiteExplain_${state.patchSite}`)));
+    prefixName.textContent = t('patchPrefix');
+    prefixInput.placeholder = t('patchPrefixHint');
+    if (document.activeElement !== prefixInput) prefixInput.value = state.patchPrefix;
+    explain.replaceChildren(heading(t('patchName')), para(t('patchFormula'), 'formula-text'),
+      para(t(seq2seq ? 'patchIntroSeq2Seq' : 'patchIntro')), para(t('patchMeaning'), 'patch-meaning'),
+      para(t(`patchSiteExplain_${state.patchSite}`)), ...(seq2seq ? [para(t(`patchStackExplain_${state.patchStack}`))] : []));
     const r = app.original;
-    const decoder = isCausal(app);
-    const problem = !r ? null : !hasHead(app) ? 'patchNoHead'
+    // An encoder–decoder's decoder has its LM head whatever attention kind the other views show.
+    const decoder = seq2seq || isCausal(app);
+    const problem = !r || seq2seq ? null : !hasHead(app) ? 'patchNoHead'
       : !decoder && r.maskPredictions?.[0] === undefined ? 'patchNeedsMask' : null;
     corruptedLabel.hidden = Boolean(problem);
+    prefixLabel.hidden = !seq2seq;
+    prefixLine.hidden = true;
     if (!r || problem) {
       stop();
       show({ note: problem ? t(problem) : '' });
       return;
     }
     const clean = typeof r.text === 'string' ? r.text : state.text;
-    prepare(clean, state.patchCorrupted);
+    prepare(clean, state.patchCorrupted, seq2seq);
     if (!prep.done) {
       show({ note: t('patchPreparing') });
       return;
@@ -100,33 +123,52 @@ export function createPatching(host, app) {
         : `${t('patchFailed', { reason: errorReason(t, prep.error) })} (${errorDetail(prep.error)})` });
       return;
     }
-    const cleanTop = topPredictions(r, decoder) ?? [], corruptedTop = topPredictions(prep.run, decoder) ?? [];
+    // An encoder–decoder's clean run is the one over the target so far (r's is over the whole target).
+    const cleanRun = prep.cleanRun ?? r;
+    const cleanTop = topPredictions(cleanRun, decoder) ?? [], corruptedTop = topPredictions(prep.run, decoder) ?? [];
     const picked = defaultAnswers(cleanTop, corruptedTop, clean, prep.text);
     const answer = state.patchAnswer || picked.answer?.token, wrong = state.patchWrong || picked.wrong?.token;
     const suggestion = prep.suggestion && t(prep.suggestion.example ? 'patchSuggestedExample' : 'patchSuggested', prep.suggestion);
     drawPickers(cleanTop, corruptedTop, answer, wrong);
     const known = [...cleanTop, ...corruptedTop];
     const nameOf = (value) => readable(known.find((e) => namesToken(value, e))?.text ?? value ?? '');
-    drawAlignment(r, prep.run);
-    const differs = r.tokens.length === prep.run.tokens.length && r.tokens.some((tok, i) => tok !== prep.run.tokens[i]);
+    const [a, b] = seq2seq ? [sourceRow(cleanRun), sourceRow(prep.run)] : [r, prep.run];
+    drawAlignment(a, b);
+    if (seq2seq) showPrefix(cleanRun);
+    const differs = a.tokens.length === b.tokens.length && a.tokens.some((tok, i) => tok !== b.tokens[i]);
     if (!differs) {
       stop();
-      show({ note: t(r.tokens.length === prep.run.tokens.length ? 'patchSame' : 'patchLengths',
-        { clean: r.tokens.length, corrupted: prep.run.tokens.length }), keepAlign: true });
+      show({ note: t(a.tokens.length === b.tokens.length ? 'patchSame' : 'patchLengths',
+        { clean: a.tokens.length, corrupted: b.tokens.length }), keepAlign: true });
       return;
     }
-    const columns = HEAD_SITES.has(state.patchSite) ? r.shape[1] : r.tokens.length;
-    const labels = HEAD_SITES.has(state.patchSite) ? Array.from({ length: columns }, (_, h) => `H${h}`) : (r.tokenTexts ?? r.tokens);
-    startGrid({ clean, corrupted: prep.text, answer, wrong, site: state.patchSite }, r.shape[0], columns, labels,
-      { answer: nameOf(answer), wrong: nameOf(wrong) });
+    const byHead = HEAD_SITES.has(state.patchSite);
+    const { layers, columns, labels } = seq2seq ? seq2seqGrid(cleanRun, state.patchStack, byHead)
+      : { layers: r.shape[0], columns: byHead ? r.shape[1] : r.tokens.length,
+        labels: byHead ? Array.from({ length: r.shape[1] }, (_, h) => `H${h}`) : (r.tokenTexts ?? r.tokens) };
+    startGrid({ clean, corrupted: prep.text, answer, wrong, site: state.patchSite,
+      ...(seq2seq ? { targetIds: prep.prefixIds, stack: state.patchStack } : {}) }, layers, columns, labels,
+    { answer: nameOf(answer), wrong: nameOf(wrong) });
     show({ note: suggestion ?? '', keepAlign: true, keepPickers: true });
     drawGrid();
   }
 
+  // What the decoder has written after its start token, and why that prefix (the link's, or chosen).
+  function showPrefix(cleanRun) {
+    const { t } = app;
+    const written = prefixText(cleanRun);
+    const why = { typed: '', example: t('patchPrefixExample'), cut: t('patchPrefixCut', { word: prep.prefixWord }),
+      whole: t('patchPrefixWhole'), none: t('patchPrefixNone') }[prep.prefixChoice];
+    prefixLine.textContent = `${written ? t('patchPrefixShown', { prefix: written }) : t('patchPrefixEmpty')} ${why}`.trim();
+    prefixLine.hidden = false;
+  }
+
   // The corrupted prompt's run (its tokens and top predictions); a suggestion tries candidates
   // until one has the clean prompt's token count.
-  function prepare(clean, typed) {
-    const key = JSON.stringify([clean, typed]);
+  function prepare(clean, typed, seq2seq) {
+    const { state } = app;
+    // An encoder–decoder's prefix, when the link names none, is read from the run's target.
+    const key = JSON.stringify([clean, typed, ...(seq2seq ? [state.patchPrefix, Array.from(app.original.seq2seq.targetIds)] : [])]);
     if (prep && prep.key === key && prep.model === app.jobs.model && !prep.aborted) return;
     prep?.controller.abort();
     stop();
@@ -135,6 +177,10 @@ export function createPatching(host, app) {
     prep = current;
     const run = (text) => app.jobs.run(text, { topK: 5, signal: controller.signal });
     (async () => {
+      if (seq2seq) {
+        return prepareSeq2Seq(app.original, { clean, typed, prefix: state.patchPrefix, config: app.info.config },
+          (text, options) => app.jobs.run(text, { ...options, signal: controller.signal }));
+      }
       if (typed) return { text: typed, run: await run(typed), suggestion: null };
       const length = app.original.tokens.length;
       for (const c of corruptionCandidates(clean)) {
@@ -191,7 +237,8 @@ export function createPatching(host, app) {
     gridHost.dataset.site = g.site;
     gridHost.dataset.rows = String(done);
     gridHost.dataset.state = g.result ? 'done' : g.error ? 'failed' : g.cancelled ? 'cancelled' : 'running';
-    heatmap.overlay.setAttribute('aria-label', t('patchGridAria', { columns: t(HEAD_SITES.has(g.site) ? 'patchColumnsHeads' : 'patchColumnsPositions') }));
+    const positions = { decoder: 'patchColumnsTarget', encoder: 'patchColumnsSource' }[g.options.stack] ?? 'patchColumnsPositions';
+    heatmap.overlay.setAttribute('aria-label', t('patchGridAria', { columns: t(HEAD_SITES.has(g.site) ? 'patchColumnsHeads' : positions) }));
     if (done) {
       heatmap.setData({ matrix, n: layers, cols: columns, rowLabels: Array.from({ length: layers }, (_, l) => `L${l}`),
         colLabels: g.labels, scale: diverging, vmax });
@@ -201,7 +248,9 @@ export function createPatching(host, app) {
     statusText.textContent = g.result ? `${t('patchDone', { cells: layers * columns })} ${strongest(g)}` : g.cancelled ? t('patchCancelled')
       : g.error ? `${t('patchFailed', { reason: errorReason(t, g.error) })} (${errorDetail(g.error)})`
         : t('patchProgress', { done: Math.min(done + 1, layers), total: layers });
-    const where = t(isCausal(app) ? 'patchLastToken' : 'patchMaskToken');
+    const written = prep?.cleanRun ? prefixText(prep.cleanRun) : null;
+    const where = written !== null ? (written ? t('patchNextTarget', { prefix: written }) : t('patchFirstTarget'))
+      : t(isCausal(app) ? 'patchLastToken' : 'patchMaskToken');
     lds.hidden = !g.result;
     if (g.result) {
       lds.textContent = t('patchLds', { answer: g.names.answer, wrong: g.names.wrong, at: where,
@@ -210,11 +259,15 @@ export function createPatching(host, app) {
       if (g.result.clean - g.result.corrupted < WEAK_DIFFERENCE) lds.textContent += ' ' + t('patchWeak');
     }
     exposed.last = { site: g.site, answer: g.options.answer, wrong: g.options.wrong, corrupted: g.options.corrupted,
+      stack: g.options.stack ?? null, targetIds: g.options.targetIds ?? null,
       suggested: Boolean(prep?.suggestion), rows: done, state: gridHost.dataset.state,
       scores: g.rows.map((row) => (row ? [...row] : null)), clean: g.result?.clean ?? null, corruptedLd: g.result?.corrupted ?? null,
       // A finished grid as a frozen figure holds it (js/figure-patching.js): the hosts' Save figure data.
-      figure: g.result && prep?.run ? { grid: g.result, corruptedRun: prep.run, corruptedText: g.options.corrupted,
-        answer: g.options.answer, wrong: g.options.wrong } : null };
+      // An encoder–decoder's also holds the clean run over the target so far and the link's prefix.
+      figure: g.result && prep?.run ? { grid: g.result, corruptedRun: prep.cleanRun ? { ...prep.run, ...sourceRow(prep.run) } : prep.run,
+        corruptedText: g.options.corrupted,
+        answer: g.options.answer, wrong: g.options.wrong,
+        ...(prep.cleanRun ? { cleanRun: prep.cleanRun, prefix: app.state.patchPrefix } : {}) } : null };
   }
 
   // The cell that restores most, named as its tooltip names it: where to look first.
@@ -246,6 +299,8 @@ export function createPatching(host, app) {
     const select = (label, o, key, cls) => makeSelect(label, o.list.map(([, text], i) => [i, text]),
       Math.max(0, o.list.findIndex(([v]) => v === o.value)), (i) => app.set({ [key]: o.list[i][0] }), cls);
     pickers.replaceChildren(select(t('patchAnswer'), a, 'patchAnswer', 'patch-answer'), select(t('patchWrong'), w, 'patchWrong', 'patch-wrong'),
+      ...(isSeq2Seq(app.info) ? [makeSelect(t('patchStack'), PATCH_STACKS.map((s, i) => [i, t(`patchStack_${s}`)]),
+        PATCH_STACKS.indexOf(state.patchStack), (i) => app.set({ patchStack: PATCH_STACKS[i] }), 'patch-stack')] : []),
       makeSelect(t('patchSite'), PATCH_SITES.map((s, i) => [i, t(`patchSite_${s}`)]), PATCH_SITES.indexOf(state.patchSite),
         (i) => app.set({ patchSite: PATCH_SITES[i] }), 'patch-site'));
   }

@@ -66,9 +66,11 @@ const ENTRIES = [
   { id: 'flow', needs: ['flow', 'logitLens'], families: SINGLE_STACK, opens: { query: LAST_POSITION }, streams: false,
     element: true, params: { tau: 'flowTau' }, load: () => import('./flow.js') },
   // Activation patching: a grid of worker jobs' rows over the whole model, for one prompt pair.
-  // Its answer and wrong pickers offer the clean run's top predictions.
-  { id: 'patching', scope: 'model', needs: ['predictions'], families: SINGLE_STACK, streams: false, element: true,
-    params: { corrupted: 'patchCorrupted', answer: 'patchAnswer', wrong: 'patchWrong', site: 'patchSite' },
+  // Its answer and wrong pickers offer the clean run's top predictions. Encoder–decoders: the
+  // sources differ, the decoder has written `prefix`, and `patch-stack` says whose sites are patched.
+  { id: 'patching', scope: 'model', needs: ['predictions'], streams: false, element: true,
+    params: { corrupted: 'patchCorrupted', answer: 'patchAnswer', wrong: 'patchWrong', site: 'patchSite',
+      prefix: 'patchPrefix', 'patch-stack': 'patchStack' },
     load: () => import('./patching.js') },
 ];
 
