@@ -40,19 +40,22 @@ bool special_row(float* row, int n, float max, SoftmaxStats* stats) {
 }
 
 // row[j] ← e^(row[j] − max), masked (−inf) entries exactly 0, four entries at a time counted from
-// the row's start through a fixed-size Eigen packet, the tail padded with −inf. Eigen's
-// dynamic-size loops would send a row's unaligned head through scalar std::exp, whose bits differ
-// from its vectorised exp: the same scores would give a row that depends on where its buffer sits,
-// and a map computed on demand into another buffer would not equal the one the pass kept.
+// the row's start through a fixed-size Eigen packet, the tail padded with −inf; returns their sum
+// (four lane sums, then across). Eigen's dynamic-size loops and reductions would send a row's
+// unaligned head through scalar code (std::exp, whose bits differ from its vectorised exp, and
+// another summation order): the same scores would give a row that depends on where its buffer
+// sits, and a map computed on demand into another buffer would not equal the one the pass kept.
 // (Eigen's vectorised exp clamps its argument, exp(−inf) ≈ 6e-39, hence the select.)
-void exp_shifted_eigen(float* row, int n, float max) {
-  Eigen::Array4f x;
+float exp_shifted_eigen(float* row, int n, float max) {
+  Eigen::Array4f x, sum = Eigen::Array4f::Zero();
   for (int j = 0; j < n; j += 4) {
     const int lanes = n - j < 4 ? n - j : 4;
     for (int i = 0; i < 4; ++i) x[i] = i < lanes ? row[j + i] : kNegInf;
     x = (x > kNegInf).select((x - max).exp(), 0.0f);
+    sum += x;
     for (int i = 0; i < lanes; ++i) row[j + i] = x[i];
   }
+  return (sum[0] + sum[1]) + (sum[2] + sum[3]);
 }
 }  // namespace
 
@@ -84,8 +87,7 @@ void softmax_row_with_stats_f32_eigen(float* row, int n, SoftmaxStats* stats) {
   Eigen::Map<Eigen::ArrayXf> r(row, n);
   const float max = has_nan(row, n) ? std::numeric_limits<float>::quiet_NaN() : r.maxCoeff();
   if (special_row(row, n, max, stats)) return;
-  exp_shifted_eigen(row, n, max);  // the max entry gives exp(0) = 1, so the sum is ≥ 1
-  const float inv = 1.0f / r.sum();
+  const float inv = 1.0f / exp_shifted_eigen(row, n, max);  // the max entry gives exp(0) = 1: the sum is ≥ 1
   r *= inv;
   if (stats) *stats = {max, inv};
 }

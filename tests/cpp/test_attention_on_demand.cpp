@@ -25,8 +25,7 @@ std::vector<int32_t> some_ids(int T, int vocab) {
 }
 
 // Every head of `sources` equals its (layers, heads, queries, keys) slice of `eager`, bit for bit
-// (memcmp: NaN payloads and −0 included), and the sources hold less than those maps once T
-// exceeds the head width.
+// (memcmp: NaN payloads and −0 included); on failure the first differing entry.
 void check_maps(const std::string& what, const AttentionSources& sources, const std::vector<float>& eager) {
   INFO(what);
   REQUIRE_FALSE(sources.empty());
@@ -39,7 +38,11 @@ void check_maps(const std::string& what, const AttentionSources& sources, const 
       std::fill(got.begin(), got.end(), -1.0f);
       sources.map(l, h, got.data());
       const float* want = eager.data() + (static_cast<size_t>(l) * sources.layout.heads + h) * map;
-      REQUIRE(std::memcmp(got.data(), want, map * sizeof(float)) == 0);
+      size_t at = 0;  // the first differing entry, if any: where, expected, got
+      while (at < map && std::memcmp(&got[at], &want[at], sizeof(float)) == 0) ++at;
+      INFO("row " << (at / sources.keys) << " col " << (at % sources.keys) << ": eager "
+                  << (at < map ? want[at] : 0.0f) << ", on demand " << (at < map ? got[at] : 0.0f));
+      REQUIRE(at == map);
     }
 }
 
@@ -78,7 +81,11 @@ TEST_CASE("maps on demand: every single-stack family's maps equal the eager ones
       CHECK(lazy.attentions.empty());
       check_maps(model + " T=" + std::to_string(T), lazy.attention_sources, eager.attentions);
       CHECK(lazy.hidden_out == eager.hidden_out);  // the rest of the run is the same
-      if (T > c.head_dim()) CHECK(lazy.attention_sources.bytes() < eager.attentions.size() * sizeof(float));
+      // What the rule weighs is what the run holds: per layer T·(H + KV)·dh floats, the stats, the mask.
+      const AttentionSources& kept = lazy.attention_sources;
+      CHECK(kept.bytes() == AttentionSources::bytes_for(c.num_layers, T, T, kept.layout, !mask.empty(), false));
+      CHECK(kept.bytes() == (static_cast<size_t>(c.num_layers) * T * (c.q_width() + c.kv_width() + 2 * c.num_heads) +
+                             mask.size()) * sizeof(float));
       // Auto: the fixtures' maps are far below the threshold, so they stay eager.
       CHECK_FALSE(m.forward(ids, {}, mask, with_maps(AttentionMaps::Auto)).attentions.empty());
     }
