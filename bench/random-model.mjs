@@ -132,6 +132,11 @@ export function writeHfFolder(dir, { config, tensors }) {
 export const LLAMA_SHAPES = {
   'smollm2-135m': { family: 'llama', layers: 30, hidden: 576, heads: 9, kvHeads: 3, ffn: 1536, vocab: 49152,
     positions: 8192, ropeTheta: 100000, eps: 1e-5 },
+  // TinyLlama-1.1B's width (2,048 wide, 32 query heads over 4 key/value heads of 64, FFN 5,632) in
+  // 4 layers, for bench/maps-on-demand.mjs; a 2,048-token vocabulary (TinyLlama's is 32,000: the
+  // maps do not depend on it, and the folder stays ~0.7 GB).
+  'tinyllama-width-4l': { family: 'llama', layers: 4, hidden: 2048, heads: 32, kvHeads: 4, ffn: 5632, vocab: 2048,
+    positions: 2048, ropeTheta: 10000, eps: 1e-5 },
 };
 
 export function randomLlama(shapeName, seed = 1) {

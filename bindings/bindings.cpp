@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "analysis.h"
+#include "attention_maps_js.h"
 #include "build_features.h"
 #include "config.h"
 #include "convert.h"
@@ -46,6 +47,17 @@ using emscripten::val;
 
 val float32_view(const std::vector<float>& data) {
   return val(emscripten::typed_memory_view(data.size(), data.data()));
+}
+
+// forward()'s maps option: 'eager', 'on-demand' or 'auto' (js/options.js checked it; undefined:
+// auto) → how the run keeps its maps (attention_sources.h).
+AttentionMaps attention_maps_policy(const val& option) {
+  if (option.isUndefined() || option.isNull()) return AttentionMaps::Auto;
+  const std::string name = option.as<std::string>();
+  if (name == "eager") return AttentionMaps::Eager;
+  if (name == "on-demand") return AttentionMaps::OnDemand;
+  if (name == "auto") return AttentionMaps::Auto;
+  throw Error("E_INPUT", "maps must be 'eager', 'on-demand' or 'auto', got '" + name + "'");
 }
 
 // The trace as views, named as the JavaScript result names them (camelCase); steps a family does
@@ -158,6 +170,7 @@ class Model {
       forward_options.qkv = options["qkv"].as<bool>();
       forward_options.value_norms = options["valueNorms"].as<bool>();
       forward_options.trace = options["trace"].as<bool>();
+      forward_options.maps = attention_maps_policy(options["maps"]);
       const val head_mask = options["headMask"];
       if (!head_mask.isNull() && !head_mask.isUndefined()) forward_options.head_mask = float_vector_from_js(head_mask);
       // flow: the information flow's read-only hooks on the same pass (engine/flow.h).
@@ -192,6 +205,15 @@ class Model {
       if (flow) out.set("flow", flow_to_js(flow_recorder->result()));
       return out;
     });
+  }
+
+  // The last forward()'s maps when it kept them on demand (its attentions view is then empty):
+  // moved into an object JavaScript owns and deletes; null when they were kept eagerly.
+  AttentionMapsJs* take_attention_maps() {
+    if (result_.attention_sources.empty()) return nullptr;
+    auto* maps = new AttentionMapsJs(std::move(result_.attention_sources));
+    result_.attention_sources.clear();
+    return maps;
   }
 
   // Vocabulary logits (rows, V) for `rows` hidden vectors (rows × C): the masked-LM head of an
@@ -483,6 +505,9 @@ val build_info() {
   // What the heap may grow to (-sMAXIMUM_MEMORY, CMakeLists.txt): js/memory-estimate.js's
   // WASM32_MAX_BYTES is checked against it.
   out.set("maxMemoryBytes", val(static_cast<double>(emscripten_get_heap_max())));
+  // Above this many bytes of maps a run keeps them on demand (attention_sources.h): js/memory-estimate.js's
+  // EAGER_MAPS_MAX_BYTES is checked against it.
+  out.set("eagerMapsMaxBytes", val(static_cast<double>(kEagerMapsBytes)));
 #ifdef __USING_WASM_EXCEPTIONS__
   out.set("exceptions", val("wasm"));
 #else
@@ -517,6 +542,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       .function("tokenizerVocabSize", &Model::tokenizer_vocab_size)
       .function("encode", &Model::encode)
       .function("forward", &Model::forward)
+      .function("takeAttentionMaps", &Model::take_attention_maps, allow_raw_pointers())
       .function("lmLogits", &Model::lm_logits)
       .function("logitLens", &Model::logit_lens)
       .function("attribution", &Model::attribution)

@@ -104,7 +104,8 @@ void head_rms_norm_forward(float* x, const std::vector<float>& gamma, int rows, 
 }
 
 void attention_heads_forward(float* ctx, float* probs, const float* q, const float* k, const float* v,
-                             const HeadLayout& layout, const AttentionMask& mask, int queries, int keys) {
+                             const HeadLayout& layout, const AttentionMask& mask, int queries, int keys,
+                             kernels::SoftmaxStats* stats) {
   const int heads = layout.heads, dh = layout.head_dim, group = heads / layout.kv_heads;
   const int C = layout.q_width();
   kernels::AttentionShape shape;
@@ -123,8 +124,8 @@ void attention_heads_forward(float* ctx, float* probs, const float* q, const flo
     for (size_t h = h0; h < h1; ++h) {
       const size_t col = h * dh, kv_col = (h / group) * dh;
       if (mask.relative_bias) head_shape.relative_bias = mask.relative_bias + h * head_bias;
-      kernels::attention_head_f32(probs + h * head_probs, ctx + col, q + col, k + kv_col, v + kv_col,
-                                  mask.key_bias, head_shape);
+      kernels::attention_head_f32(probs ? probs + h * head_probs : nullptr, ctx + col, q + col, k + kv_col,
+                                  v + kv_col, mask.key_bias, head_shape, stats ? stats + h * queries : nullptr);
       if (mask.head_mask && mask.head_mask[h] != 1.0f) {
         const float m = mask.head_mask[h];
         for (int t = 0; t < queries; ++t)

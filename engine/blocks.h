@@ -11,6 +11,7 @@
 #include "config.h"
 #include "kernels/activation.h"
 #include "kernels/attention_shape.h"
+#include "kernels/softmax.h"
 #include "linear_layer.h"
 #include "weights.h"
 
@@ -112,8 +113,11 @@ void qkv_projection_forward(float* q, float* k, float* v, const float* x, const 
 // query heads): probs_h = softmax(scale · q_h k_hᵀ + mask + relative bias), ctx_h = probs_h v_h.
 // q, ctx (queries, H·dh); k, v (keys, KV·dh). Self-attention: the last `queries` key rows are the
 // new positions' (causal masks by that); cross-attention: keys and values of another sequence.
+// A run keeping its maps on demand (attention_sources.h) passes probs null and stats (H, queries):
+// each row's softmax statistics instead of the rows.
 void attention_heads_forward(float* ctx, float* probs, const float* q, const float* k, const float* v,
-                             const HeadLayout& layout, const AttentionMask& mask, int queries, int keys);
+                             const HeadLayout& layout, const AttentionMask& mask, int queries, int keys,
+                             kernels::SoftmaxStats* stats = nullptr);
 
 // Qwen3: each head's dh values of x (rows, heads·dh) RMS-normalised with γ (dh), in place.
 void head_rms_norm_forward(float* x, const std::vector<float>& gamma, int rows, int heads, int head_dim, float eps);

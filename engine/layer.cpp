@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "error.h"
 #include "rotary.h"
 
 namespace attnscope {
@@ -86,9 +87,16 @@ void LayerPass::attention(const AttentionWeights& w, const KeysValues& kv, float
   } else {  // cross-attention: the keys and values are the source's
     linear_forward(q, in, w.q, T);
   }
-  attention_heads_forward(a.ctx.data(), probs, q, kv.k, kv.v, layout, mask, T, kv.keys);
-  // A written pattern weights the values anew.
   const HookSite pattern = cross ? HookSite::CrossPattern : HookSite::Pattern;
+  AttentionSources* sources = cross ? cross_sources : self_sources;
+  if (sources) {  // maps on demand: q and k as the scores use them, and each row's statistics
+    if (on(pattern)) throw Error("E_INTERNAL", "a hooked pattern needs its maps kept (maps_on_demand)");
+    std::copy_n(q, TQ, sources->q_of(layer));
+    std::copy_n(kv.k, static_cast<size_t>(kv.keys) * layout.kv_width(), sources->k_of(layer));
+  }
+  attention_heads_forward(a.ctx.data(), probs, q, kv.k, kv.v, layout, mask, T, kv.keys,
+                          sources ? sources->stats_of(layer) : nullptr);
+  // A written pattern weights the values anew.
   if (on(pattern)) {
     fire(pattern, probs, layout.heads * T, kv.keys);
     if (hooks->writes(stack, pattern, layer))

@@ -12,6 +12,7 @@
 #pragma once
 #include <vector>
 
+#include "attention_sources.h"
 #include "blocks.h"
 #include "hooks.h"
 
@@ -78,6 +79,9 @@ struct LayerPass {
   Activations& a;
   float* x;
   int layer = 0;
+  // A run keeping its maps on demand: where the self- and cross-attention keep what the maps are
+  // made of (layer `layer` of each); the probs given to attention() are then null. Null: eager.
+  AttentionSources *self_sources = nullptr, *cross_sources = nullptr;
 
   bool on(HookSite site) const { return hooked(hooks, stack, site, layer); }
   void fire(HookSite site, float* data, int rows, int width) const {
@@ -86,7 +90,8 @@ struct LayerPass {
   // out = the spec's norm of inp (T, C); out may be inp.
   void norm(float* out, const float* inp, const LayerNormParams& params) const;
 
-  // x ← the sublayer over x: its attention probabilities (H, T, keys) written to probs.
+  // x ← the sublayer over x: its attention probabilities (H, T, keys) written to probs, or (probs
+  // null) what they are made of kept in self_sources / cross_sources.
   void attention(const AttentionWeights& w, const KeysValues& kv, float* probs, const AttentionMask& mask, bool cross,
                  const AttentionTraceSlots& trace);
   // x ← the feed-forward sublayer over x.

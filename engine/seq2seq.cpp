@@ -122,7 +122,12 @@ EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source, const Seq2SeqR
   check_head_mask(options.head_mask, L, H, "head_mask");
   const size_t SC = static_cast<size_t>(S) * C, SW = static_cast<size_t>(S) * W;
   // Every buffer sized in 64 bits before any is allocated (buffer_size.h).
-  const size_t maps = buffer_elements({L, H, S, S}, "the encoder's attention maps");
+  const HeadLayout layout{H, H, c.encoder_head_dim()};
+  const bool relative = spec.positions == Positions::RelativeBias;
+  const bool on_demand = maps_on_demand(options.maps, static_cast<size_t>(L) * H * S * S * sizeof(float),
+                                        AttentionSources::bytes_for(L, S, S, layout, false, relative),
+                                        options.hooks && !options.hooks->empty());
+  const size_t maps = on_demand ? 0 : buffer_elements({L, H, S, S}, "the encoder's attention maps");
   buffer_elements({S, std::max({C, W, std::max(c.encoder_ffn, c.decoder_ffn), c.decoder_heads * c.decoder_head_dim()})},
                   "the encoder's activations");
   EncoderOutput out;
@@ -142,11 +147,15 @@ EncoderOutput Seq2Seq::encode(const std::vector<int32_t>& source, const Seq2SeqR
   std::vector<float> k(SW), v(SW);
   LayerPass pass{spec, activation_for(c.activation), static_cast<float>(c.eps), HookStack::Encoder, options.hooks,
                  S, 0, a, x};
+  if (on_demand) {
+    out.attention_sources.prepare(L, S, S, layout, mask);
+    pass.self_sources = &out.attention_sources;
+  }
   for (int l = 0; l < L; ++l) {
     pass.layer = l;
     mask.head_mask = layer_head_mask(options.head_mask, l, H);
     pass.run(weights_.encoder.layers[l], KeysValues::self(k.data(), v.data(), S, S, W),
-             out.attentions.data() + static_cast<size_t>(l) * H * S * S, mask, nullptr, nullptr, {},
+             on_demand ? nullptr : out.attentions.data() + static_cast<size_t>(l) * H * S * S, mask, nullptr, nullptr, {},
              trace_slots(options.trace ? &out.trace.layers[l] : nullptr), "encoder layer");
   }
   if (spec.placement == NormPlacement::Before) {
@@ -181,8 +190,15 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
   const int T = static_cast<int>(ids.size()), first = cache.length, keys = first + T;
   const size_t TC = static_cast<size_t>(T) * C;
   // Every buffer sized in 64 bits before any is allocated (buffer_size.h).
-  const size_t self_maps = buffer_elements({L, H, T, keys}, "the decoder's attention maps");
-  const size_t cross_maps = buffer_elements({L, H, T, S}, "the cross-attention maps");
+  const HeadLayout layout{H, H, c.decoder_head_dim()};
+  const bool relative = spec.positions == Positions::RelativeBias;
+  const bool on_demand =
+      maps_on_demand(options.maps, static_cast<size_t>(L) * H * T * (static_cast<size_t>(keys) + S) * sizeof(float),
+                     AttentionSources::bytes_for(L, T, keys, layout, false, relative) +
+                         AttentionSources::bytes_for(L, T, S, layout, false, false),
+                     options.hooks && !options.hooks->empty());
+  const size_t self_maps = on_demand ? 0 : buffer_elements({L, H, T, keys}, "the decoder's attention maps");
+  const size_t cross_maps = on_demand ? 0 : buffer_elements({L, H, T, S}, "the cross-attention maps");
   buffer_elements({T, std::max({C, W, c.decoder_ffn})}, "the decoder's activations");
   reserve_kv_cache(cache, L, keys, W, c.max_tokens());
 
@@ -205,14 +221,20 @@ DecoderOutput Seq2Seq::decode(const std::vector<int32_t>& ids, const EncoderOutp
   size_activations(a, spec, T, C, W, c.decoder_ffn, options.hooks);
   LayerPass pass{spec, activation_for(c.activation), static_cast<float>(c.eps), HookStack::Decoder, options.hooks,
                  T, first, a, x};
+  if (on_demand) {
+    out.self_sources.prepare(L, T, keys, layout, self_mask);
+    out.cross_sources.prepare(L, T, S, layout, cross_mask);
+    pass.self_sources = &out.self_sources;
+    pass.cross_sources = &out.cross_sources;
+  }
   for (int l = 0; l < L; ++l) {
     pass.layer = l;
     self_mask.head_mask = layer_head_mask(options.decoder_head_mask, l, H);
     cross_mask.head_mask = layer_head_mask(options.cross_attn_head_mask, l, H);
     const KeysValues cross = KeysValues::other(enc.cross_k[l].data(), enc.cross_v[l].data(), S);
     pass.run(weights_.decoder.layers[l], KeysValues::self(cache.k_layer(l, W), cache.v_layer(l, W), keys, T, W),
-             out.self_attentions.data() + static_cast<size_t>(l) * H * T * keys, self_mask, &cross,
-             out.cross_attentions.data() + static_cast<size_t>(l) * H * T * S, cross_mask,
+             on_demand ? nullptr : out.self_attentions.data() + static_cast<size_t>(l) * H * T * keys, self_mask,
+             &cross, on_demand ? nullptr : out.cross_attentions.data() + static_cast<size_t>(l) * H * T * S, cross_mask,
              trace_slots(options.trace ? &out.trace.layers[l] : nullptr), "decoder layer");
   }
   if (spec.placement == NormPlacement::Before) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "attention_sources.h"
 #include "blocks.h"
 #include "hooks.h"
 #include "kv_cache.h"
@@ -87,6 +88,9 @@ struct Seq2SeqRunOptions {
   bool trace = false;
   std::vector<float> head_mask, decoder_head_mask, cross_attn_head_mask;
   const Hooks* hooks = nullptr;  // hooks.h: encoder.blocks.<l>.… and decoder.blocks.<l>.…; not owned
+  // How the maps are kept (attention_sources.h): encode() decides for the encoder's, decode() for
+  // the decoder's self- and cross-attention maps together.
+  AttentionMaps maps = AttentionMaps::Eager;
 };
 
 // What the encoder leaves for the decoder: its last hidden state and every decoder layer's cross
@@ -94,7 +98,8 @@ struct Seq2SeqRunOptions {
 struct EncoderOutput {
   int source_len = 0;
   std::vector<float> hidden;                 // (S, C)
-  std::vector<float> attentions;             // (Le, He, S, S)
+  std::vector<float> attentions;             // (Le, He, S, S); empty when kept on demand:
+  AttentionSources attention_sources;        // what they are made of (attention_sources.h)
   Seq2SeqStackTrace trace;                   // with options.trace; otherwise empty
   std::vector<std::vector<float>> cross_k;   // per decoder layer (S, Hd·dh)
   std::vector<std::vector<float>> cross_v;
@@ -105,6 +110,8 @@ struct DecoderOutput {
   int tokens = 0, keys = 0, source_len = 0;
   std::vector<float> self_attentions;        // (Ld, Hd, tokens, keys): exact zeros above the diagonal
   std::vector<float> cross_attentions;       // (Ld, Hd, tokens, S)
+  // Maps on demand: the two above empty, what they are made of kept here instead.
+  AttentionSources self_sources, cross_sources;
   std::vector<float> hidden;                 // (tokens, C): after T5's final norm
   Seq2SeqStackTrace trace;                   // with options.trace; otherwise empty
 };

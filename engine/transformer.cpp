@@ -194,12 +194,23 @@ void Transformer::check_input(const std::vector<int32_t>& ids, const std::vector
   }
 }
 
-void Transformer::prepare(ForwardResult& res, const ForwardOptions& options, int T, int keys) const {
+void Transformer::prepare(ForwardResult& res, const ForwardOptions& options, int T, int keys,
+                          const std::vector<float>* key_bias) const {
   const ModelConfig& cfg = config_;
   const int L = cfg.num_layers, H = cfg.num_heads, C = cfg.hidden_size, F = cfg.intermediate_size;
+  const HeadLayout layout{H, cfg.kv_heads(), cfg.head_dim()};
+  const bool has_key_bias = key_bias && !key_bias->empty();
+  // Maps on demand (forward() only: extend() and forward_from_layer() pass no key_bias and keep
+  // theirs eagerly); the sources' size is then checked instead of the maps' (which may not fit).
+  const bool on_demand =
+      options.attentions && key_bias &&
+      maps_on_demand(options.maps, static_cast<size_t>(L) * H * T * keys * sizeof(float),
+                     AttentionSources::bytes_for(L, T, keys, layout, has_key_bias, false),
+                     options.hooks && !options.hooks->empty());
   // Every buffer of the run sized in 64 bits before any is allocated (buffer_size.h); those of
   // run_layers' scratch too, so a run that cannot fit fails here with nothing changed.
-  const size_t maps = buffer_elements({L, H, T, keys}, "the attention maps");
+  const size_t maps = on_demand ? 0 : buffer_elements({L, H, T, keys}, "the attention maps");
+  if (on_demand) buffer_elements({L, T, cfg.q_width()}, "the attention maps' queries");
   const size_t TC = buffer_elements({T, C}, "a hidden state");
   buffer_elements({T, F}, "the feed-forward activations");
   buffer_elements({T, cfg.q_width()}, "the queries");
@@ -215,6 +226,13 @@ void Transformer::prepare(ForwardResult& res, const ForwardOptions& options, int
   res.hidden = C;
   res.head_dim = cfg.head_dim();
   res.attentions.resize(options.attentions ? maps : 0);
+  if (on_demand) std::vector<float>().swap(res.attentions);  // an earlier eager run's memory goes back
+  if (on_demand) {
+    AttentionMask mask{has_key_bias ? key_bias->data() : nullptr, cfg.is_decoder()};
+    res.attention_sources.prepare(L, T, keys, layout, mask);
+  } else {
+    res.attention_sources.clear();
+  }
   res.hidden_out.resize(TC);
   res.hidden_states.resize(states);
   res.q.resize(qkv_size);
@@ -239,9 +257,8 @@ void Transformer::forward(const std::vector<int32_t>& ids, const std::vector<int
                   std::to_string(i % config_.num_heads) + " is not a finite number");
   }
   const int T = static_cast<int>(ids.size()), C = config_.hidden_size;
-  prepare(res, options, T, T);
-
   const std::vector<float> key_bias = key_bias_of(attention_mask);
+  prepare(res, options, T, T, &key_bias);
 
   float* x = res.hidden_out.data();  // the running hidden state ends as the output
   const int32_t* types = token_types.empty() ? nullptr : token_types.data();
@@ -345,7 +362,8 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
   a.ff.resize(static_cast<size_t>(T) * F);
   a.gate.resize(spec.ffn == FeedForwardKind::Gated ? static_cast<size_t>(T) * F : 0);
   if (spec.positions == Positions::Rotary) rope_angles(a.rope_cos, a.rope_sin, rope_inv_freq_, first_position, T);
-  a.probs.resize(options.attentions ? 0 : layer_probs);
+  const bool on_demand = !res.attention_sources.empty();
+  a.probs.resize(options.attentions || on_demand ? 0 : layer_probs);
   a.head_out.resize(options.value_norms ? TC : 0);
   a.sublayer.resize(options.hooks && !options.hooks->empty() ? TC : 0);
   if (options.hidden_states) std::copy_n(x, TC, res.hidden_states.begin());
@@ -353,9 +371,10 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
   AttentionMask mask{key_bias, decoder};
   if (options.trace) res.trace.layers.resize(L);
   LayerPass pass{spec, act, eps, HookStack::Model, options.hooks, T, first_position, a, x};
+  if (on_demand) pass.self_sources = &res.attention_sources;
   for (int l = first_layer; l < L; ++l) {
     mask.head_mask = options.head_mask.empty() ? nullptr : options.head_mask.data() + static_cast<size_t>(l) * H;
-    float* probs = options.attentions ? res.attentions.data() + l * layer_probs : a.probs.data();
+    float* probs = on_demand ? nullptr : options.attentions ? res.attentions.data() + l * layer_probs : a.probs.data();
     float* k = kv.k + l * kv.layer_stride;
     float* v = kv.v + l * kv.layer_stride;
     pass.layer = l;

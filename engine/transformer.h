@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "attention_sources.h"
 #include "blocks.h"
 #include "config.h"
 #include "hooks.h"
@@ -33,6 +34,10 @@ struct ForwardOptions {
   std::vector<float> head_mask;
   // Hook points read or written during the pass (hooks.h); null or empty: none. Not owned.
   const Hooks* hooks = nullptr;
+  // How `attentions` are kept: written in full (Eager), or computed when asked for from what they
+  // are made of (attention_sources.h; OnDemand, or Auto by maps_on_demand's rule). forward() only:
+  // extend() and forward_from_layer() keep theirs eagerly.
+  AttentionMaps maps = AttentionMaps::Eager;
 };
 
 // The embeddings step by step, each (T, C): the rows looked up, their sum, and the model's input
@@ -84,6 +89,9 @@ struct ForwardResult {
   int tokens = 0;                    // T: positions run (queries)
   int keys = 0;                      // positions attended over: T, or all so far for extend()
   std::vector<float> attentions;     // (L, H, T, keys): attentions[l][h][i][j] = P(query i -> key j)
+  // Maps on demand (ForwardOptions::maps): attentions is empty and a head's map is
+  // attention_sources.map(l, h, out), equal to what attentions would have held.
+  AttentionSources attention_sources;
   std::vector<float> hidden_out;     // (T, C): the last hidden state (decoders: after the final LayerNorm)
   // (L+1, T, C): the embeddings output, then each layer's output; for decoders the last one is
   // after the final LayerNorm (Hugging Face's hidden_states).
@@ -171,7 +179,10 @@ class Transformer {
   };
   void check_input(const std::vector<int32_t>& ids, const std::vector<int32_t>& token_types,
                    const std::vector<int32_t>& attention_mask) const;
-  void prepare(ForwardResult& out, const ForwardOptions& options, int T, int keys) const;
+  // Sizes `out` for a run (E_TOO_LARGE before anything is allocated); `key_bias` (null: none) is
+  // the padding mask a run keeping its maps on demand keeps with them.
+  void prepare(ForwardResult& out, const ForwardOptions& options, int T, int keys,
+               const std::vector<float>* key_bias = nullptr) const;
   // Every layer over T positions starting at `first_position`; x holds the embeddings on entry
   // and the last hidden state on return.
   void run_layers(float* x, int T, int first_position, const KvView& kv, const float* key_bias,

@@ -213,6 +213,12 @@ export interface OutputOptions {
    *  released: its arrays are emptied and attention() throws E_DISPOSED. Not available through
    *  the worker client. */
   reuse?: RunResult;
+  /** How the attention maps are kept: 'eager' (every map written in full), 'on-demand' (what they
+   *  are made of — the queries and keys as the scores use them and each row's softmax statistics —
+   *  stays in wasm memory and attention(l, h) computes a head's map when asked, equal to the eager
+   *  one bit for bit), or 'auto' (default: on demand only where the maps would exceed 256 MiB and
+   *  their sources take less). A run with flow keeps them eagerly. */
+  maps?: 'auto' | 'eager' | 'on-demand';
 }
 
 export interface RunOptions extends TokenizeOptions, OutputOptions {
@@ -570,8 +576,12 @@ export class RunResult implements RunResultData {
   flow?: FlowShares;
   /** Set (to the reason) once a later run took this result's memory via options.reuse. */
   readonly released?: string;
-  /** One head's T×T matrix (a view into `attentions`). */
+  /** One head's T×T matrix (a view into `attentions`; maps on demand: computed on first use). */
   attention(layer: number, head: number): Float32Array;
+  /** Bytes this result holds in wasm memory: its maps' sources when kept on demand, else 0. */
+  readonly memoryBytes: number;
+  /** Whether attention(l, h) computes maps when asked (reading `attentions` computes them all). */
+  readonly mapsOnDemand: boolean;
   /** Run with words: true: the words and their attentions (L·H·W·W). */
   words?: Word[];
   wordAttentions?: Float32Array;

@@ -84,9 +84,26 @@ export function loadPeakBytes(config, precision) {
  *  so loading is judged on what a run can use, and a longer run fails on its own). */
 export const RUN_ESTIMATE_MAX_TOKENS = 1024;
 
+/** Above this many bytes of maps a run keeps them on demand when that holds less: the engine's
+ *  kEagerMapsBytes (engine/attention_sources.h, maps_on_demand; buildInfo().eagerMapsMaxBytes,
+ *  checked equal by tests/js/shared-facts.test.js). */
+export const EAGER_MAPS_MAX_BYTES = 256 * 1024 ** 2;
+
+/**
+ * Bytes a run's attention maps hold in wasm memory by the engine's rule (maps 'auto'): the maps
+ * themselves, L·H·T·keys floats, up to EAGER_MAPS_MAX_BYTES; above it what they are made of when
+ * that is smaller — per layer the queries (T·H·dh) and keys (keys·KV·dh) and each query row's
+ * softmax max and factor (2·H·T), and the key mask (keys).
+ */
+export function attentionMapsBytes({ layers: L, heads: H, kvHeads: KV, headDim: dh, queries: T, keys }) {
+  const eager = L * H * T * keys * 4;
+  const sources = (L * (T * H * dh + keys * KV * dh + 2 * H * T) + keys) * 4;
+  return eager > EAGER_MAPS_MAX_BYTES && sources < eager ? sources : eager;
+}
+
 /**
  * Bytes one run at the model's longest input (config.maxTokens, at most RUN_ESTIMATE_MAX_TOKENS) keeps in wasm memory: the
- * attention maps, per-head q/k/v and every layer's hidden state (what the page asks for), the
+ * attention maps (on demand where they are large: attentionMapsBytes), per-head q/k/v and every layer's hidden state (what the page asks for), the
  * feed-forward and residual activations, the logits of every position (a decoder's nextAll, or
  * an encoder's text of [MASK]s) and a decoder's KV cache. A traced run (the block view) needs
  * more: ~(8·C + F)·T floats per layer.
@@ -95,8 +112,10 @@ export function runBytes(config) {
   checkParsedSizes(config);
   const { hiddenSize: C, numLayers: L, numHeads: H, intermediateSize: F, vocabSize: V } = config;
   const T = Math.min(config.maxTokens ?? config.maxPositionEmbeddings, RUN_ESTIMATE_MAX_TOKENS);
-  const kvWidth = (config.numKeyValueHeads ?? H) * (config.headDim ?? C / H);  // one K/V per key/value head
-  const floats = L * H * T * T           // attentions
+  const KV = config.numKeyValueHeads ?? H, dh = config.headDim ?? C / H;
+  const kvWidth = KV * dh;  // one K/V per key/value head
+  const maps = attentionMapsBytes({ layers: L, heads: H, kvHeads: KV, headDim: dh, queries: T, keys: T });
+  const floats = maps / 4                // attentions
     + 3 * L * T * C                     // q, k, v
     + (L + 1) * T * C                   // hidden states
     + T * F + 4 * T * C                 // one layer's activations

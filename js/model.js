@@ -10,7 +10,7 @@ import { headMaskArray } from './head-mask.js';
 import { wordAttentions } from './words.js';
 import { Generation, generateOptions } from './generate.js';
 import { PATCH_OPTIONS, answerTokenId, checkPatchOptions, patchGrid } from './patching.js';
-import { GENERATE_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames } from './options.js';
+import { ATTENTION_MAPS, GENERATE_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames } from './options.js';
 
 const DEFAULT_TOP_K = 5;
 const OUTPUT_ARRAYS = ['attentions', 'hidden', 'hiddenStates', 'q', 'k', 'v', 'valueNorms'];
@@ -165,6 +165,7 @@ export class Model {
       trace: Boolean(options.trace),
       flow: Boolean(options.flow),
       headMask: this.#headMask(options.headMask),
+      maps: options.maps ?? 'auto',
     };
     const recycled = options.reuse ?? null;
     const raw = callWasm(() => native.forward(encoding.ids, encoding.typeIds, attentionMask, flags));
@@ -173,6 +174,10 @@ export class Model {
     // in: at 512 tokens that costs as much as the arithmetic on this kind of machine).
     const arrays = {};
     for (const name of OUTPUT_ARRAYS) if (raw[name]) arrays[name] = copyOut(raw[name], recycled?.[name]);
+    // Maps kept on demand (engine/attention_sources.h) come after the copies (the call allocates).
+    // (A wasm build from before maps on demand has no takeAttentionMaps: its maps are all eager.)
+    const maps = typeof native.takeAttentionMaps === 'function' ? onDemandMaps(callWasm(() => native.takeAttentionMaps())) : null;
+    if (maps) delete arrays.attentions;
     if (recycled) recycled.release('its buffers were reused by a later run (options.reuse)');
     const result = new RunResult({
       tokens: encoding.tokens,
@@ -189,7 +194,7 @@ export class Model {
       ...(flags.headMask ? { headMask: flags.headMask } : {}),
       // flow: the information flow's shares (engine/flow.h), fresh arrays of their own.
       ...(raw.flow ? { flow: raw.flow } : {}),
-    });
+    }, maps);
     if (options.logitLens) result.logitLens = this.#logitLens(encoding, attentionMask, flags.headMask, options.logitLens);
     if (options.attribution) result.attribution = this.#attribution(encoding, attentionMask, flags.headMask, options.attribution);
     if (this.config.isDecoder) {
@@ -470,9 +475,22 @@ function checkString(value, name) {
   }
 }
 
+// The engine's maps on demand as js/result.js holds them (null: the run kept its maps whole).
+function onDemandMaps(handle) {
+  if (!handle) return null;
+  return {
+    map: (layer, head) => callWasm(() => handle.map(layer, head)),
+    bytes: () => handle.bytes(),
+    free: () => handle.delete(),
+  };
+}
+
 function checkOptions(options, allowed, call) {
   if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', 'options must be an object');
   checkOptionNames(options, allowed, call);   // a misspelt option is an error, not a default
+  if (options.maps !== undefined && !ATTENTION_MAPS.includes(options.maps)) {
+    throw new AttnScopeError('E_INPUT', `maps must be one of ${ATTENTION_MAPS.map((m) => `'${m}'`).join(', ')}, got ${JSON.stringify(options.maps)}`);
+  }
   const { topK, reuse } = options;
   if (reuse !== undefined && reuse !== null) {
     if (!(reuse instanceof RunResult)) throw new AttnScopeError('E_INPUT', 'reuse must be a RunResult from an earlier run');

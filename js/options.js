@@ -7,7 +7,11 @@ import { AttnScopeError } from './errors.js';
 export const LOAD_OPTIONS = Object.freeze(['onProgress', 'signal', 'hubUrl', 'revision', 'cache', 'weightPrecision', 'threads']);
 export const TOKENIZE_OPTIONS = Object.freeze(['textPair', 'maxLength']);
 const OUTPUT_OPTIONS = ['hiddenStates', 'qkv', 'valueNorms', 'trace', 'headMask', 'topK', 'nextAll', 'originalIds', 'reuse',
-  'logitLens', 'attribution', 'flow'];
+  'logitLens', 'attribution', 'flow', 'maps'];
+// The maps option: how a run keeps its attention maps (engine/attention_sources.h): whole
+// ('eager'), computed when a head is read ('on-demand'), or the engine's rule ('auto', the default:
+// on demand only where the maps would be large).
+export const ATTENTION_MAPS = Object.freeze(['auto', 'eager', 'on-demand']);
 // words: sub-word tokens merged into words (js/words.js); run only, as it reads the text.
 export const RUN_OPTIONS = Object.freeze([...TOKENIZE_OPTIONS, ...OUTPUT_OPTIONS, 'words']);
 export const RUN_IDS_OPTIONS = Object.freeze(['tokenTypes', 'attentionMask', ...OUTPUT_OPTIONS]);

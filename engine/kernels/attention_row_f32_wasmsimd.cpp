@@ -12,6 +12,7 @@
 #include <wasm_simd128.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "attention_f32_wasmsimd.h"
 #include "math_f32x4_wasmsimd.h"
@@ -67,9 +68,9 @@ void group_scores(v128_t out[G], const float* q, const KeyGroup* groups, int dh,
 
 bool attention_row_applies(const AttentionShape& s) { return s.queries == 1 && s.head_dim % 4 == 0; }
 
-void attention_row_f32_wasmsimd(float* probs, float* context, const float* q, const float* k,
-                                const float* v, const float* key_bias, const AttentionShape& s) {
-  const int Tk = s.keys, dh = s.head_dim, visible = s.visible_keys(0);
+void attention_row_scores_f32_wasmsimd(float* probs, const float* q, const float* k, const float* key_bias,
+                                       const AttentionShape& s) {
+  const int dh = s.head_dim, visible = s.visible_keys(0);
   const size_t kv_stride = static_cast<size_t>(s.key_stride());
   const float scale = s.score_scale();
   // Pass 1: the scores of the visible keys, sixteen at a time (four groups of four), then the
@@ -102,9 +103,22 @@ void attention_row_f32_wasmsimd(float* probs, float* context, const float* q, co
       }
     }
   }
-  // Pass 2: the relative position bias, softmax over the visible keys, exact zeros after them.
   if (s.relative_bias) add_relative_bias_f32_wasmsimd(probs, s.relative_bias_row(0), visible);
-  softmax_row_f32_wasmsimd(probs, visible);
+}
+
+void attention_row_f32_wasmsimd(float* probs, float* context, const float* q, const float* k,
+                                const float* v, const float* key_bias, const AttentionShape& s,
+                                SoftmaxStats* stats) {
+  const int Tk = s.keys, dh = s.head_dim, visible = s.visible_keys(0);
+  const size_t kv_stride = static_cast<size_t>(s.key_stride());
+  thread_local std::vector<float> scratch;  // the row of a run keeping its maps on demand
+  if (!probs) {
+    scratch.resize(static_cast<size_t>(Tk));
+    probs = scratch.data();
+  }
+  attention_row_scores_f32_wasmsimd(probs, q, k, key_bias, s);
+  // Pass 2: softmax over the visible keys (after the relative position bias), exact zeros after them.
+  softmax_row_with_stats_f32_wasmsimd(probs, visible, stats);
   std::fill(probs + visible, probs + Tk, 0.0f);
   // Pass 3: context = Σ_j p_j v_j in order of j, 16 dimensions (four accumulators) at a time,
   // plus the GEMM epilogue's zero bias (which turns a −0 into +0, as there).

@@ -9,6 +9,7 @@
 #pragma once
 #ifdef __wasm_simd128__
 #include "attention_shape.h"
+#include "softmax.h"
 
 namespace attnscope::kernels {
 
@@ -17,7 +18,13 @@ bool attention_row_applies(const AttentionShape& s);
 
 // The contract of attention_head_f32_wasmsimd for a shape attention_row_applies to.
 void attention_row_f32_wasmsimd(float* probs, float* context, const float* q, const float* k,
-                                const float* v, const float* key_bias, const AttentionShape& s);
+                                const float* v, const float* key_bias, const AttentionShape& s,
+                                SoftmaxStats* stats = nullptr);
+
+// Its scores alone: probs (the visible keys) = scale · q · k_j + key_bias + relative bias,
+// before the softmax (attention_map_f32_wasmsimd's first pass for one query).
+void attention_row_scores_f32_wasmsimd(float* probs, const float* q, const float* k, const float* key_bias,
+                                       const AttentionShape& s);
 
 }  // namespace attnscope::kernels
 #endif  // __wasm_simd128__

@@ -8,7 +8,24 @@
 
 namespace attnscope::kernels {
 
+// One row's softmax as a kernel applied it: the max it subtracted and the factor 1/Σ e^(x − max)
+// it multiplied the exponentials by (the factor, not the sum: the naive kernel sums in double, so
+// only the factor it computed reproduces its row). A run that computes its attention maps on
+// demand keeps these per query row; softmax_row_from_stats_* rebuilds the row from the same scores
+// with them, bit for bit. max is NaN for a row with a NaN score and −inf for an all-masked row
+// (the two special rows above).
+struct SoftmaxStats {
+  float max = 0.0f, inverse_sum = 0.0f;
+};
+
 void softmax_row_f32_naive(float* row, int n);
 void softmax_row_f32_eigen(float* row, int n);
+// The same, also writing the row's statistics.
+void softmax_row_with_stats_f32_naive(float* row, int n, SoftmaxStats* stats);
+void softmax_row_with_stats_f32_eigen(float* row, int n, SoftmaxStats* stats);
+// The row of scores `row` (n) turned into what the matching softmax_row_* made of it, from the
+// statistics that pass kept: exponentials and factor computed by the same instructions.
+void softmax_row_from_stats_f32_naive(float* row, int n, const SoftmaxStats& stats);
+void softmax_row_from_stats_f32_eigen(float* row, int n, const SoftmaxStats& stats);
 
 }  // namespace attnscope::kernels

@@ -121,6 +121,26 @@ EMSCRIPTEN_KEEPALIVE void h_attention(float* probs, float* context, const float*
 }
 EMSCRIPTEN_KEEPALIVE void h_softmax(float* row, int n) { softmax_row_f32_wasmsimd(row, n); }
 
+// Maps on demand: the head run eagerly (probs kept, statistics too) and as a run keeping its maps
+// on demand (probs null: only the statistics and the context), then the map rebuilt from q, k and
+// those statistics (attention_map_f32_wasmsimd). relative_bias: (2·keys − 1) or null.
+EMSCRIPTEN_KEEPALIVE void h_attention_on_demand(float* probs, float* map, float* context, float* context_on_demand,
+                                                const float* q, const float* k, const float* v, const float* key_bias,
+                                                const float* relative_bias, int queries, int keys, int dh, int stride,
+                                                int causal) {
+  AttentionShape shape;
+  shape.queries = queries;
+  shape.keys = keys;
+  shape.head_dim = dh;
+  shape.stride = stride;
+  shape.causal = causal != 0;
+  shape.relative_bias = relative_bias;
+  std::vector<SoftmaxStats> eager_stats(queries), stats(queries);
+  attention_head_f32_wasmsimd(probs, context, q, k, v, key_bias, shape, eager_stats.data());
+  attention_head_f32_wasmsimd(nullptr, context_on_demand, q, k, v, key_bias, shape, stats.data());
+  attention_map_f32_wasmsimd(map, q, k, key_bias, shape, stats.data());
+}
+
 EMSCRIPTEN_KEEPALIVE void h_exp(float* out, const float* in, int n) { map4(out, in, n, simd::exp_f32x4); }
 EMSCRIPTEN_KEEPALIVE void h_erf(float* out, const float* in, int n) { map4(out, in, n, simd::erf_f32x4); }
 EMSCRIPTEN_KEEPALIVE void h_gelu_erf(float* out, const float* in, int n) { map4(out, in, n, simd::gelu_erf_f32x4); }

@@ -412,6 +412,32 @@ describe('attention_head_f32_wasmsimd', () => {
     for (const p of all) assert.ok(Math.abs(p - 1 / 6) < 1e-7);
   });
 
+  it('maps on demand: the map from q, k and the kept softmax statistics is the eager map bit for bit', () => {
+    // Every shape the engine keeps on demand: full passes (blocks of 16 rows and a partial one),
+    // cross-attention (queries ≠ keys), a step over a cache (one query: the row kernel), causal,
+    // masked keys, all keys masked, T5's relative bias; the on-demand pass's context unchanged.
+    const same = (a, b, what) => assert.deepEqual(new Uint32Array(a.buffer), new Uint32Array(b.buffer), what);
+    for (const [Tq, T] of [[1, 1], [5, 5], [17, 17], [33, 33], [6, 11], [1, 9], [2, 40]]) {
+      for (const dh of [8, 9]) {
+        for (const causal of [false, true]) {
+          for (const [maskName, masked] of [['none', null], ['some', (j) => j % 4 === 2], ['all', () => true]]) {
+            const r = rng(Tq * 1000 + T * 10 + dh);
+            const stride = 2 * dh;
+            const q = randomArray(Tq * stride, r, 2), k = randomArray(T * stride, r, 2), v = randomArray(T * stride, r, 2);
+            const keyBias = masked ? Float32Array.from({ length: T }, (_, j) => (masked(j) ? -Infinity : 0)) : null;
+            const relative = causal ? randomArray(2 * T - 1, r, 1) : null;
+            const [probs, map, ctx, ctxLazy] = call(M._h_attention_on_demand, [nanArray(Tq * T), nanArray(Tq * T),
+              nanArray(Tq * stride), nanArray(Tq * stride), q, k, v, keyBias ?? 0, relative ?? 0, Tq, T, dh, stride,
+              causal ? 1 : 0], [0, 1, 2, 3]);
+            const what = `Tq=${Tq} T=${T} dh=${dh} causal=${causal} mask=${maskName}`;
+            same(map, probs, `${what}: map`);
+            same(ctxLazy, ctx, `${what}: context`);
+          }
+        }
+      }
+    }
+  });
+
   it('softmax_row_f32_wasmsimd keeps very large and very negative scores finite and exact-zero', () => {
     const row = Float32Array.from([1e30, -1e30, 0, -Infinity, 88, 3e38, -3e38]);
     const [out] = call(M._h_softmax, [row, row.length], [0]);

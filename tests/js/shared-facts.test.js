@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 import { ENGINE_ERROR_CODES, ERROR_CODES } from '../../js/errors.js';
 import { getWasmModule } from '../../js/wasm.js';
-import { WASM32_MAX_BYTES, WEIGHT_PRECISIONS, WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
+import { EAGER_MAPS_MAX_BYTES, WASM32_MAX_BYTES, WEIGHT_PRECISIONS, WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
 import { BUNDLED_MODEL_IDS } from '../../js/bundled-models.js';
 import { bundledModelLocations } from '../../js/platform-node.js';
 import { activationKind } from '../../js/block-steps.js';
@@ -84,6 +84,11 @@ test('the weight precisions the engine takes are WEIGHT_PRECISIONS, and "auto" i
 test('WASM32_MAX_BYTES is what the module may grow to (-sMAXIMUM_MEMORY)', async () => {
   const wasm = await getWasmModule();
   assert.equal(wasm.buildInfo().maxMemoryBytes, WASM32_MAX_BYTES);
+});
+
+test('EAGER_MAPS_MAX_BYTES is the engine\'s threshold for maps on demand (attention_sources.h)', async () => {
+  const wasm = await getWasmModule();
+  assert.equal(wasm.buildInfo().eagerMapsMaxBytes, EAGER_MAPS_MAX_BYTES);
 });
 
 test('the bundled model ids are the ones the platform has files for, and the ones index.d.ts names', () => {

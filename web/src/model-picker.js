@@ -24,11 +24,16 @@ export const CURATED_MB = {
   'gpt2': 548,
   // Llama-family decoders (RMSNorm, rotary positions, grouped-query attention, SwiGLU), stored
   // bf16 on the hub: 'auto' keeps them as f16. Each ships a tokenizer.json, which the loader
-  // fetches first. Not listed: TinyLlama-1.1B (2.2 GB), which memory-estimate.js refuses before
-  // the download (about 1.9 GB of f16 weights + 3.7 GB for a 1024-token run of 22 × 32 heads,
-  // past the wasm32 limit); Qwen2.5-0.5B needs about 3.2 GB of it, SmolLM2-135M 1.8 GB.
+  // fetches first. The billion-parameter ones fit because a long run keeps its attention maps on
+  // demand (engine/attention_sources.h): js/memory-estimate.js budgets TinyLlama-1.1B at about
+  // 1.9 GB of f16 weights + 1.1 GB for a 1024-token run (its 22 × 32 maps alone would be 2.95 GB),
+  // Llama-3.2-1B (unsloth's ungated copy of meta-llama's) 2.3 + 1.3 GB, and Qwen2.5-1.5B, which
+  // 'auto' loads as q8, 1.7 + 1.5 GB.
   'HuggingFaceTB/SmolLM2-135M': 269,
   'Qwen/Qwen2.5-0.5B': 988,
+  'TinyLlama/TinyLlama-1.1B-Chat-v1.0': 2200,
+  'unsloth/Llama-3.2-1B': 2471,
+  'Qwen/Qwen2.5-1.5B': 3087,
   // Encoder–decoders (cross-attention; the memory estimate is js/memory-estimate.js's). t5-small
   // and bart-base ship a tokenizer.json; opus-mt-en-de its SentencePiece files (source.spm,
   // target.spm + vocab.json), which the loader fetches when there is no tokenizer.json.
