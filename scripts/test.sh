@@ -62,11 +62,12 @@ step "int8 kernels (relaxed SIMD build)" env ATTNSCOPE_WASM_BUILD=build/wasm-rel
 step "python package (figures equal the CLI's, notebook HTML, pip install)" /usr/bin/python3 -m unittest discover -s tests/python -v
 if has_files "tests/e2e/*.test.js"; then
   # Two files at a time (most of a page test is waiting on runs and frames, which overlap well on
-  # two cores), except those that compare timings, which run alone afterwards. The bundles were
+  # two cores), except those that compare timings (frame gaps, key-to-paint, a generation's pace)
+  # or load a model of hundreds of MB (big-model), which run alone afterwards. The bundles were
   # built by the wasm step: the files do not rebuild them (ATTNSCOPE_E2E_PREBUILT). hub runs alone
   # too: beside another file its loads missed their 30–60 s waits in two runs of 2 December (alone:
   # 6/6 in 20 s); why the pairing starves it is not yet known.
-  timed=(big-model decoder embed first-minutes heads-view hub long-input seq2seq-stream typing-latency)
+  timed=(big-model decoder heads-view hub long-input seq2seq-stream typing-latency)
   together=() alone=()
   for f in tests/e2e/*.test.js; do
     name=$(basename "$f" .test.js)
