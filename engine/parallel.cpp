@@ -52,12 +52,12 @@ class Pool {
     start_workers(parts - 1);
     fn_ = &fn;
     count_ = count;
-    parts_ = parts;
     error_ = nullptr;
     pending_.store(parts - 1, std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      generation_.fetch_add(1, std::memory_order_release);
+      const uint64_t next = (job_.load(std::memory_order_relaxed) >> kPartsBits) + 1;
+      job_.store((next << kPartsBits) | static_cast<uint64_t>(parts), std::memory_order_release);
     }
     wake_.notify_all();
 
@@ -97,18 +97,20 @@ class Pool {
     for (;;) {
       const auto until = std::chrono::steady_clock::now() + kWorkerSpin;
       unsigned polls = 0;
-      while (generation_.load(std::memory_order_acquire) == seen && still_spinning(until, polls)) {
+      while (job_.load(std::memory_order_acquire) == seen && still_spinning(until, polls)) {
       }
-      if (generation_.load(std::memory_order_acquire) == seen) {
+      if (job_.load(std::memory_order_acquire) == seen) {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+        wake_.wait(lock, [&] { return job_.load(std::memory_order_acquire) != seen; });
       }
-      seen = generation_.load(std::memory_order_acquire);
-      // A worker not in this job may see a later generation straight away; one in it cannot, as
-      // the next job starts only after this one's pending count reached zero.
-      if (index >= parts_) continue;
+      seen = job_.load(std::memory_order_acquire);
+      // The part count comes with the job number it belongs to. A worker not in this job may see
+      // a later job straight away (this one does not wait for it); one in it cannot, as the next
+      // job starts only after this one's pending count reached zero.
+      const int parts = static_cast<int>(seen & kPartsMask);
+      if (index >= parts) continue;
       try {
-        (*fn_)(count_ * index / parts_, count_ * (index + 1) / parts_);
+        (*fn_)(count_ * index / parts, count_ * (index + 1) / parts);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (!error_) error_ = std::current_exception();
@@ -136,13 +138,19 @@ class Pool {
   std::mutex mutex_;      // guards the sleeps and error_
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
-  std::atomic<uint64_t> generation_{0};
+  // The job number and its part count in one word (number << kPartsBits | parts), read at once.
+  // With the count in a field of its own, a worker sitting out a short job could be paused
+  // between reading the number and the count, read the next job's count, run its part of that
+  // job and then run it again on seeing the next number: the pending count went below zero, so
+  // the caller could sleep for ever (the model's worker hangs) or return before a part was done.
+  static constexpr int kPartsBits = 16;  // parts <= threads <= 256
+  static constexpr uint64_t kPartsMask = (uint64_t{1} << kPartsBits) - 1;
+  std::atomic<uint64_t> job_{0};
   std::atomic<int> pending_{0};
-  // The job, written by run() before generation_ is bumped (release) and read by workers after
-  // they see the new generation (acquire).
+  // The job, written by run() before job_ is bumped (release) and read by the workers in it
+  // after they see the new job (acquire).
   const std::function<void(size_t, size_t)>* fn_ = nullptr;
   size_t count_ = 0;
-  int parts_ = 1;
   std::exception_ptr error_;
 };
 

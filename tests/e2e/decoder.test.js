@@ -12,7 +12,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
+import { guardedPage, launchBrowser, startServer, waitForRuns, waitSaying } from './helpers.js';
 import { torchCausal } from './helpers/causal-reference.js';
 import { maxAbsDiff } from '../js/helpers/api-reference.js';
 import { defaultState, stateFromUrl, stateToUrl } from '../../web/src/state.js';
@@ -203,13 +203,26 @@ test('next-token panel: the selected position shows its top guesses and the toke
   assert.match(await page.locator('#next-token .next-actual').textContent(), new RegExp(`no\\. ${entry.actual.rank + 1}\\b`));
 });
 
+// Where a generation stood, for a wait that timed out: the panel's status and buttons, the
+// generation without its rows, the page's settled-or-not signs (data-generating is '' while set).
+function generationSigns() {
+  const g = window.__attnscope.generation;
+  return { genStatus: document.getElementById('gen-status').textContent, runStatus: document.getElementById('run-status').textContent,
+    start: document.getElementById('gen-start').disabled ? 'disabled' : 'enabled', stop: document.getElementById('gen-stop').disabled ? 'disabled' : 'enabled',
+    generation: g && { ...g, steps: g.steps.length, ids: g.ids?.length ?? null }, body: { ...document.body.dataset },
+    runsDone: window.__attnscope.runsDone, viewJobs: window.__attnscope.viewJobs };
+}
+const generationDone = (p) => waitSaying(p, () => window.__attnscope.generation?.done && document.body.dataset.generating === undefined,
+  null, { describe: generationSigns });
+
 async function generate() {
   // Start from a settled page: a run still in flight from the previous step would count as shown.
-  await page.waitForFunction(() => document.body.dataset.status === 'ready' && !document.body.dataset.generating);
+  await waitSaying(page, () => document.body.dataset.status === 'ready' && document.body.dataset.generating === undefined, null,
+    { describe: generationSigns });
   await page.waitForTimeout(200);
   const before = await hook(() => window.__attnscope.runsDone);
   await page.click('#gen-start');
-  await page.waitForFunction(() => window.__attnscope.generation?.done && !document.body.dataset.generating, null, { timeout: 30000 });
+  await generationDone(page);
   const gen = await hook(() => window.__attnscope.generation);
   const after = await hook(() => window.__attnscope.runsDone);
   return { gen, shown: after - before };
@@ -258,7 +271,7 @@ test('Generate streams N tokens; each streamed row equals a full run over the fi
   await other.page.goto(url);
   await waitForRuns(other.page, 1);
   await other.page.click('#gen-start');
-  await other.page.waitForFunction(() => window.__attnscope.generation?.done, null, { timeout: 30000 });
+  await generationDone(other.page);
   assert.deepEqual(await other.page.evaluate(() => window.__attnscope.generation.ids), gen.ids);
   assert.deepEqual(other.problems, []);
   await other.context.close();
@@ -280,7 +293,7 @@ test('Stop ends a generation between two steps', async () => {
     panel.addEventListener('generation-step', onStep);
   });
   await page.click('#gen-start');
-  await page.waitForFunction(() => window.__attnscope.generation?.done, null, { timeout: 30000 });
+  await generationDone(page);
   const gen = await hook(() => window.__attnscope.generation);
   if (gen.stopReason !== 'eos') {
     assert.equal(gen.stopReason, 'aborted');

@@ -78,6 +78,25 @@ export async function waitForRuns(page, count, timeout = 60000) {
     document.body.dataset.status === 'ready', count, { timeout });
 }
 
+/** The page's settled-or-not signs, for an error that says where a page stood: body's data
+ *  attributes (status, generating, busy, …), the status line under the chips, runs finished. */
+export function pageSigns() {
+  return { body: { ...document.body.dataset }, runStatus: document.getElementById('run-status')?.textContent ?? null,
+    runsDone: window.__attnscope?.runsDone ?? null };
+}
+
+/** page.waitForFunction; on a timeout the error also gives `describe` (a function evaluated in the
+ *  page, pageSigns by default) as JSON, so a wait that fails on CI says what the page was doing. */
+export async function waitSaying(page, predicate, arg, { timeout = 30000, describe = pageSigns } = {}) {
+  try {
+    return await page.waitForFunction(predicate, arg, { timeout });
+  } catch (error) {
+    const at = await page.evaluate(describe).catch((e) => `(the page could not be read: ${e.message})`);
+    error.message += `\n  the page then: ${JSON.stringify(at)}`;
+    throw error;
+  }
+}
+
 // The page's own frames with nothing running: `frames` animation frames, their median interval
 // and longest gap (ms). Timing assertions compare with these, measured in the same run on the
 // same machine, rather than with fixed milliseconds.

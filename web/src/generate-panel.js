@@ -147,7 +147,9 @@ export function createGeneratePanel(host, app, { getClient, runOptions, textInpu
     } catch (e) {
       failure = e;
     }
-    await shown;
+    // A step the views could not take fails the generation like the worker's error would: left
+    // to reject here, it skipped the end below and the panel stayed "running" (Generate disabled).
+    await shown.catch((e) => { failure ??= e; });
     try {
       if (!failure && !run.stopped) {
         gen.stopReason = out.stopReason;

@@ -339,7 +339,8 @@ const revealTab = keepTabsInSight(document.querySelector('.tabs'));
 const tokens = createTokensView($('chips'), $('mirror'), app, $('select-mode'));
 const nextToken = createNextTokenPanel($('next-token'), app);
 const ablation = createAblationRunner(app, { getClient: () => runs.client, runOptions: runs.options, onShown: () => renderAll() });
-const seq2seqPanel = createSeq2SeqPanel($('seq2seq-panel'), app, { getClient: () => runs.client, rerun: () => runs.schedule(), redraw: () => renderAll(),
+const seq2seqPanel = createSeq2SeqPanel($('seq2seq-panel'), app, { getClient: () => runs.client, rerun: () => runs.schedule(), runNow: () => runs.run(),
+  redraw: () => renderAll(),
   setStatus: (text) => { $('run-status').textContent = text; } });
 const kindSwitch = createKindSwitch($('kind-switch'), app);
 const examples = createExamples($('examples'), app, {

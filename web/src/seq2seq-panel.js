@@ -9,8 +9,10 @@ import { createTargetStream } from './target-stream.js';
 
 const PACE_MS = 60;   // a tiny model writes a token in well under a millisecond: one shown per PACE_MS
 
-/** redraw(): the host redraws the views (a streamed row was added). */
-export function createSeq2SeqPanel(host, app, { getClient, rerun, redraw, setStatus }) {
+/** rerun(): the host runs the text when typing pauses (a slow model waits for it); runNow(): at
+ *  once, for a click or a generation's end, where no typing is to be waited for. redraw(): the host
+ *  redraws the views (a streamed row was added). */
+export function createSeq2SeqPanel(host, app, { getClient, rerun, runNow, redraw, setStatus }) {
   const title = document.createElement('h2');
   title.id = 'target-title';
   const label = document.createElement('label');
@@ -47,7 +49,7 @@ export function createSeq2SeqPanel(host, app, { getClient, rerun, redraw, setSta
   typedBtn.addEventListener('click', () => {
     app.generated = null;
     render();
-    rerun();
+    runNow();
   });
 
   async function generate() {
@@ -100,7 +102,10 @@ export function createSeq2SeqPanel(host, app, { getClient, rerun, redraw, setSta
     if (!run.discarded && app.state.text === source && getClient() === client && run.ids.length) app.generated = { targetIds: run.ids, tokens: run.tokens, reason };
     setStatus?.(app.t(reason === 'eos' ? 'genTargetEos' : reason === 'error' ? 'genTargetFailed' : 'genTargetDone', { n: run.ids.length }));
     render();
-    rerun();
+    // The full run starts now, in this same task: until it lands the views show the streamed rows,
+    // one row short of the target (the row after its last token is not streamed), and a run put
+    // off for typing would leave the page idle ("ready") meanwhile, showing them as if final.
+    runNow();
   }
 
   /** Stops the generation; what was written becomes the target unless `discard`. */
