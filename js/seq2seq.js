@@ -28,7 +28,7 @@ export class Seq2SeqModel {
   }
 
   static [Symbol.hasInstance](value) {
-    return value?.kind === 'encoder-decoder' && typeof value.tokenizeTarget === 'function';
+    return value?.kind === 'encoder-decoder';
   }
 }
 
