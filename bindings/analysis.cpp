@@ -25,8 +25,11 @@ std::vector<float> head_mask_from_js(const val& head_mask) {
 
 val logit_lens_js(const Transformer& model, const val& ids, const val& token_types, const val& attention_mask,
                   const val& head_mask, int top_k) {
-  const LogitLens lens = logit_lens(model, int32_vector_from_js(ids), int32_vector_from_js(token_types),
-                                    int32_vector_from_js(attention_mask), head_mask_from_js(head_mask), top_k);
+  return lens_to_js(logit_lens(model, int32_vector_from_js(ids), int32_vector_from_js(token_types),
+                               int32_vector_from_js(attention_mask), head_mask_from_js(head_mask), top_k));
+}
+
+val lens_to_js(const LogitLens& lens) {
   const size_t n = lens.entries.size(), k = lens.top_k;
   std::vector<int32_t> top_ids(n * k), final_ranks(n), next_ranks(n);
   std::vector<double> top_probs(n * k), final_probs(n), next_probs(n);
@@ -55,8 +58,12 @@ val logit_lens_js(const Transformer& model, const val& ids, const val& token_typ
 
 val attribution_js(const Transformer& model, const val& ids, const val& attention_mask, const val& head_mask,
                    int position, int token_id) {
-  const Attribution a = direct_logit_attribution(model, int32_vector_from_js(ids), int32_vector_from_js(attention_mask),
-                                                 head_mask_from_js(head_mask), position, token_id);
+  return attribution_to_js(direct_logit_attribution(model, int32_vector_from_js(ids),
+                                                    int32_vector_from_js(attention_mask), head_mask_from_js(head_mask),
+                                                    position, token_id));
+}
+
+val attribution_to_js(const Attribution& a) {
   val kinds = val::array();
   std::vector<int32_t> layers, heads;
   std::vector<double> values;

@@ -3,6 +3,8 @@
 #pragma once
 #include <emscripten/val.h>
 
+#include "attribution.h"
+#include "logit_lens.h"
 #include "transformer.h"
 
 namespace attnscope::bindings {
@@ -18,5 +20,9 @@ emscripten::val logit_lens_js(const Transformer& model, const emscripten::val& i
 emscripten::val attribution_js(const Transformer& model, const emscripten::val& ids,
                                const emscripten::val& attention_mask, const emscripten::val& head_mask, int position,
                                int token_id);
+
+// The two results as the functions above return them (an encoder–decoder's decoder side's too).
+emscripten::val lens_to_js(const LogitLens& lens);
+emscripten::val attribution_to_js(const Attribution& attribution);
 
 }  // namespace attnscope::bindings

@@ -72,6 +72,28 @@ emscripten::val stack_trace_to_js(const Seq2SeqStackTrace& t, const Seq2SeqStack
   return out;
 }
 
+Seq2SeqRunOptions head_masks_from_js(const val& js_options) {
+  auto mask = [&](const char* name) {
+    const val m = js_options[name];
+    return m.isUndefined() || m.isNull() ? std::vector<float>{} : float_vector_from_js(m);
+  };
+  Seq2SeqRunOptions options;
+  options.head_mask = mask("headMask");
+  options.decoder_head_mask = mask("decoderHeadMask");
+  options.cross_attn_head_mask = mask("crossAttnHeadMask");
+  return options;
+}
+
+val value_norms_to_js(const std::vector<const float*>& values, const std::vector<const AttentionWeights*>& weights,
+                      int keys) {
+  const int L = static_cast<int>(values.size());
+  const int H = L ? weights[0]->layout.heads : 0, C = L ? weights[0]->o.out : 0;
+  std::vector<float> norms(static_cast<size_t>(L) * H * keys), scratch(static_cast<size_t>(keys) * C);
+  for (int l = 0; l < L; ++l)
+    value_norms_forward(norms.data() + static_cast<size_t>(l) * H * keys, scratch.data(), values[l], *weights[l], keys);
+  return to_float32_array(norms);
+}
+
 StackRecorder::StackRecorder(HookStack stack, int layers, int heads, int head_dim, bool qkv, bool values)
     : stack_(stack), heads_(heads), head_dim_(head_dim) {
   if (qkv) q_.resize(layers), k_.resize(layers), v_.resize(layers);
@@ -134,6 +156,8 @@ EMSCRIPTEN_BINDINGS(attnscope_seq2seq) {
       .function("encodeTarget", &Seq2SeqModel::encode_target)
       .function("hasTargetTokenizer", &Seq2SeqModel::has_target_tokenizer)
       .function("run", &Seq2SeqModel::run)
+      .function("logitLens", &Seq2SeqModel::logit_lens)
+      .function("attribution", &Seq2SeqModel::attribution)
       .function("start", &Seq2SeqModel::start)
       .function("step", &Seq2SeqModel::step)
       .function("nextToken", &Seq2SeqModel::next_token)

@@ -13,12 +13,14 @@
 #include "config.h"
 #include "convert.h"
 #include "error.h"
+#include "analysis.h"
 #include "flow_js.h"
 #include "flow_models.h"
 #include "parallel.h"
 #include "sampling_js.h"
 #include "interventions.h"
 #include "seq2seq.h"
+#include "seq2seq_analysis.h"
 #include "weight_upload.h"
 #include "tokenizer/tokenizer.h"
 #include "weight_stream.h"
@@ -31,6 +33,15 @@ namespace attnscope::bindings {
 emscripten::val stack_trace_to_js(const Seq2SeqStackTrace& trace, const Seq2SeqStack& stack,
                                   const std::vector<std::vector<float>>& self_values,
                                   const std::vector<std::vector<float>>* cross_values);
+
+// Hugging Face's three head masks from a run's options ({headMask, decoderHeadMask,
+// crossAttnHeadMask}: flat (layers·heads) arrays or absent).
+Seq2SeqRunOptions head_masks_from_js(const emscripten::val& js_options);
+
+// Value norms (blocks.h value_norms_forward) of one attention of every layer: values[l] (keys, H·dh)
+// read by weights(l) → Float32Array (L, H, keys).
+emscripten::val value_norms_to_js(const std::vector<const float*>& values,
+                                  const std::vector<const AttentionWeights*>& weights, int keys);
 
 // Read hooks on one stack's attention projections (hooks.h): the per-head Q, K, V of a run
 // (the formula view's) and, for a trace, each layer's values.
@@ -96,28 +107,24 @@ class Seq2SeqModel {
   // One pass: the encoder over `source`, the decoder over `decoder_ids` (decoder_start_token_id
   // and the target). {encoderAttentions (Le,He,S,S), decoderAttentions (Ld,Hd,T,T),
   // crossAttentions (Ld,Hd,T,S), hidden (T,C), logits (T,V)}. options: {trace, qkv, headMask,
-  // decoderHeadMask, crossAttnHeadMask (flat (layers·heads) arrays or absent), flow}; with trace,
+  // decoderHeadMask, crossAttnHeadMask (flat (layers·heads) arrays or absent), flow, valueNorms}; with trace,
   // encoderTrace and decoderTrace (stack_trace_to_js), with qkv encoderQkv and decoderQkv
   // ({q, k, v}: (L, H, T, dh) each, the self-attention's), both read through hook points.
   // With flow, flow: the decoder's information flow (flow_js.h) and the encoder's as flow.encoder.
+  // With valueNorms: encoderValueNorms (Le,He,S), decoderValueNorms (Ld,Hd,T), crossValueNorms
+  // (Ld,Hd,S), ‖v_j W_O,h‖ per key of each attention, the values read through hook points.
   emscripten::val run(const emscripten::val& source, const emscripten::val& decoder_ids,
                       const emscripten::val& js_options) const {
     return guarded([&] {
       ThreadScope threads(threads_);
       const Seq2SeqConfig& c = engine_.config();
-      Seq2SeqRunOptions options;
+      Seq2SeqRunOptions options = head_masks_from_js(js_options);
       options.trace = js_options["trace"].as<bool>();
       const bool qkv = js_options["qkv"].as<bool>();
-      auto mask = [&](const char* name) {
-        const val m = js_options[name];
-        return m.isUndefined() || m.isNull() ? std::vector<float>{} : float_vector_from_js(m);
-      };
-      options.head_mask = mask("headMask");
-      options.decoder_head_mask = mask("decoderHeadMask");
-      options.cross_attn_head_mask = mask("crossAttnHeadMask");
+      const bool value_norms = js_options["valueNorms"].as<bool>();
       Hooks hooks;
       StackRecorder encoder(HookStack::Encoder, c.encoder_layers, c.encoder_heads, c.encoder_head_dim(), qkv,
-                            options.trace);
+                            options.trace || value_norms);
       StackRecorder decoder(HookStack::Decoder, c.decoder_layers, c.decoder_heads, c.decoder_head_dim(), qkv, false);
       encoder.install(hooks);
       decoder.install(hooks);
@@ -156,11 +163,48 @@ class Seq2SeqModel {
         f.set("encoder", flow_to_js(encoder_flow->result()));
         out.set("flow", f);
       }
+      if (value_norms) {
+        const Seq2SeqWeights& w = engine_.weights();
+        const int W = c.decoder_heads * c.decoder_head_dim();
+        std::vector<std::vector<float>> decoder_values(c.decoder_layers);
+        std::vector<const float*> enc_v, dec_v, cross_v;
+        std::vector<const AttentionWeights*> enc_w, dec_w, cross_w;
+        for (int l = 0; l < c.encoder_layers; ++l) enc_v.push_back(encoder.values()[l].data()), enc_w.push_back(&w.encoder.layers[l].self);
+        for (int l = 0; l < c.decoder_layers; ++l) {
+          decoder_values[l] = cache.layer_values(l, W);
+          dec_v.push_back(decoder_values[l].data()), dec_w.push_back(&w.decoder.layers[l].self);
+          cross_v.push_back(enc.cross_v[l].data()), cross_w.push_back(&w.decoder.layers[l].cross);
+        }
+        out.set("encoderValueNorms", value_norms_to_js(enc_v, enc_w, enc.source_len));
+        out.set("decoderValueNorms", value_norms_to_js(dec_v, dec_w, dec.tokens));
+        out.set("crossValueNorms", value_norms_to_js(cross_v, cross_w, enc.source_len));
+      }
       if (qkv) {
         out.set("encoderQkv", encoder.qkv_to_js());
         out.set("decoderQkv", decoder.qkv_to_js());
       }
       return out;
+    });
+  }
+
+  // The decoder side's logit lens and direct logit attribution (seq2seq_analysis.h) of `source`
+  // and decoder_ids under the head masks of `masks` (as run's options), each its own pass; the
+  // shapes of analysis.h's lens_to_js and attribution_to_js.
+  emscripten::val logit_lens(const emscripten::val& source, const emscripten::val& decoder_ids,
+                             const emscripten::val& masks, int top_k) const {
+    return guarded([&] {
+      ThreadScope threads(threads_);
+      return lens_to_js(seq2seq_logit_lens(engine_, int32_vector_from_js(source), int32_vector_from_js(decoder_ids),
+                                           head_masks_from_js(masks), top_k));
+    });
+  }
+  emscripten::val attribution(const emscripten::val& source, const emscripten::val& decoder_ids,
+                              const emscripten::val& masks, int position, int token_id) const {
+    return guarded([&] {
+      ThreadScope threads(threads_);
+      return attribution_to_js(seq2seq_attribution(engine_, int32_vector_from_js(source),
+                                                   int32_vector_from_js(decoder_ids), head_masks_from_js(masks),
+                                                   position, token_id));
     });
   }
 

@@ -17,6 +17,10 @@ const char* attribution_kind_name(AttributionPart::Kind kind) {
     case AttributionPart::Kind::AttentionBias: return "attention_bias";
     case AttributionPart::Kind::Mlp: return "mlp";
     case AttributionPart::Kind::FinalNormBias: return "final_norm_bias";
+    case AttributionPart::Kind::CrossHead: return "cross_head";
+    case AttributionPart::Kind::CrossAttentionBias: return "cross_attention_bias";
+    case AttributionPart::Kind::NormBias: return "norm_bias";
+    case AttributionPart::Kind::LogitsBias: return "logits_bias";
   }
   return "?";
 }
@@ -26,8 +30,9 @@ Attribution direct_logit_attribution(const Transformer& model, const std::vector
                                      int position, int32_t token_id) {
   const ModelConfig& cfg = model.config();
   if (!cfg.is_decoder())
-    throw Error("E_INPUT", "direct logit attribution needs a pre-norm decoder (GPT-2, the Llama family); " + cfg.model_type +
-                               " normalises after each layer, so its layers' outputs do not add up to the logit");
+    throw Error("E_INPUT", "direct logit attribution needs a pre-norm decoder; " + cfg.model_type +
+                               " is an encoder: it normalises after each layer and reads its masked-LM head through a"
+                               " non-linear transform, so its layers' outputs do not add up to a logit");
   const int T = static_cast<int>(ids.size());
   if (position < 0) position = T - 1;
   if (position >= T)

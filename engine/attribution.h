@@ -21,7 +21,9 @@
 namespace attnscope {
 
 struct AttributionPart {
-  enum class Kind { Embeddings, Head, AttentionBias, Mlp, FinalNormBias };
+  // CrossHead, CrossAttentionBias, NormBias (a post-norm layer's norms' β), LogitsBias: an
+  // encoder–decoder's decoder (seq2seq_analysis.h).
+  enum class Kind { Embeddings, Head, AttentionBias, Mlp, FinalNormBias, CrossHead, CrossAttentionBias, NormBias, LogitsBias };
   Kind kind;
   int layer = -1, head = -1;  // -1 where the kind has none
   double value = 0;

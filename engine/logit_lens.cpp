@@ -44,15 +44,20 @@ bool before(float a, int32_t i, float b, int32_t j) { return a > b || (a == b &&
 LogitLens logit_lens(const Transformer& model, const ForwardResult& result, const std::vector<int32_t>& ids,
                      int top_k) {
   const ModelConfig& cfg = model.config();
-  const int L = cfg.num_layers, T = result.tokens, C = cfg.hidden_size, V = cfg.vocab_size;
+  const int L = cfg.num_layers, T = result.tokens, C = cfg.hidden_size;
   if (result.hidden_states.size() != static_cast<size_t>(L + 1) * T * C)
     throw Error("E_INPUT", "logit lens: the run kept no hidden states (ForwardOptions::hidden_states)");
   if (ids.size() != static_cast<size_t>(T))
     throw Error("E_INPUT", "logit lens: " + std::to_string(ids.size()) + " ids for a run of " + std::to_string(T));
-  if (top_k < 1) throw Error("E_INPUT", "logit lens: top_k must be at least 1, got " + std::to_string(top_k));
-  top_k = std::min(top_k, V);
-  const bool decoder = cfg.is_decoder();
+  return logit_lens_of_logits(L, T, cfg.vocab_size, top_k, cfg.is_decoder() ? &ids : nullptr, [&](int l) {
+    return logit_lens_logits(model, result.hidden_states.data() + static_cast<size_t>(l) * T * C, T, l == L);
+  });
+}
 
+LogitLens logit_lens_of_logits(int L, int T, int32_t V, int top_k, const std::vector<int32_t>* next_ids,
+                               const std::function<std::vector<float>(int layer)>& layer_logits) {
+  if (top_k < 1) throw Error("E_INPUT", "logit lens: top_k must be at least 1, got " + std::to_string(top_k));
+  top_k = std::min(top_k, static_cast<int>(V));
   LogitLens lens;
   lens.layers = L;
   lens.tokens = T;
@@ -60,11 +65,9 @@ LogitLens logit_lens(const Transformer& model, const ForwardResult& result, cons
   lens.vocab = V;
   lens.entries.resize(static_cast<size_t>(L + 1) * T);
   lens.final_ids.assign(T, 0);
-  std::vector<std::vector<float>> logits(L + 1);
   // The last layer first: its top-1 at each position is what every other layer is compared with.
   for (int l = L; l >= 0; --l) {
-    logits[0] = logit_lens_logits(model, result.hidden_states.data() + static_cast<size_t>(l) * T * C, T, l == L);
-    const std::vector<float>& z = logits[0];
+    const std::vector<float> z = layer_logits(l);
     std::vector<int32_t> order(V);
     for (int t = 0; t < T; ++t) {
       const float* row = z.data() + static_cast<size_t>(t) * V;
@@ -92,9 +95,9 @@ LogitLens logit_lens(const Transformer& model, const ForwardResult& result, cons
       const int32_t final_id = lens.final_ids[t];
       e.final_rank = rank(final_id);
       e.final_prob = prob(final_id);
-      if (decoder && t + 1 < T) {
-        e.next_rank = rank(ids[t + 1]);
-        e.next_prob = prob(ids[t + 1]);
+      if (next_ids && t + 1 < T) {
+        e.next_rank = rank((*next_ids)[t + 1]);
+        e.next_prob = prob((*next_ids)[t + 1]);
       }
     }
   }

@@ -7,6 +7,7 @@
 // LayerNorm).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "transformer.h"
@@ -42,6 +43,13 @@ std::vector<float> logit_lens_logits(const Transformer& model, const float* hidd
 // for a result without hidden states or a top_k < 1.
 LogitLens logit_lens(const Transformer& model, const ForwardResult& result, const std::vector<int32_t>& ids,
                      int top_k);
+
+// The lens of any stack: layer_logits(l) gives the (T, V) logits read at row l (0: the embeddings, l:
+// after layer l), asked for the last row first (its top-1 at each position is what every other row is
+// compared with); next_ids: the ids the positions hold, for each position's next token (decoders), or
+// null. E_INPUT for a top_k < 1.
+LogitLens logit_lens_of_logits(int layers, int tokens, int32_t vocab, int top_k, const std::vector<int32_t>* next_ids,
+                               const std::function<std::vector<float>(int layer)>& layer_logits);
 
 // Runs the model over ids (token types, attention mask and head mask as Transformer::forward) and
 // returns its lens.

@@ -31,7 +31,7 @@ int relative_position_bucket(int relative, bool bidirectional, int num_buckets, 
 std::vector<float> relative_position_bias(const std::vector<float>& table, int H, int keys, bool bidirectional,
                                           int num_buckets, int max_distance) {
   const size_t offsets = 2 * static_cast<size_t>(keys) - 1;
-  std::vector<float> bias(buffer_elements({H, 2 * int64_t{keys} - 1}, "T5's relative position bias"));
+  std::vector<float> bias(buffer_elements({H, 2 * int64_t{keys} - 1}, "the relative position bias"));
   for (size_t o = 0; o < offsets; ++o) {
     const int b = relative_position_bucket(static_cast<int>(o) - (keys - 1), bidirectional, num_buckets, max_distance);
     for (int h = 0; h < H; ++h) bias[static_cast<size_t>(h) * offsets + o] = table[static_cast<size_t>(b) * H + h];

@@ -249,14 +249,19 @@ std::vector<float> Seq2Seq::logits(const float* hidden, int rows) const {
   const int C = config_.d_model, V = config_.vocab_size;
   if (rows <= 0) bad_input("logits: needs at least one hidden state row");
   std::vector<float> out(buffer_elements({rows, V}, "the vocabulary logits"));
-  const bool tied = config_.tie_word_embeddings;
   std::vector<float> h(hidden, hidden + static_cast<size_t>(rows) * C);
-  if (tied && family_->rescales_tied_head)
-    for (float& value : h) value *= 1.0f / std::sqrt(static_cast<float>(C));
-  const WeightMatrix& head = tied ? weights_.shared : weights_.lm_head;
+  const float scale = head_input_scale();
+  if (scale != 1.0f)
+    for (float& value : h) value *= scale;
+  const WeightMatrix& head = unembedding();
   const float* bias = weights_.final_logits_bias.empty() ? nullptr : weights_.final_logits_bias.data();
   vocabulary_logits(out.data(), h.data(), head, bias, rows, C, V);
   return out;
+}
+
+float Seq2Seq::head_input_scale() const {
+  const bool rescaled = config_.tie_word_embeddings && family_->rescales_tied_head;
+  return rescaled ? 1.0f / std::sqrt(static_cast<float>(config_.d_model)) : 1.0f;
 }
 
 }  // namespace attnscope

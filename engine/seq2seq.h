@@ -131,6 +131,10 @@ class Seq2Seq {
   // Vocabulary logits (rows, V) of decoder hidden states (rows, C): the (tied: shared, with T5's
   // d_model^-0.5 rescale) head plus BART's and Marian's final_logits_bias.
   std::vector<float> logits(const float* hidden, int rows) const;
+  // The head logits() reads (V, C) and the factor the hidden state is multiplied by first (T5's
+  // tied head: d_model^-0.5; else 1): a readout such as direct logit attribution takes the same.
+  const WeightMatrix& unembedding() const { return config_.tie_word_embeddings ? weights_.shared : weights_.lm_head; }
+  float head_input_scale() const;
 
   const Seq2SeqConfig& config() const { return config_; }
   // How both stacks' layers are composed (norm before or after, which norm, positions, FFN).

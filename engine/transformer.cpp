@@ -431,7 +431,7 @@ std::vector<float> Transformer::lm_logits(const float* hidden, int rows) const {
     return logits;
   }
   if (!weights_.has_mlm_head)
-    throw Error("E_WEIGHTS", "this checkpoint has no masked-LM head (cls.predictions.* / vocab_transform.*)");
+    throw Error("E_WEIGHTS", "this checkpoint has no masked-LM head (its file holds no output-head tensors)");
   // Masked-LM head: transform (dense, activation, LayerNorm), then the decoder.
   const MlmHeadWeights& m = weights_.mlm;
   std::vector<float> h(static_cast<size_t>(rows) * C);

@@ -14,7 +14,7 @@ import { nestedJson } from './json-arrays.js';
  *   head has its own), "hidden":[T][C],
  *   "words"? and "word_attentions"? [L][H][W][W] (--words),
  *   "mask_predictions"? (encoders), "next"? and "next_by_position"? (decoders), "logit_lens"?, "attribution"?,
- *   "flow"? (js/flow-json.js)} */
+ *   "value_norms"? [L][H][T], "flow"? (js/flow-json.js)} */
 export async function writeJsonResult(out, result) {
   const [L, H, T] = result.shape;
   const C = result.hidden.length / T;
@@ -38,6 +38,10 @@ export async function writeJsonResult(out, result) {
     if (result.logitLens) await write(`,"logit_lens":${JSON.stringify(logitLensJson(result.logitLens))}`);
     if (result.attribution) await write(`,"attribution":${JSON.stringify(attributionJson(result.attribution))}`);
     if (result.q) await writeQkv(write, result, [L, H, T, result.q.length / (L * H * T)]);
+    if (result.valueNorms) {
+      await write(',"value_norms":');
+      await writeNested(write, result.valueNorms, [L, H, T]);
+    }
     if (result.trace) await writeTrace(write, result.trace, T);
     if (result.flow) await writeFlow(write, result.flow);
     await write('}\n');
@@ -47,7 +51,9 @@ export async function writeJsonResult(out, result) {
 /** An encoder-decoder run (js/seq2seq.js): {"model_type","source_ids","source_tokens","target_ids",
  *   "target_tokens" (the decoder's input: decoder_start_token_id, then the target),
  *   "encoder_attentions":[L][H][S][S], "decoder_attentions":[L][H][T][T], "cross_attentions":[L][H][T][S],
- *   "hidden":[T][C] (the decoder's last hidden state), "next", "flow"? (js/flow-json.js)} */
+ *   "hidden":[T][C] (the decoder's last hidden state), "next", "flow"? (js/flow-json.js), the decoder
+ *   side's "logit_lens"? and "attribution"? (as the decoders'), "encoder_value_norms"? [L][H][S],
+ *   "decoder_value_norms"? [L][H][T], "cross_value_norms"? [L][H][S]} */
 export async function writeSeq2SeqJson(out, result, valueWidths = {}) {
   const T = result.targetIds.length;
   await withSink(out, async (write) => {
@@ -74,6 +80,14 @@ export async function writeSeq2SeqJson(out, result, valueWidths = {}) {
     for (const [side, trace, rows] of [['encoder', result.encoderTrace, S], ['decoder', result.decoderTrace, T]])
       if (trace) await writeStackTrace(write, `${side}_trace`, trace, rows, valueWidths);
     if (result.flow) await writeFlow(write, result.flow);
+    if (result.logitLens) await write(`,"logit_lens":${JSON.stringify(logitLensJson(result.logitLens))}`);
+    if (result.attribution) await write(`,"attribution":${JSON.stringify(attributionJson(result.attribution))}`);
+    for (const [name, norms, [L, H], keys] of [['encoder_value_norms', result.encoderValueNorms, result.encoderShape, S],
+      ['decoder_value_norms', result.decoderValueNorms, result.decoderShape, T], ['cross_value_norms', result.crossValueNorms, result.crossShape, S]]) {
+      if (!norms) continue;
+      await write(`,"${name}":`);
+      await writeNested(write, norms, [L, H, keys]);
+    }
     await write('}\n');
   });
 }

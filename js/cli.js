@@ -35,6 +35,7 @@ commands:
             [--attribution [TOKEN_ID]]  decoders: "attribution", the logit of TOKEN_ID (default: the
             top-1 next token) after the last position split into embeddings, heads, attention biases,
             MLPs and the final norm's bias
+            [--value-norms]  "value_norms" [L][H][T]: ‖v_j W_O,h‖, what each head adds per key token
             [--flow]  "flow": the information flow (proportion rule): "tokens" [L][T][T], "residual",
             "bias", "mlp", "mlp_residual" [L][T], "heads" [L][H][T][T] (README "Information flow")
             [--target "..." | --target-ids 5,6]  encoder-decoder models (bart, marian, t5): the
@@ -42,7 +43,10 @@ commands:
             encoder_attentions, decoder_attentions, cross_attentions, hidden, next; --trace adds
             encoder_trace and decoder_trace, --qkv encoder_qkv and decoder_qkv ({q, k, v} of the
             self-attentions), --flow the decoder's flow with cross_* and its "encoder"; --head-mask masks the encoder's heads, [--decoder-head-mask 0:1]
-            the decoder's, [--cross-attn-head-mask 1:0] its cross-attention's
+            the decoder's, [--cross-attn-head-mask 1:0] its cross-attention's; --logit-lens and
+            --attribution read the decoder side (attribution also splits out cross_head,
+            cross_attention_bias, norm_bias: a post-norm layer's norms' β, logits_bias); --value-norms
+            writes encoder_value_norms, decoder_value_norms and cross_value_norms
   generate  --model M (--text "..." | --ids 464,3290) [--max-new-tokens N] [--temperature T]
             [--top-k K] [--top-p P] [--seed S] [--no-stop-at-eos] [--candidates N] [--out FILE]
             (decoders; --temperature 0 is greedy; defaults: ${GENERATE_DEFAULTS.maxNewTokens} tokens, and as Hugging Face:
@@ -93,7 +97,7 @@ const OPTIONS = {
     trace: { type: 'boolean' }, 'head-mask': { type: 'string' }, 'logit-lens': { type: 'string' },
     attribution: { type: 'string' }, words: { type: 'boolean' }, target: { type: 'string' },
     'target-ids': { type: 'string' }, qkv: { type: 'boolean' }, 'decoder-head-mask': { type: 'string' },
-    'cross-attn-head-mask': { type: 'string' }, flow: { type: 'boolean' },
+    'cross-attn-head-mask': { type: 'string' }, flow: { type: 'boolean' }, 'value-norms': { type: 'boolean' },
   },
   generate: {
     ...COMMON, ids: { type: 'string' }, text: { type: 'string' }, out: { type: 'string' },
@@ -161,6 +165,7 @@ async function run(values) {
   if (values.trace && format !== 'json') throw new UsageError('--trace writes its steps into the JSON: use it with --format json');
   if (values.qkv && format !== 'json') throw new UsageError('--qkv writes q, k and v into the JSON: use it with --format json');
   if (values.flow && format !== 'json') throw new UsageError('--flow writes the information flow into the JSON: use it with --format json');
+  if (values['value-norms'] && format !== 'json') throw new UsageError('--value-norms writes into the JSON: use it with --format json');
   const options = {
     topK: optionalInteger(values['top-k'], '--top-k', 0),
     maxLength: optionalInteger(values['max-length'], '--max-length', 0),
@@ -168,6 +173,7 @@ async function run(values) {
     ...(values.trace ? { trace: true } : {}),
     ...(values.qkv ? { qkv: true } : {}),
     ...(values.flow ? { flow: true } : {}),
+    ...(values['value-norms'] ? { valueNorms: true } : {}),
     ...(values.words ? { words: true } : {}),
     ...(values['logit-lens'] !== undefined ? { logitLens: optionalInteger(values['logit-lens'], '--logit-lens', 1) } : {}),
     ...(values.attribution !== undefined
@@ -209,7 +215,7 @@ async function run(values) {
 // --target-ids, or none: the decoder then sees decoder_start_token_id alone).
 async function runSeq2Seq(model, values, options) {
   if (values.format !== 'json') throw new UsageError('encoder-decoder models write --format json');
-  for (const flag of ['token-types', 'text-pair', 'next-all', 'words', 'logit-lens', 'attribution']) {
+  for (const flag of ['token-types', 'text-pair', 'next-all', 'words']) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} is not available for encoder-decoder models`);
   }
   if (values.target !== undefined && values['target-ids'] !== undefined) throw new UsageError('give at most one of --target and --target-ids');
@@ -220,7 +226,8 @@ async function runSeq2Seq(model, values, options) {
     ['cross-attn-head-mask', 'crossAttnHeadMask', c.decoderLayers, c.decoderHeads]])
     if (values[flag] !== undefined) masks[key] = headMaskFrom(values[flag], { numLayers: layers, numHeads: heads }, flag);
   const common = { topK: options.topK ?? 5, trace: Boolean(values.trace), qkv: Boolean(values.qkv),
-    flow: Boolean(values.flow), ...masks };
+    flow: Boolean(values.flow), valueNorms: Boolean(values['value-norms']), ...masks,
+    ...(options.logitLens ? { logitLens: options.logitLens } : {}), ...(options.attribution ? { attribution: options.attribution } : {}) };
   const result = values.ids !== undefined
     ? await model.runIds(integerList(values.ids, '--ids'), {
       ...common, targetIds: values['target-ids'] === undefined ? [] : integerList(values['target-ids'], '--target-ids'),

@@ -1,8 +1,8 @@
-// Text generation with a decoder, streamed step by step. The prompt runs once; each step then
-// picks a token from the last position's logits (in wasm, beside them: engine/sampling.h, which
-// follows js/sampling.js decision for decision) and runs only that token over the engine's KV
-// cache, so a step costs one position's work. Every step carries the new token's
-// attention row in every layer and head (where it looked, among all the tokens before it).
+// Text generation, streamed step by step, one loop for every family (a decoder's prompt, or an
+// encoder–decoder's source, runs once; each step then picks a token from the last position's
+// logits — in wasm, beside them: engine/sampling.h, which follows js/sampling.js decision for
+// decision — and runs only that token over the engine's KV cache, so a step costs one position's
+// work). Every step carries the attention rows of the position it ran, in every layer and head.
 import { AttnScopeError, abortedError } from './errors.js';
 import { seededRandom } from './sampling.js';
 
@@ -72,9 +72,11 @@ export function steerOption(steer) {
 }
 
 /**
- * A generation in progress: iterate it (`for await (const step of generation)`) for the steps as
- * they come, and/or await `generation.result` for the whole sequence. Runs whether or not anyone
- * iterates; cancel() or the signal stops it (result rejects with E_ABORTED).
+ * A generation in progress, the one loop every family's generate() runs: iterate it (`for await
+ * (const step of generation)`) for the steps as they come, and/or await `generation.result` for the
+ * whole sequence. Runs whether or not anyone iterates; cancel() or the signal stops it (result
+ * rejects with E_ABORTED). Between two steps it yields to the event loop: in a worker that is when
+ * an 'abort' message is handled, so a stop lands within one step whatever the family.
  */
 export class Generation {
   #steps = [];
@@ -84,16 +86,17 @@ export class Generation {
   #cancelled = false;
 
   /**
-   * @param {object} session what the model provides: prompt {ids, tokens, numTruncated},
-   *   extend(ids) → {keys, attentions: Float32Array (L·H·T·keys copy)},
-   *   next(nextTokenOptions(options, random)) → {id, prob, candidates: [{id, prob}]} after the
-   *   last extend, token(id) → vocabulary string, tokenText(id) → readable form,
- *   decode(ids) → text, eosId, maxPositions, shape {layers, heads, kvHeads (each query head's key/value head)},
-   *   finish() (called once at the end, whatever happened)
+   * @param {object} session what the model provides (js/model.js, js/seq2seq.js make one):
+   *   begin() → what `prompt` holds once the input has run (decoders: the prompt's ids, tokens and
+   *   attention; encoder–decoders: null, the source is encoded), length() → positions so far,
+   *   maxPositions, eosId, step(index, nextTokenOptions(options, random)) → {record (kept in the
+   *   result's steps), streamed (to onToken and the iterator)} for one new token,
+   *   result(steps, stopReason) → the family's summary, finish() (called once at the end, whatever
+   *   happened)
    * @param {object} options from generateOptions(), plus signal
    */
   constructor(session, options) {
-    this.prompt = null;  // {ids, tokens, numTruncated, attentions, shape, kvHeads} once the prompt has run
+    this.prompt = null;  // decoders: {ids, tokens, numTruncated, attentions, shape, kvHeads} once the prompt has run
     this.result = this.#run(session, options);
     this.result.catch(() => {});  // rejections surface through the iterator or `result`
   }
@@ -123,43 +126,23 @@ export class Generation {
     const { signal } = o;
     const stopped = () => this.#cancelled || signal?.aborted;
     try {
-      await nextTask();  // let the caller attach before the first (possibly long) prompt pass
+      await nextTask();  // let the caller attach (and an abort arrive) before the first, possibly long, pass
       if (stopped()) throw abortedError(signal?.aborted ? signal.reason : undefined);
-      const prompt = session.prompt;
-      const first = session.extend(prompt.ids);
-      const { layers, heads, kvHeads } = session.shape;
-      this.prompt = { ...prompt, attentions: first.attentions, shape: [layers, heads, prompt.ids.length, prompt.ids.length], kvHeads };
+      this.prompt = session.begin();
       const random = seededRandom(o.seed);
-      const ids = Array.from(prompt.ids);
-      const tokens = [...prompt.tokens];
       const steps = [];
       let stopReason = 'max-new-tokens';
       for (let index = 0; index < o.maxNewTokens; index++) {
-        if (ids.length >= session.maxPositions) { stopReason = 'max-positions'; break; }
-        const pick = session.next(nextTokenOptions(o, random));
-        const { id } = pick;
-        const step = session.extend([id]);
-        const token = session.token(id);
-        ids.push(id);
-        tokens.push(token);
-        const record = {
-          index, position: ids.length - 1, id, token, text: session.tokenText(id),
-          prob: pick.prob,
-          candidates: pick.candidates.map((c) => ({ ...c, token: session.token(c.id), text: session.tokenText(c.id) })),
-        };
+        if (session.length() >= session.maxPositions) { stopReason = 'max-positions'; break; }
+        const { record, streamed } = session.step(index, nextTokenOptions(o, random));
         steps.push(record);
-        const streamed = { ...record, keys: step.keys, attention: step.attentions };
         this.#publish(streamed);
         o.onToken?.(streamed);
-        if (o.stopAtEos && id === session.eosId) { stopReason = 'eos'; break; }
+        if (o.stopAtEos && record.id === session.eosId) { stopReason = 'eos'; break; }
         await nextTask();  // a cancel (or an abort message to a worker) gets its turn
         if (stopped()) throw abortedError(signal?.aborted ? signal.reason : undefined);
       }
-      const generated = ids.slice(prompt.ids.length);
-      return {
-        ids: Int32Array.from(ids), tokens, promptLength: prompt.ids.length, numTruncated: prompt.numTruncated, steps, stopReason,
-        text: session.decode(generated),
-      };
+      return session.result(steps, stopReason);
     } catch (error) {
       this.#error = error;
       throw error;
@@ -172,6 +155,12 @@ export class Generation {
 }
 
 /**
+ * The model method (keyed by this symbol) that starts a Generation for every family: what the
+ * worker runs. generate() returns it (decoders) or its result (encoder–decoders).
+ */
+export const START_GENERATION = Symbol('startGeneration');
+
+/**
  * What a model's nextToken (bindings/sampling_js.h) takes for one step: the sampling options and
  * u, the seeded stream's next number — drawn only when sampling (temperature > 0), once per token,
  * as js/sampling.js's sampleToken draws it, so a seed gives the same ids as there.
@@ -181,8 +170,8 @@ export function nextTokenOptions(o, random) {
 }
 
 // Yields to the event loop for one macrotask (MessageChannel: no 4 ms clamp as with nested
-// setTimeout), so messages such as a worker's cancel are handled between steps. Every generation
-// loop (decoders here, encoder–decoders in seq2seq.js) awaits it after each step.
+// setTimeout), so messages such as a worker's cancel are handled between steps: Generation awaits
+// it after each step.
 export function nextTask() {
   return new Promise((resolve) => {
     const channel = new MessageChannel();

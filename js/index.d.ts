@@ -378,10 +378,13 @@ export interface LogitLensEntry {
 
 /** One part of a direct logit attribution. */
 export interface AttributionPart {
-  kind: 'embeddings' | 'head' | 'attention_bias' | 'mlp' | 'final_norm_bias';
-  /** The layer (head, attention_bias, mlp), else null. */
+  /** Encoder–decoders' decoder side adds cross_head, cross_attention_bias, norm_bias (a post-norm
+   *  layer's norms' β, carried through the later norms) and logits_bias (final_logits_bias). */
+  kind: 'embeddings' | 'head' | 'attention_bias' | 'mlp' | 'final_norm_bias' | 'cross_head' | 'cross_attention_bias'
+    | 'norm_bias' | 'logits_bias';
+  /** The layer (head, attention_bias, mlp, their cross and norm_bias kinds), else null. */
   layer: number | null;
-  /** The head (kind 'head'), else null. */
+  /** The head (kind 'head', 'cross_head'), else null. */
   head: number | null;
   /** What the part adds to the logit: ((p − mean p) / σ ⊙ γ) · W_U[token], σ that position's
    *  final-norm scale; the final norm's bias contributes β · W_U[token]. */
@@ -701,10 +704,13 @@ export interface Generation extends AsyncIterable<GenerationStep> {
   cancel(): void;
 }
 
+/** The one model class: every kind (info.kind) is a Model with one lifecycle and one generation
+ *  loop; Seq2SeqModel below types a Model of kind 'encoder-decoder' (`instanceof` works for it). */
 export class Model {
   private constructor();
   readonly config: Readonly<ModelConfig>;
   readonly info: Readonly<ModelInfo>;
+  readonly kind: 'encoder' | 'decoder';
   readonly disposed: boolean;
   /** The id of the masked-LM mask token ([MASK], <mask>), or -1. */
   readonly maskTokenId: number;
@@ -716,6 +722,8 @@ export class Model {
   generate(prompt: string | ArrayLike<number>, options?: GenerateOptions): Generation;
   /** Activation patching: the corrupted prompt with one activation at a time from the clean one. */
   patch(options: PatchOptions): Promise<PatchResult>;
+  /** Encoder–decoders only: E_INPUT for this kind. */
+  tokenizeTarget(text: string, options?: { maxLength?: number }): Encoding;
   /** -1 when the token is not in the vocabulary. */
   tokenToId(token: string): number;
   idToToken(id: number): string;
@@ -759,6 +767,20 @@ export interface Seq2SeqConfig {
 }
 
 export interface Seq2SeqRunOptions {
+  /** Also return encoderValueNorms [Le][He][S], decoderValueNorms [Ld][Hd][T] and crossValueNorms
+   *  [Ld][Hd][S]: ‖v_j W_O,h‖ per key of each attention (as RunOptions.valueNorms). */
+  valueNorms?: boolean;
+  /** Also return logitLens: the decoder side's, [Ld+1][T] (as RunOptions.logitLens; T5 reads each
+   *  layer through the decoder's final norm, BART and Marian as it is). */
+  logitLens?: number;
+  /** Also return attribution: the decoder side's (position: a decoder position, default the last). */
+  attribution?: true | { tokenId?: number; position?: number };
+  /** Hugging Face's head_mask (the encoder's), decoder_head_mask and cross_attn_head_mask. */
+  headMask?: ArrayLike<number>[] | ArrayLike<number>;
+  decoderHeadMask?: ArrayLike<number>[] | ArrayLike<number>;
+  crossAttnHeadMask?: ArrayLike<number>[] | ArrayLike<number>;
+  /** Also return encoderQkv and decoderQkv ({q, k, v} of the self-attentions, [L][H][T][dh]). */
+  qkv?: boolean;
   /** run(): the target as text (tokenized with the checkpoint's tokenizer). */
   target?: string;
   /** The target's ids; the decoder runs over decoderStartTokenId followed by them. */
@@ -839,6 +861,14 @@ export interface Seq2SeqRunResult {
   logits?: Float32Array;
   /** With { flow: true }. */
   flow?: Seq2SeqFlowShares;
+  /** With { valueNorms: true }. */
+  encoderValueNorms?: Float32Array;
+  decoderValueNorms?: Float32Array;
+  crossValueNorms?: Float32Array;
+  /** With the logitLens option: the decoder side's [Ld+1][T], row 0 its embeddings. */
+  logitLens?: LogitLensEntry[][];
+  /** With the attribution option: the decoder side's. */
+  attribution?: Attribution;
 }
 
 export interface Seq2SeqGenerationStep {
@@ -871,6 +901,7 @@ export interface Seq2SeqGenerationResult {
 export class Seq2SeqModel {
   private constructor();
   readonly config: Readonly<Seq2SeqConfig>;
+  readonly kind: 'encoder-decoder';
   readonly info: Readonly<Omit<ModelInfo, 'config' | 'kind' | 'hasMlmHead'> & { kind: 'encoder-decoder'; config: Seq2SeqConfig;
     /** Target text has its own tokenizer (Marian's target.spm). */
     separateTargetTokenizer: boolean }>;
@@ -878,6 +909,11 @@ export class Seq2SeqModel {
   tokenize(text: string, options?: { maxLength?: number }): Encoding;
   /** Target text as the checkpoint's target tokenizer reads it (Marian: target.spm; else as tokenize). */
   tokenizeTarget(text: string, options?: { maxLength?: number }): Encoding;
+  /** -1 when the token is not in the vocabulary. */
+  tokenToId(token: string): number;
+  idToToken(id: number): string;
+  /** The text of token ids as target text (Marian: with target.spm), special tokens kept. */
+  decode(ids: ArrayLike<number>): string;
   run(source: string, options?: Seq2SeqRunOptions): Promise<Seq2SeqRunResult>;
   runIds(sourceIds: ArrayLike<number>, options?: Omit<Seq2SeqRunOptions, 'target'>): Promise<Seq2SeqRunResult>;
   /** The target token by token over the decoder's KV cache; the source's cross keys and values

@@ -9,7 +9,6 @@ import { AttnScopeError, callerCallback, checkSignal, throwIfAborted, toAttnScop
 import { resolveSource } from './sources.js';
 import { callWasm, coreBuildRuns, getWasmModule, resolveThreads } from './wasm.js';
 import { Model } from './model.js';
-import { Seq2SeqModel } from './seq2seq.js';
 import { LOAD_OPTIONS, checkOptionNames } from './options.js';
 import { unusedWeightWarnings } from './unused-weights.js';
 import {
@@ -107,7 +106,7 @@ export async function loadModel(source, options = {}) {
 /** loadModel() for an encoder-decoder checkpoint: E_CONFIG for any other (index.d.ts types it). */
 export async function loadSeq2SeqModel(source, options = {}) {
   const model = await loadModel(source, options);
-  if (model instanceof Seq2SeqModel) return model;
+  if (model.kind === 'encoder-decoder') return model;
   model.dispose();
   throw new AttnScopeError('E_CONFIG', `config.json: "model_type": "${model.config.modelType}" is not an encoder-decoder model (bart, marian, t5)`);
 }
@@ -145,7 +144,7 @@ async function loadSeq2Seq(wasm, provider, configText, { read, readBinary, signa
     throw new AttnScopeError('E_TOKENIZER', `the vocabulary has ${native.tokenizerVocabSize()} tokens but config.json ` +
       `says vocab_size = ${config.vocabSize}: tokenizer and model do not match`);
   }
-  return new Seq2SeqModel(native, {
+  return new Model(wasm, native, {
     source: provider.kind, location: provider.location, ...(provider.id ? { id: provider.id } : {}), files, config,
     kind: 'encoder-decoder', tokenizerVocabSize: native.tokenizerVocabSize(), tokenizer: tok.kind,
     separateTargetTokenizer: native.hasTargetTokenizer(), weightPrecision,

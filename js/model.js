@@ -1,6 +1,10 @@
-// A loaded model: tokenize, run (text → RunResult) and runIds (ids → RunResult) over one native
-// Model object in wasm memory. dispose() frees it; a FinalizationRegistry frees models that were
-// dropped without dispose() (a backstop only: GC timing is not something to rely on).
+// A loaded model of any kind — 'encoder', 'decoder' or 'encoder-decoder' (info.kind) — over one
+// native object in wasm memory (the bindings' Model, or Seq2SeqModel for an encoder–decoder):
+// tokenize, run (text → RunResult) and runIds (ids → RunResult), generate, patch. One lifecycle:
+// dispose() frees it; a FinalizationRegistry frees models that were dropped without dispose() (a
+// backstop only: GC timing is not something to rely on). An encoder–decoder's runs and its
+// generation session are js/seq2seq.js's (its results are shaped as transformers names them);
+// every family's generation is the one loop of js/generate.js.
 import { AttnScopeError, callerCallback, checkSignal } from './errors.js';
 import { checkGenerationFits, decoderCacheBytes } from './generation-budget.js';
 import { RunResult } from './result.js';
@@ -8,7 +12,9 @@ import { probabilityOf, rankOf, topKSoftmax } from './mlm.js';
 import { callWasm, checkEngineAlive, currentEngineEpoch } from './wasm.js';
 import { headMaskArray } from './head-mask.js';
 import { wordAttentions } from './words.js';
-import { Generation, generateOptions } from './generate.js';
+import { Generation, START_GENERATION, generateOptions } from './generate.js';
+import { EncoderDecoder } from './seq2seq.js';
+import { attributionResult, checkAnalysisOptions, lensRows } from './analysis-results.js';
 import { PATCH_OPTIONS, answerTokenId, checkPatchOptions, patchGrid } from './patching.js';
 import { ATTENTION_MAPS, GENERATE_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames } from './options.js';
 
@@ -26,8 +32,9 @@ export class Model {
   #specialIds;
   #tokens = null;  // id → token, built on first use (#vocabulary)
   #texts = null;   // id → readable token text ("␣the" for "Ġthe"), built on first use (#tokenTexts)
-  #generation = null;
-  #norms = null;  // the LayerNorms' γ, β, copied once (traces carry them)  // the Generation holding the engine's KV cache (decoders), if one runs
+  #generation = null;  // the Generation holding the engine's KV cache (decoders), if one runs
+  #norms = null;  // the LayerNorms' γ, β, copied once (traces carry them)
+  #encoderDecoder = null;  // js/seq2seq.js: an encoder–decoder's runs and generation session
 
   /** @internal built by loadModel() */
   constructor(wasm, native, info) {
@@ -37,10 +44,20 @@ export class Model {
     this.config = Object.freeze(info.config);
     /** Where the model came from and what it holds. */
     this.info = Object.freeze(info);
+    finalizer?.register(this, native, this);
+    if (info.kind === 'encoder-decoder') {
+      this.#encoderDecoder = new EncoderDecoder(() => this.#alive(), this.config);
+      this.#specialIds = { cls: -1, sep: -1, pad: this.config.padTokenId, mask: -1 };
+      return;
+    }
     const names = native.specialTokens();
     const id = (token) => native.tokenToId(token);
     this.#specialIds = { cls: id(names.cls), sep: id(names.sep), pad: id(names.pad), mask: id(names.mask) };
-    finalizer?.register(this, native, this);
+  }
+
+  /** 'encoder', 'decoder' or 'encoder-decoder' (info.kind). */
+  get kind() {
+    return this.info.kind;
   }
 
   /** The id of the masked-LM mask token ([MASK], <mask>), or -1. */
@@ -69,6 +86,7 @@ export class Model {
    *   offsets: Int32Array, specialTokensMask: Uint8Array, numTruncated: number}}
    */
   tokenize(text, options = {}) {
+    if (this.#encoderDecoder) return this.#encoderDecoder.tokenize(text, options);
     const native = this.#alive();
     checkOptionNames(options, TOKENIZE_OPTIONS, 'tokenize');
     checkString(text, 'text');
@@ -78,8 +96,18 @@ export class Model {
     return callWasm(() => native.encode(wellFormed(text), textPair == null ? null : wellFormed(textPair), limit));
   }
 
-  /** Tokenizes and runs the encoder; resolves to a RunResult (see index.d.ts). */
+  /**
+   * Encoder–decoders: target text (the decoder's side) as the checkpoint's target tokenizer reads
+   * it (Marian: target.spm). E_INPUT for the other kinds.
+   */
+  tokenizeTarget(text, options = {}) {
+    if (!this.#encoderDecoder) throw new AttnScopeError('E_INPUT', `tokenizeTarget is for encoder-decoder models; this one is ${this.kind === 'encoder' ? 'an encoder' : 'a decoder'}`);
+    return this.#encoderDecoder.tokenizeTarget(text, options);
+  }
+
+  /** Tokenizes and runs the model; resolves to a RunResult (encoder–decoders: see js/seq2seq.js). */
   async run(text, options = {}) {
+    if (this.#encoderDecoder) return this.#encoderDecoder.run(text, options);
     checkOptions(options, RUN_OPTIONS, 'run');
     if (options.words && options.textPair != null) throw new AttnScopeError('E_INPUT', 'run: words does not take a textPair yet');
     const encoding = this.tokenize(text, { textPair: options.textPair, maxLength: options.maxLength });
@@ -90,6 +118,7 @@ export class Model {
 
   /** Runs the encoder on token ids (e.g. [101, 2023, 102]); tokens come from the vocabulary. */
   async runIds(ids, options = {}) {
+    if (this.#encoderDecoder) return this.#encoderDecoder.runIds(ids, options);
     const native = this.#alive();
     checkOptions(options, RUN_IDS_OPTIONS, 'runIds');
     const idArray = integerArray(ids, 'ids');
@@ -142,7 +171,8 @@ export class Model {
     return this.#alive().tokenToId(token);
   }
 
-  /** The text of token ids, as Hugging Face's tokenizer.decode (special tokens kept). */
+  /** The text of token ids, as Hugging Face's tokenizer.decode (special tokens kept; encoder–decoders:
+   *  as target text, Marian's with target.spm). */
   decode(ids) {
     const native = this.#alive();
     return callWasm(() => native.decode(integerArray(ids, 'ids')));
@@ -212,27 +242,7 @@ export class Model {
   #logitLens(encoding, attentionMask, headMask, topK) {
     const native = this.#native;
     const raw = callWasm(() => native.logitLens(encoding.ids, encoding.typeIds, attentionMask, headMask, topK));
-    const named = this.#namedToken();
-    const { layers, tokens, topK: k } = raw;
-    const decoder = this.config.isDecoder;
-    const rows = [];
-    for (let l = 0; l <= layers; l++) {
-      const row = [];
-      for (let t = 0; t < tokens; t++) {
-        const i = l * tokens + t;
-        const top = [];
-        for (let r = 0; r < k; r++) top.push({ ...named(raw.topIds[i * k + r]), prob: raw.topProbs[i * k + r] });
-        const entry = { top, finalRank: raw.finalRanks[i], finalProb: raw.finalProbs[i] };
-        if (decoder) {
-          const next = raw.nextRanks[i] > 0;
-          entry.nextRank = next ? raw.nextRanks[i] : null;
-          entry.nextProb = next ? raw.nextProbs[i] : null;
-        }
-        row.push(entry);
-      }
-      rows.push(row);
-    }
-    return rows;
+    return lensRows(raw, this.#namedToken(), this.config.isDecoder);
   }
 
   // Direct logit attribution (engine/attribution.h), its own run of the same input.
@@ -240,11 +250,7 @@ export class Model {
     const native = this.#native;
     const { position = -1, tokenId = -1 } = request === true ? {} : request;
     const raw = callWasm(() => native.attribution(encoding.ids, attentionMask, headMask, position, tokenId));
-    const parts = raw.kinds.map((kind, i) => ({
-      kind, layer: raw.layers[i] < 0 ? null : raw.layers[i], head: raw.heads[i] < 0 ? null : raw.heads[i], value: raw.values[i],
-    }));
-    const { token, text } = this.#namedToken()(raw.tokenId);
-    return { position: raw.position, tokenId: raw.tokenId, token, text, logit: raw.logit, parts, sum: raw.sum };
+    return attributionResult(raw, this.#namedToken());
   }
 
   // id → {id, token, text}, from the vocabulary copies.
@@ -293,8 +299,17 @@ export class Model {
    * streams {index, position, id, token, prob, candidates, keys, attention (L·H·keys: the new
    * token's row in every head)}; `await g.result` gives {ids, tokens, promptLength, steps,
    * stopReason}. One generation per model at a time.
+   * Encoder–decoders: the target for a source (text or ids), resolving to its summary (js/seq2seq.js);
+   * a second generate() waits for the one in progress.
    */
   generate(prompt, options = {}) {
+    if (this.#encoderDecoder) return this.#encoderDecoder.generate(prompt, options, (o) => this[START_GENERATION](prompt, o));
+    return this[START_GENERATION](prompt, options);
+  }
+
+  /** @internal The Generation of generate() for every kind (the worker streams it). */
+  [START_GENERATION](prompt, options = {}) {
+    if (this.#encoderDecoder) return new Generation(...this.#encoderDecoder.generation(prompt, options));
     const native = this.#alive();
     checkOptionNames(options, GENERATE_OPTIONS, 'generate');
     if (!this.config.isDecoder) {
@@ -327,22 +342,42 @@ export class Model {
       const vector = this.#steeringVector(o.steer);
       callWasm(() => native.setSteering(o.steer.layer, vector, o.steer.strength));
     } else native.clearSteering();
+    const extend = (newIds) => {
+      const raw = callWasm(() => this.#alive().extend(Int32Array.from(newIds)));
+      return { keys: raw.keys, attentions: raw.attentions.slice() };
+    };
+    const token = (id) => vocabulary(id) ?? '[?]';
+    const tokenText = (id) => texts(id) ?? '[?]';
+    const ids = Array.from(encoding.ids);
+    const tokens = [...encoding.tokens];
+    const promptLength = ids.length;
+    // Generation's session (generate.js): the prompt runs once, then each step picks the next token
+    // from the last position's logits and runs it, its attention row going out with the step.
     const session = {
-      prompt: { ids: encoding.ids, tokens: encoding.tokens, numTruncated: encoding.numTruncated },
       maxPositions,
       eosId: this.config.eosTokenId,
-      shape: { layers, heads, kvHeads: [...this.config.kvHeads] },
-      extend: (ids) => {
-        const raw = callWasm(() => this.#alive().extend(Int32Array.from(ids)));
-        return {
-          keys: raw.keys,
-          attentions: raw.attentions.slice(),
-        };
+      begin: () => {
+        const first = extend(encoding.ids);
+        return { ids: encoding.ids, tokens: encoding.tokens, numTruncated: encoding.numTruncated, attentions: first.attentions,
+          shape: [layers, heads, promptLength, promptLength], kvHeads: [...this.config.kvHeads] };
       },
-      next: (options) => callWasm(() => this.#alive().nextToken(options)),
-      token: (id) => vocabulary(id) ?? '[?]',
-      tokenText: (id) => texts(id) ?? '[?]',
-      decode: (ids) => this.decode(ids),
+      length: () => ids.length,
+      step: (index, pickOptions) => {
+        const pick = callWasm(() => this.#alive().nextToken(pickOptions));
+        const { id } = pick;
+        const row = extend([id]);
+        ids.push(id);
+        tokens.push(token(id));
+        const record = {
+          index, position: ids.length - 1, id, token: token(id), text: tokenText(id), prob: pick.prob,
+          candidates: pick.candidates.map((c) => ({ ...c, token: token(c.id), text: tokenText(c.id) })),
+        };
+        return { record, streamed: { ...record, keys: row.keys, attention: row.attentions } };
+      },
+      result: (steps, stopReason) => ({
+        ids: Int32Array.from(ids), tokens, promptLength, numTruncated: encoding.numTruncated, steps, stopReason,
+        text: this.decode(ids.slice(promptLength)),
+      }),
       finish: () => {
         this.#generation = null;
         if (!this.disposed) this.#native.clearSteering();
@@ -359,6 +394,7 @@ export class Model {
    * position (encoders: the clean prompt's first mask token).
    */
   async patch(options) {
+    if (this.#encoderDecoder) return this.#encoderDecoder.patch(options);
     checkOptionNames(options, PATCH_OPTIONS, 'patch');
     const site = checkPatchOptions(options);
     const ids = (value, name) => (typeof value === 'string' ? this.tokenize(value).ids : integerArray(value, name));
@@ -499,16 +535,7 @@ function checkOptions(options, allowed, call) {
   if (topK !== undefined && (!Number.isInteger(topK) || topK < 0)) {
     throw new AttnScopeError('E_INPUT', `topK must be a non-negative integer, got ${topK}`);
   }
-  const { logitLens, attribution } = options;
-  if (logitLens !== undefined && logitLens !== false && (!Number.isInteger(logitLens) || logitLens < 1)) {
-    throw new AttnScopeError('E_INPUT', `logitLens must be a positive integer (tokens per cell), got ${logitLens}`);
-  }
-  if (attribution !== undefined && attribution !== false && attribution !== true) {
-    const ok = attribution !== null && typeof attribution === 'object' &&
-      Object.keys(attribution).every((key) => ['tokenId', 'position'].includes(key)) &&
-      [attribution.tokenId, attribution.position].every((v) => v === undefined || (Number.isInteger(v) && v >= 0));
-    if (!ok) throw new AttnScopeError('E_INPUT', 'attribution must be true or {tokenId?, position?} with non-negative integers');
-  }
+  checkAnalysisOptions(options);
 }
 
 // Lone surrogates have no UTF-8 encoding: replace them by U+FFFD (one UTF-16 unit each, so

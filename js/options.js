@@ -22,7 +22,7 @@ export const GENERATE_OPTIONS = Object.freeze(['maxNewTokens', 'temperature', 't
 // Encoder-decoders (js/seq2seq.js): one option list for run and runIds (runIds refuses target text
 // itself), and the decoders' generate options plus maxLength (the source is tokenized there).
 export const SEQ2SEQ_RUN_OPTIONS = Object.freeze(['target', 'targetIds', 'topK', 'maxLength', 'trace', 'logits', 'qkv',
-  'headMask', 'decoderHeadMask', 'crossAttnHeadMask', 'flow']);
+  'headMask', 'decoderHeadMask', 'crossAttnHeadMask', 'flow', 'valueNorms', 'logitLens', 'attribution']);
 export const SEQ2SEQ_GENERATE_OPTIONS = Object.freeze([...GENERATE_OPTIONS, 'maxLength']);
 
 /** Options the worker client handles itself (per call), on top of the call's own. */

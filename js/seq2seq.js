@@ -1,50 +1,47 @@
-// An encoder–decoder model (BART, Marian, T5) over one native Seq2SeqModel in wasm memory. run /
-// runIds: the encoder over a source and the decoder over decoder_start_token_id followed by the
-// target, with all three attention kinds; generate: the target token by token over the decoder's
-// KV cache (the source encoded, and its cross keys and values computed, once), each step with its
-// self- and cross-attention rows. Results name things as transformers does (encoder_attentions,
+// What an encoder–decoder (BART, Marian, T5) does as a Model (js/model.js, kind
+// 'encoder-decoder', which owns the native Seq2SeqModel and its lifecycle). run / runIds: the
+// encoder over a source and the decoder over decoder_start_token_id followed by the target, with
+// all three attention kinds, and the decoder side's logit lens, attribution and value norms;
+// generation: the target token by token over the decoder's KV cache (the source encoded, and its
+// cross keys and values computed, once), each step with its self- and cross-attention rows, run by
+// the one loop of js/generate.js. Results name things as transformers does (encoder_attentions,
 // decoder_attentions, cross_attentions) in camelCase.
-import { AttnScopeError, callerCallback, throwIfAborted } from './errors.js';
+import { AttnScopeError, callerCallback } from './errors.js';
 import { checkGenerationFits, seq2seqGenerationBytes } from './generation-budget.js';
 import { headMaskArray } from './head-mask.js';
-import { callWasm, checkEngineAlive, currentEngineEpoch } from './wasm.js';
+import { callWasm } from './wasm.js';
 import { topKSoftmax } from './mlm.js';
-import { seededRandom } from './sampling.js';
-import { generateOptions, nextTask, nextTokenOptions } from './generate.js';
+import { generateOptions } from './generate.js';
 import { SEQ2SEQ_GENERATE_OPTIONS, SEQ2SEQ_RUN_OPTIONS, checkOptionNames } from './options.js';
 import { PATCH_STACKS, SEQ2SEQ_PATCH_OPTIONS, answerTokenId, checkPatchOptions, patchGrid, targetPrefixIds } from './patching.js';
+import { checkAnalysisOptions, lensRows, attributionResult } from './analysis-results.js';
 
 const DEFAULT_TOP_K = 5;
 
-const finalizer = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry((native) => { try { native.delete(); } catch { /* already freed */ } })
-  : null;
-
+/**
+ * The type name of an encoder–decoder Model: `model instanceof Seq2SeqModel` is true for a Model
+ * of kind 'encoder-decoder' (there is one model class; loadModel() builds it).
+ */
 export class Seq2SeqModel {
-  #native;
-  #engineEpoch = currentEngineEpoch();  // see checkEngineAlive
+  constructor() {
+    throw new AttnScopeError('E_INPUT', 'Seq2SeqModel is not constructed: loadModel() resolves to a Model of kind encoder-decoder');
+  }
+
+  static [Symbol.hasInstance](value) {
+    return value?.kind === 'encoder-decoder';
+  }
+}
+
+export class EncoderDecoder {
+  #alive;
   // The engine holds one generation's encoder output and decoder cache (start/step), and a
   // generation yields between its steps: a second generate() waits for the one in progress.
   #generating = Promise.resolve();
 
-  /** @internal built by loadModel() */
-  constructor(native, info) {
-    this.#native = native;
-    this.config = Object.freeze(info.config);
-    this.info = Object.freeze(info);
-    finalizer?.register(this, native, this);
-  }
-
-  get disposed() {
-    return this.#native === null;
-  }
-
-  dispose() {
-    if (!this.#native) return;
-    finalizer?.unregister(this);
-    // A discarded engine (checkEngineAlive) is not called again: its memory goes with it.
-    if (this.#engineEpoch === currentEngineEpoch()) this.#native.delete();
-    this.#native = null;
+  /** @param {() => object} alive the native Seq2SeqModel (E_DISPOSED once disposed) */
+  constructor(alive, config) {
+    this.#alive = alive;
+    this.config = config;
   }
 
   /** Tokenizes a source or target text as the checkpoint's tokenizer does (with its special tokens). */
@@ -81,12 +78,14 @@ export class Seq2SeqModel {
     return this.#run(integerArray(sourceIds, 'ids'), targetIds, options);
   }
 
-  #run(sourceIds, targetIds, { topK = DEFAULT_TOP_K, trace = false, logits = false, qkv = false, flow = false,
-    headMask, decoderHeadMask, crossAttnHeadMask }) {
+  #run(sourceIds, targetIds, options) {
+    const { topK = DEFAULT_TOP_K, trace = false, logits = false, qkv = false, flow = false, valueNorms = false,
+      headMask, decoderHeadMask, crossAttnHeadMask } = options;
     const native = this.#alive();
-    if (typeof trace !== 'boolean') throw new AttnScopeError('E_INPUT', 'trace must be true or false');
-    if (typeof qkv !== 'boolean') throw new AttnScopeError('E_INPUT', 'qkv must be true or false');
-    if (typeof flow !== 'boolean') throw new AttnScopeError('E_INPUT', 'flow must be true or false');
+    for (const [name, value] of Object.entries({ trace, qkv, flow, valueNorms })) {
+      if (typeof value !== 'boolean') throw new AttnScopeError('E_INPUT', `${name} must be true or false`);
+    }
+    checkAnalysisOptions(options);
     const c = this.config;
     // Hugging Face's three masks: the encoder's heads, the decoder's self-attention heads and its
     // cross-attention heads.
@@ -96,7 +95,8 @@ export class Seq2SeqModel {
       crossAttnHeadMask: headMaskArray(crossAttnHeadMask, { layers: c.decoderLayers, heads: c.decoderHeads, name: 'crossAttnHeadMask' }),
     };
     const decoderIds = Int32Array.from([c.decoderStartTokenId, ...targetIds]);
-    const raw = callWasm(() => native.run(Int32Array.from(sourceIds), decoderIds, { trace, qkv, flow, ...masks }));
+    const source = Int32Array.from(sourceIds);
+    const raw = callWasm(() => native.run(source, decoderIds, { trace, qkv, flow, valueNorms, ...masks }));
     const S = raw.sourceTokens;
     const T = raw.targetTokens;
     const V = c.vocabSize;
@@ -128,31 +128,59 @@ export class Seq2SeqModel {
       ...(raw.flow ? { flow: raw.flow } : {}),
       // Every position's logits only when asked: T × V floats would weigh on each worker message.
       ...(logits ? { logits: raw.logits } : {}),
+      // valueNorms: ‖v_j W_O,h‖ per key of each attention (Kobayashi et al. 2020), as the other
+      // families' valueNorms: [Le][He][S], [Ld][Hd][T] and, over the source, [Ld][Hd][S].
+      ...(raw.encoderValueNorms ? { encoderValueNorms: raw.encoderValueNorms, decoderValueNorms: raw.decoderValueNorms,
+        crossValueNorms: raw.crossValueNorms } : {}),
+      // The decoder side's logit lens and direct logit attribution (engine/seq2seq_analysis.h),
+      // each its own pass with the same masks, as the other families' logitLens and attribution.
+      ...(options.logitLens ? { logitLens: lensRows(callWasm(() => native.logitLens(source, decoderIds, masks, options.logitLens)),
+        (id) => this.#namedToken(id), true) } : {}),
+      ...(options.attribution ? { attribution: this.#attribution(source, decoderIds, masks, options.attribution) } : {}),
     };
+  }
+
+  #attribution(source, decoderIds, masks, request) {
+    const { position = -1, tokenId = -1 } = request === true ? {} : request;
+    const raw = callWasm(() => this.#alive().attribution(source, decoderIds, masks, position, tokenId));
+    return attributionResult(raw, (id) => this.#namedToken(id));
+  }
+
+  // id → {id, token, text} (the readable text is the token here: the bindings give no other).
+  #namedToken(id) {
+    const token = this.#token(id);
+    return { id, token, text: token };
   }
 
   /**
    * Generates the target for a source (text or ids): ids start with decoder_start_token_id (text
    * is the generated ids' text without the special tokens of the config's roles); each
    * step carries the new token's decoder self-attention row (Ld, Hd, keys) and cross-attention row
-   * (Ld, Hd, S). temperature 0 is greedy.
+   * (Ld, Hd, S). temperature 0 is greedy. `start(options)` starts the model's Generation
+   * (js/generate.js) of this source; a second generate() waits for the one in progress.
    */
-  async generate(source, options = {}) {
+  async generate(source, options, start) {
     checkOptionNames(options, SEQ2SEQ_GENERATE_OPTIONS, 'generate');
     const previous = this.#generating;
     let done;
     this.#generating = new Promise((resolve) => { done = resolve; });
     try {
       await previous;
-      return await this.#generate(source, options);
+      return await start(options).result;
     } finally {
       done();
     }
   }
 
-  async #generate(source, options) {
-    const { maxLength, signal, ...rest } = options;
-    const o = generateOptions(rest);
+  /**
+   * The session of the one generation loop (generate.js's Generation) for a source, and its
+   * checked options: the source is encoded (its cross K/V computed) once, then each step runs the
+   * last token over the decoder's cache and picks the next from its logits.
+   */
+  generation(source, options) {
+    checkOptionNames(options, SEQ2SEQ_GENERATE_OPTIONS, 'generate');
+    const { maxLength, ...rest } = options;
+    const o = generateOptions({ ...rest, onToken: callerCallback(rest.onToken, 'generate: onToken') });
     const native = this.#alive();
     const sourceIds = typeof source === 'string' ? this.tokenize(source, { maxLength }).ids : integerArray(source, 'ids');
     // Steering the decoder (every generate sets or clears it: only generation steps apply it).
@@ -162,53 +190,47 @@ export class Seq2SeqModel {
     const shape = { layers: c.decoderLayers, heads: c.decoderHeads, headDim: c.decoderHeadDim, sourceLength: sourceIds.length };
     checkGenerationFits({ maxNewTokens: o.maxNewTokens, positionsLeft: c.maxTokens - 1,
       bytesFor: (n) => seq2seqGenerationBytes(shape, n) });
-    await nextTask();  // let the caller attach (and an abort arrive) before the encoder pass
-    throwIfAborted(signal);
-    const encoderAttentions = callWasm(() => native.start(Int32Array.from(sourceIds)));
-    const random = seededRandom(o.seed);
     const ids = [c.decoderStartTokenId];
-    const steps = [];
-    let stopReason = 'max-new-tokens';
-    for (let n = 0; n < o.maxNewTokens; n++) {
-      if (ids.length >= c.maxTokens) {
-        stopReason = 'max-positions';
-        break;
-      }
-      throwIfAborted(signal);
-      const out = callWasm(() => native.step(Int32Array.of(ids[ids.length - 1])));
-      // The pick and its softmax in wasm, beside the logits (engine/sampling.h).
-      const { id, prob, candidates } = callWasm(() => native.nextToken(nextTokenOptions(o, random)));
-      steps.push({
-        id,
-        token: this.#token(id),
-        prob,
-        candidates: this.#named(candidates),
-        // The step's query is the position that predicted `id` (its input: the previous token).
-        decoderAttentions: out.decoderAttentions,
-        crossAttentions: out.crossAttentions,
-        keys: out.keys,
-      });
-      ids.push(id);
-      o.onToken?.(steps[steps.length - 1]);
-      if (o.stopAtEos && id === c.eosTokenId) {
-        stopReason = 'eos';
-        break;
-      }
-      // Between two steps the event loop gets a turn: in a worker, that is when an 'abort'
-      // message is handled, so Stop lands within one step instead of at the generation's end.
-      await nextTask();
-    }
-    return {
-      sourceIds: Int32Array.from(sourceIds),
-      sourceTokens: Array.from(sourceIds, (id) => this.#token(id)),
-      ids: Int32Array.from(ids),
-      tokens: ids.map((id) => this.#token(id)),
-      text: callWasm(() => native.decode(Int32Array.from(ids.filter((id) => !this.#specialIds.has(id))))),
-      encoderAttentions,
-      encoderShape: [c.encoderLayers, c.encoderHeads, sourceIds.length, sourceIds.length],
-      steps,
-      stopReason,
+    let encoderAttentions = null;
+    const session = {
+      maxPositions: c.maxTokens,
+      eosId: c.eosTokenId,
+      begin: () => {
+        encoderAttentions = callWasm(() => this.#alive().start(Int32Array.from(sourceIds)));
+        return null;
+      },
+      length: () => ids.length,
+      step: (index, pickOptions) => {
+        const out = callWasm(() => this.#alive().step(Int32Array.of(ids[ids.length - 1])));
+        // The pick and its softmax in wasm, beside the logits (engine/sampling.h).
+        const { id, prob, candidates } = callWasm(() => this.#alive().nextToken(pickOptions));
+        ids.push(id);
+        const step = {
+          id,
+          token: this.#token(id),
+          prob,
+          candidates: this.#named(candidates),
+          // The step's query is the position that predicted `id` (its input: the previous token).
+          decoderAttentions: out.decoderAttentions,
+          crossAttentions: out.crossAttentions,
+          keys: out.keys,
+        };
+        return { record: step, streamed: step };
+      },
+      result: (steps, stopReason) => ({
+        sourceIds: Int32Array.from(sourceIds),
+        sourceTokens: Array.from(sourceIds, (id) => this.#token(id)),
+        ids: Int32Array.from(ids),
+        tokens: ids.map((id) => this.#token(id)),
+        text: callWasm(() => this.#alive().decode(Int32Array.from(ids.filter((id) => !this.#specialIds.has(id))))),
+        encoderAttentions,
+        encoderShape: [c.encoderLayers, c.encoderHeads, sourceIds.length, sourceIds.length],
+        steps,
+        stopReason,
+      }),
+      finish: () => {},
     };
+    return [session, o];
   }
 
   /**
@@ -237,7 +259,7 @@ export class Seq2SeqModel {
       startPatch: (clean, corrupted, a, w, _position, s) =>
         callWasm(() => this.#alive().startPatch(clean, corrupted, decoderIds, a, w, s, stack)),
       patchRow: (layer) => callWasm(() => this.#alive().patchRow(layer)),
-      endPatch: () => { if (!this.disposed) this.#native.endPatch(); },
+      endPatch: () => { try { this.#alive().endPatch(); } catch { /* disposed: nothing to end */ } },
     };
     const grid = await patchGrid(engine, { clean: ids(options.clean, 'clean'), corrupted: ids(options.corrupted, 'corrupted'),
       answer, wrong, position: -1, site, signal: options.signal, onProgress: callerCallback(options.onProgress, 'patch: onProgress') });
@@ -266,14 +288,8 @@ export class Seq2SeqModel {
   }
 
   #token(id) {
-    const native = this.#native;
+    const native = this.#alive();
     return id >= 0 && id < native.tokenizerVocabSize() ? native.idToToken(id) : '[?]';
-  }
-
-  #alive() {
-    if (!this.#native) throw new AttnScopeError('E_DISPOSED', 'this model was disposed');
-    checkEngineAlive(this.#engineEpoch);
-    return this.#native;
   }
 }
 

@@ -201,8 +201,9 @@ export function createWorkerClient() {
       return call('tokenizeTarget', { text }, options, ['maxLength', 'signal']);
     },
     /**
-     * Decoders: generates in the worker; each step reaches options.onToken as it comes; resolves to
-     * the summary ({ids, tokens, promptLength, steps, stopReason}). signal / cancel() stop it.
+     * Generates in the worker (every kind: the model's one generation loop); each step reaches
+     * options.onToken as it comes; resolves to the summary (decoders: {ids, tokens, promptLength,
+     * steps, stopReason}; encoder–decoders: js/seq2seq.js's). signal / cancel() stop it within a step.
      */
     generate(prompt, options = {}) {
       // onPrompt (decoders): once the prompt has run, {attentions, shape} of its own rows, as

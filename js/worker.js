@@ -2,11 +2,13 @@
 // messages (load, run, runIds, tokenize, tokenizeTarget, generate, patch, dispose, abort). Runs in a browser Worker and
 // in a Node worker_thread. Result arrays are transferred, not copied. The client
 // (worker-client.js) sends one job at a time, so a cancelled job never reaches this side; only
-// 'abort' interrupts a load or a generation (between two of its steps). Corpus jobs (corpus-job.js)
+// 'abort' interrupts a load, a patching grid (between two rows) or a generation of any kind
+// (between two of its steps: the loop yields to this event loop after each). Corpus jobs (corpus-job.js)
 // arrive as 'task' slices, each an ordinary job, so other jobs run between two slices.
 import { loadModel } from './load.js';
 import { createCorpusJobs } from './corpus-job.js';
 import { toAttnScopeError } from './errors.js';
+import { START_GENERATION } from './generate.js';
 import { workerPort } from '#platform';
 
 const port = workerPort();
@@ -56,25 +58,21 @@ async function handle(id, type, message) {
       const controller = new AbortController();
       controllers.set(id, controller);
       try {
-        if (requireModel().info.kind === 'encoder-decoder') {  // js/seq2seq.js: steps carry two rows
-          const summary = await model.generate(message.prompt, {
-            ...message.options,
-            signal: controller.signal,
-            onToken: (step) => port.postMessage({ id, type: 'step', step }),
-          });
-          return [summary, []];
-        }
+        // Every kind's generation is the one loop of generate.js, yielding between steps: the abort
+        // above reaches it within a step.
         let promptSent = !message.sendPrompt;
-        const generation = requireModel().generate(message.prompt, {
+        const generation = requireModel()[START_GENERATION](message.prompt, {
           ...message.options,
           signal: controller.signal,
           onToken: (step) => {
-            if (!promptSent) {  // the prompt has run before the first step: its rows go first
+            if (!promptSent && generation.prompt) {  // decoders: the prompt has run before the first step, its rows go first
               promptSent = true;
               const { attentions, shape } = generation.prompt;
               port.postMessage({ id, type: 'prompt', prompt: { attentions: attentions.slice(), shape } });
             }
-            port.postMessage({ id, type: 'step', step }, [step.attention.buffer]);
+            // A decoder's streamed step is its own (its row moves); an encoder–decoder's is also in
+            // the summary's steps (its rows are copied).
+            port.postMessage({ id, type: 'step', step }, step.attention ? [step.attention.buffer] : []);
           },
         });
         const summary = await generation.result;
@@ -104,9 +102,6 @@ async function handle(id, type, message) {
     case 'tokenize':
     case 'tokenizeTarget': {
       const model = requireModel();
-      if (type === 'tokenizeTarget' && typeof model.tokenizeTarget !== 'function') {
-        throw toAttnScopeError({ code: 'E_INPUT', message: 'tokenizeTarget is for encoder-decoder models' });
-      }
       const encoding = type === 'tokenize' ? model.tokenize(message.text, message.options)
         : model.tokenizeTarget(message.text, message.options);
       return [encoding, [encoding.ids.buffer, encoding.typeIds.buffer, encoding.offsets.buffer,
@@ -130,7 +125,7 @@ function requireModel() {
 }
 
 function resultMessage(result) {
-  // Encoder-decoder results (js/seq2seq.js) are plain objects, copied rather than transferred.
+  // Encoder–decoder results (js/seq2seq.js) are plain objects, copied rather than transferred.
   return [{ ...result }, typeof result.transferables === 'function' ? result.transferables() : []];
 }
 
