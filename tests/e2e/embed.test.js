@@ -371,9 +371,10 @@ describe('single-file build', () => {
     // size (420 KB then: element 131, core wasm 289). 408 KB since the element's views and text
     // are chunks fetched on demand: what a BERT grid fetches (403 KB then: 92 KB of JavaScript, the
     // core wasm 310); 416 KB since generation's sampler and one-query attention are in the core
-    // wasm (414 KB then, the wasm 317) — the 300 KB it should cost needs a smaller wasm
-    // (tests/e2e/embed-size.test.js measures each case).
-    assert.ok(sizes.elementGzip <= 416 * 1024, `a BERT grid's scripts + core wasm are ${sizes.elementGzip} bytes gzipped`);
+    // wasm (414 KB then, the wasm 317); 422 KB since attention maps can be kept on demand (420.7 KB
+    // then) — the 300 KB it should cost needs a smaller wasm (tests/e2e/embed-size.test.js
+    // measures each case).
+    assert.ok(sizes.elementGzip <= 422 * 1024, `a BERT grid's scripts + core wasm are ${sizes.elementGzip} bytes gzipped`);
     // Nothing that a CSP without 'unsafe-eval' would refuse (the served tests check it at run time).
     for (const file of ['dist/attnscope-element.js', 'dist/attnscope-embed.html']) {
       assert.doesNotMatch(readFileSync(join(ROOT, file), 'utf8'), /new Function\s*\(|[^.\w$]eval\s*\(/, file);
