@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  cmake make g++ clang libclang-rt-14-dev   # native build, sanitizers, libFuzzer
+  cmake make g++ clang lld libclang-rt-14-dev   # native build, sanitizers, libFuzzer
   emscripten                                # WebAssembly build (3.1.6, clang/lld 14)
   libeigen3-dev catch2 nlohmann-json3-dev   # engine and test dependencies (header-only)
   unicode-data                              # the UCD files for the tokenizer table generators
