@@ -25,6 +25,14 @@ const char* attribution_kind_name(AttributionPart::Kind kind) {
   return "?";
 }
 
+int32_t attributed_token(const std::vector<float>& logits, int32_t token_id) {
+  if (token_id >= 0) return token_id;
+  int32_t top = 0;
+  for (int32_t v = 1; v < static_cast<int32_t>(logits.size()); ++v)
+    if (logits[v] > logits[top]) top = v;
+  return top;
+}
+
 Attribution direct_logit_attribution(const Transformer& model, const std::vector<int32_t>& ids,
                                      const std::vector<int32_t>& attention_mask, const std::vector<float>& head_mask,
                                      int position, int32_t token_id) {
@@ -54,11 +62,7 @@ Attribution direct_logit_attribution(const Transformer& model, const std::vector
   Attribution out;
   out.position = position;
   const std::vector<float> logits = model.lm_logits(r.hidden_out.data() + row, 1);
-  if (token_id < 0) {
-    token_id = 0;
-    for (int32_t v = 1; v < V; ++v)
-      if (logits[v] > logits[token_id]) token_id = v;
-  }
+  token_id = attributed_token(logits, token_id);
   out.token_id = token_id;
   out.logit = logits[token_id];
 

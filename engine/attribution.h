@@ -41,6 +41,10 @@ struct Attribution {
   std::vector<AttributionPart> parts;
 };
 
+// The token an attribution explains: token_id, or for −1 the top-1 token of `logits` (the
+// position's row). Both stacks' attributions pick it this way.
+int32_t attributed_token(const std::vector<float>& logits, int32_t token_id);
+
 // Runs the decoder over ids (attention mask and head mask as Transformer::forward) and attributes
 // the logit of token_id (−1: the top-1 token there) at `position` (−1: the last). E_INPUT for an
 // encoder, a position or token id out of range.

@@ -154,11 +154,7 @@ Attribution seq2seq_attribution(const Seq2Seq& model, const std::vector<int32_t>
   Attribution out;
   out.position = position;
   const std::vector<float> logits = model.logits(dec.hidden.data() + row, 1);
-  if (token_id < 0) {
-    token_id = 0;
-    for (int32_t v = 1; v < V; ++v)
-      if (logits[v] > logits[token_id]) token_id = v;
-  }
+  token_id = attributed_token(logits, token_id);
   out.token_id = token_id;
   out.logit = logits[token_id];
 
