@@ -286,7 +286,9 @@ class Model {
   // probability and the top candidates reach JavaScript.
   val next_token(const val& options) {
     return guarded([&] {
-      if (step_.tokens <= 0 || cache_.length == 0) throw Error("E_INPUT", "nextToken() before extend(): no position to predict from");
+      // The encoder build's extend() refuses every model it runs, as any build's refuses an encoder.
+      if (!kBuildHasDecoders || step_.tokens <= 0 || cache_.length == 0)
+        throw Error("E_INPUT", "nextToken() before extend(): no position to predict from");
       ThreadScope threads(threads_);
       const float* last = step_.hidden_out.data() + static_cast<size_t>(step_.tokens - 1) * config_.hidden_size;
       next_logits_ = transformer_.lm_logits(last, 1);
@@ -516,7 +518,7 @@ val build_info() {
   // The int8 GEMM's inner instruction (weightPrecision 'q8'): the relaxed build's fused dot-add
   // where this engine computes it exactly (checked when the module starts), else its pairwise dot.
   if constexpr (kBuildHasQ8) out.set("q8Kernel", val(kernels::kQ8KernelNames[kernels::q8_kernel_kind()]));
-  out.set("build", val(kBuildName));  // "core" leaves out q8 and the encoder–decoders (build_features.h)
+  out.set("build", val(kBuildName));  // "core", "encoder": what each leaves out is in build_features.h
   out.set("compiler", val(__VERSION__));
   return out;
 }
@@ -595,6 +597,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
   // which tests/js/sampling-wasm.test.js checks against js/sampling.js on random rows.
   function("nextTokenOf", optional_override([](const val& logits, const val& options) {
     return guarded([&] {
+      if constexpr (!attnscope::kBuildHasDecoders) attnscope::throw_not_in_build("sampling (nextTokenOf)");
       attnscope::SamplingScratch scratch;
       return next_token_js(float_vector_from_js(logits), options, scratch);
     });

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "build_features.h"
 #include "error.h"
 #include "half.h"
 
@@ -37,7 +38,7 @@ Attribution direct_logit_attribution(const Transformer& model, const std::vector
                                      const std::vector<int32_t>& attention_mask, const std::vector<float>& head_mask,
                                      int position, int32_t token_id) {
   const ModelConfig& cfg = model.config();
-  if (!cfg.is_decoder())
+  if (!kBuildHasDecoders || !cfg.is_decoder())  // the encoder build has no decoders
     throw Error("E_INPUT", "direct logit attribution needs a pre-norm decoder; " + cfg.model_type +
                                " is an encoder: it normalises after each layer and reads its masked-LM head through a"
                                " non-linear transform, so its layers' outputs do not add up to a logit");

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "build_features.h"
 #include "error.h"
 
 namespace attnscope {
@@ -255,6 +256,8 @@ ModelConfig parse_config(std::string_view config_json) {
   if (c.model_type != "bert" && !distil && !roberta && c.model_type != "gpt2" && !llama)
     fail("unsupported model_type \"" + c.model_type +
          "\" (supported: bert, distilbert, roberta, gpt2, llama, mistral, qwen2, qwen3)");
+  if (!kBuildHasDecoders && (c.model_type == "gpt2" || llama))
+    throw_not_in_build("the decoder model_type \"" + c.model_type + "\" (GPT-2 and the Llama family)");
   c.family = distil ? Family::DistilBert : roberta ? Family::Roberta : Family::Bert;
 
   if (c.model_type == "gpt2") {

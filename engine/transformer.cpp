@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "buffer_size.h"
+#include "build_features.h"
 #include "error.h"
 #include "half.h"
 #include "kernels/activation.h"
@@ -320,7 +321,7 @@ void Transformer::forward_from_layer(int first_layer, const float* resid_pre, in
 void Transformer::extend(const std::vector<int32_t>& ids, KvCache& cache, ForwardResult& res, Activations& a,
                          const Hooks* hooks) const {
   const ModelConfig& cfg = config_;
-  if (!cfg.is_decoder())
+  if (!kBuildHasDecoders || !cfg.is_decoder())  // the encoder build has no decoders
     bad_input("only decoders run incrementally: " + cfg.model_type + " sees every token at once");
   if (ids.empty()) bad_input("no tokens: a step needs at least one token id");
   const int T = static_cast<int>(ids.size()), first = cache.length, keys = first + T;

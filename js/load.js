@@ -7,7 +7,7 @@
 // are allocated.
 import { AttnScopeError, callerCallback, checkSignal, throwIfAborted, toAttnScopeError } from './errors.js';
 import { resolveSource } from './sources.js';
-import { callWasm, coreBuildRuns, getWasmModule, resolveThreads } from './wasm.js';
+import { callWasm, coreBuildRuns, encoderBuildRuns, getWasmModule, notInThisBuild, resolveThreads } from './wasm.js';
 import { Model } from './model.js';
 import { LOAD_OPTIONS, checkOptionNames } from './options.js';
 import { unusedWeightWarnings } from './unused-weights.js';
@@ -47,10 +47,11 @@ export async function loadModel(source, options = {}) {
 
     // Everything small is read and validated before the weights, so a wrong model or broken
     // tokenizer files fail before a download of hundreds of megabytes. config.json comes first:
-    // it says which wasm build the model needs (the core one where it does).
+    // it says which wasm build the model needs (the encoder or the core one where it does).
     const configText = await read('config.json', true);
-    const wasm = await getWasmModule({ threads, core: coreBuildRuns(configText, requestedPrecision) });
-    const heapBefore = wasm.heapStats().inUse;
+    const encoder = encoderBuildRuns(configText, requestedPrecision);
+    let wasm = await getWasmModule({ threads, core: coreBuildRuns(configText, requestedPrecision), encoder });
+    let heapBefore = wasm.heapStats().inUse;
     if (typeof wasm.isSeq2SeqConfig === 'function' && callWasm(() => wasm.isSeq2SeqConfig(configText))) {
       return await loadSeq2Seq(wasm, provider, configText, { read, readBinary, signal, onProgress, files, requestedPrecision, threads, started, heapBefore });
     }
@@ -60,7 +61,17 @@ export async function loadModel(source, options = {}) {
     const weightPrecision = resolveWeightPrecision(config, requestedPrecision, wasm.heapStats().inUse);
     checkFitsWasm32(config, weightPrecision, wasm.heapStats().inUse);
     const tok = await readTokenizerFiles(read, provider.location);
-    const tokenizerVocabSize = callWasm(() => wasm.checkTokenizer(...tokenizerArgs(tok)));
+    let tokenizerVocabSize;
+    try {
+      tokenizerVocabSize = callWasm(() => wasm.checkTokenizer(...tokenizerArgs(tok)));
+    } catch (error) {
+      // A BERT whose tokenizer files need what the encoder build left out (a BPE tokenizer.json,
+      // say) loads on the core build, which has every tokenizer.
+      if (!encoder || !notInThisBuild(error)) throw error;
+      wasm = await getWasmModule({ threads, core: true });
+      heapBefore = wasm.heapStats().inUse;
+      tokenizerVocabSize = callWasm(() => wasm.checkTokenizer(...tokenizerArgs(tok)));
+    }
     if (tokenizerVocabSize > config.vocabSize) {
       throw new AttnScopeError('E_TOKENIZER', `the vocabulary has ${tokenizerVocabSize} tokens but config.json ` +
         `says vocab_size = ${config.vocabSize}: tokenizer and model do not match`);

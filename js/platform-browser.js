@@ -27,22 +27,29 @@ export function coreBuildAvailable() {
   return !inline?.wasm;
 }
 
+/** The encoder build (js/wasm.js) likewise. */
+export function encoderBuildAvailable() {
+  return !inline?.wasm;
+}
+
 /** Options for the Emscripten factory: compile the wasm while it streams in. The builds of each
  *  kind share one JavaScript glue (same sources and link flags), so the first that can be fetched
  *  serves: the relaxed one where the browser validates it, else the plain one; for the core kind
  *  the full builds after its own (a site that copied only attnscope[-relaxed].wasm keeps
- *  working). The threaded kind (attnscope-mt.*) also names its pthread worker script and the glue
+ *  working), and for the encoder kind (no relaxed twin: build_features.h) the core ones after
+ *  its own. The threaded kind (attnscope-mt.*) also names its pthread worker script and the glue
  *  each worker imports: inside a bundle the glue's own URL is the bundle's. The URLs are written
  *  out literally for the bundlers (see the top of this file). */
-export async function wasmModuleOptions({ threaded = false, core = false } = {}) {
+export async function wasmModuleOptions({ threaded = false, core = false, encoder = false } = {}) {
   const relaxed = relaxedSimdSupported();
   const plainUrl = new URL('../dist/attnscope.wasm', import.meta.url);
   const full = [relaxed && new URL('../dist/attnscope-relaxed.wasm', import.meta.url), plainUrl];
+  const coreUrls = [relaxed && new URL('../dist/attnscope-core-relaxed.wasm', import.meta.url),
+    new URL('../dist/attnscope-core.wasm', import.meta.url), ...full];
   const urls = threaded ? [relaxed && new URL('../dist/attnscope-mt-relaxed.wasm', import.meta.url),
     new URL('../dist/attnscope-mt.wasm', import.meta.url)]
-    : core ? [relaxed && new URL('../dist/attnscope-core-relaxed.wasm', import.meta.url),
-      new URL('../dist/attnscope-core.wasm', import.meta.url), ...full]
-      : full;
+    : encoder ? [new URL('../dist/attnscope-encoder.wasm', import.meta.url), ...coreUrls]
+      : core ? coreUrls : full;
   let module = null, lastError = null;
   if (inline?.wasm && !threaded) module = await WebAssembly.compile(decodeBase64(inline.wasm));
   for (const url of urls.filter(Boolean)) {

@@ -52,16 +52,21 @@ export function coreBuildAvailable() {
   return process.env.ATTNSCOPE_CORE_BUILD === '1';
 }
 
+/** The encoder build likewise, where ATTNSCOPE_ENCODER_BUILD=1 asks for it (core-build.test.js). */
+export function encoderBuildAvailable() {
+  return process.env.ATTNSCOPE_ENCODER_BUILD === '1';
+}
+
 /** Options for the Emscripten factory: Emscripten 3.1.6's own Node path is broken on Node 20, so
  *  the module loads through its web path with the bytes read here. The two builds of each kind
  *  share one JavaScript glue, so the relaxed one is taken where it validates whole, else the
  *  plain one. The threaded build's pthread workers are worker_threads dressed as Web Workers
  *  (node-pthread-worker.js). */
-export async function wasmModuleOptions({ threaded = false, core = false } = {}) {
+export async function wasmModuleOptions({ threaded = false, core = false, encoder = false } = {}) {
   const dist = new URL('../dist/', import.meta.url);
   const read = (name) => readFile(fileURLToPath(new URL(name, dist)));
   let wasmBinary = null;
-  if (relaxedSimdSupported()) {
+  if (relaxedSimdSupported() && !encoder) {  // the encoder build has no relaxed twin
     try {
       wasmBinary = await read(threaded ? 'attnscope-mt-relaxed.wasm' : core ? 'attnscope-core-relaxed.wasm' : 'attnscope-relaxed.wasm');
       if (!validates(wasmBinary)) wasmBinary = null;
@@ -69,7 +74,8 @@ export async function wasmModuleOptions({ threaded = false, core = false } = {})
       wasmBinary = null;  // a copy without the relaxed build
     }
   }
-  const wasmPath = fileURLToPath(new URL(threaded ? 'attnscope-mt.wasm' : core ? 'attnscope-core.wasm' : 'attnscope.wasm', dist));
+  const wasmPath = fileURLToPath(new URL(threaded ? 'attnscope-mt.wasm' : encoder ? 'attnscope-encoder.wasm'
+    : core ? 'attnscope-core.wasm' : 'attnscope.wasm', dist));
   try {
     wasmBinary ??= await readFile(wasmPath);
   } catch (error) {

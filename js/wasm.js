@@ -1,14 +1,15 @@
 // Instantiates the Emscripten module once per JavaScript realm (page, worker or Node process) and
 // kind: the plain build, the threaded one (pthreads over a shared memory) for models that run on
-// more than one thread, or the core one (engine/build_features.h: the plain build without the
-// int8 GEMM and the encoder–decoders, a third lighter to download) for the models it runs where
-// the platform offers it (browsers). Every model lives in one of them. How the wasm bytes are
-// found is the platform's business.
+// more than one thread, the core one (engine/build_features.h: the plain build without the int8
+// GEMM and the encoder–decoders, a third lighter to download) or the encoder one (the core build
+// without the decoders and every tokenizer but WordPiece: BERT and DistilBERT) for the models
+// they run where the platform offers them (browsers). Every model lives in one of them. How the
+// wasm bytes are found is the platform's business.
 import createAttnScopeModule from '../dist/attnscope.mjs';
 import { AttnScopeError, toAttnScopeError } from './errors.js';
-import { coreBuildAvailable, threadSupport, wasmModuleOptions } from '#platform';
+import { coreBuildAvailable, encoderBuildAvailable, threadSupport, wasmModuleOptions } from '#platform';
 
-const modulePromises = { plain: null, threaded: null, core: null };
+const modulePromises = { plain: null, threaded: null, core: null, encoder: null };
 
 // The model types of the encoder–decoders (the engine's is_seq2seq_config; a test checks they
 // agree): the core build has none of them.
@@ -30,14 +31,43 @@ export function coreBuildRuns(configText, weightPrecision) {
   return !SEQ2SEQ_MODEL_TYPES.includes(modelType);
 }
 
+// The model types the encoder build runs: the BERT family's WordPiece ones (RoBERTa's tokenizer is
+// byte-level BPE, which only the core build has).
+export const ENCODER_BUILD_MODEL_TYPES = Object.freeze(['bert', 'distilbert']);
+
+/**
+ * Whether the encoder build runs the model of this config.json (text) at this weight precision:
+ * a BERT or DistilBERT, not int8. A config without a model_type goes to the core build, whose
+ * reader infers one; one that is not JSON too (the core build's E_CONFIG names what is wrong).
+ * A tokenizer the choice could not foresee (a BERT with a BPE tokenizer.json) is refused by the
+ * encoder build with E_CONFIG, and js/load.js then loads the model on the core build.
+ */
+export function encoderBuildRuns(configText, weightPrecision) {
+  if (weightPrecision === 'q8') return false;
+  try {
+    return ENCODER_BUILD_MODEL_TYPES.includes(JSON.parse(configText)?.model_type);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether an engine error says the build it ran on left out what the model needs
+ *  (engine/build_features.h's throw_not_in_build: E_CONFIG, "… is not in the <name> wasm build"). */
+export function notInThisBuild(error) {
+  return error?.code === 'E_CONFIG' && / is not in the \w+ wasm build /.test(error.message);
+}
+
 /**
  * The instantiated module for a model running on `threads` threads (shared by all models of this
  * realm that use the same kind). More than one thread where the platform has no shared memory
- * gives the plain module (the model then runs on one thread). `core` (coreBuildRuns said so) on
- * one thread gives the core module where the platform offers it, else the plain one.
+ * gives the plain module (the model then runs on one thread). `encoder` (encoderBuildRuns said
+ * so) or `core` (coreBuildRuns said so) on one thread gives that module where the platform offers
+ * it, else the next larger one.
  */
-export function getWasmModule({ threads = 1, core = false } = {}) {
-  const kind = threads > 1 && threadSupport().available ? 'threaded' : core && coreBuildAvailable() ? 'core' : 'plain';
+export function getWasmModule({ threads = 1, core = false, encoder = false } = {}) {
+  const kind = threads > 1 && threadSupport().available ? 'threaded'
+    : encoder && encoderBuildAvailable() ? 'encoder'
+      : (core || encoder) && coreBuildAvailable() ? 'core' : 'plain';
   modulePromises[kind] ??= instantiate(kind, threads).catch((error) => {
     modulePromises[kind] = null; // let a later call retry (e.g. after a network failure)
     throw toAttnScopeError(error);
@@ -59,7 +89,7 @@ export function resolveThreads(requested) {
 
 async function instantiate(kind, threads) {
   const threaded = kind === 'threaded';
-  const options = await wasmModuleOptions({ threaded, core: kind === 'core' });
+  const options = await wasmModuleOptions({ threaded, core: kind === 'core', encoder: kind === 'encoder' });
   // The threaded glue is fetched by URL when first needed, never bundled: it is what each pthread
   // worker imports too, and a bundler splitting it into a chunk breaks worker builds (Vite's
   // default iife workers).
@@ -104,7 +134,7 @@ let engineEpoch = 0, lastTrap = null;
 function discardModules(trap) {
   engineEpoch++;
   lastTrap = trap;
-  modulePromises.plain = modulePromises.threaded = modulePromises.core = null;
+  modulePromises.plain = modulePromises.threaded = modulePromises.core = modulePromises.encoder = null;
 }
 
 /** The engine generation a model is loaded into: models compare it with checkEngineAlive(). */

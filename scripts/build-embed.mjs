@@ -2,10 +2,11 @@
 //   dist/attnscope-element.js  the element (+ the package's worker, js/worker.js, inlined as a
 //                              string); its views and each language's text are chunks beside it,
 //                              dist/attnscope-element-chunks/*.js, fetched when an element first
-//                              shows them; loads dist/attnscope-core-relaxed.wasm (relaxed SIMD) or
-//                              dist/attnscope-core.wasm, or for an encoder–decoder or int8
-//                              weights dist/attnscope[-relaxed].wasm (js/wasm.js), and ../model/,
-//                              relative to itself
+//                              shows them; loads dist/attnscope-encoder.wasm for a BERT or
+//                              DistilBERT, dist/attnscope-core-relaxed.wasm (relaxed SIMD) or
+//                              dist/attnscope-core.wasm for the other models, or for an
+//                              encoder–decoder or int8 weights dist/attnscope[-relaxed].wasm
+//                              (js/wasm.js), and ../model/, relative to itself
 //   dist/attnscope-element-inline.js  the same element as one script (every view, both languages,
 //                              no chunks), for pages that inline it: the Python package's notebook
 //                              figures
@@ -155,7 +156,7 @@ function base64(path) {
 }
 
 export async function buildEmbed({ quiet = false } = {}) {
-  for (const f of ['attnscope.mjs', 'attnscope.wasm', 'attnscope-core.wasm']) {
+  for (const f of ['attnscope.mjs', 'attnscope.wasm', 'attnscope-core.wasm', 'attnscope-encoder.wasm']) {
     if (!existsSync(join(DIST, f))) throw new Error(`dist/${f} is missing: run scripts/build.sh wasm first`);
   }
   const worker = await workerSource();
@@ -213,7 +214,7 @@ export async function buildEmbed({ quiet = false } = {}) {
   }
   const sizes = measureSizes();
   if (!quiet) {
-    console.log(`dist/attnscope-element.js with a BERT grid's chunks + attnscope-core.wasm: ${kb(sizes.elementRaw)} raw, ${kb(sizes.elementGzip)} gzip`);
+    console.log(`dist/attnscope-element.js with a BERT grid's chunks + attnscope-encoder.wasm: ${kb(sizes.elementRaw)} raw, ${kb(sizes.elementGzip)} gzip`);
     console.log(`dist/attnscope-embed.html (model inlined): ${mb(sizes.singleFile)}`);
   }
   return sizes;
@@ -237,10 +238,10 @@ export function gridCaseScripts() {
 }
 
 /** Sizes the README quotes: what a page with one BERT grid element downloads, its scripts
- *  (gridCaseScripts) and the wasm a BERT or GPT-2 loads (the core build), raw and gzipped; the
+ *  (gridCaseScripts) and the wasm a BERT loads (the encoder build), raw and gzipped; the
  *  element's script alone; the single-file build. */
 export function measureSizes() {
-  const files = [...gridCaseScripts(), join(DIST, 'attnscope-core.wasm')].map((f) => readFileSync(f));
+  const files = [...gridCaseScripts(), join(DIST, 'attnscope-encoder.wasm')].map((f) => readFileSync(f));
   return {
     elementRaw: files.reduce((sum, f) => sum + f.length, 0),
     elementGzip: files.reduce((sum, f) => sum + gzipSync(f, { level: 9 }).length, 0),

@@ -5,7 +5,9 @@
 #   wasm also links the same modules with the GEMM on relaxed-SIMD FMA (build/wasm-relaxed →
 #   dist/attnscope-relaxed.wasm), which browsers with relaxed SIMD load instead, the core pair
 #   (build/wasm-core[-relaxed] → dist/attnscope-core[-relaxed].wasm: no q8, no encoder–decoders;
-#   what pages load for the other models) and the multi-threaded pair (build/wasm-mt,
+#   what pages load for the other models), the encoder build (build/wasm-encoder →
+#   dist/attnscope-encoder.wasm: the core build without the decoders and every tokenizer but
+#   WordPiece; what pages load for BERT and DistilBERT) and the multi-threaded pair (build/wasm-mt,
 #   build/wasm-mt-relaxed): what the package, the page and the tests load.
 #   bench links the benchmarks' own modules beside them (build/wasm[-relaxed]/attnscope-bench.*,
 #   for `npm run bench` and bench/gemm-q8.mjs, bench/relaxed-simd.mjs); all does every part.
@@ -35,7 +37,7 @@ if [[ $what == wasm || $what == all ]]; then
   # ones (checked under Node's flag); the twins' JavaScript glue must be the same byte for byte.
   for tree in wasm wasm-mt; do
     threads=OFF targets=(--target attnscope_wasm attnscope_wasm_relaxed attnscope_wasm_core attnscope_wasm_core_relaxed
-      kernels_simd_harness kernels_simd_harness_relaxed)
+      attnscope_wasm_encoder kernels_simd_harness kernels_simd_harness_relaxed)
     [[ $tree == wasm-mt ]] && threads=ON targets=(--target attnscope_wasm attnscope_wasm_relaxed)
     emcmake cmake -S . -B build/$tree -DCMAKE_BUILD_TYPE=Release -DATTNSCOPE_THREADS=$threads \
       -DATTNSCOPE_RELAXED_DIR="$PWD/build/$tree-relaxed" -DEigen3_DIR=/usr/share/eigen3/cmake \
@@ -52,12 +54,23 @@ if [[ $what == wasm || $what == all ]]; then
           { echo "$glue differs from build/$tree/$(basename "$glue")" >&2; exit 1; }
       done
     done
+    # The encoder build calls fewer JavaScript functions (no sampling options to read), so its
+    # glue lists fewer imports: the shared glue must provide every one it asks for.
+    if [[ $tree == wasm ]]; then
+      node -e '
+        const fs = require("fs");
+        const imports = (f) => new Set([...fs.readFileSync(f, "utf8").match(/var asmLibraryArg=\{([^}]*)\}/)[1].matchAll(/"(\w+)":/g)].map((m) => m[1]));
+        const shared = imports("build/wasm/attnscope.mjs");
+        const missing = [...imports("build/wasm-encoder/attnscope.mjs")].filter((name) => !shared.has(name));
+        if (missing.length) { console.error(`build/wasm-encoder imports what dist/attnscope.mjs lacks: ${missing}`); process.exit(1); }'
+    fi
   done
   mkdir -p dist
   cp build/wasm/attnscope.mjs build/wasm/attnscope.wasm dist/
   cp build/wasm-relaxed/attnscope.wasm dist/attnscope-relaxed.wasm
   cp build/wasm-core/attnscope.wasm dist/attnscope-core.wasm
   cp build/wasm-core-relaxed/attnscope.wasm dist/attnscope-core-relaxed.wasm
+  cp build/wasm-encoder/attnscope.wasm dist/attnscope-encoder.wasm
   cp build/wasm-mt/attnscope-mt.mjs build/wasm-mt/attnscope-mt.wasm build/wasm-mt/attnscope-mt.worker.js dist/
   cp build/wasm-mt-relaxed/attnscope-mt.wasm dist/attnscope-mt-relaxed.wasm
   # The page bundle (dist/explorer.js, dist/worker.js), the <attn-scope> element and the

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "build_features.h"
 #include "half.h"
 #include "linear.h"
 #include "parallel.h"
@@ -119,10 +120,12 @@ void linear_packed_f32(float* out, const float* inp, const PackedLinear& w, int 
     ep.residual = epilogue.residual ? epilogue.residual + n0 : nullptr;
     ep.ldr = static_cast<size_t>(w.out);
     // One row (a generated token's step) streams the panels through the GEMV: the GEMM's
-    // results bit for bit, without its blocking and packing of A.
-    if (T == 1 && w.is_f16())
+    // results bit for bit, without its blocking and packing of A. The encoder build generates
+    // nothing: a one-token text takes the GEMM.
+    const bool one_row = kBuildHasDecoders && T == 1;
+    if (one_row && w.is_f16())
       gemv_f16b_wasmsimd(out + n0, inp, w.panels_f16() + p0 * panel_stride, panel_stride, n, w.in, ep);
-    else if (T == 1)
+    else if (one_row)
       gemv_f32_wasmsimd(out + n0, inp, w.panels() + p0 * panel_stride, panel_stride, n, w.in, ep);
     else if (w.is_f16())
       gemm_f16b_wasmsimd(out + n0, w.out, inp, w.in, w.panels_f16() + p0 * panel_stride, panel_stride, T, n, w.in, ep);

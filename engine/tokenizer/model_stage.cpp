@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "build_features.h"
 #include "error.h"
 #include "tokenizer/json_fields.h"
 
@@ -147,7 +148,9 @@ Model Model::wordpiece(VocabMap vocab, std::vector<std::string> id_to_token, Wor
   return m;
 }
 
+// The encoder build keeps WordPiece alone (build_features.h): BPE and Unigram stay out of it.
 Model Model::bpe(const VocabMap& vocab, const std::vector<BpeMerge>& merges, BpeOptions options) {
+  if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("the BPE tokenizer model");
   if (vocab.empty()) fail("the BPE vocabulary is empty");
   Model m;
   m.tokens_ = tokens_by_id(vocab);
@@ -157,6 +160,7 @@ Model Model::bpe(const VocabMap& vocab, const std::vector<BpeMerge>& merges, Bpe
 }
 
 Model Model::unigram(std::vector<UnigramPiece> vocab, int32_t unk_id, bool byte_fallback) {
+  if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("the Unigram tokenizer model");
   Model m;
   m.tokens_.reserve(vocab.size());
   for (const UnigramPiece& p : vocab) m.tokens_.push_back(p.token);
@@ -167,6 +171,7 @@ Model Model::unigram(std::vector<UnigramPiece> vocab, int32_t unk_id, bool byte_
 
 Model Model::sentencepiece_with_vocab(std::vector<UnigramPiece> pieces, int32_t spm_unk_id, VocabMap vocab,
                                      const std::string& unk_token) {
+  if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("the SentencePiece tokenizer model");
   auto unk = vocab.find(unk_token);
   if (unk == vocab.end()) fail("unk_token '" + unk_token + "' is not in vocab.json");
   Model m;
@@ -180,6 +185,7 @@ Model Model::sentencepiece_with_vocab(std::vector<UnigramPiece> pieces, int32_t 
 Model Model::from_json(const json& model) {
   if (!model.is_object()) fail("tokenizer.json has no model");
   const std::string type = get_string(model, "type", model.contains("merges") ? "BPE" : "WordPiece", "model");
+  if (kBuildHasWordPieceOnly && type != "WordPiece") throw_not_in_build("the " + type + " tokenizer model");
   if (type == "BPE") {
     return bpe(parse_vocab_object(member(model, "vocab"), "model.vocab"),
                parse_merges_json(member(model, "merges")), parse_bpe_options(model));
@@ -202,6 +208,7 @@ void Model::tokenize(const Word& word, std::vector<Token>& out) const {
     wordpiece_tokenize(word.chars, WordRange{0, word.chars.size()}, wp->vocab, wp->config, out);
     return;
   }
+  if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("a tokenizer model other than WordPiece");
   std::string utf8;
   for (const SpannedChar& c : word.chars) append_utf8(utf8, c.cp);
   const auto* spm = std::get_if<SentencePieceVocabModel>(&impl_);

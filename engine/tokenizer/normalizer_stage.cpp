@@ -1,6 +1,7 @@
 // The normalizer stage: its steps read from tokenizer.json and run in order.
 #include "tokenizer/normalizer_stage.h"
 
+#include "build_features.h"
 #include "tokenizer/json_fields.h"
 #include "tokenizer/space_cuts.h"
 #include "tokenizer/unicode_tables.h"
@@ -45,6 +46,7 @@ NormalizerStep parse_step(const json& section) {
     step.left = get_bool(section, "strip_left", true, "normalizer Strip");
     step.right = get_bool(section, "strip_right", true, "normalizer Strip");
   } else if (type == "Precompiled") {
+    if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("SentencePiece's Precompiled normalizer");
     step.kind = NormalizerStep::Kind::Precompiled;
     const json& charsmap = member(section, "precompiled_charsmap");
     if (!charsmap.is_string()) fail("normalizer Precompiled.precompiled_charsmap must be a base64 string");
@@ -119,7 +121,9 @@ std::vector<SpannedChar> apply_step(const NormalizerStep& step, std::vector<Span
     case NormalizerStep::Kind::Nfd: return decompose(text);
     case NormalizerStep::Kind::Nfc: return compose(decompose(text));
     case NormalizerStep::Kind::Lowercase: return expand(text, to_lowercase);
-    case NormalizerStep::Kind::Precompiled: return step.charsmap->apply(text);
+    case NormalizerStep::Kind::Precompiled:
+      if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("SentencePiece's Precompiled normalizer");
+      else return step.charsmap->apply(text);
     case NormalizerStep::Kind::SentencePiece: return normalize_sentencepiece(text, step.charsmap.get(), step.spm);
     case NormalizerStep::Kind::Strip: {
       size_t b = 0, e = text.size();

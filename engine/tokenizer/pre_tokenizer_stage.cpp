@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "build_features.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/json_fields.h"
 #include "tokenizer/pre_tokenizer.h"
@@ -44,6 +45,9 @@ bool cuts_at_spaces(const json& pattern) {
 Step parse_step(const json& section) {
   const std::string type = type_name(section, "pre_tokenizer");
   Step step;
+  // The encoder build's tokenizers are WordPiece ones: BERT's splits, whitespace and digits.
+  if (kBuildHasWordPieceOnly && (type == "ByteLevel" || type == "Split" || type == "Metaspace"))
+    throw_not_in_build("the " + type + " pre_tokenizer");
   if (type == "BertPreTokenizer") {
     step.kind = Step::Kind::Bert;
   } else if (type == "ByteLevel") {
@@ -148,7 +152,7 @@ const std::array<char32_t, 256>& byte_chars() {
   return table;
 }
 
-void byte_level(const Step& step, Word w, std::vector<Word>& out) {
+[[maybe_unused]] void byte_level(const Step& step, Word w, std::vector<Word>& out) {  // not in the encoder build
   // The prepended space takes the span of the word's first character, as tokenizers'
   // NormalizedString::prepend aligns it.
   if (step.add_prefix_space && w.chars.front().cp != ' ') {
@@ -176,7 +180,7 @@ void byte_level(const Step& step, Word w, std::vector<Word>& out) {
   }
 }
 
-void metaspace(const Step& step, Word w, std::vector<Word>& out) {
+[[maybe_unused]] void metaspace(const Step& step, Word w, std::vector<Word>& out) {  // not in the encoder build
   for (SpannedChar& c : w.chars) if (c.cp == ' ') c.cp = step.replacement;
   const bool prepend = step.prepend == Step::Prepend::Always ||
                        (step.prepend == Step::Prepend::First && w.chars.front().start == 0);
@@ -215,8 +219,14 @@ void run_step(const Step& step, Word w, std::vector<Word>& out) {
     case Step::Kind::Bert:
       for (const WordRange& r : pre_tokenize_bert(w.chars)) out.push_back(slice(w, r.begin, r.end, false));
       return;
-    case Step::Kind::ByteLevel: byte_level(step, std::move(w), out); return;
-    case Step::Kind::Metaspace: metaspace(step, std::move(w), out); return;
+    case Step::Kind::ByteLevel:
+      if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("the ByteLevel pre_tokenizer");
+      else byte_level(step, std::move(w), out);
+      return;
+    case Step::Kind::Metaspace:
+      if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("the Metaspace pre_tokenizer");
+      else metaspace(step, std::move(w), out);
+      return;
     case Step::Kind::WhitespaceSplit: {  // tokenizers' WhitespaceSplit: split on char::is_whitespace, dropping it
       std::vector<std::pair<size_t, size_t>> matches;
       for (size_t i = 0; i < w.chars.size(); ++i) if (is_white_space(w.chars[i].cp)) matches.emplace_back(i, i + 1);
@@ -225,6 +235,7 @@ void run_step(const Step& step, Word w, std::vector<Word>& out) {
     }
     case Step::Kind::Digits: digits(step, w, out); return;
     case Step::Kind::Split: {
+      if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("the Split pre_tokenizer");
       std::u32string cps;
       cps.reserve(w.chars.size());
       for (const SpannedChar& c : w.chars) cps += c.cp;
@@ -243,6 +254,7 @@ PreTokenizer PreTokenizer::bert() {
 }
 
 PreTokenizer PreTokenizer::byte_level(bool add_prefix_space) {
+  if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("the ByteLevel pre_tokenizer");
   PreTokenizer p;
   Step step;
   step.kind = Step::Kind::ByteLevel;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 
 import { loadModel } from '../../js/index.js';
-import { SEQ2SEQ_MODEL_TYPES, coreBuildRuns, getWasmModule } from '../../js/wasm.js';
+import { SEQ2SEQ_MODEL_TYPES, coreBuildRuns, encoderBuildRuns, getWasmModule } from '../../js/wasm.js';
 
 const INDEX = new URL('../../js/index.js', import.meta.url).href;
 const WASM = new URL('../../js/wasm.js', import.meta.url).href;
@@ -83,4 +83,69 @@ test('with ATTNSCOPE_CORE_BUILD=1 BERT and GPT-2 run on the core build with the 
   }
   assert.equal(out.t5, 'encoder-decoder');
   assert.equal(out.q8, 'q8');
+});
+
+test('encoderBuildRuns: BERT and DistilBERT only, never int8', () => {
+  const config = (type) => JSON.stringify({ model_type: type });
+  for (const type of ['bert', 'distilbert']) {
+    assert.equal(encoderBuildRuns(config(type), 'f32'), true, type);
+    assert.equal(encoderBuildRuns(config(type), 'q8'), false, type);
+  }
+  for (const type of ['roberta', 'gpt2', 'llama', 't5']) assert.equal(encoderBuildRuns(config(type), 'f32'), false, type);
+  assert.equal(encoderBuildRuns('{"hidden_size": 8}', 'f32'), false);   // the core build infers the type
+  assert.equal(encoderBuildRuns('{not json', 'f32'), false);
+});
+
+// In a child Node with ATTNSCOPE_ENCODER_BUILD=1: the bundled BERT runs on the encoder build
+// (dist/attnscope-encoder.wasm, SIMD128: no relaxed twin) within rounding of the full build; the
+// build refuses a decoder's config and a BPE tokenizer with E_CONFIG naming what it left out; and
+// a BERT whose tokenizer.json is BPE loads anyway, on the core build (js/load.js).
+test('with ATTNSCOPE_ENCODER_BUILD=1 BERT runs on the encoder build; a decoder or a BPE tokenizer is refused by it clearly', async () => {
+  const model = await loadModel('bundled', { threads: 1 });
+  let expected;
+  try {
+    expected = [...(await model.run(TEXTS.bundled)).attentions];
+  } finally {
+    model.dispose();
+  }
+  const script = `
+    import { readFileSync } from 'node:fs';
+    import { loadModel } from ${JSON.stringify(INDEX)};
+    import { getWasmModule } from ${JSON.stringify(WASM)};
+    const encoder = await getWasmModule({ threads: 1, encoder: true });
+    const out = { build: encoder.buildInfo().build, seq2seq: typeof encoder.createSeq2SeqModel };
+    const before = encoder.heapStats().inUse;
+    const bert = await loadModel('bundled', { threads: 1 });
+    out.grew = encoder.heapStats().inUse - before;
+    out.attentions = [...(await bert.run(${JSON.stringify(TEXTS.bundled)})).attentions];
+    bert.dispose();
+    const refusal = (fn) => { try { fn(); return null; } catch (e) { return { code: e.code, message: e.message }; } };
+    out.gpt2 = refusal(() => encoder.parseConfig(readFileSync(new URL('../model-causal/config.json', ${JSON.stringify(INDEX)}), 'utf8')));
+    const bpe = JSON.stringify({ model: { type: 'BPE', vocab: { a: 0, b: 1, ab: 2 }, merges: ['a b'] } });
+    out.bpe = refusal(() => encoder.checkTokenizer('', bpe, '', '', '', '', ''));
+    const dir = new URL('../model/', ${JSON.stringify(INDEX)});
+    const core = await getWasmModule({ threads: 1, core: true });
+    const coreBefore = core.heapStats().inUse;
+    const bpeBert = await loadModel({ config: readFileSync(new URL('config.json', dir), 'utf8'),
+      weights: readFileSync(new URL('model.safetensors', dir)), tokenizer: bpe }, { threads: 1 });
+    out.fallback = { tokens: (await bpeBert.run('abab')).tokens, coreGrew: core.heapStats().inUse - coreBefore };
+    bpeBert.dispose();
+    console.log(JSON.stringify(out));`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script],
+    { encoding: 'utf8', timeout: 120000, env: { ...process.env, ATTNSCOPE_ENCODER_BUILD: '1', ATTNSCOPE_CORE_BUILD: '1' } });
+  assert.equal(child.status, 0, child.stderr);
+  const out = JSON.parse(child.stdout);
+  assert.equal(out.build, 'encoder');
+  assert.equal(out.seq2seq, 'undefined');
+  assert.ok(out.grew > 100_000, `the encoder heap grew by ${out.grew} bytes`);
+  assert.equal(out.attentions.length, expected.length);
+  // The full build may run the relaxed GEMM (fused multiply-add): rounding apart, the same maps.
+  const diff = Math.max(...out.attentions.map((v, i) => Math.abs(v - expected[i])));
+  assert.ok(diff <= 1e-5, `encoder vs full build attention: max |diff| ${diff}`);
+  assert.equal(out.gpt2?.code, 'E_CONFIG');
+  assert.match(out.gpt2.message, /decoder model_type "gpt2".* is not in the encoder wasm build/);
+  assert.equal(out.bpe?.code, 'E_CONFIG');
+  assert.match(out.bpe.message, /BPE tokenizer model is not in the encoder wasm build/);
+  assert.deepEqual(out.fallback.tokens, ['ab', 'ab']);
+  assert.ok(out.fallback.coreGrew > 100_000, `the core heap grew by ${out.fallback.coreGrew} bytes`);
 });

@@ -37,7 +37,7 @@ describe('npm package', () => {
   it('holds what users need and nothing else', () => {
     const files = packed.files.map((f) => f.path).sort();
     console.log(`# tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
-    for (const needed of ['package.json', 'dist/attnscope.mjs', 'dist/attnscope.wasm', 'dist/attnscope-relaxed.wasm', 'dist/attnscope-core.wasm', 'dist/attnscope-core-relaxed.wasm', 'dist/attnscope-mt.mjs', 'dist/attnscope-mt.wasm',
+    for (const needed of ['package.json', 'dist/attnscope.mjs', 'dist/attnscope.wasm', 'dist/attnscope-relaxed.wasm', 'dist/attnscope-core.wasm', 'dist/attnscope-core-relaxed.wasm', 'dist/attnscope-encoder.wasm', 'dist/attnscope-mt.mjs', 'dist/attnscope-mt.wasm',
       'dist/attnscope-mt-relaxed.wasm', 'dist/attnscope-mt.worker.js', 'js/node-pthread-worker.js', 'js/index.js', 'js/index.d.ts',
       'js/worker.js', 'js/worker-client.js', 'js/worker-client.d.ts', 'js/cli.js', 'js/platform-node.js',
       'js/platform-browser.js', 'model/config.json', 'model/model.safetensors', 'model/vocab.txt',
