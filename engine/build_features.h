@@ -6,8 +6,9 @@
 // - the encoder build (ATTNSCOPE_ENCODER_BUILD, which implies the core one:
 //   dist/attnscope-encoder.wasm, for BERT and DistilBERT, what an embedded figure shows most)
 //   also leaves out the decoders (GPT-2, the Llama family: their layers, generation, sampling,
-//   the one-row GEMV) and every tokenizer but WordPiece (BPE, Unigram, byte-level, the regex
-//   splits, SentencePiece's precompiled normalizer and its grapheme tables).
+//   the one-row GEMV, the other layer shapes) and every tokenizer but WordPiece (BPE, Unigram,
+//   byte-level, Split, Regex patterns and their compiler, NFC's composition table,
+//   SentencePiece's precompiled normalizer and its grapheme tables).
 // The code that reaches them tests these constants, so in those builds the linker finds it unused
 // and drops it. A source that tests them includes this file itself (CMakeLists.txt compiles the
 // files that do once per build).

@@ -3,12 +3,20 @@
 
 #include <algorithm>
 
+#include "build_features.h"
 #include "error.h"
 #include "rotary.h"
 
 namespace attnscope {
 
 namespace {
+
+// The encoder build runs the BERT family's layer alone (its configs are the only ones it reads):
+// with the other families' shapes constant-false there, the compiler drops their steps.
+constexpr bool kOtherLayerShapes = kBuildHasDecoders || kBuildHasSeq2Seq;
+bool rms_norm(const LayerSpec& spec) { return kOtherLayerShapes && spec.norm == NormKind::RmsNorm; }
+bool rotary(const LayerSpec& spec) { return kOtherLayerShapes && spec.positions == Positions::Rotary; }
+bool gated(const LayerSpec& spec) { return kOtherLayerShapes && spec.ffn == FeedForwardKind::Gated; }
 
 // The trace's copy of a step (nothing when that step is not traced: `to` is null).
 void keep(std::vector<float>* to, const float* from, size_t n) {
@@ -27,7 +35,7 @@ float* traced_slot(std::vector<float>* slot, size_t n) {
 
 void LayerPass::norm(float* out, const float* inp, const LayerNormParams& params) const {
   const int C = static_cast<int>(params.gamma.size());
-  if (spec.norm == NormKind::RmsNorm)
+  if (rms_norm(spec))
     rms_norm_forward(out, inp, params, T, C, eps);
   else
     layer_norm_forward(out, inp, params, T, C, eps);
@@ -74,7 +82,7 @@ void LayerPass::attention(const AttentionWeights& w, const KeysValues& kv, float
       keep(tr.q_norm, q, TQ);
       keep(tr.k_norm, k_new, TKV);
     }
-    if (spec.positions == Positions::Rotary) {
+    if (rotary(spec)) {
       rotary_forward(q, T, layout.heads, layout.head_dim, w.q.out, a.rope_cos, a.rope_sin);
       rotary_forward(k_new, T, layout.kv_heads, layout.head_dim, w.k.out, a.rope_cos, a.rope_sin);
       keep(tr.q_rotated, q, TQ);
@@ -133,7 +141,7 @@ void LayerPass::feed_forward(const FeedForwardWeights& w, const FeedForwardTrace
   const float* residual = before ? a.sum.data() : x;
   float* sublayer = sublayer_out(*this, tr.output, HookSite::MlpOut, TC);
   const SublayerEdit edit = sublayer_edit(*this, HookSite::MlpOut, C);
-  if (spec.ffn == FeedForwardKind::Gated) {
+  if (gated(spec)) {
     const GatedFfnTrace parts{traced_slot(tr.pre_activation, TF), traced_slot(tr.gate_activated, TF),
                               traced_slot(tr.up, TF)};
     gated_ffn_forward(out, a.ff.data(), a.gate.data(), in, w, act, residual, T, sublayer, parts, edit);

@@ -103,7 +103,7 @@ Transformer::Transformer(ModelConfig config, ModelWeights weights)
   weights_.layers.clear();
   ln_embeddings_ = {std::move(weights_.ln_emb_g), std::move(weights_.ln_emb_b)};
   ln_final_ = {std::move(weights_.ln_f_g), std::move(weights_.ln_f_b)};
-  if (spec.positions == Positions::Rotary) rope_inv_freq_ = rope_inverse_frequencies(config_.rope, config_.head_dim());
+  if (kBuildHasDecoders && spec.positions == Positions::Rotary) rope_inv_freq_ = rope_inverse_frequencies(config_.rope, config_.head_dim());
 }
 
 void Transformer::check_layer(const LayerWeights& L, size_t l) const {
@@ -362,7 +362,7 @@ void Transformer::run_layers(float* x, int T, int first_position, const KvView& 
   a.ln.resize(spec.placement == NormPlacement::Before ? TC : 0);
   a.ff.resize(static_cast<size_t>(T) * F);
   a.gate.resize(spec.ffn == FeedForwardKind::Gated ? static_cast<size_t>(T) * F : 0);
-  if (spec.positions == Positions::Rotary) rope_angles(a.rope_cos, a.rope_sin, rope_inv_freq_, first_position, T);
+  if (kBuildHasDecoders && spec.positions == Positions::Rotary) rope_angles(a.rope_cos, a.rope_sin, rope_inv_freq_, first_position, T);
   const bool on_demand = !res.attention_sources.empty();
   a.probs.resize(options.attentions || on_demand ? 0 : layer_probs);
   a.head_out.resize(options.value_norms ? TC : 0);
@@ -396,7 +396,7 @@ void Transformer::final_norm_forward(float* out, const float* inp, int T) const 
   if (ln_final_.gamma.empty()) throw Error("E_INTERNAL", "final_norm_forward: a post-norm stack has no final norm");
   const int C = config_.hidden_size;
   const float eps = static_cast<float>(config_.layer_norm_eps);
-  if (family_->layer.norm == NormKind::RmsNorm)
+  if (kBuildHasDecoders && family_->layer.norm == NormKind::RmsNorm)  // the encoder build: BERT's LayerNorm
     rms_norm_forward(out, inp, ln_final_, T, C, eps);
   else
     layer_norm_forward(out, inp, ln_final_, T, C, eps);

@@ -1,6 +1,7 @@
 // Field readers for Hugging Face tokenizer files; see json_fields.h.
 #include "tokenizer/json_fields.h"
 
+#include "build_features.h"
 #include "error.h"
 
 namespace attnscope::tok::json_fields {
@@ -218,7 +219,11 @@ std::vector<json> sequence_members(const json& section, const char* list_key, co
 
 Regex parse_pattern(const json& pattern, const std::string& where) {
   if (pattern.is_object() && pattern.size() == 1) {
-    if (pattern.contains("Regex")) return Regex::compile(get_string(pattern, "Regex", "", where));
+    if (pattern.contains("Regex")) {
+      // The encoder build has no regex compiler: WordPiece tokenizers split without one.
+      if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("a Regex pattern (" + where + ")");
+      else return Regex::compile(get_string(pattern, "Regex", "", where));
+    }
     if (pattern.contains("String")) {
       std::u32string text;
       for (const SpannedChar& c : decode_utf8(get_string(pattern, "String", "", where))) text += c.cp;

@@ -36,6 +36,8 @@ NormalizerStep parse_step(const json& section) {
     step.pattern = parse_pattern(member(section, "pattern"), "normalizer Replace pattern");
     step.text = code_points(get_string(section, "content", "", "normalizer Replace"));
   } else if (type == "NFC") {
+    // The encoder build leaves out the composition table (BERT's normalizer decomposes only).
+    if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("the NFC normalizer");
     step.kind = NormalizerStep::Kind::Nfc;
   } else if (type == "NFD") {
     step.kind = NormalizerStep::Kind::Nfd;
@@ -119,7 +121,9 @@ std::vector<SpannedChar> apply_step(const NormalizerStep& step, std::vector<Span
       return text;
     case NormalizerStep::Kind::Replace: return replace(text, step);
     case NormalizerStep::Kind::Nfd: return decompose(text);
-    case NormalizerStep::Kind::Nfc: return compose(decompose(text));
+    case NormalizerStep::Kind::Nfc:
+      if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("the NFC normalizer");
+      else return compose(decompose(text));
     case NormalizerStep::Kind::Lowercase: return expand(text, to_lowercase);
     case NormalizerStep::Kind::Precompiled:
       if constexpr (kBuildHasWordPieceOnly) throw_not_in_build("SentencePiece's Precompiled normalizer");

@@ -123,6 +123,10 @@ test('with ATTNSCOPE_ENCODER_BUILD=1 BERT runs on the encoder build; a decoder o
     out.gpt2 = refusal(() => encoder.parseConfig(readFileSync(new URL('../model-causal/config.json', ${JSON.stringify(INDEX)}), 'utf8')));
     const bpe = JSON.stringify({ model: { type: 'BPE', vocab: { a: 0, b: 1, ab: 2 }, merges: ['a b'] } });
     out.bpe = refusal(() => encoder.checkTokenizer('', bpe, '', '', '', '', ''));
+    const wordPiece = (normalizer) => JSON.stringify({ normalizer, model: { type: 'WordPiece', vocab: { '[UNK]': 0, a: 1 } } });
+    out.nfc = refusal(() => encoder.checkTokenizer('', wordPiece({ type: 'NFC' }), '', '', '', '', ''));
+    out.regex = refusal(() => encoder.checkTokenizer('', wordPiece({ type: 'Replace', pattern: { Regex: 'a+' }, content: 'a' }), '', '', '', '', ''));
+    out.plain = encoder.checkTokenizer('', wordPiece({ type: 'Replace', pattern: { String: 'aa' }, content: 'a' }), '', '', '', '', '');
     const dir = new URL('../model/', ${JSON.stringify(INDEX)});
     const core = await getWasmModule({ threads: 1, core: true });
     const coreBefore = core.heapStats().inUse;
@@ -146,6 +150,9 @@ test('with ATTNSCOPE_ENCODER_BUILD=1 BERT runs on the encoder build; a decoder o
   assert.match(out.gpt2.message, /decoder model_type "gpt2".* is not in the encoder wasm build/);
   assert.equal(out.bpe?.code, 'E_CONFIG');
   assert.match(out.bpe.message, /BPE tokenizer model is not in the encoder wasm build/);
+  assert.match(out.nfc?.message, /NFC normalizer is not in the encoder wasm build/);
+  assert.match(out.regex?.message, /Regex pattern \(normalizer Replace pattern\) is not in the encoder wasm build/);
+  assert.equal(out.plain, 2);   // a WordPiece tokenizer with a String Replace: the encoder build's own
   assert.deepEqual(out.fallback.tokens, ['ab', 'ab']);
   assert.ok(out.fallback.coreGrew > 100_000, `the core heap grew by ${out.fallback.coreGrew} bytes`);
 });
