@@ -43,7 +43,7 @@ const addView = {
       assert.ok(end > 0, 'the registry has no ENTRIES list');
       return { contents: text.slice(0, end) + '\n  ' + ENTRY + text.slice(end), loader: 'js' };
     });
-    b.onLoad({ filter: /web\/src\/i18n\.js$/ }, ({ path }) => {
+    b.onLoad({ filter: /web\/src\/i18n\/i18n\.js$/ }, ({ path }) => {
       let text = readFileSync(path, 'utf8');
       for (const lang of Object.keys(STRINGS)) {
         const open = text.indexOf(`\n  ${lang}: {\n`);
