@@ -4,7 +4,7 @@
 import { UsageError, optionalInteger, optionalNumber, refuseEmpty } from './cli-args.js';
 import { FLOW_DEFAULT_TAU } from './flow-tau.js';
 import { PATCH_SITES, PATCH_STACKS, targetPrefixIds } from './patching.js';
-import { LENS_TOP_K } from './figure-views.js';
+import { FIGURE_VIEW, LENS_TOP_K } from './figure-views.js';
 import { encoderRun } from './snapshot.js';
 
 // Patching compares the logits after the last token (or at the first [MASK]): top 5 as the view shows.
@@ -30,7 +30,7 @@ const PATCHING_ONLY = ['corrupted', 'answer', 'wrong', 'site', 'stack'];
 
 /** Refuses the flags of a figure kind other than --view's. */
 export function checkKindFlags(values) {
-  for (const [view, flags] of [['flow', FLOW_ONLY], ['patching', PATCHING_ONLY]]) {
+  for (const [view, flags] of [[FIGURE_VIEW.flow, FLOW_ONLY], [FIGURE_VIEW.patching, PATCHING_ONLY]]) {
     const stray = flags.find((f) => values[f] !== undefined);
     if (stray && values.view !== view) throw new UsageError(`--${stray} goes with --view ${view}`);
   }
@@ -41,14 +41,14 @@ export function checkKindFlags(values) {
  * for the matrix views. Encoder–decoders: a patching grid (the flow view reads one stack).
  */
 export async function kindFigureRun(model, values) {
-  if (values.view !== 'flow' && values.view !== 'patching') return null;
+  if (values.view !== FIGURE_VIEW.flow && values.view !== FIGURE_VIEW.patching) return null;
   const seq2seq = model.info.kind === 'encoder-decoder';
-  if (seq2seq && values.view === 'flow') {
+  if (seq2seq && values.view === FIGURE_VIEW.flow) {
     throw new UsageError(`--view ${values.view}: encoder-decoder models are drawn live only (the view reads one stack)`);
   }
   if (!seq2seq && values.stack !== undefined) throw new UsageError('--stack is for encoder-decoder models (bart, marian, t5)');
   if (values.words) throw new UsageError(`--words merges attention matrices; a ${values.view} figure is drawn over tokens`);
-  if (values.view === 'flow') {
+  if (values.view === FIGURE_VIEW.flow) {
     const tau = optionalNumber(values.tau, '--tau', { min: 0, max: 1, note: 'the smallest share drawn' }) ?? FLOW_DEFAULT_TAU;
     // The logit lens too where the model has a head: what a click on a dot of the graph shows.
     const lens = model.info.config.isDecoder || model.info.hasMlmHead ? { logitLens: LENS_TOP_K } : {};

@@ -15,7 +15,7 @@ import { GENERATE_DEFAULTS } from './generate.js';
 import { PATCH_FLAGS, PATCH_USAGE, STEER_FLAGS, STEER_USAGE, patchCommand, steerFromFlags } from './cli-interventions.js';
 import { FIGURE_VIEWS, decoderRun, encoderRun, figureData } from './snapshot.js';
 import { crossRun } from './figure-cross.js';
-import { LENS_TOP_K, LENS_VIEW } from './figure-views.js';
+import { FIGURE_VIEW, LENS_TOP_K, LENS_VIEW } from './figure-views.js';
 import { SNAPSHOT_KIND_FLAGS, SNAPSHOT_KIND_USAGE, checkKindFlags, kindFigureRun } from './cli-snapshot-kinds.js';
 
 const USAGE = `usage: attnscope <command> [options]
@@ -107,7 +107,7 @@ const OPTIONS = {
   },
   patch: { ...COMMON, ...PATCH_FLAGS },
   snapshot: {
-    ...COMMON, text: { type: 'string' }, view: { type: 'string', default: 'head' }, layer: { type: 'string' },
+    ...COMMON, text: { type: 'string' }, view: { type: 'string', default: FIGURE_VIEW.head }, layer: { type: 'string' },
     head: { type: 'string' }, out: { type: 'string' }, words: { type: 'boolean' }, kind: { type: 'string' },
     target: { type: 'string' }, ...SNAPSHOT_KIND_FLAGS,
   },

@@ -10,20 +10,23 @@ export const LENS_TOP_K = 5;
 /** The attention kind of an encoder–decoder's cross-attention figure (the element's kind attribute names it so). */
 export const CROSS_KIND = 'cross';
 
-/** Views a frozen figure can draw with no model (others need q, k, v, a trace or more runs). */
-export const FIGURE_VIEWS = Object.freeze(['head', 'lines', 'grid', LENS_VIEW, 'flow', 'patching']);
+/** Views a frozen figure can draw with no model (others need q, k, v, a trace or more runs), by
+ *  name: the package names them as FIGURE_VIEW.<id> (the page's registry, which it cannot import,
+ *  checks that they are its view ids). */
+export const FIGURE_VIEW = Object.freeze({ head: 'head', lines: 'lines', grid: 'grid', [LENS_VIEW]: LENS_VIEW, flow: 'flow', patching: 'patching' });
+export const FIGURE_VIEWS = Object.freeze(Object.values(FIGURE_VIEW));
 /** Those whose figure holds a block of its own (named as the view) instead of attention matrices. */
-export const FIGURE_KIND_VIEWS = Object.freeze(['flow', 'patching']);
+export const FIGURE_KIND_VIEWS = Object.freeze([FIGURE_VIEW.flow, FIGURE_VIEW.patching]);
 
 /** Whether a figure of `view` holds attention matrices: the lens holds tokens and probabilities,
  *  a flow or patching figure a block of its own. */
 export const holdsAttention = (view) => view !== LENS_VIEW && !FIGURE_KIND_VIEWS.includes(view);
 
 // The format version that first has each view or attention kind; the rest are version 1.
-const VERSION_SINCE = Object.freeze({ [LENS_VIEW]: 2, flow: 2, patching: 2, [CROSS_KIND]: 2 });
+const VERSION_SINCE = Object.freeze({ [LENS_VIEW]: 2, [FIGURE_VIEW.flow]: 2, [FIGURE_VIEW.patching]: 2, [CROSS_KIND]: 2 });
 // The version that first has a view's figure of an encoder–decoder (one with a `kind`), where
 // that came later than the view: a patching grid over two sources and a target so far.
-const SEQ2SEQ_SINCE = Object.freeze({ patching: 3 });
+const SEQ2SEQ_SINCE = Object.freeze({ [FIGURE_VIEW.patching]: 3 });
 
 /** The newest version written (an encoder–decoder's patching figure's). */
 export const FIGURE_VERSION = 3;

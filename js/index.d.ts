@@ -794,6 +794,8 @@ export interface Seq2SeqRunOptions {
   logits?: boolean;
   /** Also return flow: the information flow of the decoder and (flow.encoder) the encoder. */
   flow?: boolean;
+  /** As RunOptions.maps; an encoder–decoder keeps its maps whole: 'on-demand' is refused (E_CONFIG). */
+  maps?: 'auto' | 'eager';
 }
 
 /** One decoder layer step by step, each [T][C] but ffnPreActivation and ffnIntermediate [T][F].

@@ -16,7 +16,7 @@ import { Generation, START_GENERATION, generateOptions } from './generate.js';
 import { EncoderDecoder } from './seq2seq.js';
 import { attributionResult, checkAnalysisOptions, lensRows } from './analysis-results.js';
 import { PATCH_OPTIONS, answerTokenId, checkPatchOptions, patchGrid } from './patching.js';
-import { ATTENTION_MAPS, GENERATE_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkOptionNames } from './options.js';
+import { GENERATE_OPTIONS, RUN_IDS_OPTIONS, RUN_OPTIONS, TOKENIZE_OPTIONS, checkMapsOption, checkOptionNames } from './options.js';
 
 const DEFAULT_TOP_K = 5;
 const OUTPUT_ARRAYS = ['attentions', 'hidden', 'hiddenStates', 'q', 'k', 'v', 'valueNorms'];
@@ -524,9 +524,7 @@ function onDemandMaps(handle) {
 function checkOptions(options, allowed, call) {
   if (options === null || typeof options !== 'object') throw new AttnScopeError('E_INPUT', 'options must be an object');
   checkOptionNames(options, allowed, call);   // a misspelt option is an error, not a default
-  if (options.maps !== undefined && !ATTENTION_MAPS.includes(options.maps)) {
-    throw new AttnScopeError('E_INPUT', `maps must be one of ${ATTENTION_MAPS.map((m) => `'${m}'`).join(', ')}, got ${JSON.stringify(options.maps)}`);
-  }
+  checkMapsOption(options.maps);
   const { topK, reuse } = options;
   if (reuse !== undefined && reuse !== null) {
     if (!(reuse instanceof RunResult)) throw new AttnScopeError('E_INPUT', 'reuse must be a RunResult from an earlier run');

@@ -12,6 +12,13 @@ const OUTPUT_OPTIONS = ['hiddenStates', 'qkv', 'valueNorms', 'trace', 'headMask'
 // ('eager'), computed when a head is read ('on-demand'), or the engine's rule ('auto', the default:
 // on demand only where the maps would be large).
 export const ATTENTION_MAPS = Object.freeze(['auto', 'eager', 'on-demand']);
+
+/** Throws E_INPUT unless `maps` is undefined or one of ATTENTION_MAPS. */
+export function checkMapsOption(maps) {
+  if (maps !== undefined && !ATTENTION_MAPS.includes(maps)) {
+    throw new AttnScopeError('E_INPUT', `maps must be one of ${ATTENTION_MAPS.map((m) => `'${m}'`).join(', ')}, got ${JSON.stringify(maps)}`);
+  }
+}
 // words: sub-word tokens merged into words (js/words.js); run only, as it reads the text.
 export const RUN_OPTIONS = Object.freeze([...TOKENIZE_OPTIONS, ...OUTPUT_OPTIONS, 'words']);
 export const RUN_IDS_OPTIONS = Object.freeze(['tokenTypes', 'attentionMask', ...OUTPUT_OPTIONS]);
@@ -22,7 +29,7 @@ export const GENERATE_OPTIONS = Object.freeze(['maxNewTokens', 'temperature', 't
 // Encoder-decoders (js/seq2seq.js): one option list for run and runIds (runIds refuses target text
 // itself), and the decoders' generate options plus maxLength (the source is tokenized there).
 export const SEQ2SEQ_RUN_OPTIONS = Object.freeze(['target', 'targetIds', 'topK', 'maxLength', 'trace', 'logits', 'qkv',
-  'headMask', 'decoderHeadMask', 'crossAttnHeadMask', 'flow', 'valueNorms', 'logitLens', 'attribution']);
+  'headMask', 'decoderHeadMask', 'crossAttnHeadMask', 'flow', 'valueNorms', 'logitLens', 'attribution', 'maps']);
 export const SEQ2SEQ_GENERATE_OPTIONS = Object.freeze([...GENERATE_OPTIONS, 'maxLength']);
 
 /** Options the worker client handles itself (per call), on top of the call's own. */

@@ -12,7 +12,7 @@ import { headMaskArray } from './head-mask.js';
 import { callWasm } from './wasm.js';
 import { topKSoftmax } from './mlm.js';
 import { generateOptions } from './generate.js';
-import { SEQ2SEQ_GENERATE_OPTIONS, SEQ2SEQ_RUN_OPTIONS, checkOptionNames } from './options.js';
+import { SEQ2SEQ_GENERATE_OPTIONS, SEQ2SEQ_RUN_OPTIONS, checkMapsOption, checkOptionNames } from './options.js';
 import { PATCH_STACKS, SEQ2SEQ_PATCH_OPTIONS, answerTokenId, checkPatchOptions, patchGrid, targetPrefixIds } from './patching.js';
 import { checkAnalysisOptions, lensRows, attributionResult } from './analysis-results.js';
 
@@ -86,6 +86,13 @@ export class EncoderDecoder {
       if (typeof value !== 'boolean') throw new AttnScopeError('E_INPUT', `${name} must be true or false`);
     }
     checkAnalysisOptions(options);
+    // The same option as the other models' runs, so code written for any model runs here; the
+    // engine keeps an encoder–decoder's three attentions whole, which 'auto' and 'eager' both mean.
+    checkMapsOption(options.maps);
+    if (options.maps === 'on-demand') {
+      throw new AttnScopeError('E_CONFIG', "maps: 'on-demand' is not implemented for encoder–decoders: their attention maps " +
+        "are kept whole (use 'auto' or 'eager')");
+    }
     const c = this.config;
     // Hugging Face's three masks: the encoder's heads, the decoder's self-attention heads and its
     // cross-attention heads.

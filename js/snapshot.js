@@ -26,7 +26,7 @@
 // and grid figures written now, and one from before version 3 every single-stack figure.
 import { AttnScopeError } from './errors.js';
 import { findWords, mergeHead } from './words.js';
-import { CROSS_KIND, FIGURE_KIND_VIEWS, FIGURE_VERSION, FIGURE_VIEWS, LENS_VIEW, figureVersion, holdsAttention } from './figure-views.js';
+import { CROSS_KIND, FIGURE_KIND_VIEWS, FIGURE_VIEW, FIGURE_VERSION, FIGURE_VIEWS, LENS_VIEW, figureVersion, holdsAttention } from './figure-views.js';
 
 export { FIGURE_KIND_VIEWS, FIGURE_VERSION, FIGURE_VIEWS, figureVersion, holdsAttention };
 export const FIGURE_FORMAT = 'attnscope-figure';
@@ -60,10 +60,10 @@ const DECIMALS = 1e6;
 /** The [layer, head] pairs a view draws. */
 export function figureHeads(view, layer, head, layers, heads) {
   if (!holdsAttention(view)) return [];
-  if (view === 'head') return [[layer, head]];
+  if (view === FIGURE_VIEW.head) return [[layer, head]];
   const pairs = [];
   for (let l = 0; l < layers; l++) {
-    if (view === 'lines' && l !== layer) continue;
+    if (view === FIGURE_VIEW.lines && l !== layer) continue;
     for (let h = 0; h < heads; h++) pairs.push([l, h]);
   }
   return pairs;
@@ -84,7 +84,7 @@ export function figureData(result, what) {
     throw new AttnScopeError('E_INPUT', `a frozen figure draws the ${FIGURE_VIEWS.join(', ')} views, not "${view}"`);
   }
   // An encoder–decoder's patching grid is a figure of its encoder, whatever attention the host shows.
-  if (view === 'patching' && info.kind === 'encoder-decoder') result = encoderSide(result);
+  if (view === FIGURE_VIEW.patching && info.kind === 'encoder-decoder') result = encoderSide(result);
   const kind = kindOf(view);
   const words = Boolean(what.words) && !kind;   // a flow graph or patching grid is drawn over tokens
   const [L, H, T] = result.shape;
@@ -158,7 +158,7 @@ export function encoderRun(raw, encoding) {
 }
 
 // The encoder's side of an encoder–decoder's run: itself (encoderRun's), or the page's adapter
-// (web/src/seq2seq-run.js: its raw run and the source's tokenization) seen through encoderRun.
+// (web/src/model/seq2seq-run.js: its raw run and the source's tokenization) seen through encoderRun.
 function encoderSide(result) {
   if (result.kind === 'enc' && !result.seq2seq) return result;
   if (!result.seq2seq || !result.source) throw new AttnScopeError('E_INPUT', 'an encoder–decoder\'s patching figure is drawn over its source: give its run');

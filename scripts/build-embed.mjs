@@ -25,9 +25,9 @@ import { readFileSync, writeFileSync, existsSync, statSync, readdirSync, rmSync 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { SEQ2SEQ_EXAMPLE_SOURCE } from '../web/src/examples.js';
+import { SEQ2SEQ_EXAMPLE_SOURCE } from '../web/src/panels/examples.js';
 import { ENTRY_DEFAULTS, VIEW, VIEW_LIST } from '../web/src/views/registry.js';
-import { LANGUAGES, STRING_TABLES } from '../web/src/i18n.js';
+import { LANGUAGES, STRING_TABLES } from '../web/src/i18n/i18n.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -123,7 +123,7 @@ function elementViewsOnly({ split }) {
 // dist/attnscope-element.js fetches the text of the language an element shows
 // (web/embed/strings.js): its main chunk gets i18n.js without the tables (nor the i18n-*.js
 // modules they merge), and each language's merged table, read here in Node, becomes a chunk.
-const I18N = join(ROOT, 'web/src/i18n.js');
+const I18N = join(ROOT, 'web/src/i18n/i18n.js');
 const CHUNKS = 'attnscope-element-chunks';
 const stringModules = () => ({
   'attnscope-embed:string-chunks': () => `export default {\n${LANGUAGES.map((lang) =>

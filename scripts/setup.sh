@@ -10,7 +10,7 @@ packages=(
   emscripten                                # WebAssembly build (3.1.6, clang/lld 14)
   libeigen3-dev catch2 nlohmann-json3-dev   # engine and test dependencies (header-only)
   unicode-data                              # the UCD files for the tokenizer table generators
-  chromium fonts-nanum                      # page tests (Korean UI text in screenshots)
+  chromium chromium-headless-shell fonts-nanum  # the page tests (headless shell) and Korean UI text
   python3-torch python3-numpy libopenblas0-pthread  # independent PyTorch references in API tests
   python3-sentencepiece python3-protobuf    # Unigram fixtures (tests/fixtures/tokenizer/make_unigram.py)
   python3-pip python3-ipython python3-ipykernel jupyter-nbconvert python3-jsonschema  # python/ tests, notebook run

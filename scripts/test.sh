@@ -39,20 +39,25 @@ summarize_failure() {
   fi
 }
 has_files() { compgen -G "$1" >/dev/null; }
+# A test file that stops making progress (a page that never answers, a hook that never returns)
+# fails after this long, named, instead of holding the run until CI's own limit kills it without
+# a word (node:test reports files in order, so one stuck file hides every later file's output).
+# The longest files take ~100 s under two-at-a-time load.
+file_timeout=--test-timeout=420000
 
 step "build native" bash scripts/build.sh native
 step "build wasm" bash scripts/build.sh wasm
-step "catch2 (native, asan+ubsan)" ctest --test-dir build/native --output-on-failure -j2
+step "catch2 (native, asan+ubsan)" ctest --test-dir build/native --output-on-failure -j2 --timeout 900
 if has_files "tests/js/*.test.js"; then
-  step "node:test (wasm, api, cli, tokenizer parity)" node --test --test-concurrency=2 tests/js/
+  step "node:test (wasm, api, cli, tokenizer parity)" node --test $file_timeout --test-concurrency=2 tests/js/
 fi
 # The relaxed-SIMD (FMA, int8 relaxed dot) build is what Chromium runs (the Playwright tests below)
 # and what the package loads in Node 20 (js/platform-node.js turns V8's flag on), so the suite
 # above ran it through the API; the plain build, which other engines get, runs the q8 accuracy and
 # q8 fixture tests again. The kernel harnesses load a build directory themselves: the relaxed one
 # needs the flag on the command line (the files run directly so it applies).
-step "q8 accuracy (plain SIMD128 build)" env ATTNSCOPE_RELAXED_SIMD=0 node --test tests/js/q8-accuracy.test.js
-step "q8 fixtures (plain SIMD128 build)" env ATTNSCOPE_RELAXED_SIMD=0 node --test tests/js/q8-fixtures.test.js
+step "q8 accuracy (plain SIMD128 build)" env ATTNSCOPE_RELAXED_SIMD=0 node --test $file_timeout tests/js/q8-accuracy.test.js
+step "q8 fixtures (plain SIMD128 build)" env ATTNSCOPE_RELAXED_SIMD=0 node --test $file_timeout tests/js/q8-fixtures.test.js
 step "kernels (relaxed SIMD build)" env ATTNSCOPE_WASM_BUILD=build/wasm-relaxed \
   node --experimental-wasm-relaxed-simd tests/js/kernels-simd.test.js
 step "int8 kernels (relaxed SIMD build)" env ATTNSCOPE_WASM_BUILD=build/wasm-relaxed \
@@ -75,9 +80,9 @@ if has_files "tests/e2e/*.test.js"; then
   done
   node web/build.mjs >/dev/null
   step "playwright (chromium, two files at a time)" env ATTNSCOPE_E2E_PREBUILT=1 \
-    node --test --test-concurrency=2 "${together[@]}"
+    node --test $file_timeout --test-concurrency=2 "${together[@]}"
   step "playwright (chromium, timing tests one at a time)" env ATTNSCOPE_E2E_PREBUILT=1 \
-    node --test --test-concurrency=1 "${alone[@]}"
+    node --test $file_timeout --test-concurrency=1 "${alone[@]}"
 fi
 if has_files "tests/fuzz/*.cpp"; then
   step "fuzz targets (${FUZZ_SECONDS:-5} s each, two at a time)" bash scripts/fuzz-smoke.sh

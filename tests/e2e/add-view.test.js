@@ -1,6 +1,6 @@
 // Adding a view takes its file, its registry entry and its strings, nothing more: this test adds
 // a trivial view that way — only in the bundles it builds, through an esbuild plugin that adds
-// the file, the entry (web/src/views/registry.js) and the strings (web/src/i18n.js's tables) — and finds
+// the file, the entry (web/src/views/registry.js) and the strings (web/src/i18n/i18n.js's tables) — and finds
 // it in the page's tabs, in the permalink, in <attn-scope>'s view buttons and in its permalink.
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -43,7 +43,7 @@ const addView = {
       assert.ok(end > 0, 'the registry has no ENTRIES list');
       return { contents: text.slice(0, end) + '\n  ' + ENTRY + text.slice(end), loader: 'js' };
     });
-    b.onLoad({ filter: /web\/src\/i18n\.js$/ }, ({ path }) => {
+    b.onLoad({ filter: /web\/src\/i18n\/i18n\.js$/ }, ({ path }) => {
       let text = readFileSync(path, 'utf8');
       for (const lang of Object.keys(STRINGS)) {
         const open = text.indexOf(`\n  ${lang}: {\n`);

@@ -13,7 +13,7 @@ import { Tokenizer } from 'tokenizers';
 
 import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
 import { bundledModelFile, loadModel } from '../../js/index.js';
-import { SEQ2SEQ_EXAMPLE_SOURCE } from '../../web/src/examples.js';
+import { SEQ2SEQ_EXAMPLE_SOURCE } from '../../web/src/panels/examples.js';
 
 const MODEL = 'bundled-seq2seq';
 const pairs = readFileSync(bundledModelFile(MODEL, 'heldout.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -185,7 +185,7 @@ test('at 390×844: ?model=bundled-seq2seq&view=cross draws the cross view withou
 });
 
 test('the page\'s word comparison of a generated target agrees with the tokenizer on every held-out target', async () => {
-  const { wordsOfText, wordsOfTokens } = await import('../../web/src/heldout.js');
+  const { wordsOfText, wordsOfTokens } = await import('../../web/src/model/heldout.js');
   for (const p of pairs) {
     const enc = await rust.encode(p.target);
     const special = enc.getSpecialTokensMask().map(Boolean);

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { guardedPage, launchBrowser, startServer, waitForRuns, waitSaying } from './helpers.js';
 import { torchCausal } from './helpers/causal-reference.js';
 import { maxAbsDiff } from '../js/helpers/api-reference.js';
-import { defaultState, stateFromUrl, stateToUrl } from '../../web/src/state.js';
+import { defaultState, stateFromUrl, stateToUrl } from '../../web/src/state/state.js';
 import { loadModel } from '../../js/index.js';
 
 const MODEL_DIR = fileURLToPath(new URL('../../model-causal', import.meta.url));

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { elementPage, ensureBuilt, guardedPage, launchBrowser, startServer, waitForElements } from './embed-helpers.js';
 import { VIEW } from '../../web/src/views/registry.js';
-import { translate } from '../../web/src/i18n.js';
+import { translate } from '../../web/src/i18n/i18n.js';
 
 const TEXT = 'The bank of the river.';
 let server, browser;

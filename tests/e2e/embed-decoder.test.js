@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { ROOT, ensureBuilt, startServer, launchBrowser, guardedPage, waitForElements, elementPage } from './embed-helpers.js';
 import { maxAbsDiff } from '../js/helpers/api-reference.js';
 import { torchCausal } from './helpers/causal-reference.js';
-import { stateFromUrl } from '../../web/src/state.js';
+import { stateFromUrl } from '../../web/src/state/state.js';
 
 const TEXT = 'The river bank was quiet and the water ran slowly.';
 

@@ -8,12 +8,11 @@ import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { buildEmbed } from '../../scripts/build-embed.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './helpers.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const STRICT_CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
   "worker-src 'self' blob:; img-src 'self' data: blob:";
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--no-first-run', '--disable-sync'];
 
 const FOLDERS = ['dist', 'model', 'model-causal', 'model-seq2seq', 'examples', 'tests'];   // tests: fixture folders as model URLs
 const MIME = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
@@ -62,7 +61,7 @@ export async function startServer({ pages = {}, csp = STRICT_CSP } = {}) {
 }
 
 export function launchBrowser() {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
 }
 
 /**

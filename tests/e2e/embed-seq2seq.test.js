@@ -15,7 +15,7 @@ import { Tokenizer } from 'tokenizers';
 
 import { ROOT, elementPage, ensureBuilt, guardedPage, launchBrowser, startServer, waitForElements } from './embed-helpers.js';
 import { torchSeq2SeqBlock } from './helpers/seq2seq-reference.js';
-import { SEQ2SEQ_EXAMPLE_SOURCE } from '../../web/src/examples.js';
+import { SEQ2SEQ_EXAMPLE_SOURCE } from '../../web/src/panels/examples.js';
 
 const MODEL_DIR = join(ROOT, 'model-seq2seq');
 const config = JSON.parse(readFileSync(join(MODEL_DIR, 'config.json'), 'utf8'));

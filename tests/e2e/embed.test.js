@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { bertTokenizerJson } from '../js/helpers/tokenizer-hf.js';
 import { torchReference, maxAbsDiff } from '../js/helpers/api-reference.js';
-import { stateFromUrl } from '../../web/src/state.js';
+import { stateFromUrl } from '../../web/src/state/state.js';
 import { ROOT, ensureBuilt, startServer, launchBrowser, guardedPage, waitForElements, elementPage } from './embed-helpers.js';
 import { measureSizes } from '../../scripts/build-embed.mjs';
 import { checkFigureInPage } from './helpers/figure-check.js';

@@ -72,7 +72,7 @@ test('arrowing through the model list downloads nothing; Load does', async () =>
   try {
     // Down the list until a hub model is chosen (other entries, such as bundled models, may
     // come first and load at once: they download nothing).
-    const { CURATED } = await import('../../web/src/model-picker.js');
+    const { CURATED } = await import('../../web/src/panels/model-picker.js');
     await g.page.locator('#model-select').focus();
     let chosen = null;
     for (let i = 0; i < 8 && !CURATED.includes(chosen); i++) {
@@ -104,7 +104,7 @@ test('arrowing through the model list downloads nothing; Load does', async () =>
 test('after a hub model fails to download, the picker names the model still in use', async () => {
   const g = await openPage('', { down: true });
   try {
-    const { CURATED } = await import('../../web/src/model-picker.js');
+    const { CURATED } = await import('../../web/src/panels/model-picker.js');
     const inUse = await g.page.evaluate(() => window.__attnscope.state.model);
     await g.page.locator('#model-select').selectOption(CURATED[0]);
     await g.page.locator('#hub-load').click();

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { headStatistics, HEAD_STATISTICS } from '../../js/head-stats.js';
 import { queryKeyMap } from '../../js/qk-map.js';
 import { loadModel } from '../../js/index.js';
-import { defaultState, stateFromUrl, stateToUrl } from '../../web/src/state.js';
+import { defaultState, stateFromUrl, stateToUrl } from '../../web/src/state/state.js';
 import { guardedPage, idleFrames, launchBrowser, startServer, waitForRuns } from './helpers.js';
 
 let server, browser, page, problems;

@@ -213,7 +213,7 @@ test('Contributions with a head switched off (off=7:3 in the link): that head ad
 });
 
 test('the lens budget never cuts the bundled models, and cuts gpt2-small at about a hundred tokens', async () => {
-  const { lensMaxTokens } = await import('../../web/src/model-family.js');
+  const { lensMaxTokens } = await import('../../web/src/model/model-family.js');
   for (const dir of ['model', 'model-causal']) {
     const config = JSON.parse(readFileSync(new URL(`../../${dir}/config.json`, import.meta.url), 'utf8'));
     const L = config.num_hidden_layers ?? config.n_layer, V = config.vocab_size, C = config.hidden_size ?? config.n_embd;

@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { guardedPage, launchBrowser, startServer, waitForRuns, keepScreenshot } from './helpers.js';
-import { translate } from '../../web/src/i18n.js';
+import { translate } from '../../web/src/i18n/i18n.js';
 
 const PHONE = { width: 390, height: 844 };
 let server, browser;

@@ -4,10 +4,10 @@
 // every UI string exists in both languages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultState, isHubId, stateFromUrl, stateToUrl, clampToResult } from '../../web/src/state.js';
-import { alignPositions, diffMatrix, formulaSteps, restrict, rolloutFromMeans, visiblePositions } from '../../web/src/attention-math.js';
-import { missingKeys } from '../../web/src/i18n.js';
-import { FLOW_STRINGS } from '../../web/src/i18n-flow.js';
+import { defaultState, isHubId, stateFromUrl, stateToUrl, clampToResult } from '../../web/src/state/state.js';
+import { alignPositions, diffMatrix, formulaSteps, restrict, rolloutFromMeans, visiblePositions } from '../../web/src/math/attention-math.js';
+import { missingKeys } from '../../web/src/i18n/i18n.js';
+import { FLOW_STRINGS } from '../../web/src/i18n/i18n-flow.js';
 
 test('URL state: round trip, validation and fallbacks', () => {
   const s = { ...defaultState(), text: 'a & b = c?', pair: 'x', pairOn: true, model: 'bert-base-uncased', view: 'formula',

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitForRuns } from './helpers.js';
 import { forEachScreen } from './screenshot-matrix.js';
-import { PATCHING_EXAMPLE, PATCHING_SEQ2SEQ_EXAMPLE as T5 } from '../../web/src/patch-suggest.js';
+import { PATCHING_EXAMPLE, PATCHING_SEQ2SEQ_EXAMPLE as T5 } from '../../web/src/model/patch-suggest.js';
 
 const LINK = `model=bundled-causal&view=patching&text=${encodeURIComponent(PATCHING_EXAMPLE.clean)}` +
   `&corrupted=${encodeURIComponent(PATCHING_EXAMPLE.corrupted)}&answer=%20church&wrong=%20school`;

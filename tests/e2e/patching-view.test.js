@@ -7,7 +7,7 @@ import { it } from 'node:test';
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { guardedPage, serverAndBrowser, waitForRuns } from './helpers.js';
-import { PATCHING_EXAMPLE, PATCHING_SEQ2SEQ_EXAMPLE as T5 } from '../../web/src/patch-suggest.js';
+import { PATCHING_EXAMPLE, PATCHING_SEQ2SEQ_EXAMPLE as T5 } from '../../web/src/model/patch-suggest.js';
 
 const env = serverAndBrowser();
 const PHONE = { width: 390, height: 844 };

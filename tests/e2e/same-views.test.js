@@ -1,5 +1,5 @@
 // The explorer page and <attn-scope> show the same views from the same code (web/src/views, given
-// web/src/view-model.js): one list of checks, run on both for the same text. Each view must have
+// web/src/state/view-model.js): one list of checks, run on both for the same text. Each view must have
 // drawn the run on screen — tokens from @huggingface/tokenizers, attention equal in both hosts —
 // and the formula view's own recomputation must agree with the engine's row.
 import { after, before, describe, it } from 'node:test';

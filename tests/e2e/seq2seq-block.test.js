@@ -21,7 +21,7 @@ import { Tokenizer } from 'tokenizers';
 import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
 import { torchSeq2SeqBlock } from './helpers/seq2seq-reference.js';
 import { bundledModelFile, loadModel } from '../../js/index.js';
-import { SEQ2SEQ_EXAMPLE_SOURCE } from '../../web/src/examples.js';
+import { SEQ2SEQ_EXAMPLE_SOURCE } from '../../web/src/panels/examples.js';
 
 const MODEL = 'bundled-seq2seq';
 const MODEL_DIR = join(bundledModelFile(MODEL, 'config.json'), '..');

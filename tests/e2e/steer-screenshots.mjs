@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { waitForRuns } from './helpers.js';
 import { forEachScreen } from './screenshot-matrix.js';
 import { LESSONS } from '../../web/src/lesson/steps.js';
-import { STEER_EXAMPLE } from '../../web/src/state.js';
+import { STEER_EXAMPLE } from '../../web/src/state/state.js';
 
 const stepOf = (id) => LESSONS.attention.findIndex((s) => s.id === id) + 1;
 

@@ -1,4 +1,4 @@
-// Leaving a view or changing the model stops the old view's worker jobs (web/src/run-controller.js):
+// Leaving a view or changing the model stops the old view's worker jobs (web/src/host/run-controller.js):
 // the head table's corpus job, the query/key map's corpus job and a head-ablation job, started in
 // the page's worker, end as aborted (the worker client's task loop stops after the slice in
 // progress) once another view is shown or another model is picked. Seen through the test hook's

@@ -1,11 +1,11 @@
-// The page's error messages (web/src/error-text.js, web/src/i18n-errors.js): every code an
+// The page's error messages (web/src/i18n/error-text.js, web/src/i18n/i18n-errors.js): every code an
 // AttnScopeError can carry has its own sentence in English and in Korean, and the engine's
 // message is kept whole in the detail line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AttnScopeError, ERROR_CODES } from '../../js/errors.js';
-import { translate } from '../../web/src/i18n.js';
-import { errorCode, errorDetail, errorReason } from '../../web/src/error-text.js';
+import { translate } from '../../web/src/i18n/i18n.js';
+import { errorCode, errorDetail, errorReason } from '../../web/src/i18n/error-text.js';
 
 test('every error code has a distinct English and Korean sentence', () => {
   const seen = { en: new Set(), ko: new Set() };

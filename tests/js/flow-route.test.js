@@ -1,11 +1,11 @@
-// The route the Flow view names (web/src/flow-route.js): the strongest route that moves between
+// The route the Flow view names (web/src/math/flow-route.js): the strongest route that moves between
 // positions, on flow-graph.test.js's hand-made flow, whose largest-share route stays on the residual
 // at the prediction's position until its last step; null when nothing moves.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { flowGraph } from '../../js/flow-graph.js';
-import { tokenRoute } from '../../web/src/flow-route.js';
+import { tokenRoute } from '../../web/src/math/flow-route.js';
 
 const f32 = (a) => Float32Array.from(a);
 // L = 2, T = K = 3, H = 2 (as tests/js/flow-graph.test.js).

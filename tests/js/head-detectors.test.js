@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 
 import { inductionInput, inductionScores, loadModel, measureInduction } from '../../js/index.js';
-import { compareTokenLists } from '../../web/src/token-compare.js';
-import { rotate, scoresByDistance } from '../../web/src/rotary-math.js';
+import { compareTokenLists } from '../../web/src/math/token-compare.js';
+import { rotate, scoresByDistance } from '../../web/src/math/rotary-math.js';
 
 const LLAMA_PAGE = fileURLToPath(new URL('../fixtures/llama_page', import.meta.url));
 

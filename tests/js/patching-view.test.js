@@ -1,12 +1,12 @@
-// The Patching view's suggestions (web/src/patch-suggest.js): the bundled example's corruption for
+// The Patching view's suggestions (web/src/model/patch-suggest.js): the bundled example's corruption for
 // its own clean prompt, one content word replaced otherwise (never [MASK]), and the default answer
 // and wrong tokens (the clean top; the corrupted top, or the clean second when both agree); its
 // text in every language (added when the view loads, so i18n.js's missingKeys does not see it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PATCHING_EXAMPLE, corruptionCandidates, defaultAnswers, namesToken } from '../../web/src/patch-suggest.js';
-import { PATCHING_STRINGS } from '../../web/src/i18n-patching.js';
-import { LANGUAGES } from '../../web/src/i18n.js';
+import { PATCHING_EXAMPLE, corruptionCandidates, defaultAnswers, namesToken } from '../../web/src/model/patch-suggest.js';
+import { PATCHING_STRINGS } from '../../web/src/i18n/i18n-patching.js';
+import { LANGUAGES } from '../../web/src/i18n/i18n.js';
 
 test('the bundled example suggests its own corruption', () => {
   assert.deepEqual(corruptionCandidates(PATCHING_EXAMPLE.clean).map((c) => [c.text, c.example]), [[PATCHING_EXAMPLE.corrupted, true]]);
@@ -45,8 +45,8 @@ test('the view\'s text has every key in every language', () => {
 });
 
 test('an encoder–decoder\'s target so far: the example\'s, else the target up to the changed word, else all of it', async () => {
-  const { PATCHING_SEQ2SEQ_EXAMPLE, defaultPrefix } = await import('../../web/src/patch-suggest.js');
-  const { prefixText } = await import('../../web/src/patch-seq2seq.js');
+  const { PATCHING_SEQ2SEQ_EXAMPLE, defaultPrefix } = await import('../../web/src/model/patch-suggest.js');
+  const { prefixText } = await import('../../web/src/model/patch-seq2seq.js');
   assert.deepEqual(defaultPrefix(PATCHING_SEQ2SEQ_EXAMPLE.clean, [], [], []), { text: PATCHING_SEQ2SEQ_EXAMPLE.prefix });
   assert.deepEqual(corruptionCandidates(PATCHING_SEQ2SEQ_EXAMPLE.clean).map((c) => c.text), [PATCHING_SEQ2SEQ_EXAMPLE.corrupted]);
   // "i sat by her" → "i by her sat": the changed word "sat" is the target's fourth; a word that

@@ -1,4 +1,4 @@
-// web/src/seq2seq-run.js: an encoder–decoder's run through the page's one result shape. The run
+// web/src/model/seq2seq-run.js: an encoder–decoder's run through the page's one result shape. The run
 // is the API's on the page fixture (tests/fixtures/seq2seq_page); checked here: each kind's shape,
 // tokens, special-token mask and matrices (against slices taken here by the documented layout
 // [L][H][rows][cols]), the kind read at each access, and the cross view's row labels.
@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { loadModel } from '../../js/index.js';
-import { seq2seqResult, isSeq2Seq } from '../../web/src/seq2seq-run.js';
+import { seq2seqResult, isSeq2Seq } from '../../web/src/model/seq2seq-run.js';
 import { crossRowLabels } from '../../web/src/views/cross.js';
 
 const FOLDER = fileURLToPath(new URL('../fixtures/seq2seq_page', import.meta.url));

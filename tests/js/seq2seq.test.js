@@ -130,7 +130,7 @@ describe('encoder-decoder q8 weights through the WASM API', () => {
 });
 
 describe('encoder-decoder bad input', () => {
-  it('refuses unimplemented config keys by name, out-of-vocab ids and unknown options', async () => {
+  it('refuses unimplemented config keys by name, out-of-vocab ids, unknown options and maps on demand', async () => {
     const f = fixture('bart_f32');
     const config = JSON.stringify({ ...JSON.parse(f.config), normalize_before: true });
     await assert.rejects(loadModel({ config, weights: f.weights, vocab: f.vocab }, { threads: 1 }),
@@ -146,6 +146,14 @@ describe('encoder-decoder bad input', () => {
       await assert.rejects(model.runIds([]), (e) => e.code === 'E_INPUT');
       await assert.rejects(model.runIds([5], { headMask: [] }), (e) => e.code === 'E_INPUT' && /headMask/.test(e.message));
       await assert.rejects(model.generate([5], { temperature: -1 }), (e) => e.code === 'E_INPUT' && /temperature/.test(e.message));
+      // maps: the other models' option; the three attentions are kept whole whichever is asked
+      await assert.rejects(model.runIds([5], { maps: 'lazy' }), (e) => e.code === 'E_INPUT' && /maps must be one of/.test(e.message));
+      await assert.rejects(model.runIds([5], { maps: 'on-demand' }), (e) => e.code === 'E_CONFIG' && /on-demand/.test(e.message));
+      const whole = await model.runIds([5, 6], { targetIds: [7] });
+      for (const maps of ['auto', 'eager']) {
+        const r = await model.runIds([5, 6], { targetIds: [7], maps });
+        assert.deepEqual(r.crossAttentions, whole.crossAttentions, maps);
+      }
     } finally {
       model.dispose();
     }

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadModel, flowGraph } from '../../js/index.js';
-import { PATCHING_SEQ2SEQ_EXAMPLE as T5 } from '../../web/src/patch-suggest.js';
+import { PATCHING_SEQ2SEQ_EXAMPLE as T5 } from '../../web/src/model/patch-suggest.js';
 import { figureData, figureResult } from '../../js/snapshot.js';
 import { kindFigureRun } from '../../js/cli-snapshot-kinds.js';
 import { schemaErrors } from './helpers/figure-schema.js';
@@ -23,7 +23,7 @@ const CLI = join(ROOT, 'js', 'cli.js');
 const work = mkdtempSync(join(tmpdir(), 'attnscope-kinds-'));
 
 const CAUSAL = 'In the morning he went to church, and in the evening he went to';
-// The bundled decoder's example (web/src/patch-suggest.js) and a pair of the bundled BERT's.
+// The bundled decoder's example (web/src/model/patch-suggest.js) and a pair of the bundled BERT's.
 const CASES = {
   flowCausal: { model: 'bundled-causal', text: CAUSAL, args: ['--view', 'flow', '--position', '9', '--tau', '0.02'], cli: true },
   flowBert: { model: 'bundled', text: 'The river bank was muddy after the rain.', args: ['--view', 'flow'] },

@@ -1,4 +1,4 @@
-// web/src/target-stream.js: a target being generated, shown as the rows its steps carry. The
+// web/src/model/target-stream.js: a target being generated, shown as the rows its steps carry. The
 // generation is the API's on the page fixture (tests/fixtures/seq2seq_page, a tiny random T5).
 // Checked here: after every step the streamed result is the full run of the same decoder inputs
 // (shape, tokens, every head's decoder and cross rows ≤ 2e-6: the steps come from the KV-cache
@@ -9,8 +9,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { loadModel } from '../../js/index.js';
-import { seq2seqResult } from '../../web/src/seq2seq-run.js';
-import { createTargetStream, waitsForFullRun } from '../../web/src/target-stream.js';
+import { seq2seqResult } from '../../web/src/model/seq2seq-run.js';
+import { createTargetStream, waitsForFullRun } from '../../web/src/model/target-stream.js';
 import { crossRowLabels } from '../../web/src/views/cross.js';
 
 const FOLDER = fileURLToPath(new URL('../fixtures/seq2seq_page', import.meta.url));

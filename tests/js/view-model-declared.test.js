@@ -1,10 +1,10 @@
-// The view model (web/src/view-model.js) declares everything views read: the object is sealed,
+// The view model (web/src/state/view-model.js) declares everything views read: the object is sealed,
 // so a host or panel that hangs a new property on it fails at once instead of leaving a field
 // that only some hosts set (the generation in progress was once such a field).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createViewModel } from '../../web/src/view-model.js';
-import { defaultState } from '../../web/src/state.js';
+import { createViewModel } from '../../web/src/state/view-model.js';
+import { defaultState } from '../../web/src/state/state.js';
 
 test('the view model is sealed, with the hosts\' and panels\' fields declared', () => {
   const patches = [];

@@ -1,19 +1,19 @@
 // The view registry (web/src/views/registry.js) is the one list of views: every entry has its
 // file (named by its id, with a default export), its label in every language, URL parameters that
-// survive a permalink, and the lists the hosts used to keep by hand are derived from it. The view
-// ids are written as string literals nowhere else in the page's and the element's code.
+// survive a permalink, and the lists the hosts used to keep by hand are derived from it. (That the
+// view ids are written as string literals nowhere else: tests/js/web-src-layout.test.js.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { ELEMENT_VIEW_IDS, FAMILIES, RUN_OUTPUTS, VIEW, VIEW_IDS, VIEW_LIST, openView, viewEntry } from '../../web/src/views/registry.js';
 import { FIGURE_VIEWS } from '../../js/snapshot.js';
 import { LENS_VIEW } from '../../js/figure-views.js';
-import { LANGUAGES, translate } from '../../web/src/i18n.js';
-import { defaultState, PARAM_CHOICES, stateFromUrl, stateToUrl, VIEWS } from '../../web/src/state.js';
-import { viewUnavailable } from '../../web/src/model-family.js';
+import { LANGUAGES, translate } from '../../web/src/i18n/i18n.js';
+import { defaultState, PARAM_CHOICES, stateFromUrl, stateToUrl, VIEWS } from '../../web/src/state/state.js';
+import { viewUnavailable } from '../../web/src/model/model-family.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const VIEWS_DIR = join(root, 'web/src/views');
@@ -99,29 +99,4 @@ test('the derived lists: element views, frozen figures, family rules', () => {
     assert.equal(viewUnavailable(info, 'cross'), 'crossNeedsSeq2Seq');
   }
   assert.equal(viewUnavailable(seq2seq, 'formula'), 'viewNotSeq2Seq');
-});
-
-// Code outside the registry names a view as VIEW.<id> (or reads its entry), never as a literal:
-// a literal would be one more list to keep in step. Strings that are not view ids (a matrix
-// kind 'cross', a column 'head', a CSS class 'lines') do not sit where a view is named.
-test('view ids appear as literals only in the registry', () => {
-  const ids = VIEW_IDS.join('|');
-  const naming = new RegExp(`(view\\s*(:|===?|!==?)\\s*|data-view=)['"](${ids})['"]`);
-  const sets = new RegExp(`new Set\\(\\[\\s*['"](${ids})['"]`);
-  const files = [];
-  for (const dir of ['web/src', 'web/embed']) {
-    for (const name of readdirSync(join(root, dir), { recursive: true })) {
-      if (/\.(js|html)$/.test(name) && !/(^|\/)i18n/.test(name) && !name.endsWith('views/registry.js')) files.push(join(dir, name));
-    }
-  }
-  files.push('web/index.html');
-  assert.ok(files.length > 40, `found ${files.length} files: the scan is broken`);
-  const found = [];
-  for (const file of files) {
-    const text = readFileSync(join(root, file), 'utf8');
-    for (const [n, line] of text.split('\n').entries()) {
-      if (naming.test(line) || sets.test(line)) found.push(`${file}:${n + 1}: ${line.trim()}`);
-    }
-  }
-  assert.deepEqual(found, []);
 });

@@ -1,19 +1,19 @@
 // <attn-scope>: the AttnScope viewer as a custom element for blogs and docs. Attributes (and the
 // matching properties) choose the text, model, view, layer and head; everything renders inside
 // a shadow root styled by one adopted stylesheet, so the host page's CSS cannot reach in and
-// ours cannot leak out. Elements showing the same model share one worker (web/src/model-registry.js).
+// ours cannot leak out. Elements showing the same model share one worker (web/src/model/model-registry.js).
 // The views are the explorer page's own (web/src/views), given the same view model
-// (web/src/view-model.js) and run by the page's run controller (web/src/run-controller.js); this
+// (web/src/state/view-model.js) and run by the page's run controller (web/src/host/run-controller.js); this
 // file only maps attributes to state and draws the frame.
-import { translate } from '../src/i18n.js';
-import { clampToResult, defaultState, MAX_TEXT_CHARS, stateFromUrl, stateToUrl, WEIGHT_PRECISIONS } from '../src/state.js';
-import { createViewModel } from '../src/view-model.js';
-import { createRunController } from '../src/run-controller.js';
-import { stats } from '../src/model-registry.js';
+import { translate } from '../src/i18n/i18n.js';
+import { clampToResult, defaultState, MAX_TEXT_CHARS, stateFromUrl, stateToUrl, WEIGHT_PRECISIONS } from '../src/state/state.js';
+import { createViewModel } from '../src/state/view-model.js';
+import { createRunController } from '../src/host/run-controller.js';
+import { stats } from '../src/model/model-registry.js';
 import { crossShown } from '../src/views/family-switch.js';
 import { ELEMENT_VIEW_IDS, loadView, openView, VIEW, viewEntry } from '../src/views/registry.js';
-import { createKindSwitch } from '../src/kind-switch.js';
-import { ATTENTION_KINDS, isSeq2Seq } from '../src/seq2seq-run.js';
+import { createKindSwitch } from '../src/panels/kind-switch.js';
+import { ATTENTION_KINDS, isSeq2Seq } from '../src/model/seq2seq-run.js';
 import { AttnScopeError } from '../../js/errors.js';
 import { parseModelId, preview } from './model-id.js';
 import { elementStyleSheet } from './styles.js';

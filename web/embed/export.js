@@ -2,10 +2,10 @@
 // view composited at devicePixelRatio), an SVG heatmap built with the DOM and XMLSerializer (so
 // token text is escaped by the serializer, never by hand). The explorer page may import these
 // too; the BertViz download is js/bertviz.js, shared with the CLI.
-import { cssColour, sequential } from '../src/colormap.js';
+import { cssColour, sequential } from '../src/draw/colormap.js';
 import { composeFigure, figureToCanvas, figureToSvg, quoteText } from './figure.js';
-import { MASK_FILL, isCausal } from '../src/causal-mask.js';
-import { bundledLabel } from '../src/bundled-labels.js';
+import { MASK_FILL, isCausal } from '../src/model/causal-mask.js';
+import { bundledLabel } from '../src/i18n/bundled-labels.js';
 import { VIEW, viewEntry } from '../src/views/registry.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -143,7 +143,7 @@ export function downloadBlob(blob, filename, host = document.body) {
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
-// ---- what the page and <attn-scope> export, from the view model (web/src/view-model.js) ----
+// ---- what the page and <attn-scope> export, from the view model (web/src/state/view-model.js) ----
 
 /** The file name of an export of the view on screen. */
 export function exportFileName(state, ext) {

@@ -3,7 +3,7 @@
 // which model, text, layer and head it shows. The panel is read once into a display list of
 // boxes, texts and images in CSS pixels; the list is then drawn onto a canvas at devicePixelRatio
 // (PNG) or written as SVG with real <text> (so the words stay searchable and editable).
-import { cssColour, sequential } from '../src/colormap.js';
+import { cssColour, sequential } from '../src/draw/colormap.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const PAD = 12;                       // px around the title band and the figure

@@ -3,7 +3,7 @@
 // figure's target rows and source columns, its matrices as the run's crossAttentions. It holds
 // only the cross-attention, so the adapter always shows that kind; asking for the encoder's or
 // the decoder's self-attention leaves the figure for a live run (the element's covers()).
-import { seq2seqResult } from '../src/seq2seq-run.js';
+import { seq2seqResult } from '../src/model/seq2seq-run.js';
 import { CROSS_KIND } from '../../js/figure-views.js';
 
 /** The run of a figure read by figureResult whose `source` is set (kind 'cross'). */

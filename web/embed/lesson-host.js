@@ -1,11 +1,11 @@
 // The element's lesson step (lesson, step attributes): the page's stepContent (web/src/lesson/
 // stepper.js) drawn in the element, whose "try" buttons set its attributes: a text, or the
 // bundled decoder's patching example (the patching step's button; the page opens it from its
-// example list, web/src/examples.js, whose other entries the element has no use for) as model,
+// example list, web/src/panels/examples.js, whose other entries the element has no use for) as model,
 // text, view and the Patching view's parameters. A chunk of its own: only an element that shows a
 // lesson step fetches it.
 import { stepContent } from '../src/lesson/stepper.js';
-import { PATCHING_EXAMPLE } from '../src/patch-suggest.js';
+import { PATCHING_EXAMPLE } from '../src/model/patch-suggest.js';
 import { BUNDLED_CAUSAL_MODEL } from '../../js/bundled-models.js';
 import { VIEW } from '../src/views/registry.js';
 

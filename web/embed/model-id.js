@@ -1,5 +1,5 @@
 // What an <attn-scope> model attribute may name, checked before anything loads (the models
-// themselves live in web/src/model-registry.js, shared with the explorer page).
+// themselves live in web/src/model/model-registry.js, shared with the explorer page).
 import { AttnScopeError } from '../../js/errors.js';
 import { isHubId } from '../../js/hub-id.js';
 import { BUNDLED_MODEL_IDS, isBundledModelId } from '../../js/bundled-models.js';

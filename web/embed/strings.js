@@ -1,8 +1,8 @@
-// The views' text in the element: the page's i18n tables (web/src/i18n.js). The single file
+// The views' text in the element: the page's i18n tables (web/src/i18n/i18n.js). The single file
 // carries every language; dist/attnscope-element.js carries none in its main chunk and fetches the
 // language an element shows, once, from a chunk beside it (scripts/build-embed.mjs), so an English
 // figure does not download the Korean text nor a Korean one the English.
-import { addLanguage, hasStrings } from '../src/i18n.js';
+import { addLanguage, hasStrings } from '../src/i18n/i18n.js';
 
 let fetchers = {};   // lang → () => import(that language's chunk); set by the bundle's entry
 const pending = new Map();

@@ -2,19 +2,19 @@
 // in use, runs the text and shows the view), with the page's own parts around it — the state
 // mirrored in the URL, the model picker, the text inputs, edits (tokens masked or dropped), head
 // ablation, Generate, the status line. Views only read `app`, call app.set() and app.jobs.
-import { applyStatic } from './i18n.js';
-import { stateFromUrl, stateToUrl, MAX_TEXT_CHARS } from './state.js';
-import { createViewModel } from './view-model.js';
-import { createRunController } from './run-controller.js';
-import { createModelPicker } from './model-picker.js';
-import { createTokensView } from './tokens-view.js';
-import { installTestHook } from './test-hook.js';
-import { viewUnavailable } from './model-family.js';
-import { createAblationRunner } from './ablation.js';
+import { applyStatic } from './i18n/i18n.js';
+import { stateFromUrl, stateToUrl, MAX_TEXT_CHARS } from './state/state.js';
+import { createViewModel } from './state/view-model.js';
+import { createRunController } from './host/run-controller.js';
+import { createModelPicker } from './panels/model-picker.js';
+import { createTokensView } from './panels/tokens-view.js';
+import { installTestHook } from './host/test-hook.js';
+import { viewUnavailable } from './model/model-family.js';
+import { createAblationRunner } from './panels/ablation.js';
 import { createNextTokenPanel } from './views/next-token.js';
-import { createGeneratePanel } from './generate-panel.js';
-import { createSteerPanel } from './steer-panel.js';
-import { errorReason, relocalizeMessages, showMessage } from './error-text.js';
+import { createGeneratePanel } from './panels/generate-panel.js';
+import { createSteerPanel } from './panels/steer-panel.js';
+import { errorReason, relocalizeMessages, showMessage } from './i18n/error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
 import { figureData, registerFigureKinds } from '../../js/snapshot.js';
 import { FIGURE_KIND_CODE } from '../../js/figure-kinds.js';
@@ -23,15 +23,15 @@ import { CROSS_FIGURE_CODE } from '../../js/figure-cross.js';
 import { openView, VIEW, VIEW_IDS, VIEW_LIST, viewEntry } from './views/registry.js';
 import { createLesson } from './lesson/stepper.js';
 import { LESSONS } from './lesson/steps.js';
-import { keepTabsInSight } from './tabs-scroll.js';
-import { showTokenLegend } from './token-legend.js';
-import { isSeq2Seq } from './seq2seq-run.js';
-import { isDecoderOnly } from './causal-mask.js';
-import { createSeq2SeqPanel } from './seq2seq-panel.js';
-import { createKindSwitch } from './kind-switch.js';
-import { readHeldout } from './heldout.js';
-import { modelLabel } from './bundled-labels.js';
-import { createExamples } from './examples.js';
+import { keepTabsInSight } from './panels/tabs-scroll.js';
+import { showTokenLegend } from './panels/token-legend.js';
+import { isSeq2Seq } from './model/seq2seq-run.js';
+import { isDecoderOnly } from './model/causal-mask.js';
+import { createSeq2SeqPanel } from './panels/seq2seq-panel.js';
+import { createKindSwitch } from './panels/kind-switch.js';
+import { readHeldout } from './model/heldout.js';
+import { modelLabel } from './i18n/bundled-labels.js';
+import { createExamples } from './panels/examples.js';
 import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
 
 // Save figure data of the flow, patching and Layers views (the page saves no encoder–decoder's figure).

@@ -3,11 +3,11 @@
 // the spread of the scores and the softmax with and without ÷√d_k, each exp and Σ, the shapes
 // of X, Q, K, V and QKᵀ, and the width split into heads. A figure is rebuilt on each render;
 // the toy vectors keep their place between renders.
-import { formulaSteps, headVector } from '../attention-math.js';
-import { causalKeyMask, isCausal } from '../causal-mask.js';
-import { headHue } from '../vector-strip.js';
-import { scrollHint } from '../scroll-hint.js';
-import { PATCHING_EXAMPLE } from '../patch-suggest.js';
+import { formulaSteps, headVector } from '../math/attention-math.js';
+import { causalKeyMask, isCausal } from '../model/causal-mask.js';
+import { headHue } from '../draw/vector-strip.js';
+import { scrollHint } from '../draw/scroll-hint.js';
+import { PATCHING_EXAMPLE } from '../model/patch-suggest.js';
 
 const el = (tag, className, text) => {
   const node = document.createElement(tag);

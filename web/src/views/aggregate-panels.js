@@ -2,8 +2,8 @@
 // the formula view's scores and weights), each drawn by one Heatmap. `tokens()` returns the
 // current { positions, labels } so tooltips name the tokens shown now, not the ones shown when
 // the panel was built.
-import { Heatmap } from '../heatmap.js';
-import { tokenName } from '../pickers.js';
+import { Heatmap } from '../draw/heatmap.js';
+import { tokenName } from '../draw/pickers.js';
 
 export function createAggregatePanels(grid, keys, tokens) {
   const panels = {};

@@ -3,12 +3,12 @@
 // attention beside the value-norm-weighted α_ij·‖f(x_j)‖ (Kobayashi et al. 2020). The page and
 // <attn-scope> both show this view.
 import { createAggregatePanels } from './aggregate-panels.js';
-import { renderLegend } from '../legend.js';
-import { sequential } from '../colormap.js';
-import { headMean, headMeanMax, normWeighted, restrict, maxOf } from '../attention-math.js';
-import { layerHeadPickers } from '../pickers.js';
-import { startRolloutWorker } from '../rollout-worker.js';
-import { isCausal } from '../causal-mask.js';
+import { renderLegend } from '../draw/legend.js';
+import { sequential } from '../draw/colormap.js';
+import { headMean, headMeanMax, normWeighted, restrict, maxOf } from '../math/attention-math.js';
+import { layerHeadPickers } from '../draw/pickers.js';
+import { startRolloutWorker } from '../math/rollout-worker.js';
+import { isCausal } from '../model/causal-mask.js';
 
 export function createAggregates(host, app) {
   const bar = document.createElement('div');

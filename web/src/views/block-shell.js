@@ -1,9 +1,9 @@
 // The Block view's frame (views/block.js): a bar for the pickers above a column of titled steps,
 // each step's colour strips of the engine's numbers, the norm steps' statistics, and the "Check"
 // line under a step that js/block-steps.js recomputed in float64; an encoder–decoder's stack switch.
-import { layerHeadPickers, queryPicker } from '../pickers.js';
-import { SEQ2SEQ_STACKS } from '../seq2seq-run.js';
-import { vectorStrip } from '../vector-strip.js';
+import { layerHeadPickers, queryPicker } from '../draw/pickers.js';
+import { SEQ2SEQ_STACKS } from '../model/seq2seq-run.js';
+import { vectorStrip } from '../draw/vector-strip.js';
 
 /** Largest float64-recomputed difference a check shows as agreeing (the engine is float32). */
 export const CHECK_BOUND = 1e-4;

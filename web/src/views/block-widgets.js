@@ -3,11 +3,11 @@
 // key/value heads, a rotation's lengths, the table of weights an attention sublayer read and the
 // table of what each sublayer added. Each is called as (section, item, context) by views/block.js;
 // `expose` hands the numbers a test reads to the view's `last`.
-import { formulaSteps, headVector } from '../attention-math.js';
-import { causalKeyMask, isCausal } from '../causal-mask.js';
-import { cssColour, sequential } from '../colormap.js';
-import { kvGroups } from '../model-family.js';
-import { headHue, l2 } from '../vector-strip.js';
+import { formulaSteps, headVector } from '../math/attention-math.js';
+import { causalKeyMask, isCausal } from '../model/causal-mask.js';
+import { cssColour, sequential } from '../draw/colormap.js';
+import { kvGroups } from '../model/model-family.js';
+import { headHue, l2 } from '../draw/vector-strip.js';
 
 /** Each activation as its formula (the same for every language). */
 export const ACTIVATION_FORMULA = {

@@ -6,10 +6,10 @@
 // against the engine beside it. The families differ here only in what their run holds (walkedRun).
 import { activationKind, appliesAt, itemChecks, normParams, stepName, traced, walkChecks } from '../../../js/block-steps.js';
 import { blockWalk, seq2seqBlockWalk } from '../../../js/block-walks.js';
-import { isCausal } from '../causal-mask.js';
-import { tokenName } from '../pickers.js';
-import { isSeq2Seq, readable } from '../seq2seq-run.js';
-import { l2 } from '../vector-strip.js';
+import { isCausal } from '../model/causal-mask.js';
+import { tokenName } from '../draw/pickers.js';
+import { isSeq2Seq, readable } from '../model/seq2seq-run.js';
+import { l2 } from '../draw/vector-strip.js';
 import { ACTIVATION_FORMULA, WIDGETS } from './block-widgets.js';
 import { blockShell, note, stackSwitch } from './block-shell.js';
 

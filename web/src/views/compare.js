@@ -4,11 +4,11 @@
 // explanation of the difference. The two runs come from app.jobs.compare(text) (the bundled
 // models, opened for this view, see run-controller.js), not from the model picked for the other
 // views.
-import { Heatmap } from '../heatmap.js';
-import { renderLegend } from '../legend.js';
-import { sequential } from '../colormap.js';
-import { maxOf } from '../attention-math.js';
-import { layerHeadPickers, tokenName } from '../pickers.js';
+import { Heatmap } from '../draw/heatmap.js';
+import { renderLegend } from '../draw/legend.js';
+import { sequential } from '../draw/colormap.js';
+import { maxOf } from '../math/attention-math.js';
+import { layerHeadPickers, tokenName } from '../draw/pickers.js';
 
 const SIDES = [
   { side: 'encoder', titleKey: 'compareEncoder', explainKey: 'compareBidirectional' },

@@ -4,8 +4,8 @@
 // size of what they added, positive pushing the token up, negative down. Clicking a head opens it
 // in the head view. Reads result.attribution (run-controller.js asks for it while this view is
 // shown; decoders: GPT-2's final LayerNorm or the Llama family's RMSNorm).
-import { isCausal } from '../causal-mask.js';
-import { isRotary } from '../model-family.js';
+import { isCausal } from '../model/causal-mask.js';
+import { isRotary } from '../model/model-family.js';
 import { VIEW } from './registry.js';
 import { explainedLayout, heading, para } from './text-nodes.js';
 

@@ -1,8 +1,8 @@
 // All heads of an encoder–decoder's cross-attention (decoder layers down, heads across): each a
 // small target × source heatmap, on the model grid's fixed √weight scale; click or Enter opens
 // that head in the cross view. (The model grid, grid.js, draws square T×T matrices.)
-import { packedColour, sequential } from '../colormap.js';
-import { renderLegend } from '../legend.js';
+import { packedColour, sequential } from '../draw/colormap.js';
+import { renderLegend } from '../draw/legend.js';
 import { VIEW } from './registry.js';
 
 const GAP = 12, LABEL = 26;   // wider gaps than the square grid's: rectangles of one layer must not run into the next

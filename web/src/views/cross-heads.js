@@ -3,7 +3,7 @@
 // share of aligned target tokens whose strongest source token is the one they come from), beside
 // the diagonal baseline (target token i ↔ source token i) and the heads averaged per layer and
 // overall. Without a known pair it says how to get one. A row opens its head in the cross view.
-import { knownAlignment } from '../heldout.js';
+import { knownAlignment } from '../model/heldout.js';
 import { VIEW } from './registry.js';
 
 const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : '–');

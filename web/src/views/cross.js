@@ -5,11 +5,11 @@
 // labelled by the token they write ("→ cat"); the last row writes the model's own next guess.
 // When the source and target are a pair of the model folder's heldout.jsonl, the known alignment
 // can be overlaid (a ring on each aligned cell, a dashed line between the aligned tokens).
-import { Heatmap } from '../heatmap.js';
-import { renderLegend } from '../legend.js';
-import { sequential } from '../colormap.js';
-import { layerHeadPickers } from '../pickers.js';
-import { knownAlignment } from '../heldout.js';
+import { Heatmap } from '../draw/heatmap.js';
+import { renderLegend } from '../draw/legend.js';
+import { sequential } from '../draw/colormap.js';
+import { layerHeadPickers } from '../draw/pickers.js';
+import { knownAlignment } from '../model/heldout.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const MIN_WEIGHT = 0.02;   // fainter lines are left out (they would only grey the picture)

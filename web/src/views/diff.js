@@ -1,13 +1,13 @@
 // Diff view: after masking or dropping tokens, the chosen head's attention in the original run,
 // in the edited run, and edited − original on the original's positions (a dropped token's row and
 // column have nothing to compare and show grey).
-import { Heatmap } from '../heatmap.js';
-import { renderLegend } from '../legend.js';
-import { sequential, diverging } from '../colormap.js';
-import { alignPositions, diffMatrix, maxOf, maxAbsOf, restrict, visiblePositions } from '../attention-math.js';
-import { layerHeadPickers, tokenName } from '../pickers.js';
-import { isCausal } from '../causal-mask.js';
-import { predictionDiff } from '../ablation.js';
+import { Heatmap } from '../draw/heatmap.js';
+import { renderLegend } from '../draw/legend.js';
+import { sequential, diverging } from '../draw/colormap.js';
+import { alignPositions, diffMatrix, maxOf, maxAbsOf, restrict, visiblePositions } from '../math/attention-math.js';
+import { layerHeadPickers, tokenName } from '../draw/pickers.js';
+import { isCausal } from '../model/causal-mask.js';
+import { predictionDiff } from '../panels/ablation.js';
 
 export function createDiff(host, app) {
   const bar = document.createElement('div');

@@ -2,8 +2,8 @@
 // and keeps it, so the slot stays while the view inside is rebuilt when a model of another kind
 // loads (the Positions tab: learned position table or rotary angles; the Block tab: the walk
 // through, or why it cannot apply). choose(app) names the builder to use.
-import { viewUnavailable } from '../model-family.js';
-import { isSeq2Seq } from '../seq2seq-run.js';
+import { viewUnavailable } from '../model/model-family.js';
+import { isSeq2Seq } from '../model/seq2seq-run.js';
 
 export function familySwitch(choose, builders) {
   return (host, app) => {

@@ -6,10 +6,10 @@
 // an edge gives its share and its heads'; a click on a dot reads that stream with the logit lens.
 // Reads result.flow and result.logitLens (run-controller.js asks for both while this view is shown).
 import { flowGraph } from '../../../js/flow-graph.js';
-import { addStrings } from '../i18n.js';
-import { FLOW_STRINGS } from '../i18n-flow.js';
-import { tokenRoute } from '../flow-route.js';
-import { tokenName } from '../pickers.js';
+import { addStrings } from '../i18n/i18n.js';
+import { FLOW_STRINGS } from '../i18n/i18n-flow.js';
+import { tokenRoute } from '../math/flow-route.js';
+import { tokenName } from '../draw/pickers.js';
 import { candidateItem, explainedLayout, heading, para } from './text-nodes.js';
 
 addStrings(FLOW_STRINGS);

@@ -1,7 +1,7 @@
 // The formula view's extra step for decoders: the causal mask. Before the softmax, −∞ is added to
 // the score of every key after the query, so e^−∞ = 0 and those keys get no weight at all; this
 // step names the keys it hides (or says that the last token sees every key).
-import { tokenName } from '../pickers.js';
+import { tokenName } from '../draw/pickers.js';
 
 const MAX_NAMED = 12;   // a long input names the first few hidden keys and counts the rest
 

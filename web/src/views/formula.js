@@ -4,16 +4,16 @@
 // Then the key and value vectors of one key (the strongest, or the row clicked), and every
 // query at once: QKᵀ/√d_k before the softmax beside the softmaxed matrix. Beside it, a short
 // plain-language explanation of Q, K, V, √d_k and softmax.
-import { formulaSteps, headVector, maxAbsOf, maxOf } from '../attention-math.js';
-import { diverging, cssColour, sequential } from '../colormap.js';
+import { formulaSteps, headVector, maxAbsOf, maxOf } from '../math/attention-math.js';
+import { diverging, cssColour, sequential } from '../draw/colormap.js';
 import { createAggregatePanels } from './aggregate-panels.js';
-import { renderLegend } from '../legend.js';
-import { layerHeadPickers, queryPicker, tokenName } from '../pickers.js';
-import { configNumbers } from '../model-picker.js';
-import { causalKeyMask, isCausal } from '../causal-mask.js';
+import { renderLegend } from '../draw/legend.js';
+import { layerHeadPickers, queryPicker, tokenName } from '../draw/pickers.js';
+import { configNumbers } from '../panels/model-picker.js';
+import { causalKeyMask, isCausal } from '../model/causal-mask.js';
 import { maskStep } from './formula-mask.js';
-import { isRotary, kvGroupOf } from '../model-family.js';
-import { scrollHint } from '../scroll-hint.js';
+import { isRotary, kvGroupOf } from '../model/model-family.js';
+import { scrollHint } from '../draw/scroll-hint.js';
 
 const MAX_ROWS = 48;   // long inputs: the table lists the strongest keys; the check covers all
 

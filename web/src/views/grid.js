@@ -3,14 +3,14 @@
 // so a 512-token, 12×12 model never blocks the page; click or Enter opens a head.
 import { squareOrCross } from './family-switch.js';
 import { createCrossGrid } from './cross-grid.js';
-import { packedColour, sequential } from '../colormap.js';
-import { renderLegend } from '../legend.js';
-import { isCausal, maskPixel } from '../causal-mask.js';
-import { createAblationToggle, drawHeadsOff, toggleHead } from '../ablation.js';
-import { drawKvBands, KV_BAND } from '../kv-bands.js';
-import { kvGroupOf, kvGroups } from '../model-family.js';
-import { createAnnouncer } from '../announcer.js';
-import { captionWithHowTo } from '../how-to.js';
+import { packedColour, sequential } from '../draw/colormap.js';
+import { renderLegend } from '../draw/legend.js';
+import { isCausal, maskPixel } from '../model/causal-mask.js';
+import { createAblationToggle, drawHeadsOff, toggleHead } from '../panels/ablation.js';
+import { drawKvBands, KV_BAND } from '../draw/kv-bands.js';
+import { kvGroupOf, kvGroups } from '../model/model-family.js';
+import { createAnnouncer } from '../draw/announcer.js';
+import { captionWithHowTo } from '../draw/how-to.js';
 import { VIEW } from './registry.js';
 
 const GAP = 6, LABEL = 26;

@@ -3,9 +3,9 @@
 // WINDOW×WINDOW block of it — rows and columns with their token labels, the same colours and
 // vmax — around the last cell clicked (or the first selected query). Clicking a cell here
 // selects its query, as in the full map.
-import { Heatmap } from '../heatmap.js';
-import { sequential } from '../colormap.js';
-import { tokenName } from '../pickers.js';
+import { Heatmap } from '../draw/heatmap.js';
+import { sequential } from '../draw/colormap.js';
+import { tokenName } from '../draw/pickers.js';
 
 const WINDOW = 32;   // tokens per side: 32 rows of ≥ 12 px fit a phone
 

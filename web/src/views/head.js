@@ -3,14 +3,14 @@
 // the selected queries' mean row is drawn as a bar chart under the heatmap.
 import { squareOrCross } from './family-switch.js';
 import { createCrossView } from './cross.js';
-import { Heatmap } from '../heatmap.js';
-import { renderLegend, fmt } from '../legend.js';
-import { sequential } from '../colormap.js';
-import { meanOfRows, maxOf } from '../attention-math.js';
-import { layerHeadPickers, tokenName } from '../pickers.js';
-import { isCausal } from '../causal-mask.js';
+import { Heatmap } from '../draw/heatmap.js';
+import { renderLegend, fmt } from '../draw/legend.js';
+import { sequential } from '../draw/colormap.js';
+import { meanOfRows, maxOf } from '../math/attention-math.js';
+import { layerHeadPickers, tokenName } from '../draw/pickers.js';
+import { isCausal } from '../model/causal-mask.js';
 import { createHeadZoom } from './head-zoom.js';
-import { captionWithHowTo } from '../how-to.js';
+import { captionWithHowTo } from '../draw/how-to.js';
 import { currentViewPng, downloadBlob, exportFileName } from '../../embed/export.js';
 
 export function createHeadDetail(host, app) {

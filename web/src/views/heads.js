@@ -1,17 +1,17 @@
 // Head table (?view=heads): one row per head with Clark et al.'s statistics
 // (js/head-stats.js headStatistics) over the current text and, once computed, over the corpus
 // sample, plus the effect of switching the head off on the sample (ablationEffects, on demand).
-// Both corpus computations run inside the worker (web/src/corpus.js, js/corpus-job.js): only
+// Both corpus computations run inside the worker (web/src/model/corpus.js, js/corpus-job.js): only
 // the table's numbers come back. Click a column header to sort by it (again to reverse); a row
 // opens its head.
-import { isSeq2Seq } from '../seq2seq-run.js';
+import { isSeq2Seq } from '../model/seq2seq-run.js';
 import { familySwitch } from './family-switch.js';
 import { createCrossHeads } from './cross-heads.js';
 import { HEAD_STATISTICS, headStatistics } from '../../../js/head-stats.js';
-import { ABLATION_SENTENCES } from '../ablation.js';
+import { ABLATION_SENTENCES } from '../panels/ablation.js';
 import { measureInduction } from '../../../js/head-detectors.js';
-import { isCausal } from '../causal-mask.js';
-import { scrollHint } from '../scroll-hint.js';
+import { isCausal } from '../model/causal-mask.js';
+import { scrollHint } from '../draw/scroll-hint.js';
 import { VIEW } from './registry.js';
 
 // The statistics a model's heads can have: a decoder's next token is always masked and it has

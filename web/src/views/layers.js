@@ -3,12 +3,12 @@
 // reads there, shaded by its probability. Clicking a cell opens its top-k with the rank of the last
 // layer's choice (and, for decoders, of the token that actually follows). Reads result.logitLens
 // (run-controller.js asks for it while this view is shown).
-import { visiblePositions } from '../attention-math.js';
-import { hasHead, isCausal } from '../causal-mask.js';
-import { cssColour, sequential } from '../colormap.js';
+import { visiblePositions } from '../math/attention-math.js';
+import { hasHead, isCausal } from '../model/causal-mask.js';
+import { cssColour, sequential } from '../draw/colormap.js';
 import { LENS_TOP_K } from '../../../js/figure-views.js';
-import { lensMaxTokens } from '../model-family.js';
-import { tokenName } from '../pickers.js';
+import { lensMaxTokens } from '../model/model-family.js';
+import { tokenName } from '../draw/pickers.js';
 import { candidateItem, explainedLayout, heading, para } from './text-nodes.js';
 
 const fmtProb = (p) => (p >= 0.001 ? p.toFixed(3) : p.toExponential(1));

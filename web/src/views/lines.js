@@ -4,10 +4,10 @@
 // hover redraw only paints the focused token's lines (T·H strokes).
 import { squareOrCross } from './family-switch.js';
 import { createCrossView } from './cross.js';
-import { HEAD_COLOURS } from '../colormap.js';
-import { layerHeadPickers } from '../pickers.js';
-import { isCausal } from '../causal-mask.js';
-import { captionWithHowTo } from '../how-to.js';
+import { HEAD_COLOURS } from '../draw/colormap.js';
+import { layerHeadPickers } from '../draw/pickers.js';
+import { isCausal } from '../model/causal-mask.js';
+import { captionWithHowTo } from '../draw/how-to.js';
 
 const LABEL_W = 92, MIN_ROW_FOR_LABELS = 10;
 // Long inputs, nothing focused: each query's strongest links only (a 512-token layer would be

@@ -2,8 +2,8 @@
 // token after it — what it expected at that point of the text — and the rank of the token that
 // actually follows. Reads result.nextByPosition (a run with nextAll), or, while a generation is
 // streaming, the entries built from each step's candidates. Hidden for encoders.
-import { isDecoderOnly } from '../causal-mask.js';
-import { tokenName } from '../pickers.js';
+import { isDecoderOnly } from '../model/causal-mask.js';
+import { tokenName } from '../draw/pickers.js';
 import { createSamplingPreview } from './sampling-preview.js';
 import { candidateItem } from './text-nodes.js';
 

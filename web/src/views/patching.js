@@ -6,18 +6,18 @@
 // or heads; a head cell opens that head. Any input changing cancels the job under way. On an
 // encoder–decoder the prompts are sources, the decoder has written the same target so far after
 // both, and a switch picks whose sites the grid patches (patch-seq2seq.js).
-import { hasHead, isCausal } from '../causal-mask.js';
-import { diverging } from '../colormap.js';
-import { errorReason, errorDetail } from '../error-text.js';
-import { Heatmap } from '../heatmap.js';
-import { fmt, renderLegend } from '../legend.js';
-import { makeSelect } from '../pickers.js';
-import { addStrings } from '../i18n.js';
-import { PATCHING_STRINGS } from '../i18n-patching.js';
-import { corruptionCandidates, defaultAnswers, namesToken, topPredictions } from '../patch-suggest.js';
+import { hasHead, isCausal } from '../model/causal-mask.js';
+import { diverging } from '../draw/colormap.js';
+import { errorReason, errorDetail } from '../i18n/error-text.js';
+import { Heatmap } from '../draw/heatmap.js';
+import { fmt, renderLegend } from '../draw/legend.js';
+import { makeSelect } from '../draw/pickers.js';
+import { addStrings } from '../i18n/i18n.js';
+import { PATCHING_STRINGS } from '../i18n/i18n-patching.js';
+import { corruptionCandidates, defaultAnswers, namesToken, topPredictions } from '../model/patch-suggest.js';
 import { HEAD_PATCH_SITES, PATCH_SITES, PATCH_STACKS } from '../../../js/patching.js';
-import { isSeq2Seq } from '../seq2seq-run.js';
-import { prefixText, prepareSeq2Seq, seq2seqGrid, sourceRow } from '../patch-seq2seq.js';
+import { isSeq2Seq } from '../model/seq2seq-run.js';
+import { prefixText, prepareSeq2Seq, seq2seqGrid, sourceRow } from '../model/patch-seq2seq.js';
 import { VIEW } from './registry.js';
 import { explainedLayout, heading, para } from './text-nodes.js';
 

@@ -4,17 +4,17 @@
 // pairs matched by word, not position); the learned position embeddings' cosine similarities; and, per token, how large
 // the word and the position parts of its input are. All numbers come from extra traced runs of the
 // model on screen (app.jobs.run: the same worker as the host's own runs).
-import { isRotary } from '../model-family.js';
+import { isRotary } from '../model/model-family.js';
 import { familySwitch } from './family-switch.js';
 import { createRotary } from './rotary.js';
-import { Heatmap } from '../heatmap.js';
-import { renderLegend } from '../legend.js';
-import { diverging, sequential } from '../colormap.js';
-import { maxAbsOf, maxOf } from '../attention-math.js';
-import { layerHeadPickers, tokenName } from '../pickers.js';
-import { l2 } from '../vector-strip.js';
-import { MAX_POSITION_CHARS } from '../state.js';
-import { tokenComparisonText } from '../token-compare.js';
+import { Heatmap } from '../draw/heatmap.js';
+import { renderLegend } from '../draw/legend.js';
+import { diverging, sequential } from '../draw/colormap.js';
+import { maxAbsOf, maxOf } from '../math/attention-math.js';
+import { layerHeadPickers, tokenName } from '../draw/pickers.js';
+import { l2 } from '../draw/vector-strip.js';
+import { MAX_POSITION_CHARS } from '../state/state.js';
+import { tokenComparisonText } from '../math/token-compare.js';
 
 const POSITION_ROWS = 64;   // rows of the position table compared (fewer if the model reads fewer)
 

@@ -5,15 +5,15 @@
 // run's q and k) placed at growing distances, checked against the engine's score at the pair's
 // actual distance; (2) the angle each frequency pair has turned at that distance; (3) the two
 // sentences in two orders: their tokens compared, and the head's attention in each.
-import { Heatmap } from '../heatmap.js';
-import { renderLegend } from '../legend.js';
-import { sequential } from '../colormap.js';
-import { maxOf } from '../attention-math.js';
-import { layerHeadPickers, makeSelect, queryPicker, tokenName } from '../pickers.js';
-import { MAX_POSITION_CHARS } from '../state.js';
-import { anglesDegrees, dot, rotate, scoresByDistance, wavelengths } from '../rotary-math.js';
-import { tokenComparisonText } from '../token-compare.js';
-import { kvGroupOf } from '../model-family.js';
+import { Heatmap } from '../draw/heatmap.js';
+import { renderLegend } from '../draw/legend.js';
+import { sequential } from '../draw/colormap.js';
+import { maxOf } from '../math/attention-math.js';
+import { layerHeadPickers, makeSelect, queryPicker, tokenName } from '../draw/pickers.js';
+import { MAX_POSITION_CHARS } from '../state/state.js';
+import { anglesDegrees, dot, rotate, scoresByDistance, wavelengths } from '../math/rotary-math.js';
+import { tokenComparisonText } from '../math/token-compare.js';
+import { kvGroupOf } from '../model/model-family.js';
 
 const MAX_DISTANCE = 256;   // the curve's width in tokens (fewer if the model reads fewer)
 const SVG = 'http://www.w3.org/2000/svg';

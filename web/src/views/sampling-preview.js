@@ -4,8 +4,8 @@
 // the k best kept (0: no limit), then the smallest prefix of them whose weight reaches top-p of
 // theirs, renormalised. Shows the top tokens with what each would get, greying what is cut off.
 // The settings are the Generate panel's (genTemperature, genTopK, genTopP: in the permalink).
-import { isDecoderOnly } from '../causal-mask.js';
-import { refusalText, settingInput } from '../setting-check.js';
+import { isDecoderOnly } from '../model/causal-mask.js';
+import { refusalText, settingInput } from '../state/setting-check.js';
 
 const SHOWN = 10;
 const DELAY_MS = 200;
