@@ -45,7 +45,7 @@ describe('npm package', () => {
       'model-seq2seq/config.json', 'model-seq2seq/model.safetensors', 'model-seq2seq/tokenizer.json', 'model-seq2seq/heldout.jsonl']) {
       assert.ok(files.includes(needed), `${needed} missing from the tarball`);
     }
-    const allowed = /^(package\.json|README\.md|LICENSE|dist\/attnscope(-mt|-core)?(\.mjs|\.wasm|-relaxed\.wasm|\.worker\.js)|js\/[\w-]+\.(js|d\.ts)|model(-causal|-seq2seq)?\/[\w.-]+)$/;
+    const allowed = /^(package\.json|README\.md|LICENSE|dist\/attnscope(-mt|-core|-encoder)?(\.mjs|\.wasm|-relaxed\.wasm|\.worker\.js)|js\/[\w-]+\.(js|d\.ts)|model(-causal|-seq2seq)?\/[\w.-]+)$/;
     const unexpected = files.filter((f) => !allowed.test(f));
     assert.deepEqual(unexpected, [], 'files users do not need');
     assert.ok(!files.some((f) => /(^|\/)(tests?|fixtures|engine|bindings|scripts|tools|web|docs|build)\//.test(f)));
