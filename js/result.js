@@ -7,9 +7,10 @@
 // heads, and attention(layer, head) then reads the few fetched last.
 import { AttnScopeError } from './errors.js';
 
-// Maps on demand kept computed, most recent last: a view drawing one head, or a few, repeatedly
-// pays for each map once; a grid of every head holds at most this many at a time.
-const CACHED_MAPS = 4;
+// Maps on demand kept computed (or fetched from the worker), most recent last: a view drawing one
+// head, or a few, repeatedly pays for each map once; a grid of every head holds at most this many
+// at a time, so it fetches this many at once.
+export const CACHED_MAPS = 4;
 
 const mapsFinalizer = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((free) => { try { free(); } catch { /* the engine is gone */ } })
