@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seededRandom } from '../../../js/sampling.js';
 import { safetensorsHeader } from '../../js/helpers/safetensors.js';
+import { f16Bits } from './bert-large-folder.js';
 
 const TOKENIZER_DIR = fileURLToPath(new URL('../../fixtures/llama_page/', import.meta.url));
 const VOCAB = 316;
@@ -17,17 +18,18 @@ const POOL = 1 << 20;
 /** TinyLlama-1.1B's shape. */
 export const TINYLLAMA = Object.freeze({ layers: 22, heads: 32, kvHeads: 4, headDim: 64, ffn: 5632 });
 
-/** Writes the folder; returns {dir, config, parameters, bytes}. */
+/** Writes the folder (dtype 'F32' or 'F16': TinyLlama's own size is 4.4 GB in f32, 2.2 GB in f16);
+ *  returns {dir, config, parameters, bytes}. */
 export function writeTinyLlamaFolder(dir, { layers = 4, heads = 32, kvHeads = 4, headDim = 8,
-  ffn = Math.round(2.75 * heads * headDim), positions = 2048, seed = 52 } = {}) {
+  ffn = Math.round(2.75 * heads * headDim), positions = 2048, seed = 52, dtype = 'F32' } = {}) {
   mkdirSync(dir, { recursive: true });
   const C = heads * headDim;
   const config = {
     model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_size: C, intermediate_size: ffn,
     num_hidden_layers: layers, num_attention_heads: heads, num_key_value_heads: kvHeads,
     max_position_embeddings: positions, rms_norm_eps: 1e-5, rope_theta: 10000, rope_scaling: null,
-    tie_word_embeddings: false, bos_token_id: 1, eos_token_id: 2, hidden_act: 'silu', torch_dtype: 'float32',
-    vocab_size: VOCAB,
+    tie_word_embeddings: false, bos_token_id: 1, eos_token_id: 2, hidden_act: 'silu',
+    torch_dtype: dtype === 'F16' ? 'float16' : 'float32', vocab_size: VOCAB,
   };
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2));
   for (const name of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(TOKENIZER_DIR, name), join(dir, name));
@@ -51,22 +53,24 @@ export function writeTinyLlamaFolder(dir, { layers = 4, heads = 32, kvHeads = 4,
   const random = seededRandom(seed);
   // Uniform(−√3, √3): unit standard deviation, scaled per tensor.
   const pool = Float32Array.from({ length: POOL }, () => (random() * 2 - 1) * Math.sqrt(3));
+  const width = dtype === 'F16' ? 2 : 4;
   const file = join(dir, 'model.safetensors');
   const fd = openSync(file, 'w');
   let bytes = 0, parameters = 0;
   try {
-    const header = safetensorsHeader(tensors.map(([name, shape]) => [name, 'F32', shape]), { format: 'pt' });
+    const header = safetensorsHeader(tensors.map(([name, shape]) => [name, dtype, shape]), { format: 'pt' });
     writeSync(fd, header);
     bytes += header.length;
     for (const [, shape, std, mean] of tensors) {
       const n = shape.reduce((a, b) => a * b, 1);
-      const chunk = new Float32Array(Math.min(n, POOL));
+      const chunk = dtype === 'F16' ? new Uint16Array(Math.min(n, POOL)) : new Float32Array(Math.min(n, POOL));
+      const value = dtype === 'F16' ? (v) => f16Bits(v) : (v) => v;
       for (let done = 0; done < n; done += chunk.length) {
         const m = Math.min(chunk.length, n - done), from = Math.floor(random() * (POOL - m));
-        for (let i = 0; i < m; i++) chunk[i] = mean + std * pool[from + i];
-        writeSync(fd, new Uint8Array(chunk.buffer, 0, m * 4));
+        for (let i = 0; i < m; i++) chunk[i] = value(mean + std * pool[from + i]);
+        writeSync(fd, new Uint8Array(chunk.buffer, 0, m * width));
       }
-      bytes += n * 4;
+      bytes += n * width;
       parameters += n;
     }
   } finally {
