@@ -54,6 +54,14 @@ export function writeTinyLlamaFolder(dir, { layers = 4, heads = 32, kvHeads = 4,
   // Uniform(−√3, √3): unit standard deviation, scaled per tensor.
   const pool = Float32Array.from({ length: POOL }, () => (random() * 2 - 1) * Math.sqrt(3));
   const width = dtype === 'F16' ? 2 : 4;
+  // f16: each (std, mean) a tensor uses gets its pool converted once (a conversion per value would
+  // take minutes at TinyLlama's size).
+  const f16Pools = new Map();
+  const f16Pool = (std, mean) => {
+    const key = `${std}/${mean}`;
+    if (!f16Pools.has(key)) f16Pools.set(key, Uint16Array.from(pool, (v) => f16Bits(mean + std * v)));
+    return f16Pools.get(key);
+  };
   const file = join(dir, 'model.safetensors');
   const fd = openSync(file, 'w');
   let bytes = 0, parameters = 0;
@@ -63,12 +71,15 @@ export function writeTinyLlamaFolder(dir, { layers = 4, heads = 32, kvHeads = 4,
     bytes += header.length;
     for (const [, shape, std, mean] of tensors) {
       const n = shape.reduce((a, b) => a * b, 1);
-      const chunk = dtype === 'F16' ? new Uint16Array(Math.min(n, POOL)) : new Float32Array(Math.min(n, POOL));
-      const value = dtype === 'F16' ? (v) => f16Bits(v) : (v) => v;
-      for (let done = 0; done < n; done += chunk.length) {
-        const m = Math.min(chunk.length, n - done), from = Math.floor(random() * (POOL - m));
-        for (let i = 0; i < m; i++) chunk[i] = value(mean + std * pool[from + i]);
-        writeSync(fd, new Uint8Array(chunk.buffer, 0, m * width));
+      const chunk = dtype === 'F16' ? null : new Float32Array(Math.min(n, POOL));
+      for (let done = 0; done < n; done += POOL) {
+        const m = Math.min(POOL, n - done), from = Math.floor(random() * (POOL - m));
+        if (dtype === 'F16') {
+          writeSync(fd, new Uint8Array(f16Pool(std, mean).buffer, from * 2, m * 2));
+          continue;
+        }
+        for (let i = 0; i < m; i++) chunk[i] = mean + std * pool[from + i];
+        writeSync(fd, new Uint8Array(chunk.buffer, 0, m * 4));
       }
       bytes += n * width;
       parameters += n;
