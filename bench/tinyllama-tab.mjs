@@ -15,8 +15,8 @@ import { guardedPage, launchBrowser, startServer, waitForRuns } from '../tests/e
 
 const { values } = parseArgs({ options: { keep: { type: 'string' } } });
 const TOKENS = 1024;
-// The fixture tokenizer reads this sentence as 14 tokens, plus <s> and the last space's.
-const text = 'The cat sat on the mat because it was tired. '.repeat((TOKENS - 2) / 14 + 1).slice(0, -1);
+// The fixture tokenizer reads this sentence as 14 tokens, plus <s> and the last space's: 73 → 1,024.
+const text = 'The cat sat on the mat because it was tired. '.repeat((TOKENS - 2) / 14);
 const MB = (bytes) => (bytes / 1048576).toFixed(0);
 
 const dir = values.keep ?? join(mkdtempSync(join(tmpdir(), 'attnscope-tinyllama-')), 'tinyllama');
