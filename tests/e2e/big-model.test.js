@@ -176,6 +176,10 @@ test('a TinyLlama-shaped run whose maps stay in the worker: grid, head view and 
     assert.match(await page.locator('.view-aggregates .maps-note').textContent(), /not offered at this size/);
     await page.locator('[data-lang="ko"]').click();
     assert.match(await page.locator('.view-aggregates .maps-note').textContent(), /이 크기에서는 제공하지 않습니다/);
+    // So does a frozen figure, which holds every map.
+    await page.locator('[role=tab][data-view="grid"]').click();
+    await page.locator('#save-figure').click();
+    assert.match(await page.locator('#run-status').textContent(), /그림 데이터에는 모든 어텐션 맵이 들어가는데.*제공하지 않습니다/);
     assert.deepEqual(problems, []);
     console.log(`# TinyLlama-shaped (${L} × ${H} heads, T ${T}): maps in the worker ${(maps.memoryBytes / 1048576).toFixed(1)} MB ` +
       `(eager ${(L * H * T * T * 4 / 1048576).toFixed(0)} MB); case ${Date.now() - started} ms`);
