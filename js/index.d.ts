@@ -585,6 +585,14 @@ export class RunResult implements RunResultData {
   readonly memoryBytes: number;
   /** Whether attention(l, h) computes maps when asked (reading `attentions` computes them all). */
   readonly mapsOnDemand: boolean;
+  /** Through the worker client, maps on demand stay in the worker: attention(l, h) then reads only
+   *  the last few heads fetched by attentionAsync / attentionsOf (else E_INPUT), and `attentions`
+   *  throws E_TOO_LARGE. memoryBytes is then what the run holds in the worker's wasm memory. */
+  readonly mapsInWorker: boolean;
+  /** One head's map, fetched from the worker first when it is there. */
+  attentionAsync(layer: number, head: number): Promise<Float32Array>;
+  /** Several heads' maps ([layer, head] pairs), from the worker in one job. */
+  attentionsOf(heads: Array<[number, number]>): Promise<Float32Array[]>;
   /** Run with words: true: the words and their attentions (L·H·W·W). */
   words?: Word[];
   wordAttentions?: Float32Array;

@@ -145,7 +145,17 @@ export function createWorkerClient() {
     if (options?.reuse !== undefined) return Promise.reject(reuseError());
     return enqueue(type, { ...payload, options: omit(options, JOB_OPTIONS) }, options ?? {}, wrap);
   }
-  const runResult = (v) => new RunResult(v);
+  // A run whose maps stayed in the worker (js/worker.js) fetches heads with 'maps' jobs, queued
+  // like any other; letting go of it (release(), or the result collected) frees them there.
+  const runResult = ({ workerMaps, ...fields }) => {
+    if (!workerMaps) return new RunResult(fields);
+    const { run, bytes } = workerMaps;
+    return new RunResult(fields, {
+      fetch: (heads) => enqueue('maps', { run, heads }),
+      bytes: () => bytes,
+      free: () => { if (!failure) worker.postMessage({ type: 'releaseMaps', target: run }); },
+    });
+  };
 
   // A corpus job (js/corpus-job.js) in time slices: each slice is an ordinary queued job, so a
   // run queued meanwhile (a typed character's) goes between two slices; progress after each.

@@ -1,10 +1,13 @@
 // The module worker behind 'attnscope/worker': holds one Model and answers the client's
-// messages (load, run, runIds, tokenize, tokenizeTarget, generate, patch, dispose, abort). Runs in a browser Worker and
+// messages (load, run, runIds, maps, tokenize, tokenizeTarget, generate, patch, dispose, abort,
+// releaseMaps). Runs in a browser Worker and
 // in a Node worker_thread. Result arrays are transferred, not copied. The client
 // (worker-client.js) sends one job at a time, so a cancelled job never reaches this side; only
 // 'abort' interrupts a load, a patching grid (between two rows) or a generation of any kind
 // (between two of its steps: the loop yields to this event loop after each). Corpus jobs (corpus-job.js)
 // arrive as 'task' slices, each an ordinary job, so other jobs run between two slices.
+// A run whose maps are on demand (js/result.js) stays here: its message carries every array but
+// the maps, and the page asks for heads ('maps' jobs) as it draws them.
 import { loadModel } from './load.js';
 import { createCorpusJobs } from './corpus-job.js';
 import { toAttnScopeError } from './errors.js';
@@ -15,6 +18,12 @@ const port = workerPort();
 let model = null;
 const controllers = new Map(); // job id → AbortController of a load or generation in progress
 const corpusJobs = createCorpusJobs(requireModel);
+// Runs whose maps stay here, by id, oldest first. Two: the typed text's run and an edited run of it
+// (heads switched off, a token masked) are on screen together; a third releases the oldest, so
+// memory stays bounded however many runs the page makes.
+const KEPT_RUNS = 2;
+const keptRuns = new Map();
+let nextKeptRun = 1;
 
 port.onMessage(async (message) => {
   const { id, type } = message;
@@ -24,6 +33,10 @@ port.onMessage(async (message) => {
   }
   if (type === 'taskEnd') {
     corpusJobs.end(message.target);
+    return;
+  }
+  if (type === 'releaseMaps') {  // the page let go of a run whose maps stayed here
+    releaseKept(message.target, 'the page released it');
     return;
   }
   try {
@@ -46,6 +59,7 @@ async function handle(id, type, message) {
           signal: controller.signal,
           onProgress: (progress) => port.postMessage({ id, type: 'progress', progress }),
         });
+        releaseEveryKept('another model was loaded');
         model?.dispose();
         model = loaded;
         corpusJobs.clear();
@@ -109,7 +123,10 @@ async function handle(id, type, message) {
     }
     case 'task':   // one time slice of a corpus job
       return corpusJobs.step(message);
+    case 'maps':  // heads of a kept run: [[layer, head], …] → one T×T map each, transferred
+      return headMaps(message.run, message.heads);
     case 'dispose':
+      releaseEveryKept('the model was disposed');
       model?.dispose();
       model = null;
       corpusJobs.clear();
@@ -126,7 +143,39 @@ function requireModel() {
 
 function resultMessage(result) {
   // Encoder–decoder results (js/seq2seq.js) are plain objects, copied rather than transferred.
-  return [{ ...result }, typeof result.transferables === 'function' ? result.transferables() : []];
+  if (!result.mapsOnDemand) return [{ ...result }, typeof result.transferables === 'function' ? result.transferables() : []];
+  // Maps on demand stay here: every field but `attentions` (reading it would compute them all).
+  const run = nextKeptRun++;
+  keptRuns.set(run, result);
+  for (const old of keptRuns.keys()) {
+    if (keptRuns.size <= KEPT_RUNS) break;
+    releaseKept(old, 'a newer run replaced it');
+  }
+  const fields = Object.fromEntries(Object.keys(result).filter((name) => name !== 'attentions').map((name) => [name, result[name]]));
+  return [{ ...fields, workerMaps: { run, bytes: result.memoryBytes } }, result.transferables()];
+}
+
+function headMaps(run, heads) {
+  const result = keptRuns.get(run);
+  if (!result) {
+    throw toAttnScopeError({ code: 'E_DISPOSED', message: `the maps of run ${run} were released (a newer run, model or dispose); run the text again` });
+  }
+  if (!Array.isArray(heads)) throw toAttnScopeError({ code: 'E_INPUT', message: 'maps: heads must be an array of [layer, head]' });
+  // A copy each: attention() keeps a few computed maps of its own, which a transfer would detach.
+  const maps = heads.map((pair) => {
+    const [layer, head] = Array.isArray(pair) ? pair : [];
+    return result.attention(layer, head).slice();
+  });
+  return [maps, maps.map((m) => m.buffer)];
+}
+
+function releaseKept(run, reason) {
+  keptRuns.get(run)?.release(reason);
+  keptRuns.delete(run);
+}
+
+function releaseEveryKept(reason) {
+  for (const run of [...keptRuns.keys()]) releaseKept(run, reason);
 }
 
 // URL objects cannot be posted; the client sends them as {$url} and sources.js reads that form.

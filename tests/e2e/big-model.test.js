@@ -5,6 +5,10 @@
 // in-thread API's on the same folder. The precision choice reloads the model and lives in the
 // permalink (wp=). A folder whose config.json declares a model too big for wasm32 is refused
 // with E_TOO_LARGE without model.safetensors being read, and the model in use stays.
+// A TinyLlama-shaped folder (32 heads over 4 key/value heads, narrow) run on a text long enough
+// that its maps are kept on demand stays in the worker: the page holds no map whole, and the
+// grid, the head view and the formula draw the heads fetched one job at a time, equal to an eager
+// run's maps of the same model; views needing every map at once say they are not offered.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +18,7 @@ import { loadModel } from '../../js/index.js';
 import { AUTO_F16_ABOVE_BYTES, estimateMemory } from '../../js/memory-estimate.js';
 import { guardedPage, launchBrowser, startServer, waitForRuns, writeBertFixture } from './helpers.js';
 import { BERT_LARGE, writeBertLargeFolder } from './helpers/bert-large-folder.js';
+import { writeTinyLlamaFolder } from './helpers/tinyllama-folder.js';
 
 const SENTENCE = 'the cat sat on the mat.';
 let server, browser, tmp, large;
@@ -102,6 +107,84 @@ test('a bert-large-shaped folder loads at f16 (auto), runs, draws 24 × 16 heads
     }
     assert.deepEqual(problems, []);
   } finally {
+    await context.close();
+  }
+});
+
+test('a TinyLlama-shaped run whose maps stay in the worker: grid, head view and formula equal an eager run', async () => {
+  const started = Date.now();
+  const tiny = writeTinyLlamaFolder(join(tmp, 'tinyllama-shaped'), { layers: 8 });
+  // 533 tokens: 8 · 32 · 533² floats (277 MB) are more than the engine keeps eagerly ('auto').
+  const text = 'The cat sat on the mat because it was tired. '.repeat(38);
+  const { page, context, problems } = await guardedPage(browser, server.origin);
+  const model = await loadModel(tiny.dir);
+  try {
+    const eager = await model.run(text, { maps: 'eager' });
+    const [L, H, T] = eager.shape;
+    assert.equal(eager.mapsOnDemand, false);
+    await page.goto(`${server.origin}/?view=grid&text=${encodeURIComponent(text)}`);
+    await waitForRuns(page, 1);
+    await loadFolder(page, tiny.dir);
+    assert.deepEqual(await page.evaluate(() => window.__attnscope.shape), [L, H, T, T]);
+    // The page holds no map whole: the run's maps (their sources, a tenth of the maps) are in the worker.
+    const maps = await page.evaluate(() => window.__attnscope.maps);
+    assert.equal(maps.inWorker, true);
+    assert.ok(maps.memoryBytes > 0 && maps.memoryBytes < 0.25 * L * H * T * T * 4, `${maps.memoryBytes}`);
+    const worst = (a, b) => a.reduce((w, v, i) => Math.max(w, Math.abs(v - b[i])), 0);
+    const lastRow = (l, h) => eager.attention(l, h).subarray((T - 1) * T, T * T);
+
+    // The grid: every head drawn, each from the map the engine computes eagerly.
+    await page.waitForFunction(() => {
+      const c = document.querySelector('canvas.model-grid');
+      return c && Number(c.dataset.rendered) === Number(c.dataset.layers) * Number(c.dataset.heads);
+    }, null, { timeout: 60000 });
+    const rows = await page.evaluate(() => window.__attnscope.gridLastRows());
+    assert.equal(rows.length, L * H);
+    for (let k = 0; k < L * H; k++) {
+      const l = Math.floor(k / H), h = k % H;
+      assert.ok(worst(rows[k], lastRow(l, h)) <= 1e-6, `grid, layer ${l} head ${h}: ${worst(rows[k], lastRow(l, h))}`);
+    }
+
+    // The head view opens from the grid (a click on the last layer's head 30) with that head's whole matrix.
+    const [l, h] = [L - 1, H - 2];
+    await page.locator('canvas.model-grid').evaluate((c, [l, h]) => {
+      const H = Number(c.dataset.heads), L = Number(c.dataset.layers), w = c.clientWidth;
+      const s = (w - 26) / H - 6, top = c.clientHeight - L * (s + 6);
+      const r = c.getBoundingClientRect();
+      c.dispatchEvent(new MouseEvent('click', { bubbles: true, clientX: r.left + 26 + h * (s + 6) + s / 2,
+        clientY: r.top + top + l * (s + 6) + s / 2 }));
+    }, [l, h]);
+    await page.waitForFunction(([l, h]) => {
+      const s = window.__attnscope.state;
+      return s.view === 'head' && s.layer === l && s.head === h && document.querySelector('.view-head canvas');
+    }, [l, h], { timeout: 30000 });
+    const shown = await page.evaluate(([l, h]) => window.__attnscope.shown(l, h), [l, h]);
+    assert.ok(worst(shown, eager.attention(l, h)) <= 1e-6, `head view: ${worst(shown, eager.attention(l, h))}`);
+
+    // The formula: the query's row as the engine gave it, and the formula's own softmax of q·k.
+    await page.locator('[role=tab][data-view="formula"]').click();
+    await page.waitForFunction(([l, h]) => window.__attnscope.formula?.layer === l && window.__attnscope.formula?.head === h, [l, h],
+      { timeout: 30000 });
+    const f = await page.evaluate(() => window.__attnscope.formula);
+    const row = eager.attention(l, h).subarray(f.query * T, (f.query + 1) * T);
+    assert.ok(worst(f.engineRow, row) <= 1e-6, `formula row: ${worst(f.engineRow, row)}`);
+    assert.ok(f.maxError <= 1e-4, `formula vs engine: ${f.maxError}`);
+
+    // A view needing every map at once says so, in English and Korean.
+    await page.locator('[role=tab][data-view="aggregates"]').click();
+    await page.waitForSelector('.view-aggregates .maps-note');
+    assert.match(await page.locator('.view-aggregates .maps-note').textContent(), /not offered at this size/);
+    await page.locator('[data-lang="ko"]').click();
+    assert.match(await page.locator('.view-aggregates .maps-note').textContent(), /이 크기에서는 제공하지 않습니다/);
+    // So does a frozen figure, which holds every map.
+    await page.locator('[role=tab][data-view="grid"]').click();
+    await page.locator('#save-figure').click();
+    assert.match(await page.locator('#run-status').textContent(), /그림 데이터에는 모든 어텐션 맵이 들어가는데.*제공하지 않습니다/);
+    assert.deepEqual(problems, []);
+    console.log(`# TinyLlama-shaped (${L} × ${H} heads, T ${T}): maps in the worker ${(maps.memoryBytes / 1048576).toFixed(1)} MB ` +
+      `(eager ${(L * H * T * T * 4 / 1048576).toFixed(0)} MB); case ${Date.now() - started} ms`);
+  } finally {
+    model.dispose();
     await context.close();
   }
 });

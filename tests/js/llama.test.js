@@ -197,6 +197,27 @@ describe('Llama family through the worker client', () => {
       await client.terminate();
     }
   });
+
+  it('maps on demand stay in the worker; each head fetched equals PyTorch float64', async () => {
+    const f = fixture('llama3_gqa2_f32');
+    const client = createWorkerClient();
+    try {
+      await client.load({ config: f.config, weights: f.weights, vocab: f.vocab });
+      const testCase = f.inputs.cases.find((c) => c.name === 't40_max_positions');
+      const expected = readSafetensors(join(f.dir, testCase.expected)).attentions.data;
+      const r = await client.runIds(testCase.ids, { maps: 'on-demand' });
+      assert.equal(r.mapsInWorker, true);
+      const [L, H, T] = r.shape;
+      const heads = Array.from({ length: L * H }, (_, k) => [Math.floor(k / H), k % H]);
+      const maps = await r.attentionsOf(heads);
+      heads.forEach(([l, h], k) => {
+        const max = maxError(maps[k], expected.subarray(k * T * T, (k + 1) * T * T));
+        assert.ok(max <= TOLERANCE.attentions, `layer ${l} head ${h}: max error ${max}`);
+      });
+    } finally {
+      await client.terminate();
+    }
+  });
 });
 
 describe('CLI on Llama-family folders', () => {

@@ -53,6 +53,42 @@ describe('worker client', () => {
     assert.deepEqual(encoding.tokens, ['[CLS]', 'the', 'river', '[SEP]', 'bank', '[SEP]']);
   });
 
+  it('a run whose maps are on demand keeps them in the worker: heads fetched as asked, the oldest runs released', async () => {
+    const own = createWorkerClient();
+    const local = await loadModel(tiny);
+    try {
+      await own.load(tiny);
+      const text = 'The bank of the river.';
+      const expected = await local.run(text, { maps: 'eager' });
+      const r = await own.run(text, { maps: 'on-demand', valueNorms: true });
+      assert.equal(r.mapsInWorker, true);
+      assert.ok(r.memoryBytes > 0);
+      assert.ok(!Object.keys(r).includes('attentions'), 'the maps were posted');
+      assert.throws(() => r.attentions, { code: 'E_TOO_LARGE' });
+      assert.throws(() => r.attention(1, 0), { code: 'E_INPUT', message: /attentionAsync/ });
+      assert.deepEqual(r.valueNorms, (await local.run(text, { valueNorms: true })).valueNorms);
+      const heads = [[0, 0], [2, 1], [1, 0]];
+      const maps = await r.attentionsOf(heads);
+      heads.forEach(([l, h], i) => assert.deepEqual(maps[i], expected.attention(l, h), `layer ${l} head ${h}`));
+      assert.deepEqual(r.attention(2, 1), expected.attention(2, 1));   // fetched: at hand
+      await assert.rejects(r.attentionAsync(3, 0), { code: 'E_INPUT' });
+      // An eager run is posted whole, as before.
+      assert.equal((await own.run(text)).mapsInWorker, false);
+      // The worker keeps two such runs: a third releases the oldest, so memory stays bounded.
+      const later = [await own.run(text, { maps: 'on-demand' }), await own.run(text, { maps: 'on-demand' })];
+      await assert.rejects(r.attentionAsync(0, 1), { code: 'E_DISPOSED' });
+      for (const k of later) assert.deepEqual(await k.attentionAsync(0, 1), expected.attention(0, 1));
+      // A release frees it in the worker at once: the next run then keeps the older one.
+      later[1].release('done');
+      const again = await own.run(text, { maps: 'on-demand' });
+      assert.deepEqual(await later[0].attentionAsync(1, 1), expected.attention(1, 1));
+      assert.deepEqual(await again.attentionAsync(1, 1), expected.attention(1, 1));
+    } finally {
+      local.dispose();
+      await own.terminate();
+    }
+  });
+
   it('reports progress and errors with their codes', async () => {
     const events = [];
     await client.load('org/tiny', { hubUrl: hub.url, onProgress: (p) => events.push(p) });

@@ -402,6 +402,11 @@ function wire() {
       $('run-status').textContent = app.t('saveFigureView');
       return;
     }
+    if (app.original.mapsInWorker) {   // too large to hold whole in the page (js/result.js)
+      const [L, H, T, K] = app.original.shape;
+      $('run-status').textContent = app.t('mapsInWorkerFigure', { maps: Math.round((L * H * T * K * 4) / 1024 ** 2).toLocaleString('en') });
+      return;
+    }
     let figure;
     try {   // a patching grid not finished yet, or the layers view's lens a run too long for it has not
       figure = figureData(app.original, { model: state.model, info: app.info, text: state.text,

@@ -15,7 +15,7 @@ export const BERT_LARGE = Object.freeze({ layers: 24, hidden: 1024, heads: 16, i
 const POOL = 1 << 20;
 
 /** f16 bits of a float (round to nearest even; the values here are small and finite). */
-function f16Bits(value) {
+export function f16Bits(value) {
   const f32 = new Float32Array([value]);
   const x = new Uint32Array(f32.buffer)[0];
   const sign = (x >>> 16) & 0x8000;

@@ -165,7 +165,10 @@ export function createRunController(app, { views, predictions = true, on = {} })
         : await model.client.run(text, { textPair: pair, signal, ...opts });
       if (opts.topK > 0) predicted.add(r);
       lastRunMs = performance.now() - started;
-      if (seq !== runSeq || app.streaming) return;
+      if (seq !== runSeq || app.streaming) {
+        r.release?.('a newer run superseded it');   // maps kept in the worker are freed now, not when collected
+        return;
+      }
       // The text this run is of (word-level views read its offsets against it); none with a pair,
       // whose second segment's offsets index the pair (a seq2seq result says for itself).
       if (!pair && !isSeq2Seq(app.info)) r.text = text;

@@ -26,6 +26,13 @@ export function installTestHook(app, { viewJobs, steering = () => null }) {
     shown(layer, head) { return copy(app.displayMatrix(layer, head)); },
     shownPositions() { return [...app.display().positions]; },
     shownLabels() { return [...app.display().labels]; },
+    /** Whether the run on screen keeps its maps in the worker (js/result.js), and its bytes there. */
+    get maps() {
+      const r = app.result;
+      return r ? { inWorker: Boolean(r.mapsInWorker), memoryBytes: r.memoryBytes ?? 0 } : null;
+    },
+    /** The grid's thumbnails: each head's last row as drawn (layer-major). */
+    gridLastRows() { return (app.views.grid?.view.exposed?.lastRows ?? []).map(copy); },
     /** The engine's raw matrix of the run on screen (edited when an edit is active). */
     raw(layer, head, which = 'result') { return copy(app[which].attention(layer, head)); },
     vector(which, layer, head, token) {

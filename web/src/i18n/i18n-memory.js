@@ -1,5 +1,5 @@
-// UI text for big models: the weight precision choice beside the model picker and
-// the memory the loaded model uses, English and Korean, merged into i18n.js's tables.
+// UI text for big models: the weight precision choice beside the model picker,
+// the memory the loaded model uses and what a run whose maps stay in the worker offers, English and Korean, merged into i18n.js's tables.
 import { AUTO_F16_ABOVE_BYTES } from '../../../js/memory-estimate.js';
 
 // The 'auto' threshold in the words is js/memory-estimate.js's constant, not a copy of it.
@@ -16,6 +16,8 @@ export const MEMORY_STRINGS = {
     memoryInfo: '{precision} weights, {mb} MB',
     memoryTitle: 'The model holds {model} MB of WebAssembly memory ({precision} weights); its worker’s memory is {wasm} MB after loading, and a run adds its attention maps.',
     tooLargeHint: 'Choose f16 weights (beside the model list) to halve the memory it needs.',
+    mapsInWorkerView: 'This view needs every head’s attention map at once, and this run’s {maps} MB of maps are too large to hold in the page: it is not offered at this size. The grid, the head view and the formula show the maps one head at a time.',
+    mapsInWorkerFigure: 'Figure data holds every attention map, and this run’s {maps} MB of maps are too large to hold in the page: it is not offered at this size.',
     threadsInfo: '{n} threads',
     threadsOne: '1 thread',
     threadsTitle: 'Threads the model runs on: the matrix products and the heads are shared out, with the same results as one thread. More than one needs a cross-origin isolated page (npm start serves one).',
@@ -30,6 +32,8 @@ export const MEMORY_STRINGS = {
     memoryInfo: '{precision} 가중치, {mb} MB',
     memoryTitle: '모델이 WebAssembly 메모리 {model} MB를 씁니다 ({precision} 가중치). 불러온 뒤 워커의 메모리는 {wasm} MB이고, 실행할 때마다 어텐션 맵만큼 더 씁니다.',
     tooLargeHint: '모델 목록 옆에서 f16 가중치를 고르면 필요한 메모리가 절반이 됩니다.',
+    mapsInWorkerView: '이 보기는 모든 헤드의 어텐션 맵이 한꺼번에 필요한데, 이번 실행의 맵 {maps} MB는 페이지에 담기에 너무 큽니다. 이 크기에서는 제공하지 않습니다. 그리드·헤드 보기·수식은 맵을 헤드 하나씩 보여 줍니다.',
+    mapsInWorkerFigure: '그림 데이터에는 모든 어텐션 맵이 들어가는데, 이번 실행의 맵 {maps} MB는 페이지에 담기에 너무 큽니다. 이 크기에서는 제공하지 않습니다.',
     threadsInfo: '스레드 {n}개',
     threadsOne: '스레드 1개',
     threadsTitle: '모델을 돌리는 스레드 수입니다. 행렬 곱과 헤드를 나눠 맡고, 결과는 스레드 하나일 때와 같습니다. 둘 이상은 교차 출처 격리된 페이지에서만 됩니다 (npm start가 그렇게 띄웁니다).',

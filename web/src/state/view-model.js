@@ -266,9 +266,51 @@ export function showView(host, app, id, build) {
   const waiting = waitsForFullRun(app.result, state);
   showStreamNote(panel, app, waiting);
   if (waiting) return;
+  if (!mapsShown(host, panel, app, id, build)) return;
   view.render();
   showWordsBadge(panel, app);
 }
+
+// A run whose maps stay in the worker (too large for the page: js/result.js mapsInWorker): a view
+// reading every head at once says it is not offered at this size; one drawing the selected head
+// draws once that head's map has come (then the last few fetched are at hand); the grid fetches
+// its own. Whether the view may draw now.
+function mapsShown(host, panel, app, id, build) {
+  const r = app.result;
+  const how = r?.mapsInWorker ? viewEntry(id)?.maps : null;
+  let note = panel.querySelector(':scope > .maps-note');
+  if (how !== 'every') {
+    note?.remove();
+    delete panel.dataset.mapsUnavailable;
+  }
+  if (how === 'every') {
+    if (!note) {
+      note = document.createElement('p');
+      note.className = 'maps-note';
+      panel.prepend(note);
+    }
+    panel.dataset.mapsUnavailable = '';
+    note.textContent = app.t('mapsInWorkerView', { maps: eagerMapsMB(r) });
+    return false;
+  }
+  if (how !== 'selected') return true;
+  const { layer, head } = app.state;
+  try {
+    r.attention(layer, head);
+    return true;
+  } catch {
+    // Not fetched yet: drawn when it comes, if the run, the head and the view are still these.
+    r.attentionAsync(layer, head).then(() => {
+      if (app.result === r && app.state.layer === layer && app.state.head === head && app.state.view === id) {
+        showView(host, app, id, build);
+      }
+    }, () => {});   // released meanwhile: a newer run is being shown
+    return false;
+  }
+}
+
+/** The megabytes a run's maps would take held whole (L·H·T·keys floats). */
+const eagerMapsMB = (r) => Math.round(r.shape.reduce((a, b) => a * b, 1) * 4 / 1024 ** 2).toLocaleString('en');
 
 function showStreamNote(panel, app, waiting) {
   let note = panel.querySelector(':scope > .stream-note');

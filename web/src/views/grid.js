@@ -12,6 +12,7 @@ import { kvGroupOf, kvGroups } from '../model/model-family.js';
 import { createAnnouncer } from '../draw/announcer.js';
 import { captionWithHowTo } from '../draw/how-to.js';
 import { VIEW } from './registry.js';
+import { CACHED_MAPS } from '../../../js/result.js';
 
 const GAP = 6, LABEL = 26;
 
@@ -34,6 +35,8 @@ export function createModelGrid(host, app) {
   ablate.element.dataset.noExport = '';       // a control, not part of an exported figure
   host.append(note, wrap, ablate.element, legend);   // the canvas stays first in the tab order
   let geo = null, generation = 0, focus = null, thumbs = null;
+  // For the test hook: each head's last row as drawn (a decoder's last query sees every key).
+  const exposed = { lastRows: [] };
 
   function render() {
     const { t, state, result } = app;
@@ -66,17 +69,32 @@ export function createModelGrid(host, app) {
     canvas.dataset.kvGroups = drawKvBands(ctx, app.info?.config, { x: (h) => LABEL + h * (s + GAP), s, y: 2,
       label: (g) => t('kvBand', { kv: g.kv }) }).length;
     thumbs = new Array(L * H);
+    exposed.lastRows = new Array(L * H);
     const mine = ++generation;
     const { positions } = app.display();
     canvas.dataset.causal = causal ? '1' : '';
-    // A few heads per macrotask (≈ 3·T² reads each), so a 512-token, 12×12 model never blocks.
-    const PER_TASK = positions.length > 256 ? 3 : positions.length > 64 ? 12 : L * H;
-    const drawFrom = (k0) => {
+    // A few heads per macrotask (≈ 3·T² reads each), so a 512-token, 12×12 model never blocks. A
+    // run whose maps stay in the worker: as many heads as the result keeps at hand, fetched in one
+    // job, each drawn and then let go (a 22 × 32 grid never holds its 704 maps).
+    const inWorker = result.mapsInWorker;
+    const PER_TASK = inWorker ? CACHED_MAPS : positions.length > 256 ? 3 : positions.length > 64 ? 12 : L * H;
+    const drawFrom = async (k0) => {
       if (mine !== generation) return;
       const k1 = Math.min(L * H, k0 + PER_TASK);
+      if (inWorker) {
+        const heads = Array.from({ length: k1 - k0 }, (_, i) => [Math.floor((k0 + i) / H), (k0 + i) % H]);
+        try {
+          await result.attentionsOf(heads);
+        } catch {
+          return;   // released: a newer run is on its way
+        }
+        if (mine !== generation) return;
+      }
       for (let k = k0; k < k1; k++) {
         const l = Math.floor(k / H), h = k % H;
-        const img = thumbnail(app.displayMatrix(l, h), positions.length, s, state.threshold, causal);
+        const m = app.displayMatrix(l, h), n = positions.length;
+        exposed.lastRows[k] = m.slice((n - 1) * n, n * n);
+        const img = thumbnail(m, n, s, state.threshold, causal);
         thumbs[k] = img;
         ctx.putImageData(img, (LABEL + h * (s + GAP)) * dpr, (top + l * (s + GAP)) * dpr);
       }
@@ -223,7 +241,7 @@ export function createModelGrid(host, app) {
     return app.t('layerHead', { layer: f.l, head: f.h }) + (g ? ' · ' + app.t('kvBand', { kv: g.kv }) : '');
   }
 
-  return { render, destroy() { generation++; } };
+  return { render, exposed, destroy() { generation++; } };
 }
 
 /** The All heads tab: an encoder–decoder's cross-attention in the cross grid. */

@@ -37,16 +37,20 @@ export const LAST_POSITION = 99999;
  *   scope       what one drawing covers, for an exported figure's title: 'model' (every layer
  *               and head), 'layer' or 'head' (default)
  *   params      URL parameters of its own (state.js parses them): name → state key
+ *   maps        how it reads attention maps when a run's stay in the worker (too large for the page:
+ *               RunResult.mapsInWorker): 'selected' (the selected head's, fetched before it draws),
+ *               'each' (every head, fetched and drawn a few at a time by the view itself) or
+ *               'every' (all at once: the view says it is not offered at that size; the default)
  *   load        its module, fetched on first use
  * `figure` (a frozen figure can draw it) is js/figure-views.js's FIGURE_VIEWS, the figure format's.
  */
 const ENTRIES = [
-  { id: 'grid', scope: 'model', words: true, kinds: true, element: true, load: () => import('./grid.js') },
-  { id: 'head', words: true, kinds: true, element: true, load: () => import('./head.js') },
+  { id: 'grid', scope: 'model', words: true, kinds: true, element: true, maps: 'each', load: () => import('./grid.js') },
+  { id: 'head', words: true, kinds: true, element: true, maps: 'selected', load: () => import('./head.js') },
   { id: 'lines', scope: 'layer', words: true, kinds: true, element: true, load: () => import('./lines.js') },
   { id: 'cross', families: ['encoder-decoder'], unavailable: 'crossNeedsSeq2Seq', opens: { kind: 'cross' },
     load: () => import('./cross.js') },
-  { id: 'formula', families: SINGLE_STACK, element: true, load: () => import('./formula.js') },
+  { id: 'formula', families: SINGLE_STACK, element: true, maps: 'selected', load: () => import('./formula.js') },
   { id: 'aggregates', scope: 'model', families: SINGLE_STACK, element: true, load: () => import('./aggregates.js') },
   { id: 'diff', families: SINGLE_STACK, load: () => import('./diff.js') },
   { id: 'compare', load: () => import('./compare.js') },
@@ -77,7 +81,7 @@ const ENTRIES = [
 /** What an entry that does not say otherwise has. */
 export const ENTRY_DEFAULTS = Object.freeze({
   needs: [], families: FAMILIES, unavailable: 'viewNotSeq2Seq', words: false, kinds: false, showsKind: null, opens: {},
-  streams: true, element: false, scope: 'head', params: {},
+  streams: true, element: false, scope: 'head', params: {}, maps: 'every',
 });
 const entry = (e) => Object.freeze({ ...ENTRY_DEFAULTS, label: `view_${e.id}`, ...e, figure: FIGURE_VIEWS.includes(e.id) });
 
