@@ -378,8 +378,9 @@ describe('single-file build', () => {
     // core wasm 310); 416 KB since generation's sampler and one-query attention are in the core
     // wasm (414 KB then, the wasm 317); 422 KB since attention maps can be kept on demand (420.7 KB
     // then); 359 KB since a BERT loads the encoder build (357.6 KB then, the wasm 260.4) — the
-    // 300 KB it should cost needs more (tests/e2e/embed-size.test.js measures each case).
-    assert.ok(sizes.elementGzip <= 359 * 1024, `a BERT grid's scripts + encoder wasm are ${sizes.elementGzip} bytes gzipped`);
+    // 300 KB it should cost needs more (tests/e2e/embed-size.test.js measures each case); 363 KB
+    // since a large run's maps stay in the worker (361.3 KB then).
+    assert.ok(sizes.elementGzip <= 363 * 1024, `a BERT grid's scripts + encoder wasm are ${sizes.elementGzip} bytes gzipped`);
     // Nothing that a CSP without 'unsafe-eval' would refuse (the served tests check it at run time).
     for (const file of ['dist/attnscope-element.js', 'dist/attnscope-embed.html']) {
       assert.doesNotMatch(readFileSync(join(ROOT, file), 'utf8'), /new Function\s*\(|[^.\w$]eval\s*\(/, file);

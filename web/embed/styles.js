@@ -35,6 +35,9 @@ const ELEMENT_CSS = `
 .status.error { color: var(--error); font-weight: 500; }
 .body { overflow: auto; min-height: 120px; }
 .view-host { min-height: 0; }
+/* A run whose maps stay in the worker (a large one): a view needing every head says so instead. */
+.maps-note { margin: 4px 0 8px; padding: 4px 8px; border-left: 3px solid var(--accent); font-size: 0.86rem; }
+.view[data-maps-unavailable] > :not(.maps-note) { display: none; }
 .save-png { display: none; }   /* the head view's own button; the toolbar's PNG covers it */
 .brand { font-size: 0.78rem; color: var(--muted); margin: 6px 0 0; }
 `;
