@@ -29,7 +29,7 @@ function near(statedBytes, actual, what) {
 
 test('README and the embed example quote the built sizes', () => {
   const sizes = measureSizes();
-  near(stated(README, /element \+ core wasm: ([\d.]+) KB gzip/, 'KB'), sizes.elementGzip, 'element + wasm gzip');
+  near(stated(README, /element \+ encoder wasm: ([\d.]+) KB gzip/, 'KB'), sizes.elementGzip, 'element + wasm gzip');
   near(stated(README, /\(([\d.]+) MB as `node scripts\/build-embed\.mjs` prints it/, 'MB'), sizes.singleFile, 'single file');
   near(stated(EXAMPLE, /attnscope-embed\.html<\/code> \(everything inlined, about ([\d.]+) MB/, 'MB'), sizes.singleFile,
     'single file (example)');
