@@ -44,7 +44,7 @@ const trees = [];
 for (const dir of [args.root, args['compare-root']].filter(Boolean)) {
   const root = resolve(dir);
   const { loadModel } = await import(pathToFileURL(join(root, 'js/index.js')));
-  const { getWasmModule } = await import(pathToFileURL(join(root, 'js/wasm.js')));
+  const { getWasmModule } = await import(pathToFileURL(join(root, 'js/api/wasm.js')));
   trees.push({ root, loadModel, getWasmModule });
 }
 

@@ -68,9 +68,9 @@ for (let i = 0; i < 3; i++) samplePeak();  // the first calls also tier up from 
 const { loadModel, heapStats } = await import(pathToFileURL(join(root, 'js/index.js')));
 const compareRoot = args['compare-root'] ? resolve(args['compare-root']) : null;
 const compareApi = compareRoot ? await import(pathToFileURL(join(compareRoot, 'js/index.js'))) : null;
-// Whether that tree's loadModel takes `threads` (js/options.js lists the names it accepts).
+// Whether that tree's loadModel takes `threads` (js/api/options.js lists the names it accepts).
 const compareKnowsThreads = compareRoot
-  ? await import(pathToFileURL(join(compareRoot, 'js/options.js'))).then((o) => o.LOAD_OPTIONS?.includes('threads') ?? false, () => false)
+  ? await import(pathToFileURL(join(compareRoot, 'js/api/options.js'))).then((o) => o.LOAD_OPTIONS?.includes('threads') ?? false, () => false)
   : false;
 ort.env.wasm.numThreads = THREADS;  // per process: onnxruntime-web has no per-session setting
 ort.env.wasm.simd = true;

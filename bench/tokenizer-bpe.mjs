@@ -49,7 +49,7 @@ try {
   report('native', ms);
   const root = opt('root', null);
   if (root) {
-    const { loadTokenizer } = await import(path.resolve(root, 'js/tokenizer.js'));
+    const { loadTokenizer } = await import(path.resolve(root, 'js/api/tokenizer.js'));
     const tokenizer = await loadTokenizer(dir);
     const times = [];
     for (let i = 0; i < runs; i++) {

@@ -1,6 +1,6 @@
 // Types for 'attnscope' (hand-written; the runtime is js/index.js).
 
-/** Every code an AttnScopeError can carry, as js/errors.js lists them (the loader's, then the
+/** Every code an AttnScopeError can carry, as js/formats/errors.js lists them (the loader's, then the
  *  engine's; tests/js/shared-facts.test.js checks that this list is that one). */
 export const ERROR_CODES: readonly [
   'E_NETWORK', 'E_NOT_FOUND', 'E_ABORTED', 'E_DISPOSED',

@@ -2,9 +2,9 @@
 // condition). The `new URL('…', import.meta.url)` expressions are written out literally so
 // Vite, webpack and esbuild-based tools find the wasm, the worker and the bundled model files
 // with no configuration.
-import { AttnScopeError } from './errors.js';
-import { httpProvider } from './http-provider.js';
-import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from './bundled-models.js';
+import { AttnScopeError } from './formats/errors.js';
+import { httpProvider } from './api/http-provider.js';
+import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from './api/bundled-models.js';
 
 export const platformName = 'browser';
 
@@ -21,13 +21,13 @@ export function relaxedSimdSupported() {
   }
 }
 
-/** The core build (js/wasm.js) is what a page downloads for the models it runs; the single-file
+/** The core build (js/api/wasm.js) is what a page downloads for the models it runs; the single-file
  *  embed carries only the full one. */
 export function coreBuildAvailable() {
   return !inline?.wasm;
 }
 
-/** The encoder build (js/wasm.js) likewise. */
+/** The encoder build (js/api/wasm.js) likewise. */
 export function encoderBuildAvailable() {
   return !inline?.wasm;
 }

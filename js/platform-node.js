@@ -9,9 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { Worker, parentPort } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
 
-import { AttnScopeError, abortedError } from './errors.js';
-import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from './bundled-models.js';
-import { startWorkerWithProcessFlags } from './node-worker-flags.js';
+import { AttnScopeError, abortedError } from './formats/errors.js';
+import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from './api/bundled-models.js';
+import { startWorkerWithProcessFlags } from './api/node-worker-flags.js';
 
 export const platformName = 'node';
 
@@ -45,7 +45,7 @@ export function relaxedSimdSupported() {
   return validates(RELAXED_SIMD_PROBE);
 }
 
-/** The core build (js/wasm.js) saves a download, which Node does not make: it runs the full
+/** The core build (js/api/wasm.js) saves a download, which Node does not make: it runs the full
  *  build, one module for every model of the process, unless ATTNSCOPE_CORE_BUILD=1 asks for the
  *  core one where it applies (tests/js/core-build.test.js compares the two). */
 export function coreBuildAvailable() {

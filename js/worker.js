@@ -2,16 +2,16 @@
 // messages (load, run, runIds, maps, tokenize, tokenizeTarget, generate, patch, dispose, abort,
 // releaseMaps). Runs in a browser Worker and
 // in a Node worker_thread. Result arrays are transferred, not copied. The client
-// (worker-client.js) sends one job at a time, so a cancelled job never reaches this side; only
+// (worker/client.js) sends one job at a time, so a cancelled job never reaches this side; only
 // 'abort' interrupts a load, a patching grid (between two rows) or a generation of any kind
 // (between two of its steps: the loop yields to this event loop after each). Corpus jobs (corpus-job.js)
 // arrive as 'task' slices, each an ordinary job, so other jobs run between two slices.
-// A run whose maps are on demand (js/result.js) stays here: its message carries every array but
+// A run whose maps are on demand (js/api/result.js) stays here: its message carries every array but
 // the maps, and the page asks for heads ('maps' jobs) as it draws them.
-import { loadModel } from './load.js';
-import { createCorpusJobs } from './corpus-job.js';
-import { toAttnScopeError } from './errors.js';
-import { START_GENERATION } from './generate.js';
+import { loadModel } from './api/load.js';
+import { createCorpusJobs } from './analysis/corpus-job.js';
+import { toAttnScopeError } from './formats/errors.js';
+import { START_GENERATION } from './analysis/generate.js';
 import { workerPort } from '#platform';
 
 const port = workerPort();
@@ -142,7 +142,7 @@ function requireModel() {
 }
 
 function resultMessage(result) {
-  // Encoder–decoder results (js/seq2seq.js) are plain objects, copied rather than transferred.
+  // Encoder–decoder results (js/api/seq2seq.js) are plain objects, copied rather than transferred.
   if (!result.mapsOnDemand) return [{ ...result }, typeof result.transferables === 'function' ? result.transferables() : []];
   // Maps on demand stay here: every field but `attentions` (reading it would compute them all).
   const run = nextKeptRun++;

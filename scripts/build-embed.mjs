@@ -6,7 +6,7 @@
 //                              DistilBERT, dist/attnscope-core-relaxed.wasm (relaxed SIMD) or
 //                              dist/attnscope-core.wasm for the other models, or for an
 //                              encoder–decoder or int8 weights dist/attnscope[-relaxed].wasm
-//                              (js/wasm.js), and ../model/, relative to itself
+//                              (js/api/wasm.js), and ../model/, relative to itself
 //   dist/attnscope-element-inline.js  the same element as one script (every view, both languages,
 //                              no chunks), for pages that inline it: the Python package's notebook
 //                              figures

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Which heads matter: switches each head of a model off in turn (Hugging Face head_mask 0) and
-// prints the change in mean log-probability of what it should predict (js/head-stats.js'
+// prints the change in mean log-probability of what it should predict (js/analysis/head-stats.js'
 // ablationEffects: next tokens for decoders, every 7th token masked in turn for encoders) over
 // the first N sentences of the page's corpus sample (held-out Brown), most harmful first, as a
 // Markdown table for MODEL.md.

@@ -10,8 +10,8 @@
 // onnxruntime's quantize_dynamic writes) per precision.
 // Messages: {type, ...} → {value} or {error}; times are measured here, around the call alone.
 import { buildInfo, loadModel } from '../../js/index.js';
-import { LOAD_OPTIONS } from '../../js/options.js';
-import { getWasmModule } from '../../js/wasm.js';
+import { LOAD_OPTIONS } from '../../js/api/options.js';
+import { getWasmModule } from '../../js/api/wasm.js';
 import { relaxedSimdSupported } from '#platform';
 
 let ort = null, ids = null, feeds = null, workerThreads = 1;

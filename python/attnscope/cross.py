@@ -1,4 +1,4 @@
-"""An encoder-decoder's cross-attention figure (kind 'cross', js/figure-cross.js): the decoder's
+"""An encoder-decoder's cross-attention figure (kind 'cross', js/analysis/figure-cross.js): the decoder's
 rows (the target's tokens: the figure's tokens) reading the source (its `source` field: tokens,
 labels, special-token marks and UTF-16 offsets into the figure's text, the source). Matrices are
 [L][H][T target][S source], as transformers' outputs.cross_attentions holds them per layer."""

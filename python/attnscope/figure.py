@@ -1,4 +1,4 @@
-"""Frozen figures: the JSON document `attnscope snapshot` writes (js/snapshot.js figureData), made
+"""Frozen figures: the JSON document `attnscope snapshot` writes (js/analysis/snapshot.js figureData), made
 from attentions Python already has, so <attn-scope src="fig.json"> draws it with no WebAssembly
 and no model. One format, described by docs/figure.schema.json: this module must write exactly
 what the CLI writes for the same attentions (tests/python/test_cli_figures.py checks it).
@@ -19,17 +19,17 @@ FIGURE_VERSION = 2  # the newest version written (a lens or cross-attention figu
 # The logit lens's view (web/src/views/registry.js's id): a figure of tokens and probabilities.
 LENS_VIEW = "layers"
 # Views this package writes figures of (formula, aggregates, ... need q, k, v or a trace; the flow
-# graph and patching grids, which js/snapshot.js's FIGURE_VIEWS also has, need the engine's runs).
+# graph and patching grids, which js/analysis/snapshot.js's FIGURE_VIEWS also has, need the engine's runs).
 FIGURE_VIEWS = ("head", "lines", "grid", LENS_VIEW)
 # The model a figure names when the caller names none: words the element shows ("attention
 # computed by your model") and cannot mistake for a hub id, so a view the figure lacks fails
 # in place instead of fetching some other model.
 UNNAMED_MODEL = "your model"
-DECIMALS = 1e6  # six decimals, as js/snapshot.js: a row still sums to 1 within 1e-5
+DECIMALS = 1e6  # six decimals, as js/analysis/snapshot.js: a row still sums to 1 within 1e-5
 
 
 def figure_version(view, kind):
-    """The lowest format version that has all a figure holds, as js/snapshot.js figureVersion: the
+    """The lowest format version that has all a figure holds, as js/analysis/snapshot.js figureVersion: the
     lens and cross-attention came with version 2; head, lines and grid figures stay 1, so readers
     from before version 2 still draw them."""
     return 2 if view == LENS_VIEW or kind == CROSS else 1
@@ -194,7 +194,7 @@ def _rounded(att, layer, head):
 
 
 def _significant(p):
-    """Six significant digits, as js/figure-lens.js's Number(p.toPrecision(6)) (both round the
+    """Six significant digits, as js/analysis/figure-lens.js's Number(p.toPrecision(6)) (both round the
     double correctly, so the same number)."""
     return None if p is None else _compact(float(f"{p:.6g}"))
 

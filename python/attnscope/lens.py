@@ -1,7 +1,7 @@
 """The logit lens (nostalgebraist 2020) of a decoder from the hidden states PyTorch gives: every
 row of `outputs.hidden_states` (the embeddings, then the residual stream after each layer) through
 the model's final norm and its own output head, as engine/logit_lens.h computes it for a figure's
-`lens` (js/figure-lens.js): per row and position the top-k tokens and their probabilities (a
+`lens` (js/analysis/figure-lens.js): per row and position the top-k tokens and their probabilities (a
 softmax over the whole vocabulary in float64), the rank of the last row's top token (finalRank)
 and of the token that actually follows (nextRank; None at the last position). Ranks are 1-based
 and break ties by the lower id, as torch.argmax does.
@@ -24,7 +24,7 @@ try:
 except ImportError:  # the package needs only the standard library
     numpy = None
 
-DEFAULT_TOP_K = 5  # js/figure-lens.js LENS_TOP_K: what the Layers view lists for a cell
+DEFAULT_TOP_K = 5  # js/analysis/figure-lens.js LENS_TOP_K: what the Layers view lists for a cell
 _RMS_NORMS = {"LlamaRMSNorm", "MistralRMSNorm", "Qwen2RMSNorm", "Qwen3RMSNorm", "RMSNorm"}
 
 

@@ -1,7 +1,7 @@
 """A figure's `modelInfo` ({kind, config: {numLayers, numHeads, hiddenSize, headDim, isDecoder,
 family}}) from what Python has: a transformers config (object or config.json dict), or nothing.
 The engine's names for the same facts: engine/config.cpp parses them, bindings/convert.cpp names
-the family. An encoder-decoder's figure holds one side's self-attention or the cross-attention (js/snapshot.js
+the family. An encoder-decoder's figure holds one side's self-attention or the cross-attention (js/analysis/snapshot.js
 figureConfig): kind 'encoder-decoder', that side's head width (cross: the decoder's)."""
 
 # model_type -> the engine's family name (the Llama family's relatives share its layer).

@@ -1,4 +1,4 @@
-"""Word-level attention, as js/words.js computes it for a figure's `words` and `wordAttentions`:
+"""Word-level attention, as js/analysis/words.js computes it for a figure's `words` and `wordAttentions`:
 sub-word tokens merged into the words of the text (Clark et al. 2019): attention to a word is the
 sum over its pieces' columns, from a word the mean of its pieces' rows. Offsets here are Python
 string indices (what a transformers tokenizer's offset_mapping holds); the figure converts them
@@ -6,7 +6,7 @@ to UTF-16, the unit the element's JavaScript indexes with.
 """
 from array import array
 
-# JavaScript's \s (ECMAScript WhiteSpace and LineTerminator), which js/words.js splits on; Python's
+# JavaScript's \s (ECMAScript WhiteSpace and LineTerminator), which js/analysis/words.js splits on; Python's
 # str.isspace() differs (it includes U+001C..U+001F, excludes U+FEFF).
 _JS_SPACE = set("\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff") | {chr(c) for c in range(0x2000, 0x200B)}
 

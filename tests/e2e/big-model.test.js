@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadModel } from '../../js/index.js';
-import { AUTO_F16_ABOVE_BYTES, estimateMemory } from '../../js/memory-estimate.js';
+import { AUTO_F16_ABOVE_BYTES, estimateMemory } from '../../js/api/memory-estimate.js';
 import { guardedPage, launchBrowser, startServer, waitForRuns, writeBertFixture } from './helpers.js';
 import { BERT_LARGE, writeBertLargeFolder } from './helpers/bert-large-folder.js';
 import { writeTinyLlamaFolder } from './helpers/tinyllama-folder.js';
@@ -196,7 +196,7 @@ test('the precision choice reloads the model in use and is kept in the permalink
     await waitForRuns(page, 1);
     assert.equal(await page.locator('#precision-select').inputValue(), 'f16');
     assert.equal((await page.evaluate(() => window.__attnscope.info)).weightPrecision, 'f16');
-    // The choice's title states the auto threshold from js/memory-estimate.js's one constant.
+    // The choice's title states the auto threshold from js/api/memory-estimate.js's one constant.
     const autoMb = AUTO_F16_ABOVE_BYTES / 1024 ** 2;
     assert.match(await page.locator('#precision-select').getAttribute('title'), new RegExp(`more than ${autoMb} MB`));
     const f16Bytes = (await page.evaluate(() => window.__attnscope.info)).memoryBytes;

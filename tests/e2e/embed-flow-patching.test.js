@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadModel, figureData, flowGraph } from '../../js/index.js';
-import { encoderRun } from '../../js/snapshot.js';
+import { encoderRun } from '../../js/analysis/snapshot.js';
 import { PATCHING_EXAMPLE, PATCHING_SEQ2SEQ_EXAMPLE as T5 } from '../../web/src/model/patch-suggest.js';
 import { ROOT, elementPage, ensureBuilt, guardedPage, launchBrowser, startServer, waitForElements } from './embed-helpers.js';
 

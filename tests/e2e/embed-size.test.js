@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { loadModel } from '../../js/index.js';
-import { figureData } from '../../js/snapshot.js';
+import { figureData } from '../../js/analysis/snapshot.js';
 import { ROOT, elementPage, ensureBuilt, guardedPage, launchBrowser, startServer, waitForElements } from './embed-helpers.js';
 
 const KB = 1024;

@@ -115,7 +115,7 @@ describe('<attn-scope> under a strict CSP', () => {
     const requests = server.log.slice(before);
     const count = (p) => requests.filter((r) => r === p).length;
     assert.equal(count('/model/model.safetensors'), 1, requests.join(' '));
-    // The page's rule (js/wasm.js): a BERT loads the encoder build, which has no relaxed twin, and
+    // The page's rule (js/api/wasm.js): a BERT loads the encoder build, which has no relaxed twin, and
     // nothing else.
     assert.equal(count('/dist/attnscope-encoder.wasm'), 1, requests.join(' '));
     for (const other of ['attnscope.wasm', 'attnscope-relaxed.wasm', 'attnscope-core.wasm', 'attnscope-core-relaxed.wasm']) {
@@ -353,8 +353,8 @@ describe('exports', () => {
       }
     }
     assert.ok(worst <= 1e-8, `values differ by ${worst}`);
-    // Byte for byte what the CLI writes for the same result (js/bertviz.js serves both).
-    const { bertvizJson } = await import('../../js/bertviz.js');
+    // Byte for byte what the CLI writes for the same result (js/formats/bertviz.js serves both).
+    const { bertvizJson } = await import('../../js/formats/bertviz.js');
     const cli = [...bertvizJson({ shape: b.shape, typeIds: b.typeIds, tokens: b.tokens, attentions: Float32Array.from(b.attentions) })].join('');
     assert.equal(text, cli);
     await g.context.close();

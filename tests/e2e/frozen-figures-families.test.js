@@ -15,7 +15,7 @@ import { ROOT, elementPage, ensureBuilt, guardedPage, launchBrowser, startServer
 import { readSafetensors } from '../js/helpers/safetensors.js';
 import { keepScreenshot } from './helpers.js';
 
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const DIR = join(ROOT, 'dist', 'test-figures-families');
 const FIXTURES = join(ROOT, 'tests/fixtures');
 const VIEWS = ['head', 'lines', 'grid'];

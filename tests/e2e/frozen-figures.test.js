@@ -14,7 +14,7 @@ import { loadModel, figureData } from '../../js/index.js';
 import { ROOT, elementPage, ensureBuilt, guardedPage, launchBrowser, startServer, waitForElements } from './embed-helpers.js';
 import { keepScreenshot } from './helpers.js';
 
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const DIR = join(ROOT, 'dist', 'test-figures');
 const FIGURES = [
   { name: 'a', model: 'bundled', text: 'The unaffable cat sat on the mat.', view: 'head', layer: 1, head: 2 },
@@ -177,7 +177,7 @@ test('a figure whose attributes ask for another text runs live', async () => {
   await page.context().close();
 });
 
-// The reference for the words figure, computed here apart from js/words.js: a token belongs to the
+// The reference for the words figure, computed here apart from js/analysis/words.js: a token belongs to the
 // whitespace chunk its span starts in ([CLS]/[SEP] alone); to a word = the sum over its pieces'
 // columns, from it = the mean of its pieces' rows.
 function referenceWords({ tokens, offsets, matrix, T }, text) {

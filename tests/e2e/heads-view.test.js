@@ -1,18 +1,18 @@
 // Probing heads in the page (issue 19), end to end with the bundled BERT: the head table's numbers
-// for the text on screen equal js/head-stats.js headStatistics recomputed here from the engine's
+// for the text on screen equal js/analysis/head-stats.js headStatistics recomputed here from the engine's
 // raw matrices (read through the test hook), columns sort and a row opens its head; the
 // query/key map runs the whole corpus sample and the projection in the worker (timed against the
 // same 300 runs by the Node API; the page's bundle holds no projection code, its main thread keeps
 // drawing frames and answers a tab click as it does with nothing running, a typed character re-runs
 // the text meanwhile) and its points
-// equal js/qk-map.js on the sample run by the Node API; switching a head off in the grid shows the
+// equal js/analysis/qk-map.js on the sample run by the Node API; switching a head off in the grid shows the
 // ablation diff (the head's own attention unchanged, a later layer's changed, the [MASK] guesses
 // of both runs), and the head mask is in the permalink. No console error, no request off-origin.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { headStatistics, HEAD_STATISTICS } from '../../js/head-stats.js';
-import { queryKeyMap } from '../../js/qk-map.js';
+import { headStatistics, HEAD_STATISTICS } from '../../js/analysis/head-stats.js';
+import { queryKeyMap } from '../../js/analysis/qk-map.js';
 import { loadModel } from '../../js/index.js';
 import { defaultState, stateFromUrl, stateToUrl } from '../../web/src/state/state.js';
 import { guardedPage, idleFrames, launchBrowser, startServer, waitForRuns } from './helpers.js';

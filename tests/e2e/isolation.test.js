@@ -88,7 +88,7 @@ test('without isolation the page runs on one thread (no SharedArrayBuffer) and s
   await waitForRuns(page, 1);
   assert.deepEqual(await page.evaluate(() => [self.crossOriginIsolated, typeof SharedArrayBuffer]), [false, 'undefined']);
   assert.equal((await page.evaluate(() => window.__attnscope.info)).threads, 1);
-  assert.deepEqual(wasm, ['/dist/attnscope-encoder.wasm']);   // the bundled BERT: the encoder build (js/wasm.js)
+  assert.deepEqual(wasm, ['/dist/attnscope-encoder.wasm']);   // the bundled BERT: the encoder build (js/api/wasm.js)
   assert.match(await page.locator('#model-info').innerText(), /1 thread\b/);
   assert.deepEqual(problems, []);
   await context.close();

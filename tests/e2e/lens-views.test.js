@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
 import { guardedPage, launchBrowser, startServer, waitForRuns } from './helpers.js';
-import { sampleToken, seededRandom } from '../../js/sampling.js';
+import { sampleToken, seededRandom } from '../../js/analysis/sampling.js';
 import { samplingPreview } from '../../web/src/views/sampling-preview.js';
 
 const TEXT = 'The river bank was quiet and the water';

@@ -172,7 +172,7 @@ test('the head table: decoder columns only, defined; induction equals a loop ove
   assert.equal(await page.locator('.heads-legend dt').count(), heads.columns.length - 2);
 
   // The same repeated sequence the page ran, through the Node API, scored by a loop here.
-  const { inductionInput } = await import('../../js/head-detectors.js');
+  const { inductionInput } = await import('../../js/analysis/head-detectors.js');
   const model = await loadModel(FOLDER, { threads: 1 });
   try {
     const input = inductionInput(model.config);

@@ -212,7 +212,7 @@ test('outputs inserted as JupyterLab inserts them draw, in its dark theme, and a
 
 test('a figure made in Python and the one attnscope snapshot writes draw the same pixels', async () => {
   const text = 'The unaffable cat sat on the mat.';
-  const cli = (...args) => execFileSync(process.execPath, [join(ROOT, 'js', 'cli.js'), ...args, '--threads', '1'], { cwd: ROOT });
+  const cli = (...args) => execFileSync(process.execPath, [join(ROOT, 'js', 'cli', 'cli.js'), ...args, '--threads', '1'], { cwd: ROOT });
   cli('snapshot', '--text', text, '--view', 'grid', '--words', '--out', join(dir, 'cli.json'));
   cli('run', '--text', text, '--format', 'json', '--out', join(dir, 'run.json'));
   const tokenTexts = JSON.parse(cli('tokenize', '--text', text)).token_texts;

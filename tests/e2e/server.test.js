@@ -30,7 +30,7 @@ test('the page and its assets, with the right MIME types', async () => {
     ['/', 'text/html'],
     ['/web/style.css', 'text/css'],
     ['/dist/explorer.js', 'text/javascript'],
-    ['/js/worker-client.js', 'text/javascript'],
+    ['/js/worker/client.js', 'text/javascript'],
     ['/dist/attnscope.wasm', 'application/wasm'],
     ['/model/config.json', 'application/json'],
     ['/model/model.safetensors', 'application/octet-stream'],

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { AttnScopeError, loadModel } from '../../js/index.js';
-import { createWorkerClient } from '../../js/worker-client.js';
+import { createWorkerClient } from '../../js/worker/client.js';
 
 const keepsReason = (reason, text) => (error) => {
   assert.ok(error instanceof AttnScopeError, `${error?.constructor?.name}: ${error?.message}`);

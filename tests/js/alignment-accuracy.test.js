@@ -1,7 +1,7 @@
-// js/alignment-accuracy.js against cases worked by hand.
+// js/analysis/alignment-accuracy.js against cases worked by hand.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { alignmentAccuracy, findHeldout, parseHeldout } from '../../js/alignment-accuracy.js';
+import { alignmentAccuracy, findHeldout, parseHeldout } from '../../js/analysis/alignment-accuracy.js';
 
 // L=1, H=2, T=3 decoder rows, S=3 source tokens. Alignment [2, 0, null]: rows 0 and 1 are scored.
 //   head 0 rows: [.1 .2 .7] → 2 ✓   [.6 .3 .1] → 0 ✓   (row 2 unscored)

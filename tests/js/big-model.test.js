@@ -14,7 +14,7 @@ import { createWorkerClient } from 'attnscope/worker';
 import { AttnScopeError, heapStats, loadModel } from 'attnscope';
 import {
   AUTO_F16_ABOVE_BYTES, WASM32_MAX_BYTES, estimateMemory, parameterCounts, resolveWeightPrecision, runBytes, weightBytes,
-} from '../../js/memory-estimate.js';
+} from '../../js/api/memory-estimate.js';
 import { tinyBertFiles, writeTinyBert } from './helpers/api-tiny-model.js';
 import { startMockHub } from './helpers/api-mock-hub.js';
 import { writeDistilBertFolder } from '../e2e/helpers/distilbert-folder.js';
@@ -172,8 +172,8 @@ describe('the estimate', () => {
   // seeds (tests/fuzz/corpus/config, huge sizes included) gets a finite estimate, f16 never above
   // f32, and a clear E_TOO_LARGE (never a crash or NaN in the message) when it cannot fit.
   it('every config the engine parses from the fuzz seeds gets a finite estimate and fits or is E_TOO_LARGE', async () => {
-    const { getWasmModule, callWasm } = await import('../../js/wasm.js');
-    const { checkFitsWasm32 } = await import('../../js/memory-estimate.js');
+    const { getWasmModule, callWasm } = await import('../../js/api/wasm.js');
+    const { checkFitsWasm32 } = await import('../../js/api/memory-estimate.js');
     const wasm = await getWasmModule();
     const seeds = repo('tests/fuzz/corpus/config');
     let parsed = 0;

@@ -1,4 +1,4 @@
-// The block walk-through's self-check (js/block-steps.js): recomputed from the engine's traced
+// The block walk-through's self-check (js/formats/block-steps.js): recomputed from the engine's traced
 // numbers and LayerNorm parameters, every residual sum, LayerNorm and feed-forward activation
 // agrees within 1e-4 (the bound for the page) on an encoder (GELU, erf) and a decoder
 // (GELU, tanh); a planted error in one step shows. The activations themselves are checked against
@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { loadModel } from '../../js/index.js';
-import { activationFor, blockSelfChecks, erf } from '../../js/block-steps.js';
+import { activationFor, blockSelfChecks, erf } from '../../js/formats/block-steps.js';
 
 // x → erf(x), GELU-erf(x), GELU-tanh(x): printed by Python 3 (math.erf, math.tanh, float64).
 const LIBM = [

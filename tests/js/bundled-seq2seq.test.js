@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { Tokenizer } from '@huggingface/tokenizers';
 
 import { Seq2SeqModel, bundledModelFile, bundledModelLocations, loadModel } from '../../js/index.js';
-import { BUNDLED_SEQ2SEQ_MODEL } from '../../js/bundled-models.js';
+import { BUNDLED_SEQ2SEQ_MODEL } from '../../js/api/bundled-models.js';
 import { readSafetensors } from './helpers/safetensors.js';
 import { maxError } from './helpers/fixture-folder.js';
 
@@ -24,7 +24,7 @@ const require = createRequire(import.meta.url);
 const { Tokenizer: RustTokenizer } = require('tokenizers');
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = join(ROOT, 'js/cli.js');
+const CLI = join(ROOT, 'js/cli/cli.js');
 const MODEL_DIR = join(ROOT, 'model-seq2seq');
 const FIXTURE = join(ROOT, 'tests/fixtures/bundled-seq2seq');
 const fixture = JSON.parse(readFileSync(join(FIXTURE, 'inputs.json'), 'utf8'));

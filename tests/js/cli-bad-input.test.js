@@ -15,7 +15,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { loadModel } from '../../js/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = join(ROOT, 'js/cli.js');
+const CLI = join(ROOT, 'js/cli/cli.js');
 const SEQ2SEQ_DIR = join(ROOT, 'model-seq2seq');
 const seq2seqFixture = JSON.parse(readFileSync(join(ROOT, 'tests/fixtures/bundled-seq2seq/inputs.json'), 'utf8'));
 

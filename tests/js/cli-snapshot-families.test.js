@@ -16,12 +16,12 @@ import { fileURLToPath } from 'node:url';
 import { Tokenizer } from '@huggingface/tokenizers';
 
 import { readSafetensors } from './helpers/safetensors.js';
-import { FIGURE_VIEWS as FIGURE_FILE_VIEWS } from '../../js/snapshot.js';
+import { FIGURE_VIEWS as FIGURE_FILE_VIEWS } from '../../js/analysis/snapshot.js';
 // The element's views as the view registry lists them (the registry holds no DOM: Node reads it).
 import { ELEMENT_VIEW_IDS as ELEMENT_VIEWS } from '../../web/src/views/registry.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = join(ROOT, 'js/cli.js');
+const CLI = join(ROOT, 'js/cli/cli.js');
 const FIXTURES = join(ROOT, 'tests/fixtures');
 const work = mkdtempSync(join(tmpdir(), 'attnscope-snapshot-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -69,7 +69,7 @@ function cli(args) {
 
 const LAYER = 1, HEAD = 1;
 
-/** The [layer, head] pairs a view draws, as the figure format says (js/snapshot.js's header). */
+/** The [layer, head] pairs a view draws, as the figure format says (js/analysis/snapshot.js's header). */
 function viewHeads(view, L, H) {
   if (view === 'head') return [[LAYER, HEAD]];
   const pairs = [];

@@ -14,7 +14,7 @@ import {
   robertaTokenizerJson, writeFiles,
 } from './helpers/tokenizer-bpe.js';
 
-const CLI = path.join(ROOT, 'js/cli.js');
+const CLI = path.join(ROOT, 'js/cli/cli.js');
 const texts = [
   ...loadCorpus().singles, ...BPE_EXTRA_SINGLES,
   ...BPE_INVALID_UTF8.map((h) => new TextDecoder().decode(Buffer.from(h, 'hex'))),

@@ -15,7 +15,7 @@ import { BPE_EXTRA_SINGLES } from './helpers/tokenizer-bpe.js';
 
 const require = createRequire(import.meta.url);
 const { Tokenizer: RustTokenizer } = require('tokenizers');
-const CLI = path.join(ROOT, 'js/cli.js');
+const CLI = path.join(ROOT, 'js/cli/cli.js');
 const texts = [...loadCorpus().singles, ...BPE_EXTRA_SINGLES];
 const dirs = [];
 after(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });

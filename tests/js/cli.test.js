@@ -15,7 +15,7 @@ import { tinyBertFiles, tinyTokenizerJson, writeTinyBert } from './helpers/api-t
 import { startMockHub, unreachableUrl } from './helpers/api-mock-hub.js';
 import { maxAbsDiff, torchReference } from './helpers/api-reference.js';
 
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const BUNDLED = fileURLToPath(new URL('../../model', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'attnscope-cli-'));
 const tiny = writeTinyBert(join(work, 'tiny'), { seed: 11, layers: 2, heads: 4 });

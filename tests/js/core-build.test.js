@@ -1,4 +1,4 @@
-// The core wasm build (engine/build_features.h, dist/attnscope-core*.wasm): what js/wasm.js picks
+// The core wasm build (engine/build_features.h, dist/attnscope-core*.wasm): what js/api/wasm.js picks
 // for a model (coreBuildRuns: not an encoder–decoder, not int8), that the engine's own test for
 // an encoder–decoder config agrees with that list, and that a model run on the core build gives
 // the full build's bits while encoder–decoders and q8 still load (from the full build). Node runs
@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 
 import { loadModel } from '../../js/index.js';
-import { SEQ2SEQ_MODEL_TYPES, coreBuildRuns, encoderBuildRuns, getWasmModule } from '../../js/wasm.js';
+import { SEQ2SEQ_MODEL_TYPES, coreBuildRuns, encoderBuildRuns, getWasmModule } from '../../js/api/wasm.js';
 
 const INDEX = new URL('../../js/index.js', import.meta.url).href;
-const WASM = new URL('../../js/wasm.js', import.meta.url).href;
+const WASM = new URL('../../js/api/wasm.js', import.meta.url).href;
 const TEXTS = { bundled: 'The bank of the [MASK] was flooded.', 'bundled-causal': 'The river bank was quiet and' };
 
 const bits = (a) => Buffer.from(Float32Array.from(a).buffer).toString('base64');
@@ -99,7 +99,7 @@ test('encoderBuildRuns: BERT and DistilBERT only, never int8', () => {
 // In a child Node with ATTNSCOPE_ENCODER_BUILD=1: the bundled BERT runs on the encoder build
 // (dist/attnscope-encoder.wasm, SIMD128: no relaxed twin) within rounding of the full build; the
 // build refuses a decoder's config and a BPE tokenizer with E_CONFIG naming what it left out; and
-// a BERT whose tokenizer.json is BPE loads anyway, on the core build (js/load.js).
+// a BERT whose tokenizer.json is BPE loads anyway, on the core build (js/api/load.js).
 test('with ATTNSCOPE_ENCODER_BUILD=1 BERT runs on the encoder build; a decoder or a BPE tokenizer is refused by it clearly', async () => {
   const model = await loadModel('bundled', { threads: 1 });
   let expected;

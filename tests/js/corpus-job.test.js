@@ -1,6 +1,6 @@
-// The worker's corpus jobs (js/corpus-job.js through 'attnscope/worker'): the page's 300-sentence
+// The worker's corpus jobs (js/analysis/corpus-job.js through 'attnscope/worker'): the page's 300-sentence
 // corpus sample on the bundled BERT run in the worker in time slices. Its head statistics, POS
-// sums and query/key maps equal js/head-stats.js, js/pos-summary.js and js/qk-map.js computed in
+// sums and query/key maps equal js/analysis/head-stats.js, js/analysis/pos-summary.js and js/analysis/qk-map.js computed in
 // this thread on runs of an in-thread model (the main-thread path the page used before), also for
 // a layer the worker did not keep and recomputes; progress, abort, a run slipping in between two
 // slices, bad input; ablationEffects in the worker equals the in-thread one.
@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs';
 
 import { createWorkerClient } from 'attnscope/worker';
 import { loadModel } from 'attnscope';
-import { headStatistics, ablationEffects } from '../../js/head-stats.js';
-import { posAttention } from '../../js/pos-summary.js';
-import { queryKeyMap } from '../../js/qk-map.js';
+import { headStatistics, ablationEffects } from '../../js/analysis/head-stats.js';
+import { posAttention } from '../../js/analysis/pos-summary.js';
+import { queryKeyMap } from '../../js/analysis/qk-map.js';
 
 const sample = JSON.parse(readFileSync(new URL('../../web/data/corpus-sample.json', import.meta.url)));
 const CLASSES = sample.classes.length;

@@ -13,13 +13,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { loadModel } from '../../js/index.js';
-import { createWorkerClient } from '../../js/worker-client.js';
-import { argmax, sampleToken, seededRandom } from '../../js/sampling.js';
+import { createWorkerClient } from '../../js/worker/client.js';
+import { argmax, sampleToken, seededRandom } from '../../js/analysis/sampling.js';
 import { softmax } from './helpers/api-reference.js';
 import { startMockHub } from './helpers/api-mock-hub.js';
 
 const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../fixtures/engine/gpt2_lm_f32/', import.meta.url));
 const inputs = JSON.parse(readFileSync(join(FIXTURE, 'inputs.json'), 'utf8'));
 const configText = readFileSync(join(FIXTURE, 'config.json'), 'utf8');

@@ -3,7 +3,7 @@
 // message is kept whole in the detail line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AttnScopeError, ERROR_CODES } from '../../js/errors.js';
+import { AttnScopeError, ERROR_CODES } from '../../js/formats/errors.js';
 import { translate } from '../../web/src/i18n/i18n.js';
 import { errorCode, errorDetail, errorReason } from '../../web/src/i18n/error-text.js';
 

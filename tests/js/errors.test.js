@@ -118,7 +118,7 @@ describe('loading errors', () => {
     await rejectsWith(loadModel(base), 'E_TOKENIZER', /tokenizer\.json or vocab\.txt/);
     const bigVocab = `${files['vocab.txt']}${Array.from({ length: 10 }, (_, i) => `extra${i}`).join('\n')}\n`;
     await rejectsWith(loadModel({ ...base, vocab: bigVocab }), 'E_TOKENIZER', /vocab_size/);
-    // The one check of tokenizer against config (js/load.js) runs before the weights are fetched.
+    // The one check of tokenizer against config (js/api/load.js) runs before the weights are fetched.
     const mismatched = await startMockHub({ 'org/mismatched': { ...files, 'vocab.txt': bigVocab } });
     await rejectsWith(loadModel('org/mismatched', { hubUrl: mismatched.url }), 'E_TOKENIZER', /tokenizer and model do not match/);
     assert.ok(!mismatched.requests.some((u) => u.endsWith('model.safetensors')), 'weights fetched despite a mismatched vocabulary');

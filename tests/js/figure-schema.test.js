@@ -15,7 +15,7 @@ import { figureResult } from '../../js/index.js';   // the package's entry regis
 import { schemaErrors } from './helpers/figure-schema.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = join(ROOT, 'js', 'cli.js');
+const CLI = join(ROOT, 'js', 'cli', 'cli.js');
 
 function snapshot(dir, name, args) {
   const out = join(dir, `${name}.json`);

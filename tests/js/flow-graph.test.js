@@ -1,10 +1,10 @@
-// The information-flow graph (js/flow-graph.js) on a hand-made two-layer, three-token flow whose
+// The information-flow graph (js/analysis/flow-graph.js) on a hand-made two-layer, three-token flow whose
 // routes are worked out by hand: which edges survive tau, what they reach, the heads' shares of an
 // edge, the top route; bad input is E_INPUT.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { FLOW_DEFAULT_TAU, flowGraph, topFlowRoute } from '../../js/flow-graph.js';
+import { FLOW_DEFAULT_TAU, flowGraph, topFlowRoute } from '../../js/analysis/flow-graph.js';
 
 // L = 2, T = K = 3, H = 2; causal shares (row i sees keys 0..i).
 const f32 = (a) => Float32Array.from(a);

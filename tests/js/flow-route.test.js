@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { flowGraph } from '../../js/flow-graph.js';
+import { flowGraph } from '../../js/analysis/flow-graph.js';
 import { tokenRoute } from '../../web/src/math/flow-route.js';
 
 const f32 = (a) => Float32Array.from(a);

@@ -12,11 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { loadModel } from '../../js/index.js';
-import { createWorkerClient } from '../../js/worker-client.js';
+import { createWorkerClient } from '../../js/worker/client.js';
 import { readFixture } from './helpers/fixture-folder.js';
 
 const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const TOLERANCE = 1e-4;
 const expectedFlow = (name) => JSON.parse(readFileSync(join(FIXTURES, 'flow', `${name.replace('/', '_')}.json`), 'utf8'));

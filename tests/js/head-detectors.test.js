@@ -1,4 +1,4 @@
-// The head detectors (js/head-detectors.js) and the page's small pure helpers for the Llama family
+// The head detectors (js/analysis/head-detectors.js) and the page's small pure helpers for the Llama family
 // (rotary angles, token-list comparison), each against an independent computation:
 // - inductionScores on hand-made attention tensors whose answer is known in closed form (a perfect
 //   induction head scores 1; a uniform causal head scores the mean of 1/(query + 1));

@@ -15,7 +15,7 @@ import { loadModel } from '../../js/index.js';
 import { readSafetensors } from './helpers/safetensors.js';
 
 const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/engine/', import.meta.url));
 
 const maxDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);

@@ -131,7 +131,7 @@ test('a layer count below the checkpoint\'s loads with a warning naming the unus
 });
 
 test('after a trap the engine is discarded: earlier models refuse to run (saying why), a new load runs', async () => {
-  const { callWasm } = await import('../../js/wasm.js');
+  const { callWasm } = await import('../../js/api/wasm.js');
   const before = await loadModel(bundled('model-causal'), { threads: 1 });
   const seq2seq = await loadModel(bundled('model-seq2seq'), { threads: 1 });
   try {
@@ -176,7 +176,7 @@ test('an encoder–decoder asked for 10⁹ tokens without EOS is refused before 
 test('the CLI prints a load warning on stderr, and info lists it', async () => {
   const { execFile } = await import('node:child_process');
   const cli = (args) => new Promise((resolve) => {
-    execFile(process.execPath, [fileURLToPath(new URL('../../js/cli.js', import.meta.url)), ...args, '--threads', '1'],
+    execFile(process.execPath, [fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url)), ...args, '--threads', '1'],
       (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr }));
   });
   await withCopy(fixture('llama_page'), (dir) => {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadModel } from '../../js/index.js';
-import { loadTokenizer } from '../../js/tokenizer.js';
+import { loadTokenizer } from '../../js/api/tokenizer.js';
 
 const require = createRequire(import.meta.url);
 const { Tokenizer: RustTokenizer } = require('tokenizers');

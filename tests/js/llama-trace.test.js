@@ -3,7 +3,7 @@
 // tests/fixtures/make_llama_trace_fixtures.py: every traced step (RMSNorms, q/k/v projections,
 // Qwen3's head norms, rotated q and k, the grouped heads' context, o_proj, residuals, SwiGLU's gate,
 // act(gate), up, product and down, model.norm) within 1e-4 of its largest reference value; each
-// attribution part within 1e-4 · max(1, |logit|). The page's self-checks (js/block-steps.js) on the
+// attribution part within 1e-4 · max(1, |logit|). The page's self-checks (js/formats/block-steps.js) on the
 // same run all ≤ 1e-4, and a planted error in the rotation is caught.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadModel } from '../../js/index.js';
-import { blockSelfChecks } from '../../js/block-steps.js';
+import { blockSelfChecks } from '../../js/formats/block-steps.js';
 import { readSafetensors } from './helpers/safetensors.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/llama/', import.meta.url));

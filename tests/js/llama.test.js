@@ -14,14 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { loadModel } from '../../js/index.js';
-import { parameterCounts } from '../../js/memory-estimate.js';
-import { createWorkerClient } from '../../js/worker-client.js';
+import { parameterCounts } from '../../js/api/memory-estimate.js';
+import { createWorkerClient } from '../../js/worker/client.js';
 import { softmax } from './helpers/api-reference.js';
 import { readSafetensors } from './helpers/safetensors.js';
 import { maxError, readFixture } from './helpers/fixture-folder.js';
 
 const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/llama/', import.meta.url));
 const TOLERANCE = { attentions: 1e-4, hidden_out: 1e-3, hidden_states: 1e-3, q: 1e-3, k: 1e-3, v: 1e-3, value_norms: 1e-3, next_probs: 1e-3, step_rows: 1e-5 };
 const FIELDS = { attentions: 'attentions', hidden_out: 'hidden', hidden_states: 'hiddenStates', q: 'q', k: 'k', v: 'v', value_norms: 'valueNorms' };

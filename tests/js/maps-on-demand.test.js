@@ -1,4 +1,4 @@
-// Attention maps on demand through the API (engine/attention_sources.h, js/result.js): a run with
+// Attention maps on demand through the API (engine/attention_sources.h, js/api/result.js): a run with
 // maps 'on-demand' gives every head's map equal to the eager run's bit for bit — the bundled BERT
 // (with a padding mask), the bundled GPT-2 (causal), a Llama with grouped K/V heads (rotary) — in
 // the wasm build's SIMD kernels; memoryBytes counts what stays in wasm memory; reading `attentions`
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadModel } from '../../js/index.js';
-import { EAGER_MAPS_MAX_BYTES, attentionMapsBytes, checkFitsWasm32, estimateMemory } from '../../js/memory-estimate.js';
+import { EAGER_MAPS_MAX_BYTES, attentionMapsBytes, checkFitsWasm32, estimateMemory } from '../../js/api/memory-estimate.js';
 
 const llamaDir = join(fileURLToPath(new URL('.', import.meta.url)), '../fixtures/llama_page');
 const TEXT = 'The river bank was steep, and the children who lived by the river walked along the bank every day to school.';

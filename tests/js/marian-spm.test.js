@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadModel } from '../../js/index.js';
-import { loadTokenizer } from '../../js/tokenizer.js';
+import { loadTokenizer } from '../../js/api/tokenizer.js';
 
 const DIR = fileURLToPath(new URL('../fixtures/tokenizer/marian/', import.meta.url));
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const reference = JSON.parse(readFileSync(join(DIR, 'reference.json'), 'utf8'));
 
 function cli(...args) {

@@ -13,7 +13,7 @@ import { loadModel } from '../../js/index.js';
 import {
   checkFitsWasm32, checkSeq2SeqFitsWasm32, estimateMemory, estimateSeq2SeqMemory, resolveSeq2SeqPrecision,
   resolveWeightPrecision,
-} from '../../js/memory-estimate.js';
+} from '../../js/api/memory-estimate.js';
 
 // config.json as on the hub (t5-small, facebook/bart-base, Helsinki-NLP/opus-mt-en-de): the keys
 // each family's size needs.

@@ -1,10 +1,10 @@
-// js/memory-estimate.js for encoder–decoders, against figures found outside this project: the
+// js/api/memory-estimate.js for encoder–decoders, against figures found outside this project: the
 // parameter count transformers reports for t5-small (60,506,624), and the hub's model.safetensors
 // sizes (f32, every parameter once): t5-small 242 MB, facebook/bart-base 558 MB,
 // Helsinki-NLP/opus-mt-en-de 298 MB (huggingface.co file listings, MB = 10^6 bytes).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkSeq2SeqFitsWasm32, estimateSeq2SeqMemory, resolveSeq2SeqPrecision, seq2seqParameterCounts } from '../../js/memory-estimate.js';
+import { checkSeq2SeqFitsWasm32, estimateSeq2SeqMemory, resolveSeq2SeqPrecision, seq2seqParameterCounts } from '../../js/api/memory-estimate.js';
 
 // The three configs' keys as on the hub (only what the estimate reads).
 const T5_SMALL = { model_type: 't5', vocab_size: 32128, d_model: 512, d_kv: 64, d_ff: 2048, num_layers: 6, num_heads: 8,

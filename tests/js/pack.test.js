@@ -39,13 +39,13 @@ describe('npm package', () => {
     console.log(`# tarball ${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${files.length} files`);
     for (const needed of ['package.json', 'dist/attnscope.mjs', 'dist/attnscope.wasm', 'dist/attnscope-relaxed.wasm', 'dist/attnscope-core.wasm', 'dist/attnscope-core-relaxed.wasm', 'dist/attnscope-encoder.wasm', 'dist/attnscope-mt.mjs', 'dist/attnscope-mt.wasm',
       'dist/attnscope-mt-relaxed.wasm', 'dist/attnscope-mt.worker.js', 'js/node-pthread-worker.js', 'js/index.js', 'js/index.d.ts',
-      'js/worker.js', 'js/worker-client.js', 'js/worker-client.d.ts', 'js/cli.js', 'js/platform-node.js',
+      'js/worker.js', 'js/worker/client.js', 'js/worker/client.d.ts', 'js/cli/cli.js', 'js/platform-node.js',
       'js/platform-browser.js', 'model/config.json', 'model/model.safetensors', 'model/vocab.txt',
       'model-causal/config.json', 'model-causal/model.safetensors', 'model-causal/tokenizer.json',
       'model-seq2seq/config.json', 'model-seq2seq/model.safetensors', 'model-seq2seq/tokenizer.json', 'model-seq2seq/heldout.jsonl']) {
       assert.ok(files.includes(needed), `${needed} missing from the tarball`);
     }
-    const allowed = /^(package\.json|README\.md|LICENSE|dist\/attnscope(-mt|-core|-encoder)?(\.mjs|\.wasm|-relaxed\.wasm|\.worker\.js)|js\/[\w-]+\.(js|d\.ts)|model(-causal|-seq2seq)?\/[\w.-]+)$/;
+    const allowed = /^(package\.json|README\.md|LICENSE|dist\/attnscope(-mt|-core|-encoder)?(\.mjs|\.wasm|-relaxed\.wasm|\.worker\.js)|js\/([a-z]+\/)?([\w-]+\.(js|d\.ts)|README\.md)|model(-causal|-seq2seq)?\/[\w.-]+)$/;
     const unexpected = files.filter((f) => !allowed.test(f));
     assert.deepEqual(unexpected, [], 'files users do not need');
     assert.ok(!files.some((f) => /(^|\/)(tests?|fixtures|engine|bindings|scripts|tools|web|docs|build)\//.test(f)));

@@ -13,11 +13,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { loadModel } from '../../js/index.js';
-import { createWorkerClient } from '../../js/worker-client.js';
-import { steerFromFlags } from '../../js/cli-interventions.js';
+import { createWorkerClient } from '../../js/worker/client.js';
+import { steerFromFlags } from '../../js/cli/interventions.js';
 
 const exec = promisify(execFile);
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 // One thread: the models are tiny, and the single-threaded wasm is the one every build has.
 const THREADS = { threads: 1 };

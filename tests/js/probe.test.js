@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { loadModel } from '../../js/index.js';
-import { queryKeyMap } from '../../js/qk-map.js';
-import { posAttention } from '../../js/pos-summary.js';
+import { queryKeyMap } from '../../js/analysis/qk-map.js';
+import { posAttention } from '../../js/analysis/pos-summary.js';
 
 const REFERENCE = fileURLToPath(new URL('./helpers/probe-reference.py', import.meta.url));
 const SAMPLE = JSON.parse(readFileSync(new URL('../../web/data/corpus-sample.json', import.meta.url), 'utf8'));

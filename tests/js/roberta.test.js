@@ -19,7 +19,7 @@ import { maxAbsDiff, softmax, torchReference } from './helpers/api-reference.js'
 import { makeBpeOracle } from './helpers/tokenizer-bpe.js';
 
 const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const TEXTS = ['The capital of France is <mask>.', "Don't  stop — it's 1,234 km away 😀", 'Seoul is in 한국.'];
 
 

@@ -1,5 +1,5 @@
 // The next-token choice in wasm (engine/sampling.h, through nextTokenOf and the models'
-// nextToken) against js/sampling.js's sampleToken and js/mlm.js's softmax, the reference: on
+// nextToken) against js/analysis/sampling.js's sampleToken and js/analysis/mlm.js's softmax, the reference: on
 // random rows (with ties, −inf entries, vocabularies from 1 to GPT-2's 50,257) the same seeded
 // stream gives the same ids for greedy, temperature, top-k and top-p; the reported probabilities
 // agree within 1e-6 relative (the wasm sum of exponentials is float32 SIMD added in double). Then
@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadModel } from '../../js/index.js';
-import { getWasmModule } from '../../js/wasm.js';
-import { bestIds, probabilityOf } from '../../js/mlm.js';
-import { sampleToken, seededRandom } from '../../js/sampling.js';
+import { getWasmModule } from '../../js/api/wasm.js';
+import { bestIds, probabilityOf } from '../../js/analysis/mlm.js';
+import { sampleToken, seededRandom } from '../../js/analysis/sampling.js';
 import { readFixture } from './helpers/fixture-folder.js';
 
 // A row of n logits from `seed`: spread like a language model's (normal, σ 3), every third
@@ -32,7 +32,7 @@ function randomRow(n, seed) {
 
 const relative = (got, want) => (want === 0 ? Math.abs(got) : Math.abs(got - want) / want);  // a −inf logit: exactly 0
 
-describe('the wasm sampler against js/sampling.js', () => {
+describe('the wasm sampler against js/analysis/sampling.js', () => {
   let wasm;
   before(async () => { wasm = await getWasmModule(); });
 

@@ -1,4 +1,4 @@
-// js/block-steps.js seq2seqSelfChecks, the checks the encoder–decoder Block view shows beside each
+// js/formats/block-steps.js seq2seqSelfChecks, the checks the encoder–decoder Block view shows beside each
 // Add & Norm: on every encoder–decoder golden fixture (BART, Marian, T5 relu and gated; F32, F16,
 // BF16) it names the steps each family has (T5: a norm before each sublayer and a final norm;
 // BART, Marian: a norm after each Add), in the order a token meets them. Applied to the float64
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadModel } from '../../js/index.js';
-import { seq2seqSelfChecks } from '../../js/block-steps.js';
+import { seq2seqSelfChecks } from '../../js/formats/block-steps.js';
 import { readSafetensors } from './helpers/safetensors.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/seq2seq/', import.meta.url));

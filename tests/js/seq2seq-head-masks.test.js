@@ -15,7 +15,7 @@ import { maxError, readFixture } from './helpers/fixture-folder.js';
 import { readSafetensors } from './helpers/safetensors.js';
 
 const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/seq2seq/', import.meta.url));
 const models = readFileSync(join(FIXTURES, 'models.txt'), 'utf8').split('\n').filter(Boolean);
 

@@ -15,7 +15,7 @@ import { readFixture } from './helpers/fixture-folder.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURES = join(ROOT, 'tests', 'fixtures', 'seq2seq_lens');
-const CLI = join(ROOT, 'js', 'cli.js');
+const CLI = join(ROOT, 'js', 'cli', 'cli.js');
 const cases = readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).map((f) => [f.slice(0, -5), JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'))]);
 
 async function load(fixture) {

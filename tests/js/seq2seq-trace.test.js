@@ -4,7 +4,7 @@
 // intermediates of tests/fixtures/make_seq2seq_trace_fixtures.py: the same steps (no more, no
 // fewer, per family), each within 1e-4 of the reference (activations; the golden tests' hidden
 // tolerance is 1e-3). Tracing changes nothing else (bit-identical attentions and hidden), and a
-// reader can recompute each Add and Norm from the trace and its norms (as js/block-steps.js does
+// reader can recompute each Add and Norm from the trace and its norms (as js/formats/block-steps.js does
 // for the other families) and each head's Σ α·v from the attentions and the values.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadModel } from '../../js/index.js';
-import { createWorkerClient } from '../../js/worker-client.js';
+import { createWorkerClient } from '../../js/worker/client.js';
 import { readSafetensors } from './helpers/safetensors.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/seq2seq/', import.meta.url));

@@ -1,5 +1,5 @@
 // Generation in the worker stops within a step of an abort, for every family: the one generation
-// loop (js/generate.js) yields to the worker's event loop between steps, so the 'abort' message is
+// loop (js/analysis/generate.js) yields to the worker's event loop between steps, so the 'abort' message is
 // handled while it runs. (An encoder–decoder's used to read it only after its last step: the client
 // rejected at once, but the worker went on to the end, and the next job waited for it.) Counted in
 // the worker's own steps: the client hands every step the worker posts to onToken until the
@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createWorkerClient } from '../../js/worker-client.js';
+import { createWorkerClient } from '../../js/worker/client.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FAMILIES = [

@@ -13,11 +13,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 import { buildInfo, loadModel } from '../../js/index.js';
-import { createWorkerClient } from '../../js/worker-client.js';
+import { createWorkerClient } from '../../js/worker/client.js';
 import { maxError, readFixture } from './helpers/fixture-folder.js';
 
 const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/seq2seq/', import.meta.url));
 const models = readFileSync(join(FIXTURES, 'models.txt'), 'utf8').split('\n').filter(Boolean);
 
@@ -215,7 +215,7 @@ describe('encoder-decoder models through the worker client', () => {
     try {
       const info = await client.load(source, { threads: 1 });
       assert.equal(info.kind, 'encoder-decoder');
-      // Every run option the API takes passes the client too (its list is the API's, js/options.js).
+      // Every run option the API takes passes the client too (its list is the API's, js/api/options.js).
       const options = { targetIds: f.inputs.target_ids, logits: true, trace: true, topK: 3 };
       const [viaWorker, direct] = [await client.runSeq2SeqIds(f.inputs.source_ids, options), await model.runIds(f.inputs.source_ids, options)];
       assert.ok(direct.logits?.length > 0 && direct.decoderTrace, 'the API returned logits and the decoder trace');

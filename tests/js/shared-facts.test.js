@@ -1,5 +1,5 @@
 // Facts that two layers both need, each defined once per layer and checked here to agree: the
-// error codes (engine/error.h, read back from the wasm module = js/errors.js = index.d.ts, and no
+// error codes (engine/error.h, read back from the wasm module = js/formats/errors.js = index.d.ts, and no
 // source throws a code outside its layer's list), the weight precisions the engine takes, the
 // wasm32 memory limit, the bundled model ids and the activation names.
 import { test } from 'node:test';
@@ -8,12 +8,12 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { ENGINE_ERROR_CODES, ERROR_CODES } from '../../js/errors.js';
-import { getWasmModule } from '../../js/wasm.js';
-import { EAGER_MAPS_MAX_BYTES, WASM32_MAX_BYTES, WEIGHT_PRECISIONS, WEIGHT_PRECISION_CHOICES } from '../../js/memory-estimate.js';
-import { BUNDLED_MODEL_IDS } from '../../js/bundled-models.js';
+import { ENGINE_ERROR_CODES, ERROR_CODES } from '../../js/formats/errors.js';
+import { getWasmModule } from '../../js/api/wasm.js';
+import { EAGER_MAPS_MAX_BYTES, WASM32_MAX_BYTES, WEIGHT_PRECISIONS, WEIGHT_PRECISION_CHOICES } from '../../js/api/memory-estimate.js';
+import { BUNDLED_MODEL_IDS } from '../../js/api/bundled-models.js';
 import { bundledModelLocations } from '../../js/platform-node.js';
-import { activationKind } from '../../js/block-steps.js';
+import { activationKind } from '../../js/formats/block-steps.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -59,7 +59,7 @@ test('every code the JavaScript and the page use is in ERROR_CODES', () => {
   const js = [...sources('js', /\.js$/), ...sources('web/src', /\.js$/), ...sources('web/embed', /\.js$/)];
   const used = codeLiterals(js, "'");
   assert.ok(used.size >= 8, `found only ${[...used.keys()]}: the scan is broken`);
-  for (const [code, file] of used) assert.ok(ERROR_CODES.includes(code), `${file} uses ${code}, not in js/errors.js`);
+  for (const [code, file] of used) assert.ok(ERROR_CODES.includes(code), `${file} uses ${code}, not in js/formats/errors.js`);
 });
 
 test('index.d.ts declares ERROR_CODES as the same list, in the same order', () => {
@@ -100,8 +100,8 @@ test('the bundled model ids are the ones the platform has files for, and the one
 
 // The engine's activation names: the ones parse_config accepts (engine/config.cpp) and the kernel
 // each one runs (engine/blocks.cpp activation_for); the block view recomputes the feed-forward
-// with js/block-steps.js's activationKind, which must agree on every name.
-test('js/block-steps.js reads every activation name the engine accepts as the engine does', () => {
+// with js/formats/block-steps.js's activationKind, which must agree on every name.
+test('js/formats/block-steps.js reads every activation name the engine accepts as the engine does', () => {
   const config = readFileSync(join(root, 'engine/config.cpp'), 'utf8');
   const accepts = config.slice(config.indexOf('bool is_supported_activation'), config.indexOf('}', config.indexOf('bool is_supported_activation')));
   const accepted = [...accepts.matchAll(/"([a-z0-9_]+)"/g)].map((m) => m[1]);
@@ -121,7 +121,7 @@ test('js/block-steps.js reads every activation name the engine accepts as the en
   const jsName = { Relu: 'relu', GeluTanh: 'geluTanh', GeluErf: 'geluErf', Silu: 'silu' };
   for (const name of accepted) {
     const kind = kindOf.get(name) ?? fallback;
-    assert.ok(jsName[kind], `the engine runs ${name} as Activation::${kind}, which js/block-steps.js does not know`);
+    assert.ok(jsName[kind], `the engine runs ${name} as Activation::${kind}, which js/formats/block-steps.js does not know`);
     assert.equal(activationKind(name), jsName[kind], name);
   }
 });

@@ -1,9 +1,9 @@
-// `attnscope snapshot --view flow|patching` (js/figure-flow.js, js/figure-patching.js): the figure
+// `attnscope snapshot --view flow|patching` (js/analysis/figure-flow.js, js/analysis/figure-patching.js): the figure
 // carries exactly the numbers the API gives for the same inputs — run({ flow: true })'s shares
 // (checked against float64 PyTorch in flow.test.js) and patch()'s grid and logit differences
 // (patching.test.js) — matches docs/figure.schema.json, and reads back into the graph and grid
 // the views draw. A decoder's through the CLI, an encoder's (read at its [MASK]) through the
-// CLI's own code in this process (js/cli-snapshot-kinds.js: fewer Node processes to start); an
+// CLI's own code in this process (js/cli/snapshot-kinds.js: fewer Node processes to start); an
 // encoder–decoder's (version 3) through the CLI, against `attnscope patch`'s numbers.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadModel, flowGraph } from '../../js/index.js';
 import { PATCHING_SEQ2SEQ_EXAMPLE as T5 } from '../../web/src/model/patch-suggest.js';
-import { figureData, figureResult } from '../../js/snapshot.js';
-import { kindFigureRun } from '../../js/cli-snapshot-kinds.js';
+import { figureData, figureResult } from '../../js/analysis/snapshot.js';
+import { kindFigureRun } from '../../js/cli/snapshot-kinds.js';
 import { schemaErrors } from './helpers/figure-schema.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = join(ROOT, 'js', 'cli.js');
+const CLI = join(ROOT, 'js', 'cli', 'cli.js');
 const work = mkdtempSync(join(tmpdir(), 'attnscope-kinds-'));
 
 const CAUSAL = 'In the morning he went to church, and in the evening he went to';

@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModel, figureData } from '../../js/index.js';
-import { figureResult } from '../../js/snapshot.js';
-import { RunResult } from '../../js/result.js';
+import { figureResult } from '../../js/analysis/snapshot.js';
+import { RunResult } from '../../js/api/result.js';
 
 const TEXT = 'The unaffable tokenizer mispronounced embeddings.';
 

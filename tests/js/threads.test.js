@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { buildInfo, loadModel } from '../../js/index.js';
-import { createWorkerClient } from '../../js/worker-client.js';
-import { getWasmModule } from '../../js/wasm.js';
+import { createWorkerClient } from '../../js/worker/client.js';
+import { getWasmModule } from '../../js/api/wasm.js';
 
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const INDEX = new URL('../../js/index.js', import.meta.url).href;
 const work = mkdtempSync(join(tmpdir(), 'attnscope-threads-'));
 after(() => rmSync(work, { recursive: true, force: true }));

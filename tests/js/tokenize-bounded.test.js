@@ -13,7 +13,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { bundledModelLocations, heapStats, loadModel } from '../../js/index.js';
-import { loadTokenizer } from '../../js/tokenizer.js';
+import { loadTokenizer } from '../../js/api/tokenizer.js';
 import { gpt2Sources, robertaTokenizerJson } from './helpers/tokenizer-bpe.js';
 import { bertTokenizerJson } from './helpers/tokenizer-hf.js';
 import { ROOT } from './helpers/tokenizer-corpus.js';

@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadTokenizer } from '../../js/tokenizer.js';
+import { loadTokenizer } from '../../js/api/tokenizer.js';
 import { gpt2Sources, gpt2TokenizerJson, robertaTokenizerJson } from './helpers/tokenizer-bpe.js';
 import { bertTokenizerJson } from './helpers/tokenizer-hf.js';
 import { ROOT, VOCABS } from './helpers/tokenizer-corpus.js';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadTokenizer } from '../../js/tokenizer.js';
+import { loadTokenizer } from '../../js/api/tokenizer.js';
 import { ROOT } from './helpers/tokenizer-corpus.js';
 
 const FIXTURES = path.join(ROOT, 'tests/fixtures/tokenizer/unigram');

@@ -15,7 +15,7 @@ import { readSafetensors } from './helpers/safetensors.js';
 import { loadModel } from '../../js/index.js';
 
 const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../fixtures/engine/', import.meta.url));
 
 

@@ -1,4 +1,4 @@
-// The hand-written declarations (js/index.d.ts, js/worker-client.d.ts) against the compiler and the
+// The hand-written declarations (js/index.d.ts, js/worker/client.d.ts) against the compiler and the
 // runtime: a consumer file written like the README must type-check under --strict (and its marked
 // wrong uses must fail), and every runtime export must be declared, every declared value exported.
 import { test } from 'node:test';
@@ -29,7 +29,7 @@ test('a README-style consumer type-checks under --strict against the package dec
   // The checker really read our declarations through package.json "exports" (not an `any` module).
   const declarations = program.getSourceFiles().map((f) => f.fileName)
     .filter((f) => f.startsWith(root + 'js/'));
-  assert.deepEqual(declarations.sort(), [root + 'js/index.d.ts', root + 'js/worker-client.d.ts']);
+  assert.deepEqual(declarations.sort(), [root + 'js/index.d.ts', root + 'js/worker/client.d.ts']);
 });
 
 /** Value (not type-only) exports a declaration file declares. */
@@ -40,17 +40,17 @@ function declaredValues(file) {
 }
 
 for (const [declarations, runtime] of [['js/index.d.ts', '../../js/index.js'],
-  ['js/worker-client.d.ts', '../../js/worker-client.js']]) {
+  ['js/worker/client.d.ts', '../../js/worker/client.js']]) {
   test(`${declarations} declares exactly the values ${runtime.slice(6)} exports`, async () => {
     const exported = Object.keys(await import(runtime)).sort();
     assert.deepEqual(declaredValues(declarations), exported);
   });
 }
 
-// The option names each call accepts are listed once at runtime (js/options.js: the API and the
+// The option names each call accepts are listed once at runtime (js/api/options.js: the API and the
 // worker client reject any other); the declarations must offer the same names, no more, no fewer.
-test('the declared option interfaces name exactly the options js/options.js accepts', async () => {
-  const options = await import('../../js/options.js');
+test('the declared option interfaces name exactly the options js/api/options.js accepts', async () => {
+  const options = await import('../../js/api/options.js');
   const index = checker.getSymbolAtLocation(program.getSourceFile(root + 'js/index.d.ts'));
   const exports = new Map(checker.getExportsOfModule(index).map((s) => [s.name, s]));
   const propertiesOf = (name) => checker.getDeclaredTypeOfSymbol(exports.get(name)).getProperties().map((p) => p.name).sort();

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { ELEMENT_VIEW_IDS, FAMILIES, RUN_OUTPUTS, VIEW, VIEW_IDS, VIEW_LIST, openView, viewEntry } from '../../web/src/views/registry.js';
-import { FIGURE_VIEWS } from '../../js/snapshot.js';
-import { LENS_VIEW } from '../../js/figure-views.js';
+import { FIGURE_VIEWS } from '../../js/analysis/snapshot.js';
+import { LENS_VIEW } from '../../js/formats/figure-views.js';
 import { LANGUAGES, translate } from '../../web/src/i18n/i18n.js';
 import { defaultState, PARAM_CHOICES, stateFromUrl, stateToUrl, VIEWS } from '../../web/src/state/state.js';
 import { viewUnavailable } from '../../web/src/model/model-family.js';

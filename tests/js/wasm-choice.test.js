@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 
 import { buildInfo, loadModel } from '../../js/index.js';
-import { createWorkerClient } from '../../js/worker-client.js';
+import { createWorkerClient } from '../../js/worker/client.js';
 
 const INDEX = new URL('../../js/index.js', import.meta.url).href;
 const TEXT = 'The river bank was flooded after the storm, so the bank moved its [MASK] up the hill.';

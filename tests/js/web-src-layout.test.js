@@ -4,7 +4,7 @@
 //    ("- May import: a/, b/ (…)"); no file imports past that, the folders' rules have no cycle
 //    (so they are layers), and every relative import names a file that exists;
 //  - a view id is written as a string literal only in the registry (web/src/views/registry.js),
-//    in the package's list of the views a frozen figure draws (js/figure-views.js FIGURE_VIEW: the
+//    in the package's list of the views a frozen figure draws (js/formats/figure-views.js FIGURE_VIEW: the
 //    package cannot import the page) and in the string tables; code elsewhere says VIEW.<id>.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +13,8 @@ import { dirname, join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { VIEW_IDS } from '../../web/src/views/registry.js';
-import { FIGURE_VIEW } from '../../js/figure-views.js';
+import { FIGURE_VIEW } from '../../js/formats/figure-views.js';
+import { foldersNamed, importsOf, mayImportLine } from './import-specifiers.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = 'web/src';
@@ -31,27 +32,16 @@ function readRules() {
     const readme = join(root, SRC, folder, 'README.md');
     assert.ok(existsSync(readme), `web/src/${folder}/ has no README.md saying what it holds and may import`);
     const text = readFileSync(readme, 'utf8');
-    const line = text.split('\n').find((l) => l.startsWith('- May import:'));
+    const line = mayImportLine(text);
     assert.ok(line, `web/src/${folder}/README.md has no "- May import:" line`);
-    const before = line.slice('- May import:'.length).split('(')[0];
     const facts = text.split('\n').find((l) => l.startsWith('- Facts'))?.split(':').at(-1).split(',').map((f) => f.trim()) ?? [];
     rules.set(folder, {
-      folders: new Set([...before.matchAll(/(?<![\w/])([a-z0-9-]+)\/(?!\w)/g)].map((m) => m[1])),
+      folders: foldersNamed(line),
       files: new Set([...line.matchAll(/web\/embed\/[\w-]+\.js/g)].map((m) => m[0])),
       facts: facts.filter(Boolean).map((f) => `${folder}/${f}`),
     });
   }
   return rules;
-}
-
-/** The relative specifiers a module imports (static, side-effect or dynamic: `import(…)`, fetched
- *  when first called) or starts as a URL. */
-function importsOf(text) {
-  const specifiers = [];
-  for (const m of text.matchAll(/(\bfrom\s*|\bimport\s*\(\s*|\bimport\s*|new URL\(\s*)(['"])(\.{1,2}\/[^'"\n]+)\2/g)) {
-    specifiers.push({ spec: m[3], dynamic: /\(/.test(m[1]) });
-  }
-  return specifiers;
 }
 
 test('web/src shows folders by role, at most a dozen entries at its top', () => {
@@ -143,7 +133,7 @@ test('the scan finds a view id written where a view is named, and nothing else',
 });
 
 test('view ids appear as string literals only in the registry (and the string tables)', () => {
-  const allowed = new Set(['web/src/views/registry.js', 'js/figure-views.js']);
+  const allowed = new Set(['web/src/views/registry.js', 'js/formats/figure-views.js']);
   const isTable = (file) => /^web\/src\/i18n\/i18n[\w-]*\.js$/.test(file);
   const files = [...jsFiles(SRC), ...jsFiles('web/embed'), ...jsFiles('js'), 'web/index.html']
     .filter((f) => !allowed.has(f) && !isTable(f));
@@ -158,6 +148,6 @@ test('view ids appear as string literals only in the registry (and the string ta
   // The package's own names are the registry's ids, each named as itself.
   for (const [name, id] of Object.entries(FIGURE_VIEW)) {
     assert.equal(name, id);
-    assert.ok(VIEW_IDS.includes(id), `js/figure-views.js names ${id}, which the registry has not`);
+    assert.ok(VIEW_IDS.includes(id), `js/formats/figure-views.js names ${id}, which the registry has not`);
   }
 });

@@ -1,4 +1,4 @@
-// Word-level attention (js/words.js) checked against a separate, straightforward computation:
+// Word-level attention (js/analysis/words.js) checked against a separate, straightforward computation:
 // words from splitting the text on whitespace (each token belongs to the chunk its span starts
 // in; special tokens alone), and the merge as "sum the columns into T×W, then average the rows
 // of each word" — the other order from words.js. Sentences with split words, on the bundled
@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadModel, findWords } from '../../js/index.js';
-import { createWorkerClient } from '../../js/worker-client.js';
+import { createWorkerClient } from '../../js/worker/client.js';
 
-const CLI = fileURLToPath(new URL('../../js/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../js/cli/cli.js', import.meta.url));
 const SENTENCES = [
   'The unaffable tokenizer mispronounced embeddings.',
   'Hello,world!  Transformers  attend:  everywhere',

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-import { startWorkerWithProcessFlags } from '../../js/node-worker-flags.js';
+import { startWorkerWithProcessFlags } from '../../js/api/node-worker-flags.js';
 
-const CLIENT = fileURLToPath(new URL('../../js/worker-client.js', import.meta.url));
+const CLIENT = fileURLToPath(new URL('../../js/worker/client.js', import.meta.url));
 
 test('the worker client runs under --expose-gc and other process-only Node flags', () => {
   const program = `import { createWorkerClient } from ${JSON.stringify(CLIENT)};

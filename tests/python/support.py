@@ -16,7 +16,7 @@ MODEL_FOLDERS = {"bundled": ROOT / "model", "bundled-causal": ROOT / "model-caus
 
 def cli(*args):
     """Runs `attnscope ARGS --threads 1` (one thread: the same bits on any machine) -> stdout."""
-    done = subprocess.run(["node", str(ROOT / "js" / "cli.js"), *args, "--threads", "1"], cwd=ROOT,
+    done = subprocess.run(["node", str(ROOT / "js" / "cli" / "cli.js"), *args, "--threads", "1"], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         raise AssertionError(f"attnscope {' '.join(args)} failed ({done.returncode}): {done.stderr}")

@@ -3,8 +3,8 @@
 # must give the ids seq2seq_tokenizer.py's Python WordPiece gives (so alignment indices count the
 # tokens the engine shows, </s> included), every target must have one alignment per token, and
 # each aligned target token must be the same token as its source token.
-#   python3 check_seq2seq_tokenizer.py FOLDER [--cli js/cli.js]
-# (--cli /work/main/js/cli.js where this checkout has no dist/ built.)
+#   python3 check_seq2seq_tokenizer.py FOLDER [--cli js/cli/cli.js]
+# (--cli /work/main/js/cli/cli.js where this checkout has no dist/ built.)
 import argparse
 import json
 import os
@@ -22,7 +22,7 @@ from seq2seq_tokenizer import SharedWordPiece  # noqa: E402
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("folder")
-    p.add_argument("--cli", default=os.path.join(ROOT, "js", "cli.js"))
+    p.add_argument("--cli", default=os.path.join(ROOT, "js", "cli", "cli.js"))
     args = p.parse_args()
     with open(os.path.join(args.folder, "tokenizer.json"), encoding="utf-8") as f:
         vocab = json.load(f)["model"]["vocab"]

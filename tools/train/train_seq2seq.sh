@@ -41,7 +41,7 @@ if [[ -z ${SKIP_TRAIN:-} ]]; then
     ${RESUME:+--resume} >> $WORK/train.log 2>&1
   tail -n 2 $WORK/train.log
 fi
-log "tokenizer.json and heldout.jsonl vs the engine's tokenize (ATTNSCOPE_CLI: another checkout's js/cli.js)"
+log "tokenizer.json and heldout.jsonl vs the engine's tokenize (ATTNSCOPE_CLI: another checkout's js/cli/cli.js)"
 $PY tools/train/check_seq2seq_tokenizer.py "$OUT" ${ATTNSCOPE_CLI:+--cli "$ATTNSCOPE_CLI"} | tee $WORK/tokenizer_check.txt
 log "held-out evaluation"
 $PY tools/train/evaluate_seq2seq.py "$OUT" | tee $WORK/eval.txt

@@ -3,7 +3,7 @@
 // second JavaScript file) loads the wasm next to this script: the encoder build
 // (dist/attnscope-encoder.wasm) for a BERT or DistilBERT, the core build
 // (dist/attnscope-core[-relaxed].wasm) for every other model but an encoder–decoder or int8
-// weights, which take dist/attnscope[-relaxed].wasm (js/wasm.js); -relaxed where the browser has
+// weights, which take dist/attnscope[-relaxed].wasm (js/api/wasm.js); -relaxed where the browser has
 // relaxed SIMD. "bundled" is the package's model/ folder beside dist/. "Copy link" appears only where the page-url attribute says where the explorer is.
 // The views and each language's text are chunks beside this script (esbuild's code splitting),
 // fetched when an element first shows them.
@@ -21,4 +21,4 @@ defineAttnScopeElement();
 
 export { AttnScopeElement, defineAttnScopeElement } from './element.js';
 export { viewToCanvas, viewToPng, attentionSvg } from './export.js';
-export { bertvizJson } from '../../js/bertviz.js';
+export { bertvizJson } from '../../js/formats/bertviz.js';

@@ -14,18 +14,18 @@ import { crossShown } from '../src/views/family-switch.js';
 import { ELEMENT_VIEW_IDS, loadView, openView, VIEW, viewEntry } from '../src/views/registry.js';
 import { createKindSwitch } from '../src/panels/kind-switch.js';
 import { ATTENTION_KINDS, isSeq2Seq } from '../src/model/seq2seq-run.js';
-import { AttnScopeError } from '../../js/errors.js';
+import { AttnScopeError } from '../../js/formats/errors.js';
 import { parseModelId, preview } from './model-id.js';
 import { elementStyleSheet } from './styles.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from './export.js';
-import { bertvizJson } from '../../js/bertviz.js';
+import { bertvizJson } from '../../js/formats/bertviz.js';
 import { permalinkFor } from './permalink.js';
 import { elementText } from './labels.js';
 import { loadStrings, stringsLoaded } from './strings.js';
 import { fetchFigure } from './frozen-figure.js';
 import { loadFigureKinds } from './figure-code.js';
-import { figureData } from '../../js/snapshot.js';
-import { FIGURE_VIEWS, holdsAttention } from '../../js/figure-views.js';
+import { figureData } from '../../js/analysis/snapshot.js';
+import { FIGURE_VIEWS, holdsAttention } from '../../js/formats/figure-views.js';
 import { LESSONS } from '../src/lesson/steps.js';
 
 /** The views the element offers (their registry entries' `element`), in button order. The views
@@ -101,7 +101,7 @@ export class AttnScopeElement extends HTMLElement {
   set kind(v) { this.setAttribute('kind', String(v)); }
   get model() { return this.getAttribute('model') ?? 'bundled'; }
   set model(v) { this.setAttribute('model', String(v)); }
-  /** 'auto' (default: f16 matrices only when f32 weights would pass AUTO_F16_ABOVE_BYTES of js/memory-estimate.js), 'f32', 'f16' or 'q8'. */
+  /** 'auto' (default: f16 matrices only when f32 weights would pass AUTO_F16_ABOVE_BYTES of js/api/memory-estimate.js), 'f32', 'f16' or 'q8'. */
   get weightPrecision() { return this.#state.weightPrecision; }
   set weightPrecision(v) { this.setAttribute('weight-precision', String(v)); }
   get view() { return this.#state.view; }
@@ -207,7 +207,7 @@ export class AttnScopeElement extends HTMLElement {
     return json;
   }
 
-  /** The data of the figure on screen (js/snapshot.js), as attnscope snapshot writes it. */
+  /** The data of the figure on screen (js/analysis/snapshot.js), as attnscope snapshot writes it. */
   figureData() {
     const s = this.#state;
     if (!this.result) throw new AttnScopeError('E_INPUT', 'nothing to save yet');
@@ -233,7 +233,7 @@ export class AttnScopeElement extends HTMLElement {
     return svg;
   }
 
-  /** Downloads (and returns) every layer's attention as BertViz input (js/bertviz.js, as the CLI writes it). */
+  /** Downloads (and returns) every layer's attention as BertViz input (js/formats/bertviz.js, as the CLI writes it). */
   exportBertViz() {
     if (!this.result) throw new AttnScopeError('E_INPUT', 'nothing to export yet');
     const json = [...bertvizJson(this.result)].join('');
@@ -309,7 +309,7 @@ export class AttnScopeElement extends HTMLElement {
     s.layer = fig && !this.hasAttribute('layer') ? fig.layer : this.#index('layer');
     s.head = fig && !this.hasAttribute('head') ? fig.head : this.#index('head');
     s.lang = this.lang;
-    // Word-level matrices (js/words.js): the attribute, or (without it) what the figure was saved
+    // Word-level matrices (js/analysis/words.js): the attribute, or (without it) what the figure was saved
     // with; words="off" shows a words figure's tokens.
     const words = this.getAttribute('words');
     s.words = words === null ? Boolean(fig?.words) : !/^(off|false|0)$/i.test(words.trim());

@@ -1,7 +1,7 @@
 // Static fallbacks for a view: a PNG of exactly what is on screen (every visible canvas of the
 // view composited at devicePixelRatio), an SVG heatmap built with the DOM and XMLSerializer (so
 // token text is escaped by the serializer, never by hand). The explorer page may import these
-// too; the BertViz download is js/bertviz.js, shared with the CLI.
+// too; the BertViz download is js/formats/bertviz.js, shared with the CLI.
 import { cssColour, sequential } from '../src/draw/colormap.js';
 import { composeFigure, figureToCanvas, figureToSvg, quoteText } from './figure.js';
 import { MASK_FILL, isCausal } from '../src/model/causal-mask.js';

@@ -1,13 +1,13 @@
-// <attn-scope src="fig.json">: a frozen figure (js/snapshot.js) fetched and turned into the run
+// <attn-scope src="fig.json">: a frozen figure (js/analysis/snapshot.js) fetched and turned into the run
 // the views draw, with no WebAssembly and no model download. The element stays frozen while the
 // figure holds every matrix the view asks for; a new text, or a view or head it does not hold,
 // switches it to a live run of the model. A cross-attention figure becomes an encoder–decoder's
 // run (frozen-cross.js), drawn by the cross views, and so does an encoder–decoder's patching grid
 // (frozen-patching.js); a lens figure's run carries its logitLens for the Layers view. The version-2 figures' own code is a chunk fetched with the first such figure
 // or view (figure-code.js).
-import { RunResult } from '../../js/result.js';
-import { AttnScopeError } from '../../js/errors.js';
-import { figureResult } from '../../js/snapshot.js';
+import { RunResult } from '../../js/api/result.js';
+import { AttnScopeError } from '../../js/formats/errors.js';
+import { figureResult } from '../../js/analysis/snapshot.js';
 import { loadFigureKinds } from './figure-code.js';
 
 /** Fetches and reads a figure: { result, info, covers(view, layer, head), text, model, view, layer, head }. */

@@ -1,5 +1,5 @@
-// An encoder–decoder's patching figure (js/figure-patching.js, version 3) as the run the Patching
-// view reads (web/src/model/seq2seq-run.js's adapter over js/seq2seq.js's result): the clean source's
+// An encoder–decoder's patching figure (js/analysis/figure-patching.js, version 3) as the run the Patching
+// view reads (web/src/model/seq2seq-run.js's adapter over js/api/seq2seq.js's result): the clean source's
 // tokens and the target so far, with the clean run's top predictions after it. It holds no
 // attention, so it shows the encoder's side (the figure's own tokens); the view's other runs and
 // its grid are the figure's jobs.

@@ -6,7 +6,7 @@
 // lesson step fetches it.
 import { stepContent } from '../src/lesson/stepper.js';
 import { PATCHING_EXAMPLE } from '../src/model/patch-suggest.js';
-import { BUNDLED_CAUSAL_MODEL } from '../../js/bundled-models.js';
+import { BUNDLED_CAUSAL_MODEL } from '../../js/api/bundled-models.js';
 import { VIEW } from '../src/views/registry.js';
 
 /**

@@ -1,8 +1,8 @@
 // What an <attn-scope> model attribute may name, checked before anything loads (the models
 // themselves live in web/src/model/model-registry.js, shared with the explorer page).
-import { AttnScopeError } from '../../js/errors.js';
-import { isHubId } from '../../js/hub-id.js';
-import { BUNDLED_MODEL_IDS, isBundledModelId } from '../../js/bundled-models.js';
+import { AttnScopeError } from '../../js/formats/errors.js';
+import { isHubId } from '../../js/api/hub-id.js';
+import { BUNDLED_MODEL_IDS, isBundledModelId } from '../../js/api/bundled-models.js';
 
 /** What a model attribute may be: 'bundled', 'bundled-causal' (the GPT-2-style decoder),
  *  'bundled-seq2seq' (the T5: the element shows its encoder's self-attention), a hub id

@@ -2,8 +2,8 @@
 // itself mirrors (web/src/state/state.js), every value validated first. A model that is not
 // restorable by the page (a URL) is left out, so the page falls back to its bundled model.
 import { defaultState, isHubId, stateToUrl, LANGS, MAX_POSITION_CHARS, MAX_TEXT_CHARS, VIEWS, WEIGHT_PRECISIONS } from '../src/state/state.js';
-import { AttnScopeError } from '../../js/errors.js';
-import { isBundledModelId } from '../../js/bundled-models.js';
+import { AttnScopeError } from '../../js/formats/errors.js';
+import { isBundledModelId } from '../../js/api/bundled-models.js';
 import { ATTENTION_KINDS } from '../src/model/seq2seq-run.js';
 
 /** The page URL for an element's settings; pageUrl must be an http(s) URL. */

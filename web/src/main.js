@@ -16,10 +16,10 @@ import { createGeneratePanel } from './panels/generate-panel.js';
 import { createSteerPanel } from './panels/steer-panel.js';
 import { errorReason, relocalizeMessages, showMessage } from './i18n/error-text.js';
 import { currentViewPng, currentViewSvg, downloadBlob, exportFileName } from '../embed/export.js';
-import { figureData, registerFigureKinds } from '../../js/snapshot.js';
-import { FIGURE_KIND_CODE } from '../../js/figure-kinds.js';
-import { LENS_FIGURE_CODE } from '../../js/figure-lens.js';
-import { CROSS_FIGURE_CODE } from '../../js/figure-cross.js';
+import { figureData, registerFigureKinds } from '../../js/analysis/snapshot.js';
+import { FIGURE_KIND_CODE } from '../../js/analysis/figure-kinds.js';
+import { LENS_FIGURE_CODE } from '../../js/analysis/figure-lens.js';
+import { CROSS_FIGURE_CODE } from '../../js/analysis/figure-cross.js';
 import { openView, VIEW, VIEW_IDS, VIEW_LIST, viewEntry } from './views/registry.js';
 import { createLesson } from './lesson/stepper.js';
 import { LESSONS } from './lesson/steps.js';
@@ -32,7 +32,7 @@ import { createKindSwitch } from './panels/kind-switch.js';
 import { readHeldout } from './model/heldout.js';
 import { modelLabel } from './i18n/bundled-labels.js';
 import { createExamples } from './panels/examples.js';
-import { BUNDLED_MODEL, isBundledModelId } from '../../js/bundled-models.js';
+import { BUNDLED_MODEL, isBundledModelId } from '../../js/api/bundled-models.js';
 
 // Save figure data of the flow, patching and Layers views (the page saves no encoder–decoder's figure).
 registerFigureKinds({ ...FIGURE_KIND_CODE, ...LENS_FIGURE_CODE });
@@ -394,15 +394,15 @@ function wire() {
     const svg = currentViewSvg(app);
     if (svg) downloadBlob(new Blob([svg], { type: 'image/svg+xml' }), exportFileName(state, 'svg'));
   });
-  // A frozen figure (js/snapshot.js) of the typed text's run, for <attn-scope src="…">.
+  // A frozen figure (js/analysis/snapshot.js) of the typed text's run, for <attn-scope src="…">.
   $('save-figure').addEventListener('click', () => {
-    // Frozen figures hold one model's single-text run (js/snapshot.js): of an encoder–decoder's,
+    // Frozen figures hold one model's single-text run (js/analysis/snapshot.js): of an encoder–decoder's,
     // only its patching grid (a figure of its encoder, version 3).
     if (!app.original || !viewEntry(state.view).figure || (isSeq2Seq(app.info) && state.view !== VIEW.patching)) {
       $('run-status').textContent = app.t('saveFigureView');
       return;
     }
-    if (app.original.mapsInWorker) {   // too large to hold whole in the page (js/result.js)
+    if (app.original.mapsInWorker) {   // too large to hold whole in the page (js/api/result.js)
       const [L, H, T, K] = app.original.shape;
       $('run-status').textContent = app.t('mapsInWorkerFigure', { maps: Math.round((L * H * T * K * 4) / 1024 ** 2).toLocaleString('en') });
       return;

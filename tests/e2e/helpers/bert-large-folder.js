@@ -6,7 +6,7 @@
 // (the file is written at test time in a few seconds, not the minute a per-value draw takes).
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { seededRandom } from '../../../js/sampling.js';
+import { seededRandom } from '../../../js/analysis/sampling.js';
 import { FIXTURE_WORDS } from '../helpers.js';
 import { safetensorsHeader } from '../../js/helpers/safetensors.js';
 

@@ -4,7 +4,7 @@
 // holding "i", "am", "full", so the seed's "I am full" is [CLS] i am full [SEP]: 5 tokens.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { seededRandom } from '../../../js/sampling.js';
+import { seededRandom } from '../../../js/analysis/sampling.js';
 import { FIXTURE_WORDS } from '../helpers.js';
 import { safetensorsBytes } from '../../js/helpers/api-tiny-model.js';
 

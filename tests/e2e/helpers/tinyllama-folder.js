@@ -7,7 +7,7 @@
 import { closeSync, copyFileSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { seededRandom } from '../../../js/sampling.js';
+import { seededRandom } from '../../../js/analysis/sampling.js';
 import { safetensorsHeader } from '../../js/helpers/safetensors.js';
 import { f16Bits } from './bert-large-folder.js';
 

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { seededRandom } from '../../../js/sampling.js';
+import { seededRandom } from '../../../js/analysis/sampling.js';
 import { safetensorsBytes } from './api-tiny-model.js';
 import { gpt2Sources, robertaTokenizerJson } from './tokenizer-bpe.js';
 

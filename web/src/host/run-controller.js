@@ -6,8 +6,8 @@
 // contract (app.jobs, see view-model.js), every one of which is stopped when the view shown
 // changes or the model does. The hosts keep only what is theirs: the URL or the attributes, the
 // status line, the picker.
-import { AttnScopeError } from '../../../js/errors.js';
-import { LENS_TOP_K } from '../../../js/figure-views.js';
+import { AttnScopeError } from '../../../js/formats/errors.js';
+import { LENS_TOP_K } from '../../../js/formats/figure-views.js';
 import { hasHead, isCausal } from '../model/causal-mask.js';
 import { openModel, stats } from '../model/model-registry.js';
 import { showView } from '../state/view-model.js';
@@ -20,7 +20,7 @@ import { guardedView } from '../views/family-switch.js';
 // outputs: result.trace (every intermediate of every block: L·T·(7C + F) floats; the Llama
 // family's about L·T·(7C + 4·H·dh + 5·KV·dh + 4F)), result.logitLens and result.attribution (each
 // one more pass of the model) and result.flow (read from the same pass: L·H·T² floats). LENS_TOP_K
-// tokens per lens cell, as many as a lens figure holds (js/figure-views.js); model-family.js's
+// tokens per lens cell, as many as a lens figure holds (js/formats/figure-views.js); model-family.js's
 // lensMaxTokens: how long a text the lens is asked for.
 /** The encoder-vs-decoder view's two models, whatever model the other views show. */
 export const COMPARED = [

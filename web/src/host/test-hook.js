@@ -26,7 +26,7 @@ export function installTestHook(app, { viewJobs, steering = () => null }) {
     shown(layer, head) { return copy(app.displayMatrix(layer, head)); },
     shownPositions() { return [...app.display().positions]; },
     shownLabels() { return [...app.display().labels]; },
-    /** Whether the run on screen keeps its maps in the worker (js/result.js), and its bytes there. */
+    /** Whether the run on screen keeps its maps in the worker (js/api/result.js), and its bytes there. */
     get maps() {
       const r = app.result;
       return r ? { inWorker: Boolean(r.mapsInWorker), memoryBytes: r.memoryBytes ?? 0 } : null;

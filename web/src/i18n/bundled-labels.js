@@ -1,6 +1,6 @@
-// What the page calls each bundled model (js/bundled-models.js's ids), in the picker, the model
+// What the page calls each bundled model (js/api/bundled-models.js's ids), in the picker, the model
 // line, the loading message and exported figures: one place, so a new bundled model is named once.
-import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL, isBundledModelId } from '../../../js/bundled-models.js';
+import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL, isBundledModelId } from '../../../js/api/bundled-models.js';
 
 const LABEL_KEYS = {
   [BUNDLED_MODEL]: 'modelBundled',

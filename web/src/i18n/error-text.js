@@ -2,7 +2,7 @@
 // and the engine's message — English, naming the file, URL or tensor — follows as secondary
 // text, so nothing is lost and nothing in the main sentence switches language. A message on
 // screen is kept as a function of t(), so switching language re-words it (relocalizeMessages).
-import { ERROR_CODES } from '../../../js/errors.js';
+import { ERROR_CODES } from '../../../js/formats/errors.js';
 
 /** The code an error carries, E_INTERNAL when it has none we know. */
 export function errorCode(error) {

@@ -1,4 +1,4 @@
-// UI text for an encoder–decoder's Block walk-through (js/block-walks.js seq2seqBlockWalk), English and
+// UI text for an encoder–decoder's Block walk-through (js/formats/block-walks.js seq2seqBlockWalk), English and
 // Korean, merged into i18n.js's tables. Korean uses the standard terms: 교차 어텐션
 // (cross-attention), 마스크드 셀프 어텐션 (masked self-attention), 잔차 스트림 (residual stream),
 // 피드포워드 신경망 (feed-forward network), 층 정규화 (layer normalisation).

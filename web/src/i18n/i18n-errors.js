@@ -1,4 +1,4 @@
-// What each AttnScopeError code (js/errors.js) means, in the UI's languages: the page's error
+// What each AttnScopeError code (js/formats/errors.js) means, in the UI's languages: the page's error
 // messages say this in the reader's language and keep the engine's own (English) message, which
 // names the file, URL or tensor, as secondary detail. Merged into i18n.js's tables.
 

@@ -1,8 +1,8 @@
 // UI text for big models: the weight precision choice beside the model picker,
 // the memory the loaded model uses and what a run whose maps stay in the worker offers, English and Korean, merged into i18n.js's tables.
-import { AUTO_F16_ABOVE_BYTES } from '../../../js/memory-estimate.js';
+import { AUTO_F16_ABOVE_BYTES } from '../../../js/api/memory-estimate.js';
 
-// The 'auto' threshold in the words is js/memory-estimate.js's constant, not a copy of it.
+// The 'auto' threshold in the words is js/api/memory-estimate.js's constant, not a copy of it.
 const AUTO_MB = AUTO_F16_ABOVE_BYTES / 1024 ** 2;
 
 export const MEMORY_STRINGS = {

@@ -2,7 +2,7 @@
 // rows renormalised, mean/max over heads, attention rollout, value-norm weighting, the formula
 // walk-through (q·k, ÷√d_k, softmax, Σ α v) and mask/drop diffs. No DOM, no drawing.
 // Matrices are row-major Float32Array (n×n); row i = query i, column j = key j. One head's
-// matrix is RunResult.attention(layer, head) (js/result.js), a view of the flat array.
+// matrix is RunResult.attention(layer, head) (js/api/result.js), a view of the flat array.
 
 // Token positions to show: all, or all but the template-added [CLS]/[SEP] when hiding them.
 // Never returns an empty list (a text of only special tokens keeps them).

@@ -1,4 +1,4 @@
-// The route of the flow graph worth naming in words. topFlowRoute (js/flow-graph.js) follows the
+// The route of the flow graph worth naming in words. topFlowRoute (js/analysis/flow-graph.js) follows the
 // largest share at each node, and on a trained model that is the residual stream nearly all the
 // way down (residual shares 0.7–0.99): it says "the position kept what it had", never which
 // other token fed the prediction. This picks the strongest route that moves between positions

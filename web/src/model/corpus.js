@@ -1,7 +1,7 @@
 // The corpus sample (web/data/corpus-sample.json: 300 held-out Brown sentences with word spans
 // and universal POS classes) run through the page's model worker, for the head table, the
 // query/key map and the POS summary. The worker runs the whole sample as one corpus job
-// (js/corpus-job.js) in time slices — a typed character's run goes between two slices — and
+// (js/analysis/corpus-job.js) in time slices — a typed character's run goes between two slices — and
 // keeps the runs there: only the head statistics, the POS sums and each sentence's tokens come
 // back, and a head's map is projected in the worker on request (points only). Everything is
 // kept per model (the worker client).

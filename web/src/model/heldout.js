@@ -1,7 +1,7 @@
-// A model folder's heldout.jsonl (js/alignment-accuracy.js reads it): the known alignment of the
+// A model folder's heldout.jsonl (js/analysis/alignment-accuracy.js reads it): the known alignment of the
 // run on screen when its source and typed target are one of the file's pairs. Read when a model
 // loads: from the picked files, or beside a URL / bundled folder's config.json.
-import { alignmentAccuracy, findHeldout, parseHeldout } from '../../../js/alignment-accuracy.js';
+import { alignmentAccuracy, findHeldout, parseHeldout } from '../../../js/analysis/alignment-accuracy.js';
 
 export const HELDOUT_FILE = 'heldout.jsonl';
 const MAX_BYTES = 4 * 1024 * 1024;   // a bigger file is not a held-out sample: skipped

@@ -1,10 +1,10 @@
-// The models in a page's workers: one worker client (js/worker-client.js) per model and weight
+// The models in a page's workers: one worker client (js/worker/client.js) per model and weight
 // precision, loaded once and shared by whoever opens it — the explorer page, every <attn-scope>
 // showing that model, the encoder-vs-decoder view's two bundled models — and stopped when the last
 // holder lets go. Nobody shares a client's queue by dropping others' jobs: a holder cancels only
 // its own runs (their signals), never with replacePending.
-import { abortedError } from '../../../js/errors.js';
-import { createWorkerClient } from '../../../js/worker-client.js';
+import { abortedError } from '../../../js/formats/errors.js';
+import { createWorkerClient } from '../../../js/worker/client.js';
 
 const entries = new Map();   // 'source precision' → { client, loaded: Promise<info>, holders }
 

@@ -1,6 +1,6 @@
 // The Patching view on an encoder–decoder (views/patching.js): the clean and corrupted prompts are
 // sources, the decoder reads the same target so far (the prefix) after both, and the answer is its
-// next token, as `attnscope patch --target` reads it (js/patching.js targetPrefixIds: no end token).
+// next token, as `attnscope patch --target` reads it (js/analysis/patching.js targetPrefixIds: no end token).
 // The grid patches the decoder's sites (target positions; its self-attention heads) or the
 // encoder's (source positions; its heads). This file finds the corrupted source, the prefix and
 // both runs over it through the view's jobs; no DOM here.
@@ -16,7 +16,7 @@ const TOP_K = 5;
  * The corrupted source (typed, or the first suggestion as long as the clean one), the prefix's
  * ids (typed text, or defaultPrefix over the run's target) and both runs over it.
  * @param r      the run on screen (seq2seq-run.js's result: its source and target)
- * @param run    (text, options) → a job's js/seq2seq.js run result
+ * @param run    (text, options) → a job's js/api/seq2seq.js run result
  * @param config the model's config (its special tokens: a typed prefix drops those added)
  * Resolves to { text, suggestion, prefixIds, prefixChoice, prefixWord, cleanRun, run } or
  * { error: { key } }; prefixChoice says where the prefix came from: 'typed', 'example', 'cut'

@@ -1,4 +1,4 @@
-// An encoder–decoder's run (js/seq2seq.js: encoderAttentions, decoderAttentions, crossAttentions)
+// An encoder–decoder's run (js/api/seq2seq.js: encoderAttentions, decoderAttentions, crossAttentions)
 // seen through the page's one result shape, so the grid, head and lines views draw any of its
 // three attention kinds unchanged. state.kind chooses which: 'enc' (source ↔ source),
 // 'dec' (target ↔ earlier target, causal), 'cross' (target rows → source columns: not square, so
@@ -39,7 +39,7 @@ export async function runSeq2Seq(client, { source, target, targetIds, trace = fa
   return seq2seqResult(raw, { source, src, tgt }, kindOf);
 }
 
-/** The adapter itself (exported for tests and the embed): raw is js/seq2seq.js's run result. */
+/** The adapter itself (exported for tests and the embed): raw is js/api/seq2seq.js's run result. */
 export function seq2seqResult(raw, { source, src, tgt }, kindOf) {
   const S = raw.sourceIds.length, T = raw.targetIds.length;
   // decoder_start_token_id is special; the typed target's own tokens carry its tokenizer's mask
@@ -59,7 +59,7 @@ export function seq2seqResult(raw, { source, src, tgt }, kindOf) {
   return {
     seq2seq: raw,
     sources: { tokens: raw.sourceTokens, special: sides.enc.special, offsets: src.offsets, S },
-    // The source as a cross-attention figure holds it (js/figure-cross.js: its columns' labels).
+    // The source as a cross-attention figure holds it (js/analysis/figure-cross.js: its columns' labels).
     source: { tokens: raw.sourceTokens, tokenTexts: src.tokenTexts ?? raw.sourceTokens.map(readable),
       specialTokensMask: sides.enc.special, offsets: src.offsets },
     targets: { tokens: raw.targetTokens, special: targetSpecial, T },

@@ -1,5 +1,5 @@
 // A target being generated, shown as it is written: each generate step
-// (js/seq2seq.js) carries the decoder's self-attention row and cross-attention row of the position
+// (js/api/seq2seq.js) carries the decoder's self-attention row and cross-attention row of the position
 // that wrote its token, so after k steps the decoder's first k rows are known without running
 // anything again. The stream puts those rows together as a run result (seq2seq-run.js's shape)
 // whose target is the k decoder inputs that wrote them: the cross view and the decoder kind grow a

@@ -2,7 +2,7 @@
 // strings, in the permalink as off=0:1,2:3) are applied to the typed text as a second run with
 // Hugging Face's head_mask, shown as an edit of kind 'heads' so the diff view compares it with
 // the intact run; predictionDiff() lists the [MASK] / next-token guesses of both. The corpus
-// effect of each head (js/head-stats.js ablationEffects) runs inside the worker as one job in
+// effect of each head (js/analysis/head-stats.js ablationEffects) runs inside the worker as one job in
 // time slices (worker client ablationEffects), not one round trip per run.
 import { loadSample } from '../model/corpus.js';
 

@@ -3,8 +3,8 @@
 // folder's heldout.jsonl knows which source word each target word comes from) and lets the model
 // write the target, so the cross-attention view can overlay the known alignment on the model's
 // own output.
-import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from '../../../js/bundled-models.js';
-import { findHeldout } from '../../../js/alignment-accuracy.js';
+import { BUNDLED_CAUSAL_MODEL, BUNDLED_MODEL, BUNDLED_SEQ2SEQ_MODEL } from '../../../js/api/bundled-models.js';
+import { findHeldout } from '../../../js/analysis/alignment-accuracy.js';
 import { PATCHING_EXAMPLE, PATCHING_SEQ2SEQ_EXAMPLE } from '../model/patch-suggest.js';
 import { DEFAULT_TEXT, STEER_EXAMPLE } from '../state/state.js';
 import { VIEW } from '../views/registry.js';

@@ -4,9 +4,9 @@
 // fewer where query heads share them (grouped-query attention: 32 query heads over 4 key/value
 // heads keep an eighth of C). Drawn as L rows of key and value cells, one column per position held
 // (the prompt's grey, the generated ones in the accent colour, the newest outlined), with the
-// memory the rows take (js/generation-budget.js's decoderCacheBytes, f32; the engine's buffers
+// memory the rows take (js/api/generation-budget.js's decoderCacheBytes, f32; the engine's buffers
 // grow by doubling, so it may have reserved up to twice that).
-import { decoderCacheBytes } from '../../../js/generation-budget.js';
+import { decoderCacheBytes } from '../../../js/api/generation-budget.js';
 
 const CELL = 4, GAP = 1;
 

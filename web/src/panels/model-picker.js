@@ -9,8 +9,8 @@ import { isHubId, WEIGHT_PRECISIONS } from '../state/state.js';
 import { errorReason, showMessage } from '../i18n/error-text.js';
 import { isRotary, kvGroups } from '../model/model-family.js';
 import { bundledLabel } from '../i18n/bundled-labels.js';
-import { BUNDLED_MODEL_IDS, BUNDLED_SEQ2SEQ_MODEL, isBundledModelId } from '../../../js/bundled-models.js';
-import { parameterCounts } from '../../../js/memory-estimate.js';
+import { BUNDLED_MODEL_IDS, BUNDLED_SEQ2SEQ_MODEL, isBundledModelId } from '../../../js/api/bundled-models.js';
+import { parameterCounts } from '../../../js/api/memory-estimate.js';
 
 // Hub models offered in the list, with the size of their model.safetensors on the hub in MB
 // (read from huggingface.co, rounded; only for the notice before a download).
@@ -25,7 +25,7 @@ export const CURATED_MB = {
   // Llama-family decoders (RMSNorm, rotary positions, grouped-query attention, SwiGLU), stored
   // bf16 on the hub: 'auto' keeps them as f16. Each ships a tokenizer.json, which the loader
   // fetches first. The billion-parameter ones fit because a long run keeps its attention maps on
-  // demand (engine/attention_sources.h): js/memory-estimate.js budgets TinyLlama-1.1B at about
+  // demand (engine/attention_sources.h): js/api/memory-estimate.js budgets TinyLlama-1.1B at about
   // 1.9 GB of f16 weights + 1.1 GB for a 1024-token run (its 22 × 32 maps alone would be 2.95 GB),
   // Llama-3.2-1B (unsloth's ungated copy of meta-llama's) 2.3 + 1.3 GB, and Qwen2.5-1.5B, which
   // 'auto' loads as q8, 1.7 + 1.5 GB.
@@ -34,7 +34,7 @@ export const CURATED_MB = {
   'TinyLlama/TinyLlama-1.1B-Chat-v1.0': 2200,
   'unsloth/Llama-3.2-1B': 2471,
   'Qwen/Qwen2.5-1.5B': 3087,
-  // Encoder–decoders (cross-attention; the memory estimate is js/memory-estimate.js's). t5-small
+  // Encoder–decoders (cross-attention; the memory estimate is js/api/memory-estimate.js's). t5-small
   // and bart-base ship a tokenizer.json; opus-mt-en-de its SentencePiece files (source.spm,
   // target.spm + vocab.json), which the loader fetches when there is no tokenizer.json.
   't5-small': 242,
@@ -208,7 +208,7 @@ export function createModelPicker(el, app) {
     const bundledName = bundledLabel(app.t, app.state.model) ?? app.t('modelBundled');
     info.dataset.kind = i.kind ?? 'encoder';
     const name = i.source === 'files' ? app.t('modelLocalLoaded') : bundled ? bundledName : (i.id ?? app.state.model);
-    if (i.kind === 'encoder-decoder') {   // js/seq2seq.js's config: two stacks
+    if (i.kind === 'encoder-decoder') {   // js/api/seq2seq.js's config: two stacks
       const s = i.config;
       info.textContent = app.t('modelInfoSeq2Seq', { name, type: s.modelType, enc: s.encoderLayers, dec: s.decoderLayers,
         heads: s.decoderHeads, hidden: s.hiddenSize }) +

@@ -1,13 +1,13 @@
 // The page's one state object and its mirror in the URL (so a permalink restores the view).
 // URL parameters are untrusted: each is parsed and validated here, and anything invalid falls
 // back to the default. Values are only ever shown through textContent, never as HTML.
-import { isHubId } from '../../../js/hub-id.js';
-import { BUNDLED_MODEL, isBundledModelId } from '../../../js/bundled-models.js';
-import { FLOW_DEFAULT_TAU } from '../../../js/flow-tau.js';
-import { GENERATE_DEFAULTS } from '../../../js/generate.js';
-import { PATCH_SITES, PATCH_STACKS } from '../../../js/patching.js';
+import { isHubId } from '../../../js/api/hub-id.js';
+import { BUNDLED_MODEL, isBundledModelId } from '../../../js/api/bundled-models.js';
+import { FLOW_DEFAULT_TAU } from '../../../js/analysis/flow-tau.js';
+import { GENERATE_DEFAULTS } from '../../../js/analysis/generate.js';
+import { PATCH_SITES, PATCH_STACKS } from '../../../js/analysis/patching.js';
 import { STEER_MAX_STRENGTH } from './setting-check.js';
-import { WEIGHT_PRECISION_CHOICES } from '../../../js/memory-estimate.js';
+import { WEIGHT_PRECISION_CHOICES } from '../../../js/api/memory-estimate.js';
 import { LESSONS } from '../lesson/steps.js';
 import { ATTENTION_KINDS, SEQ2SEQ_STACKS } from '../model/seq2seq-run.js';
 import { openView, VIEW, VIEW_IDS } from '../views/registry.js';
@@ -54,7 +54,7 @@ export function defaultState() {
     hideSpecial: false,
     lesson: '',              // the guided lesson shown above the views ('' none; lesson/steps.js)
     step: 1,                 // its step, 1-based
-    words: false,            // the matrix views merge sub-word tokens into words (js/words.js)
+    words: false,            // the matrix views merge sub-word tokens into words (js/analysis/words.js)
     threshold: 0,            // weights below it draw as 0
     lang: 'en',
     // Generation (decoders): kept in the permalink so the same seed writes the same text.
@@ -75,7 +75,7 @@ export function defaultState() {
     kind: 'cross',
     blockStack: SEQ2SEQ_STACKS[0],   // the stack whose layers the Block view walks ('decoder' | 'encoder')
     // The Patching view: the corrupted prompt and the two tokens compared ('' = the view's
-    // suggestion, patch-suggest.js), and the activation patched (js/patching.js's sites).
+    // suggestion, patch-suggest.js), and the activation patched (js/analysis/patching.js's sites).
     patchCorrupted: '',
     patchAnswer: '',
     patchWrong: '',

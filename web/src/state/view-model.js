@@ -12,7 +12,7 @@
 //   display()              { positions, labels } shown (special tokens hidden or not; with
 //                          words shown, one entry per word: its first token and its text)
 //   displayMatrix(l, h)    one head's matrix as shown (restricted + renormalised when hiding;
-//                          word-level when words are shown, js/words.js)
+//                          word-level when words are shown, js/analysis/words.js)
 //   wordsShown()           true when state.words is on, the view is a matrix view (its registry entry's words)
 //                          and the run on screen has words (a typed text without a pair)
 //   keyMask()              attention_mask of the run shown (masked tokens 0), or null
@@ -25,7 +25,7 @@
 //                          view shown or the model changes; `signal` adds the view's own Cancel
 //     .model                 the model in use, as a key for caches (changes with the model)
 //     .run(text, options)    an extra run (the positions view's sentences; an encoder–decoder's:
-//                            text as a source, options.target/targetIds, js/seq2seq.js's result)
+//                            text as a source, options.target/targetIds, js/api/seq2seq.js's result)
 //     .runIds(ids, options)  an extra run of token ids (the sampling preview's whole distribution)
 //     .corpus({signal, onProgress}), .cachedCorpus()      the corpus sample's summary (corpus.js)
 //     .corpusMap(l, h, {signal, onProgress}), .cachedCorpusMap(l, h)   one head's query/key map
@@ -54,7 +54,7 @@
 import { translate } from '../i18n/i18n.js';
 import { clampToResult } from './state.js';
 import { alignPositions, restrict, visiblePositions } from '../math/attention-math.js';
-import { findWords, mergeHead } from '../../../js/words.js';
+import { findWords, mergeHead } from '../../../js/analysis/words.js';
 import { waitsForFullRun } from '../model/target-stream.js';
 import { viewEntry } from '../views/registry.js';
 
@@ -271,7 +271,7 @@ export function showView(host, app, id, build) {
   showWordsBadge(panel, app);
 }
 
-// A run whose maps stay in the worker (too large for the page: js/result.js mapsInWorker): a view
+// A run whose maps stay in the worker (too large for the page: js/api/result.js mapsInWorker): a view
 // reading every head at once says it is not offered at this size; one drawing the selected head
 // draws once that head's map has come (then the last few fetched are at hand); the grid fetches
 // its own. Whether the view may draw now.

@@ -1,6 +1,6 @@
 // The Block view's frame (views/block.js): a bar for the pickers above a column of titled steps,
 // each step's colour strips of the engine's numbers, the norm steps' statistics, and the "Check"
-// line under a step that js/block-steps.js recomputed in float64; an encoder–decoder's stack switch.
+// line under a step that js/formats/block-steps.js recomputed in float64; an encoder–decoder's stack switch.
 import { layerHeadPickers, queryPicker } from '../draw/pickers.js';
 import { SEQ2SEQ_STACKS } from '../model/seq2seq-run.js';
 import { vectorStrip } from '../draw/vector-strip.js';

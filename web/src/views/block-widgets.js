@@ -1,5 +1,5 @@
 // The Block view's drawings that are more than a strip of traced numbers, each named by a walk's
-// `widget` item (js/block-walks.js): the split of x into heads, each head's Σ α v, the grouped
+// `widget` item (js/formats/block-walks.js): the split of x into heads, each head's Σ α v, the grouped
 // key/value heads, a rotation's lengths, the table of weights an attention sublayer read and the
 // table of what each sublayer added. Each is called as (section, item, context) by views/block.js;
 // `expose` hands the numbers a test reads to the view's `last`.

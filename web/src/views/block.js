@@ -1,11 +1,11 @@
 // The Block tab: one token's path through one layer with the engine's own numbers, drawn from the
-// loaded model's walk (js/block-walks.js: each family's steps, written once as data) — BERT's
+// loaded model's walk (js/formats/block-walks.js: each family's steps, written once as data) — BERT's
 // post-LN layer, GPT-2's pre-LN one, the Llama family's, and either stack of an encoder–decoder
 // (state.blockStack: the encoder's layers over the source, the decoder's over the target). Each
-// step that is arithmetic on the ones before it shows js/block-steps.js's float64 recomputation
+// step that is arithmetic on the ones before it shows js/formats/block-steps.js's float64 recomputation
 // against the engine beside it. The families differ here only in what their run holds (walkedRun).
-import { activationKind, appliesAt, itemChecks, normParams, stepName, traced, walkChecks } from '../../../js/block-steps.js';
-import { blockWalk, seq2seqBlockWalk } from '../../../js/block-walks.js';
+import { activationKind, appliesAt, itemChecks, normParams, stepName, traced, walkChecks } from '../../../js/formats/block-steps.js';
+import { blockWalk, seq2seqBlockWalk } from '../../../js/formats/block-walks.js';
 import { isCausal } from '../model/causal-mask.js';
 import { tokenName } from '../draw/pickers.js';
 import { isSeq2Seq, readable } from '../model/seq2seq-run.js';
@@ -65,7 +65,7 @@ export default function createBlock(host, app) {
     const { walk, trace, run, vars: v } = walked;
     const { L, T, l, i } = v;
     const cfg = info.config;
-    // Every placeholder a walk's text may name (js/block-walks.js gives keys, never values).
+    // Every placeholder a walk's text may name (js/formats/block-walks.js gives keys, never values).
     const vars = { ...v, layer: l, layers: L, next: l + 1, prev: l - 1, position: i, pairs: v.dh / 2,
       formula: ACTIVATION_FORMULA[activationKind(v.act)], eps: cfg.layerNormEps };
     const flags = { qkv: Boolean(app.result.q && app.result.k && app.result.v) };

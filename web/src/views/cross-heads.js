@@ -1,5 +1,5 @@
 // The head table of an encoder–decoder: each cross-attention head's alignment accuracy on the run
-// on screen when it is a pair of the model folder's heldout.jsonl (js/alignment-accuracy.js: the
+// on screen when it is a pair of the model folder's heldout.jsonl (js/analysis/alignment-accuracy.js: the
 // share of aligned target tokens whose strongest source token is the one they come from), beside
 // the diagonal baseline (target token i ↔ source token i) and the heads averaged per layer and
 // overall. Without a known pair it says how to get one. A row opens its head in the cross view.

@@ -2,10 +2,10 @@
 // Voita 2024, the LLM Transparency Tool's graph). Tokens along the bottom, layers upwards: a dot is
 // a position's residual stream after the embeddings, after a layer's attention or after its
 // feed-forward; a square is the feed-forward itself. Only the edges whose share is at least τ and
-// that lead up to the prediction are drawn (js/flow-graph.js), their width the share. Pointing at
+// that lead up to the prediction are drawn (js/analysis/flow-graph.js), their width the share. Pointing at
 // an edge gives its share and its heads'; a click on a dot reads that stream with the logit lens.
 // Reads result.flow and result.logitLens (run-controller.js asks for both while this view is shown).
-import { flowGraph } from '../../../js/flow-graph.js';
+import { flowGraph } from '../../../js/analysis/flow-graph.js';
 import { addStrings } from '../i18n/i18n.js';
 import { FLOW_STRINGS } from '../i18n/i18n-flow.js';
 import { tokenRoute } from '../math/flow-route.js';

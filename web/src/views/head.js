@@ -83,7 +83,7 @@ export function createHeadDetail(host, app) {
   function showHiddenMass() {
     const r = app.result, T = r.shape[2];
     removed = null;
-    // Each row's tokens: one, or a word's pieces (its row is their mean, js/words.js).
+    // Each row's tokens: one, or a word's pieces (its row is their mean, js/analysis/words.js).
     const d = app.display();
     const rowTokens = d.words ? d.rows.map((i) => d.words[i].tokens) : positions.map((p) => [p]);
     const shown = new Set(rowTokens.flat());

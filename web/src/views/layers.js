@@ -6,7 +6,7 @@
 import { visiblePositions } from '../math/attention-math.js';
 import { hasHead, isCausal } from '../model/causal-mask.js';
 import { cssColour, sequential } from '../draw/colormap.js';
-import { LENS_TOP_K } from '../../../js/figure-views.js';
+import { LENS_TOP_K } from '../../../js/formats/figure-views.js';
 import { lensMaxTokens } from '../model/model-family.js';
 import { tokenName } from '../draw/pickers.js';
 import { candidateItem, explainedLayout, heading, para } from './text-nodes.js';

@@ -15,7 +15,7 @@ import { makeSelect } from '../draw/pickers.js';
 import { addStrings } from '../i18n/i18n.js';
 import { PATCHING_STRINGS } from '../i18n/i18n-patching.js';
 import { corruptionCandidates, defaultAnswers, namesToken, topPredictions } from '../model/patch-suggest.js';
-import { HEAD_PATCH_SITES, PATCH_SITES, PATCH_STACKS } from '../../../js/patching.js';
+import { HEAD_PATCH_SITES, PATCH_SITES, PATCH_STACKS } from '../../../js/analysis/patching.js';
 import { isSeq2Seq } from '../model/seq2seq-run.js';
 import { prefixText, prepareSeq2Seq, seq2seqGrid, sourceRow } from '../model/patch-seq2seq.js';
 import { VIEW } from './registry.js';
@@ -262,7 +262,7 @@ export function createPatching(host, app) {
       stack: g.options.stack ?? null, targetIds: g.options.targetIds ?? null,
       suggested: Boolean(prep?.suggestion), rows: done, state: gridHost.dataset.state,
       scores: g.rows.map((row) => (row ? [...row] : null)), clean: g.result?.clean ?? null, corruptedLd: g.result?.corrupted ?? null,
-      // A finished grid as a frozen figure holds it (js/figure-patching.js): the hosts' Save figure data.
+      // A finished grid as a frozen figure holds it (js/analysis/figure-patching.js): the hosts' Save figure data.
       // An encoder–decoder's also holds the clean run over the target so far and the link's prefix.
       figure: g.result && prep?.run ? { grid: g.result, corruptedRun: prep.cleanRun ? { ...prep.run, ...sourceRow(prep.run) } : prep.run,
         corruptedText: g.options.corrupted,

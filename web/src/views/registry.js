@@ -6,13 +6,13 @@
 // its entry below and its strings (view_<id>, its tab's label, and its own keys in i18n.js's
 // English and Korean tables). No DOM here: Node tests read it, and a view's code is only fetched
 // when a host first shows it (`load`).
-import { FIGURE_VIEWS } from '../../../js/figure-views.js';
+import { FIGURE_VIEWS } from '../../../js/formats/figure-views.js';
 
 /** The model families a view can apply to (modelFamily() in model-family.js names the loaded one). */
 export const FAMILIES = Object.freeze(['encoder', 'decoder', 'encoder-decoder']);
 const SINGLE_STACK = ['encoder', 'decoder'];
 
-/** The run outputs a view may need beyond the attention (js/model.js run options): only runs of
+/** The run outputs a view may need beyond the attention (js/api/model.js run options): only runs of
  *  those views ask for them, as each costs memory or another pass. 'predictions': the top next
  *  tokens (or [MASK] fillers) even where the host shows none (the element). */
 export const RUN_OUTPUTS = Object.freeze(['trace', 'logitLens', 'attribution', 'flow', 'predictions']);
@@ -42,7 +42,7 @@ export const LAST_POSITION = 99999;
  *               'each' (every head, fetched and drawn a few at a time by the view itself) or
  *               'every' (all at once: the view says it is not offered at that size; the default)
  *   load        its module, fetched on first use
- * `figure` (a frozen figure can draw it) is js/figure-views.js's FIGURE_VIEWS, the figure format's.
+ * `figure` (a frozen figure can draw it) is js/formats/figure-views.js's FIGURE_VIEWS, the figure format's.
  */
 const ENTRIES = [
   { id: 'grid', scope: 'model', words: true, kinds: true, element: true, maps: 'each', load: () => import('./grid.js') },

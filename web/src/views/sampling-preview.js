@@ -1,6 +1,6 @@
 // The next-token panel's sampling preview: temperature, top-k and top-p applied to the
 // whole next-token distribution after the last position, before anything is sampled — the same
-// rule js/sampling.js's sampleToken draws from: weights exp((z_i − z_max)/T) (T = 0: greedy),
+// rule js/analysis/sampling.js's sampleToken draws from: weights exp((z_i − z_max)/T) (T = 0: greedy),
 // the k best kept (0: no limit), then the smallest prefix of them whose weight reaches top-p of
 // theirs, renormalised. Shows the top tokens with what each would get, greying what is cut off.
 // The settings are the Generate panel's (genTemperature, genTopK, genTopP: in the permalink).
