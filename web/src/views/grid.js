@@ -12,7 +12,8 @@ import { kvGroupOf, kvGroups } from '../model/model-family.js';
 import { createAnnouncer } from '../draw/announcer.js';
 import { captionWithHowTo } from '../draw/how-to.js';
 import { VIEW } from './registry.js';
-import { CACHED_MAPS } from '../../../js/result.js';
+import { CACHED_MAPS } from '../../../js/api/result.js';
+import { errorReason } from '../i18n/error-text.js';
 
 const GAP = 6, LABEL = 26;
 
@@ -85,8 +86,12 @@ export function createModelGrid(host, app) {
         const heads = Array.from({ length: k1 - k0 }, (_, i) => [Math.floor((k0 + i) / H), (k0 + i) % H]);
         try {
           await result.attentionsOf(heads);
-        } catch {
-          return;   // released: a newer run is on its way
+        } catch (e) {
+          // Released: a newer run is on its way. Anything else the reader is told under the grid.
+          if (e?.code !== 'E_DISPOSED' && e?.code !== 'E_ABORTED' && mine === generation) {
+            note.textContent = app.t('runFailed', { reason: errorReason(app.t, e) });
+          }
+          return;
         }
         if (mine !== generation) return;
       }

@@ -1,22 +1,23 @@
 // Head table (?view=heads): one row per head with Clark et al.'s statistics
-// (js/head-stats.js headStatistics) over the current text and, once computed, over the corpus
+// (js/analysis/head-stats.js headStatistics) over the current text and, once computed, over the corpus
 // sample, plus the effect of switching the head off on the sample (ablationEffects, on demand).
-// Both corpus computations run inside the worker (web/src/model/corpus.js, js/corpus-job.js): only
+// Both corpus computations run inside the worker (web/src/model/corpus.js, js/analysis/corpus-job.js): only
 // the table's numbers come back. Click a column header to sort by it (again to reverse); a row
 // opens its head.
 import { isSeq2Seq } from '../model/seq2seq-run.js';
 import { familySwitch } from './family-switch.js';
 import { createCrossHeads } from './cross-heads.js';
-import { HEAD_STATISTICS, headStatistics } from '../../../js/head-stats.js';
+import { HEAD_STATISTICS, headStatistics } from '../../../js/analysis/head-stats.js';
 import { ABLATION_SENTENCES } from '../panels/ablation.js';
-import { measureInduction } from '../../../js/head-detectors.js';
+import { measureInduction } from '../../../js/analysis/head-detectors.js';
 import { isCausal } from '../model/causal-mask.js';
 import { scrollHint } from '../draw/scroll-hint.js';
 import { VIEW } from './registry.js';
+import { errorReason } from '../i18n/error-text.js';
 
 // The statistics a model's heads can have: a decoder's next token is always masked and it has
 // no [CLS]/[SEP]; an encoder whose first token is [CLS] shows that mass once, as [CLS]. The
-// induction score (js/head-detectors.js) is for decoders, whose queries cannot see ahead.
+// induction score (js/analysis/head-detectors.js) is for decoders, whose queries cannot see ahead.
 function shownStatistics(app) {
   const causal = isCausal(app);
   const clsFirst = !causal && app.original?.specialTokensMask?.[0] === 1;
@@ -87,7 +88,7 @@ export function createHeadsTable(host, app) {
       status.textContent = app.t('headsDone', { s: ((performance.now() - started) / 1000).toFixed(1) });
     } catch (e) {
       status.textContent = e?.code === 'E_ABORTED' || e?.name === 'AbortError' ? app.t('headsCancelled')
-        : app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' });
+        : app.t('runFailed', { reason: errorReason(app.t, e) });
     } finally {
       job = null;
       progress.hidden = true;

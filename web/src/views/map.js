@@ -1,15 +1,16 @@
 // Query/key map (?view=map; AttentionViz, Yeh et al. 2023): one head's query and key
 // vectors of every token of the corpus sample, projected together onto their first two principal
-// components (js/qk-map.js). Everything heavy runs in the model's worker (web/src/model/corpus.js):
+// components (js/analysis/qk-map.js). Everything heavy runs in the model's worker (web/src/model/corpus.js):
 // the sample as one corpus job in time slices (progress, cancel; a typed character's run goes
 // between two slices), then each head's projection on request; only the points, their kinds,
 // sentences and positions come back, so this thread only draws. Points are coloured by
 // query/key, position or POS class; hover shows the token in its sentence, click opens that
-// sentence in the head view. Under the map, the head's POS summary (js/pos-summary.js sums kept
+// sentence in the head view. Under the map, the head's POS summary (js/analysis/pos-summary.js sums kept
 // by the worker): the query-class → key-class pairs it attends most.
 import { layerHeadPickers, makeSelect } from '../draw/pickers.js';
 import { cssColour, sequential, HEAD_COLOURS } from '../draw/colormap.js';
 import { VIEW } from './registry.js';
+import { errorReason } from '../i18n/error-text.js';
 
 const KIND_COLOURS = ['#0072b2', '#d55e00'];   // query, key
 const COLOUR_BY = ['kind', 'position', 'pos'];
@@ -70,7 +71,7 @@ export function createQkMap(host, app) {
       exposed.runsMs = summary.ms;
     } catch (e) {
       failed = stoppedFor(e, job) ? null : e?.code === 'E_ABORTED' || e?.name === 'AbortError' ? app.t('headsCancelled')
-        : app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' });
+        : app.t('runFailed', { reason: errorReason(app.t, e) });
     } finally {
       job = null;
       render();
@@ -156,7 +157,7 @@ export function createQkMap(host, app) {
       });
     } catch (e) {
       failed = stoppedFor(e, mapJob.controller) ? null : e?.code === 'E_ABORTED' ? app.t('headsCancelled')
-        : app.t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' });
+        : app.t('runFailed', { reason: errorReason(app.t, e) });
     } finally {
       mapJob = null;
       // A failed map is not retried by itself: choosing a head again asks again.

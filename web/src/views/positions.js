@@ -15,6 +15,7 @@ import { layerHeadPickers, tokenName } from '../draw/pickers.js';
 import { l2 } from '../draw/vector-strip.js';
 import { MAX_POSITION_CHARS } from '../state/state.js';
 import { tokenComparisonText } from '../math/token-compare.js';
+import { errorReason } from '../i18n/error-text.js';
 
 const POSITION_ROWS = 64;   // rows of the position table compared (fewer if the model reads fewer)
 
@@ -158,7 +159,7 @@ export function createPositions(host, app) {
     const asked = request();
     asked.then((runs) => { if (cache?.promise === asked) draw(runs); }, (e) => {
       if (e?.code === 'E_ABORTED') return;
-      status.textContent = t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' });
+      status.textContent = t('runFailed', { reason: errorReason(t, e) });
     });
   }
 

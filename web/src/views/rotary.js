@@ -14,6 +14,7 @@ import { MAX_POSITION_CHARS } from '../state/state.js';
 import { anglesDegrees, dot, rotate, scoresByDistance, wavelengths } from '../math/rotary-math.js';
 import { tokenComparisonText } from '../math/token-compare.js';
 import { kvGroupOf } from '../model/model-family.js';
+import { errorReason } from '../i18n/error-text.js';
 
 const MAX_DISTANCE = 256;   // the curve's width in tokens (fewer if the model reads fewer)
 const SVG = 'http://www.w3.org/2000/svg';
@@ -108,7 +109,7 @@ export function createRotary(host, app) {
     const asked = cache.promise;
     if (!order.body.childElementCount) order.note.textContent = t('positionsRunning');
     asked.then((runs) => { if (cache?.promise === asked) drawOrder(runs); }, (e) => {
-      if (e?.code !== 'E_ABORTED') order.note.textContent = t('runFailed', { message: e?.message ?? String(e), code: e?.code ?? 'E_INTERNAL' });
+      if (e?.code !== 'E_ABORTED') order.note.textContent = t('runFailed', { reason: errorReason(t, e) });
     });
   }
 
