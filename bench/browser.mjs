@@ -12,7 +12,7 @@
 // the process CPU time bench/ort-q8.mjs reports in Node (wall time moves with the other load).
 // Prints one JSON object: CPU, Chromium version, per case the medians, AttnScope / ORT,
 // the 2-thread speed-up of each, and how far AttnScope's last hidden state is from ORT's.
-// --weights f32,q8 adds int8 (issue 37): AttnScope with weightPrecision 'q8' against ORT on the
+// --weights f32,q8 adds int8: AttnScope with weightPrecision 'q8' against ORT on the
 // graph onnxruntime's quantize_dynamic writes (bench/bert-onnx.mjs {weights: 'q8'}), each
 // precision its own model and session in the same workers, alternating with the others.
 // --q8-forms auto,pairwise also times AttnScope q8 with the relaxed build's pairwise int8 dot

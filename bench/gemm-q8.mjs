@@ -1,5 +1,5 @@
 // `node bench/gemm-q8.mjs [--browser] [--runs 7] [--reps 5] [--tokens 128]`: the int8 GEMM
-// (issue 37) against the f32 one on bert-base's linear shapes at 128 tokens (--tokens 1: one
+// against the f32 one on bert-base's linear shapes at 128 tokens (--tokens 1: one
 // generation step over the KV cache), one thread (the bench modules are single-threaded builds),
 // in the plain SIMD128 build and the relaxed-SIMD build, on the same random weights
 // (bench/wasm/gemm_bench.cpp, gemm_q8_bench.cpp). q8 is timed with the activations quantized

@@ -1,4 +1,4 @@
-// A text far longer than the model can take (issue 47: 50 MB), through tokenize() or run() on a
+// A text far longer than the model can take (50 MB), through tokenize() or run() on a
 // bundled model: wall time, this process's peak RSS and the wasm heap's size afterwards. One
 // measurement per process, so the peak is that call's. A figure to read, not a test. E.g.
 //   node bench/long-text.mjs --model bundled --call run [--mb 50] [--threads N] [--root DIR]

@@ -1,5 +1,5 @@
 // `node bench/ort-q8.mjs [--shape bert-base] [--tokens 128] [--threads 1] [--runs 5] [--warmup 1]`:
-// the int8 peer AttnScope's q8 (issue 37) is to be measured against — onnxruntime-web running the
+// the int8 peer AttnScope's q8 is to be measured against — onnxruntime-web running the
 // quantize_dynamic graph (bench/bert-onnx.mjs, weights 'q8': DynamicQuantizeLinear →
 // MatMulInteger → Cast → Mul, int8 weights with one scale per output channel) — next to the same
 // random weights as the f32 graph, in one process, one ORT thread count for both (env.wasm.

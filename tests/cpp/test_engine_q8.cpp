@@ -1,4 +1,4 @@
-// weightPrecision 'q8' (issue 37) through the whole engine, on every fixture family: the model
+// weightPrecision 'q8' through the whole engine, on every fixture family: the model
 // loads from F32, F16 and BF16 files, runs with every output asked for (value norms through the
 // int8 W_O slices, the trace, the Llama family's SwiGLU), steps over the KV cache, attributes a
 // logit, and stays close to the same model at f32 (the f32 model is checked against the float64

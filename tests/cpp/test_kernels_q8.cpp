@@ -1,4 +1,4 @@
-// The int8 linear layer natively (issue 37): quantization round trips for weights (symmetric, per
+// The int8 linear layer natively: quantization round trips for weights (symmetric, per
 // output channel) and activations (per row, asymmetric, both the plain range [0, 255] and the
 // relaxed build's [0, 127]); linear_packed_q8 against an independent float64 sum over the
 // dequantized values (not the kernel's integer sum with the zero-point correction), at panel

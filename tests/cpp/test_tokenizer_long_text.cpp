@@ -1,4 +1,4 @@
-// A text longer than the model can take (issue 47): tokenized in pieces cut at spaces
+// A text longer than the model can take: tokenized in pieces cut at spaces
 // (space_cuts.h), it must give exactly what tokenizing it whole gives — every token within the
 // limit, num_truncated, and without a limit all of it — while holding only a piece at a time.
 // The whole-text reference is the same tokenizer with one inert normalizer step added (a Replace

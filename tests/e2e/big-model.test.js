@@ -1,4 +1,4 @@
-// Big models in a tab (issue 20): a bert-large-shaped folder (24 × 16 heads, hidden 1024, random
+// Big models in a tab: a bert-large-shaped folder (24 × 16 heads, hidden 1024, random
 // F16 weights, 640 MB) written at test time loads from the page's local-folder input with the
 // weight precision on 'auto' — which picks f16, as its f32 weights would take 1.3 GB — runs a
 // short sentence, draws all 24 × 16 heads and reports the memory used; its attention equals the

@@ -1,4 +1,4 @@
-// Screenshots of the block walk-through and positions views (issue 18), desktop (1280×800) and
+// Screenshots of the block walk-through and positions views, desktop (1280×800) and
 // phone (390×844), English and Korean. `node tests/e2e/block-screenshots.mjs [out]` writes
 // block-<lang>-<size>.png, block-ffn-<lang>-<size>.png (scrolled to the feed-forward step and its
 // GELU check) and positions-<lang>-<size>.png into docs/screenshots/ (default) — then look at

@@ -1,4 +1,4 @@
-// The block walk-through and positions views (issue 18, page half). Block: on the bundled BERT and
+// The block walk-through and positions views (page half). Block: on the bundled BERT and
 // the bundled decoder every self-check the page shows (JavaScript float64 recomputation of each
 // residual sum, LayerNorm and the feed-forward's GELU vs the engine) is ≤ 1e-4; the permalink carries view, layer and token;
 // a DistilBERT-shaped folder with "I am full" gives 5 tokens and C = 768 split into 12 heads of 64.

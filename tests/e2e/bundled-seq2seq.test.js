@@ -1,4 +1,4 @@
-// The bundled T5 in the page (issue 34): the example list opens it on a held-out source and lets
+// The bundled T5 in the page: the example list opens it on a held-out source and lets
 // it write the target; ?model=bundled-seq2seq&view=cross draws the cross-attention at desktop and
 // phone width, with the known alignment (model-seq2seq/heldout.jsonl) overlaid and scored per
 // head in the head table. The weights are retrained from time to time, so nothing here is a

@@ -1,4 +1,4 @@
-// Screenshots of the page with decoders (issue 17), desktop (1280×800) and phone (390×844),
+// Screenshots of the page with decoders, desktop (1280×800) and phone (390×844),
 // English and Korean: the bundled decoder's grid (masked upper triangles), the encoder-vs-decoder
 // view, and a generation in progress. `node tests/e2e/decoder-screenshots.mjs [out]` writes them
 // into docs/screenshots/ (default) — then look at them. Fails on any console or page problem.

@@ -1,4 +1,4 @@
-// The page with the bundled decoder (issue 17), in Chromium with the real engine: every cell above
+// The page with the bundled decoder, in Chromium with the real engine: every cell above
 // the diagonal of every head is masked in the data the views draw (and drawn hatched, not white),
 // rows sum to 1, the formula view's softmax equals the heatmap row and a recomputation from q·k
 // with −∞ on later keys, aggregates and rollout stay causal, the next-token panel names the token

@@ -1,4 +1,4 @@
-// <attn-scope view="block"> and view="positions" (issue 18): the element shares the page's block
+// <attn-scope view="block"> and view="positions": the element shares the page's block
 // walk-through and positions views. Under the strict CSP, the block view draws every self-check
 // (each ≤ 1e-4) and the positions view both sentences' matrices, with no console error.
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// The dark theme's head view (issue 36's newcomer findings): the heatmap is drawn on its own white
+// The dark theme's head view (found in a newcomer pass): the heatmap is drawn on its own white
 // (so a saved PNG reads anywhere), and its token labels must be dark on it — they took the
 // theme's light text colour and were white on white. The row-label strip's darkest pixel is read
 // back from the canvas, in both themes.

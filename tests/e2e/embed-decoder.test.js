@@ -1,4 +1,4 @@
-// <attn-scope model="bundled-causal"> in Debian's Chromium (issue 17): served under the strict CSP
+// <attn-scope model="bundled-causal"> in Debian's Chromium: served under the strict CSP
 // and as the single-file build dist/attnscope-embed-causal.html from file:// with the network off.
 // Both show the decoder with its causal mask (upper triangle 0 and drawn hatched) and attention
 // equal to PyTorch's (tools/train/model_causal.py, float64) on the same model files.

@@ -1,4 +1,4 @@
-// <attn-scope lesson="attention" step="N"> (issue 36): one step of the guided lesson inside the
+// <attn-scope lesson="attention" step="N">: one step of the guided lesson inside the
 // element — its text with the model's numbers and its figure over the element's view — for every
 // step, English and Korean, desktop and phone, under the strict CSP, no console error; a step
 // attribute change shows that step.

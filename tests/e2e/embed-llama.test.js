@@ -1,4 +1,4 @@
-// <attn-scope> with a Llama-layout model (issue 32): tests/fixtures/llama_page given as a model
+// <attn-scope> with a Llama-layout model: tests/fixtures/llama_page given as a model
 // URL. view="block" walks the Llama layer (RMSNorm, rotation, grouped K/V, SwiGLU; every self-check
 // ≤ 1e-4); view="positions" draws the rotary view (its curve
 // and one dial per frequency pair of the config's head_dim); no CSP violation, no console error.

@@ -1,4 +1,4 @@
-// <attn-scope model="bundled-seq2seq"> (issue 33): the kind attribute (the page's k: enc | dec |
+// <attn-scope model="bundled-seq2seq">: the kind attribute (the page's k: enc | dec |
 // cross) chooses which of the T5's attentions the grid, head and lines views draw, over the source
 // (text) and the target (target). Served under the strict CSP, and as the single file
 // dist/attnscope-embed-seq2seq.html from file:// with the network off. The attention drawn is

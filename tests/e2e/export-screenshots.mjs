@@ -1,4 +1,4 @@
-// Screenshots of the page's exports (issue 22): every view's PNG and SVG download, desktop
+// Screenshots of the page's exports: every view's PNG and SVG download, desktop
 // (1280×800, devicePixelRatio 1) and phone (390×844, devicePixelRatio 2), English and Korean,
 // with the bundled model. The downloads themselves are laid out on one contact sheet per
 // size, language and format (the SVGs rendered by Chromium through <img>), written to

@@ -1,4 +1,4 @@
-// Issue 22's exports: every view downloads as a figure — PNG at devicePixelRatio with a title
+// Exports: every view downloads as a figure — PNG at devicePixelRatio with a title
 // band, the view's own pixels, its token labels and a labelled colour scale; SVG with the same
 // words as <text> — in the UI's language. The figure's layout is not trusted: the heatmap is
 // found in the PNG by its pixels, and the places where the page shows HTML text must have ink.

@@ -1,4 +1,4 @@
-// What a newcomer meets first (issue 22's majors), in Chromium with the real engine: a link to a
+// What a newcomer meets first, in Chromium with the real engine: a link to a
 // model that cannot load says so and keeps asking for it; arrowing through the model list
 // downloads nothing (Load does); a slow run dims the stale view and says it is running; Korean
 // text in the English-only bundled model explains its [UNK]s. Hub requests are answered by
@@ -201,7 +201,7 @@ test('the first screen shows the attention, at 1280×800 and 390×844 (EN, KO); 
         return c && Number(c.dataset.rendered) === Number(c.dataset.layers) * Number(c.dataset.heads);
       });
       const box = await g.page.locator('canvas.model-grid').boundingBox();
-      // Desktop: the whole grid; phone (issue 36: it started at 746 px of 844): its top on screen
+      // Desktop: the whole grid; phone (it started at 746 px of 844): its top on screen
       // and at least 45% of the screen's height of it (or all of it) visible without scrolling,
       // under the model card, the text box (compacted, not hidden) and the tabs.
       const visible = Math.min(box.y + box.height, viewport.height) - box.y;

@@ -1,4 +1,4 @@
-// Frozen figures of every family (issue 49): `attnscope snapshot` of the bundled BERT, GPT-2 and T5
+// Frozen figures of every family: `attnscope snapshot` of the bundled BERT, GPT-2 and T5
 // (its encoder, and with --kind dec its decoder) and a Llama-layout folder, in each view a figure holds (head, lines, grid), drawn by
 // <attn-scope src> with no wasm, no model file and no worker, and a clean console (no error, no
 // warning). The head view's drawn weights (its SVG's cell titles) are the float64 PyTorch forwards

@@ -1,4 +1,4 @@
-// Frozen figures (issue 36): five <attn-scope src="fig.json"> on one page draw from their JSON
+// Frozen figures: five <attn-scope src="fig.json"> on one page draw from their JSON
 // alone — no .wasm, no model file, no worker — and the bytes and requests that costs are counted
 // (and printed). Each figure's matrices equal the Node API's run of the same text (rounded to
 // six decimals as the format says); the figure was written by the `attnscope snapshot` CLI for

@@ -1,4 +1,4 @@
-// Issue 22: on a long input the head view's heatmap has cells too small for labels (128 tokens: 5.6 px); a
+// On a long input the head view's heatmap has cells too small for labels (128 tokens: 5.6 px); a
 // close-up window shows a 32×32 block with its token labels, and follows the cell clicked in
 // the full map. Its cells are checked against the page's own matrix (window.__attnscope).
 import { test } from 'node:test';

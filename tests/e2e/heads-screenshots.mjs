@@ -1,4 +1,4 @@
-// Screenshots of issue 19's views with the bundled model, at desktop (1280×800) and phone
+// Screenshots of the head-probing views (head table, ablation, query/key map) with the bundled model, at desktop (1280×800) and phone
 // (390×844) size, English and Korean: the head table (with corpus statistics and ablation
 // effects computed), the query/key map (coloured by POS, one point hovered) and an ablation diff
 // (layer 0 head 1 switched off). `node tests/e2e/heads-screenshots.mjs` writes docs/screenshots/

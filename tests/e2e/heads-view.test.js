@@ -1,4 +1,4 @@
-// Probing heads in the page (issue 19), end to end with the bundled BERT: the head table's numbers
+// Probing heads in the page, end to end with the bundled BERT: the head table's numbers
 // for the text on screen equal js/analysis/head-stats.js headStatistics recomputed here from the engine's
 // raw matrices (read through the test hook), columns sort and a row opens its head; the
 // query/key map runs the whole corpus sample and the projection in the worker (timed against the

@@ -1,4 +1,4 @@
-// Screenshots of issue 35's views, desktop (1280×800) and phone (390×844), English and Korean: the
+// Screenshots of the logit-lens views (Layers, Contributions), desktop (1280×800) and phone (390×844), English and Korean: the
 // Layers view (logit lens) on the bundled decoder with a cell open and on the bundled BERT, the
 // Contributions view on the bundled decoder, the KV cache after a generation, and the next-token
 // panel's sampling controls.

@@ -1,4 +1,4 @@
-// Issue 35 on the page: the Layers view (logit lens), the Contributions view (direct logit
+// The logit lens on the page: the Layers view, the Contributions view (direct logit
 // attribution) and the next-token panel's sampling preview, on the bundled decoder and BERT, at
 // desktop and phone sizes, in English and Korean; their state in the permalink; a clean console.
 // The numbers themselves are checked against a float64 PyTorch reference in tests/js/logit-lens.test.js

@@ -1,4 +1,4 @@
-// The lesson as the page's front door (issue 49): from `/` a reader sees a way into the guided
+// The lesson as the page's front door: from `/` a reader sees a way into the guided
 // lesson on the first screen, enters it on the sentence they typed, and leaves it to the free
 // explorer with that sentence kept. And Next keeps the step on screen: after each Next, at 1280 and
 // 390 px, in English and Korean, the step's title, the start of its text and the Next button are

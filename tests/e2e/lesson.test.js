@@ -65,7 +65,7 @@ for (const [lang, name, viewport] of [['en', 'desktop', DESKTOP], ['ko', 'phone'
       if (lang === 'ko') assert.match(shown.body, /[가-힣]/);
       if (name === 'phone' && STEPS[n - 1].figure) {
         // The step's own figure starts on a 390×844 phone's first screen, wholly or for at
-        // least 45% of the screen's height (issue 36), above the step's text.
+        // least 45% of the screen's height, above the step's text.
         // (A block step scrolls its section into view once drawn: let that happen first.)
         if (STEPS[n - 1].section) await page.waitForSelector('.view-block .lesson-focus');
         await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));

@@ -1,4 +1,4 @@
-// A Llama-layout folder in the page (issue 32): tests/fixtures/llama_page (random weights, 8 query
+// A Llama-layout folder in the page: tests/fixtures/llama_page (random weights, 8 query
 // heads over 2 key/value heads, a Llama 2-layout tokenizer.json) opened through the folder input.
 // Checked against what the test computes itself from the folder's config.json and tokenizer.json:
 // the tokens (a small BPE loop here), the K/V groups of the grid and the formula, the rotary

@@ -1,4 +1,4 @@
-// Screenshots of a Llama-layout folder in the page (issue 32), at desktop (1280×800) and phone
+// Screenshots of a Llama-layout folder in the page, at desktop (1280×800) and phone
 // (390×844) size, English and Korean: the layer × head grid with its K/V groups, the formula
 // naming the shared K/V head, the rotary Positions view, the head table with the induction
 // column, the Block walk through the Llama layer and the Contributions split. `node tests/e2e/llama-screenshots.mjs` writes docs/screenshots/llama-*.png; then look at

@@ -1,4 +1,4 @@
-// Issue 36's "found by a newcomer pass", the items no other file checks, on the page as it is:
+// What a newcomer pass found, the items no other file checks, on the page as it is:
 // arrow-key moves on the head heatmap and the grid are said through a live region; on a phone a
 // table wider than the screen (the formula's score table, the head table) says it scrolls and
 // fades its cut edge; the Generate panel shows the tokens it writes inside itself (the chips they

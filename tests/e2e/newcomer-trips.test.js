@@ -1,4 +1,4 @@
-// What a newcomer still tripped on (issue 49's minors), each checked in the page: the BERT
+// What a newcomer still tripped on, each checked in the page: the BERT
 // example's query on "it"; a link to the encoder–decoder's cross view opening on its own example
 // with the target written; one layer numbering (L0…, as the grid) in the logit lens and the
 // contributions; the lens's last column in sight at 1,280 px; a decoder opening on its last

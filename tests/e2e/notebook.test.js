@@ -1,4 +1,4 @@
-// The Python package in a notebook (issue 53): examples/notebook.ipynb executed headless by
+// The Python package in a notebook: examples/notebook.ipynb executed headless by
 // Debian's Jupyter (nbconvert --execute, the package from python/ on the kernel's path), exported
 // as HTML in the light and the dark theme, opened from file:// in Chromium. Each view the notebook
 // shows must be drawn by <attn-scope> from its inline figure, frozen, with the notebook's tokens;

@@ -1,4 +1,4 @@
-// A RoBERTa-style checkpoint in the page (issue 15): a local folder with GPT-2's byte-level
+// A RoBERTa-style checkpoint in the page: a local folder with GPT-2's byte-level
 // vocabulary in RoBERTa's layout and random RobertaForMaskedLM weights loads through the folder
 // input; the page's ids equal @huggingface/tokenizers' (<s> … </s>), the chips show readable
 // tokens (no 'Ġ'), each chip's highlight covers the characters its token came from, and <mask>

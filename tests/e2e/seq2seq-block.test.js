@@ -1,4 +1,4 @@
-// The Block view on the bundled T5 (issue 33): one target token through one decoder layer —
+// The Block view on the bundled T5: one target token through one decoder layer —
 // masked self-attention, cross-attention over the source, feed-forward, each with its Add & Norm.
 // The weights are retrained from time to time, so nothing here is a number copied from them: what
 // the view shows (each head's weights over the target so far and over the source, ‖added‖ and ‖x‖

@@ -1,4 +1,4 @@
-// An encoder–decoder folder in the page (issue 33): tests/fixtures/seq2seq_page (a tiny random T5,
+// An encoder–decoder folder in the page: tests/fixtures/seq2seq_page (a tiny random T5,
 // a WordPiece tokenizer.json in the bundled seq2seq model's layout, a heldout.jsonl) opened through
 // the folder input. Checked against what the test computes itself: the tokens (Hugging Face's Rust
 // tokenizers), every attention kind against the Node API's run of the same folder, the causal

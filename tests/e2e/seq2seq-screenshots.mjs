@@ -1,4 +1,4 @@
-// Screenshots of an encoder–decoder folder in the page (issue 33), at desktop (1280×800) and
+// Screenshots of an encoder–decoder folder in the page, at desktop (1280×800) and
 // phone (390×844) size, English and Korean: the whole page on the cross view with the known
 // alignment, the cross-attention grid, the decoder's self-attention head, and the head table's
 // alignment accuracy. `node tests/e2e/seq2seq-screenshots.mjs` writes build/screenshots/seq2seq-*.png;

@@ -1,4 +1,4 @@
-// Screenshots of the bundled T5 writing its target (issue 33, web/src/model/target-stream.js), taken
+// Screenshots of the bundled T5 writing its target (web/src/model/target-stream.js), taken
 // mid-generation at desktop (1280×800) and phone (390×844) size, English and Korean: the cross
 // view growing a row per token, and the Block view waiting for the whole target.
 // `node tests/e2e/seq2seq-stream-screenshots.mjs` writes build/screenshots/seq2seq-stream-*.png;

@@ -1,4 +1,4 @@
-// The token chips' legend (issue 36's newcomer findings): Korean typed into the bundled GPT-2
+// The token chips' legend (found in a newcomer pass): Korean typed into the bundled GPT-2
 // becomes one chip per UTF-8 byte, and the page now says so (the count equals the byte tokens
 // counted here from the run's tokens); "##", "␣" and bytes are explained only when present.
 import { after, before, test } from 'node:test';

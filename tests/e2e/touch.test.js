@@ -1,4 +1,4 @@
-// Issue 22's touch minors on a phone (390×844, touch, DPR 2): a tap on a token in the lines view
+// Touch on a phone (390×844, touch, DPR 2): a tap on a token in the lines view
 // selects it and follows its lines (there is no hover to do that), and after Mask on a phone —
 // where the views sit above the controls — the diff comes into view.
 import { test } from 'node:test';

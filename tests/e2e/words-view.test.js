@@ -1,4 +1,4 @@
-// Word-level attention in the page (issue 36): with "Words: pieces merged" on, the head, grid and
+// Word-level attention in the page: with "Words: pieces merged" on, the head, grid and
 // lines views draw one row and column per word, each view says so, and the matrix equals a merge
 // computed here from the engine's raw token matrix (words from splitting the text on whitespace;
 // columns summed, then rows averaged) with rows summing to 1; hiding [CLS]/[SEP] hides their

@@ -45,10 +45,10 @@ export function installTestHook(app, { viewJobs, steering = () => null }) {
       return copy(r.valueNorms?.subarray((layer * H + head) * T, (layer * H + head + 1) * T));
     },
     get formula() { return app.views.formula?.view.last ?? null; },
-    // Issue 18: the block walk-through (its self-checks) and the positions view's numbers.
+    // The block walk-through (its self-checks) and the positions view's numbers.
     get block() { const b = app.views.block?.view.last; return b ? JSON.parse(JSON.stringify(b)) : null; },
     get positions() { const p = app.views.positions?.view.exposed.last; return p ? JSON.parse(JSON.stringify(p)) : null; },
-    // Issue 19: the head table's rows (sorted as shown) and timings; the query/key map's numbers.
+    // Head probing: the head table's rows (sorted as shown) and timings; the query/key map's numbers.
     get heads() { const e = app.views.heads?.view.exposed; return e ? JSON.parse(JSON.stringify(e)) : null; },
     // The Patching view's grid: site, answer and wrong, rows done, scores, the two LDs.
     get patching() { const p = app.views.patching?.view.exposed?.last; return p ? JSON.parse(JSON.stringify(p)) : null; },
