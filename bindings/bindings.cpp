@@ -268,10 +268,14 @@ class Model {
   // Decoders, generation: runs `ids` as the next positions of the cached sequence (the first
   // call: the prompt) and returns views, valid until the next call into the module, of their
   // attention rows (L, H, T, keys) and last hidden states (T, C, after the final LayerNorm).
-  val extend(const val& ids) {
+  // `prompt_maps` ('eager', 'on-demand', 'auto'; undefined: eager) is how the prompt keeps its
+  // maps: on demand, nothing reads them (attentions is empty) and only their sources are held,
+  // until the next step.
+  val extend(const val& ids, const val& prompt_maps) {
     return guarded([&] {
       ThreadScope threads(threads_);
-      transformer_.extend(int32_vector_from_js(ids), cache_, step_, step_workspace_, interventions_.steering_hooks());
+      const AttentionMaps maps = prompt_maps.isUndefined() ? AttentionMaps::Eager : attention_maps_policy(prompt_maps);
+      transformer_.extend(int32_vector_from_js(ids), cache_, step_, step_workspace_, interventions_.steering_hooks(), maps);
       val out = val::object();
       out.set("tokens", val(step_.tokens));
       out.set("keys", val(step_.keys));

@@ -201,8 +201,9 @@ void Transformer::prepare(ForwardResult& res, const ForwardOptions& options, int
   const int L = cfg.num_layers, H = cfg.num_heads, C = cfg.hidden_size, F = cfg.intermediate_size;
   const HeadLayout layout{H, cfg.kv_heads(), cfg.head_dim()};
   const bool has_key_bias = key_bias && !key_bias->empty();
-  // Maps on demand (forward() only: extend() and forward_from_layer() pass no key_bias and keep
-  // theirs eagerly); the sources' size is then checked instead of the maps' (which may not fit).
+  // Maps on demand (forward() and extend()'s prompt: forward_from_layer() and extend()'s later
+  // steps pass no key_bias and keep theirs eagerly); the sources' size is then checked instead of
+  // the maps' (which may not fit).
   const bool on_demand =
       options.attentions && key_bias &&
       maps_on_demand(options.maps, static_cast<size_t>(L) * H * T * keys * sizeof(float),
@@ -319,7 +320,7 @@ void Transformer::forward_from_layer(int first_layer, const float* resid_pre, in
 }
 
 void Transformer::extend(const std::vector<int32_t>& ids, KvCache& cache, ForwardResult& res, Activations& a,
-                         const Hooks* hooks) const {
+                         const Hooks* hooks, AttentionMaps prompt_maps) const {
   const ModelConfig& cfg = config_;
   if (!kBuildHasDecoders || !cfg.is_decoder())  // the encoder build has no decoders
     bad_input("only decoders run incrementally: " + cfg.model_type + " sees every token at once");
@@ -336,7 +337,12 @@ void Transformer::extend(const std::vector<int32_t>& ids, KvCache& cache, Forwar
 
   ForwardOptions options;  // attentions only
   options.hooks = hooks;
-  prepare(res, options, T, keys);
+  // The prompt's maps may be kept on demand as forward()'s are (a long prompt's L·H·T² maps may
+  // not fit where its queries and keys do); prepare() takes a key bias, none here, to allow it.
+  static const std::vector<float> kNoKeyBias;
+  const bool prompt = first == 0;
+  options.maps = prompt ? prompt_maps : AttentionMaps::Eager;
+  prepare(res, options, T, keys, prompt ? &kNoKeyBias : nullptr);
   float* x = res.hidden_out.data();
   const std::vector<int32_t> positions = family_->position_ids(config_, ids, first);
   embeddings_forward(x, weights_, ids.data(), positions.data(), nullptr, T, C);

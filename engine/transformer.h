@@ -35,8 +35,8 @@ struct ForwardOptions {
   // Hook points read or written during the pass (hooks.h); null or empty: none. Not owned.
   const Hooks* hooks = nullptr;
   // How `attentions` are kept: written in full (Eager), or computed when asked for from what they
-  // are made of (attention_sources.h; OnDemand, or Auto by maps_on_demand's rule). forward() only:
-  // extend() and forward_from_layer() keep theirs eagerly.
+  // are made of (attention_sources.h; OnDemand, or Auto by maps_on_demand's rule). forward() and
+  // extend()'s prompt (its own argument); forward_from_layer() keeps its maps eagerly.
   AttentionMaps maps = AttentionMaps::Eager;
 };
 
@@ -132,8 +132,10 @@ class Transformer {
   // Equal to the matching rows of forward() over the whole sequence. E_INPUT for an encoder, no
   // ids, ids out of vocab, or past max_position_embeddings (the cache is then unchanged).
   // `hooks` (null: none) fire as in forward(), at the new positions (steering adds to them).
+  // `prompt_maps`: how the prompt's maps (an empty cache's run) are kept, as forward()'s
+  // ForwardOptions::maps; a later step's rows (T × keys, T small) are always eager.
   void extend(const std::vector<int32_t>& ids, KvCache& cache, ForwardResult& out, Activations& activations,
-              const Hooks* hooks = nullptr) const;
+              const Hooks* hooks = nullptr, AttentionMaps prompt_maps = AttentionMaps::Eager) const;
 
   // The rest of a forward() pass from layer `first_layer` on: resid_pre (T, C) is the residual
   // stream entering that layer (what blocks.<first_layer>.hook_resid_pre holds) and layers

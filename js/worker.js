@@ -88,7 +88,7 @@ async function handle(id, type, message) {
             // the summary's steps (its rows are copied).
             port.postMessage({ id, type: 'step', step }, step.attention ? [step.attention.buffer] : []);
           },
-        });
+        }, { promptMaps: message.sendPrompt ? 'eager' : 'auto' });
         const summary = await generation.result;
         return [summary, [summary.ids.buffer]];
       } finally {

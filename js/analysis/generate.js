@@ -96,7 +96,7 @@ export class Generation {
    * @param {object} options from generateOptions(), plus signal
    */
   constructor(session, options) {
-    this.prompt = null;  // decoders: {ids, tokens, numTruncated, attentions, shape, kvHeads} once the prompt has run
+    this.prompt = null;  // decoders: {ids, tokens, numTruncated, attentions (null: kept on demand), shape, kvHeads} once the prompt has run
     this.result = this.#run(session, options);
     this.result.catch(() => {});  // rejections surface through the iterator or `result`
   }

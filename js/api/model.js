@@ -308,7 +308,7 @@ export class Model {
   }
 
   /** @internal The Generation of generate() for every kind (the worker streams it). */
-  [START_GENERATION](prompt, options = {}) {
+  [START_GENERATION](prompt, options = {}, { promptMaps = 'auto' } = {}) {
     if (this.#encoderDecoder) return new Generation(...this.#encoderDecoder.generation(prompt, options));
     const native = this.#alive();
     checkOptionNames(options, GENERATE_OPTIONS, 'generate');
@@ -342,9 +342,12 @@ export class Model {
       const vector = this.#steeringVector(o.steer);
       callWasm(() => native.setSteering(o.steer.layer, vector, o.steer.strength));
     } else native.clearSteering();
-    const extend = (newIds) => {
-      const raw = callWasm(() => this.#alive().extend(Int32Array.from(newIds)));
-      return { keys: raw.keys, attentions: raw.attentions.slice() };
+    // The prompt's maps: nothing in generate()'s result reads them, so a long prompt keeps only
+    // what they are made of ('auto': on demand above the engine's eager limit, as run() does) and
+    // drops even that at the first step; the worker asks for them 'eager' when it streams them.
+    const extend = (newIds, maps = 'eager') => {
+      const raw = callWasm(() => this.#alive().extend(Int32Array.from(newIds), maps));
+      return { keys: raw.keys, attentions: raw.attentions.length ? raw.attentions.slice() : null };
     };
     const token = (id) => vocabulary(id) ?? '[?]';
     const tokenText = (id) => texts(id) ?? '[?]';
@@ -357,7 +360,7 @@ export class Model {
       maxPositions,
       eosId: this.config.eosTokenId,
       begin: () => {
-        const first = extend(encoding.ids);
+        const first = extend(encoding.ids, promptMaps);
         return { ids: encoding.ids, tokens: encoding.tokens, numTruncated: encoding.numTruncated, attentions: first.attentions,
           shape: [layers, heads, promptLength, promptLength], kvHeads: [...this.config.kvHeads] };
       },

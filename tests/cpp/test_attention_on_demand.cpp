@@ -131,3 +131,29 @@ TEST_CASE("maps on demand: a layer or head outside the run is E_INPUT; hooks kee
   CHECK_FALSE(maps_on_demand(AttentionMaps::Auto, kEagerMapsBytes * 2, kEagerMapsBytes * 3, false));
   CHECK_FALSE(maps_on_demand(AttentionMaps::OnDemand, kEagerMapsBytes * 2, 1, true));
 }
+
+TEST_CASE("maps on demand: a decoder's prompt through extend(), then its steps, as the eager extend() gives",
+          "[engine][on-demand][decoder]") {
+  for (const std::string model : {"engine/gpt2_lm_f32", "llama/llama3_gqa2_f32"}) {
+    INFO(model);
+    const Transformer m = test::load_transformer(kFixtures + "/" + model);
+    const std::vector<int32_t> prompt = some_ids(13, m.config().vocab_size);
+    KvCache eager_cache, lazy_cache;
+    Activations a;
+    ForwardResult eager, lazy;
+    m.extend(prompt, eager_cache, eager, a, nullptr, AttentionMaps::Eager);
+    m.extend(prompt, lazy_cache, lazy, a, nullptr, AttentionMaps::OnDemand);
+    CHECK(lazy.attentions.empty());
+    check_maps(model + " prompt", lazy.attention_sources, eager.attentions);
+    CHECK(lazy.hidden_out == eager.hidden_out);
+    CHECK(lazy_cache.k == eager_cache.k);
+    // The next steps keep their rows eagerly whatever the prompt asked, and drop its sources.
+    for (const int32_t id : {5, 9}) {
+      m.extend({id}, eager_cache, eager, a, nullptr, AttentionMaps::Eager);
+      m.extend({id}, lazy_cache, lazy, a, nullptr, AttentionMaps::OnDemand);
+      CHECK(lazy.attention_sources.empty());
+      CHECK(lazy.attentions == eager.attentions);
+      CHECK(lazy.hidden_out == eager.hidden_out);
+    }
+  }
+}
