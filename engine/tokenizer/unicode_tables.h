@@ -38,8 +38,6 @@ extern const uint8_t kCombiningClassRunsPacked[];
 extern const size_t kCombiningClassRunsCount;
 extern const uint8_t kDecompositionsPacked[];
 extern const size_t kDecompositionsCount;
-extern const uint8_t kDecompositionPoolPacked[];
-extern const size_t kDecompositionPoolCount;
 extern const uint8_t kLowercaseSimplePacked[];
 extern const size_t kLowercaseSimpleCount;
 extern const uint32_t kLowercaseMulti[][5];

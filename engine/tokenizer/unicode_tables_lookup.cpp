@@ -53,24 +53,10 @@ const std::vector<uint32_t>& category_runs() {
   return table;
 }
 
-struct Decompositions {
-  struct Entry {
-    uint32_t cp, offset, length;  // the code points at pool[offset, offset + length)
-  };
-  std::vector<Entry> entries;
-  std::vector<std::array<uint32_t, 1>> pool;
-};
-const Decompositions& decompositions() {
-  static const Decompositions table = [] {
-    Decompositions t;
-    uint32_t offset = 0;
-    for (const auto& [cp, length] : unpack<2>(unicode_data::kDecompositionsPacked, unicode_data::kDecompositionsCount)) {
-      t.entries.push_back({cp, offset, length});
-      offset += length;
-    }
-    t.pool = unpack<1>(unicode_data::kDecompositionPoolPacked, unicode_data::kDecompositionPoolCount);
-    return t;
-  }();
+// {code point, length, kMaxDecomposition code points}, sorted by code point.
+using DecompositionRow = std::array<uint32_t, 2 + kMaxDecomposition>;
+const std::vector<DecompositionRow>& decompositions() {
+  static const auto table = unpack<2 + kMaxDecomposition>(unicode_data::kDecompositionsPacked, unicode_data::kDecompositionsCount);
   return table;
 }
 
@@ -112,15 +98,16 @@ int canonical_decomposition(char32_t cp, char32_t out[kMaxDecomposition]) {
     out[0] = cp;
     return 1;
   }
-  const Decompositions& table = decompositions();
-  const auto it = std::lower_bound(table.entries.begin(), table.entries.end(), static_cast<uint32_t>(cp),
-                                   [](const auto& e, uint32_t c) { return e.cp < c; });
-  if (it == table.entries.end() || it->cp != cp) {
+  const auto& table = decompositions();
+  const auto it = std::lower_bound(table.begin(), table.end(), static_cast<uint32_t>(cp),
+                                   [](const DecompositionRow& row, uint32_t c) { return row[0] < c; });
+  if (it == table.end() || (*it)[0] != cp) {
     out[0] = cp;
     return 1;
   }
-  for (uint32_t i = 0; i < it->length; ++i) out[i] = table.pool[it->offset + i][0];
-  return static_cast<int>(it->length);
+  const uint32_t length = (*it)[1];
+  for (uint32_t i = 0; i < length; ++i) out[i] = (*it)[2 + i];
+  return static_cast<int>(length);
 }
 
 int to_lowercase(char32_t cp, char32_t out[kMaxLowercase]) {

@@ -95,12 +95,6 @@ const wrap = (items, perLine) => {
   return lines.join('\n');
 };
 
-const pool = [];
-const decompIndex = decompEntries.map(([cp, d]) => {
-  const offset = pool.length;
-  pool.push(...d);
-  return [cp, offset, d.length];
-});
 const simpleLower = [...lowercase].filter(([, l]) => l.length === 1).sort((a, b) => a[0] - b[0]);
 const multiLower = [...lowercase].filter(([, l]) => l.length > 1).sort((a, b) => a[0] - b[0]);
 if (multiLower.some(([, l]) => l.length > 3)) throw new Error('lowercase mapping longer than 3');
@@ -152,16 +146,13 @@ ${pack(cccRuns)}
 const size_t kCombiningClassRunsCount = ${cccRuns.length};
 
 // Full canonical decompositions (already recursive, not yet canonically ordered): {code point,
-// length}, sorted; their code points follow one another in kDecompositionPoolPacked. Hangul
-// syllables are algorithmic.
+// length, its ${maxDecomposition} code points (0 past length)}, sorted. A column per position
+// keeps À, Á, Â... (A + U+0300, U+0301, U+0302) a run of small differences. Hangul syllables are
+// algorithmic.
 const uint8_t kDecompositionsPacked[] = {
-${pack(decompIndex.map(([cp, , n]) => [cp, n]))}
+${pack(decompEntries.map(([cp, d]) => [cp, d.length, ...Array.from({ length: maxDecomposition }, (_, i) => d[i] ?? 0)]))}
 };
-const size_t kDecompositionsCount = ${decompIndex.length};
-const uint8_t kDecompositionPoolPacked[] = {
-${pack(pool.map((cp) => [cp]))}
-};
-const size_t kDecompositionPoolCount = ${pool.length};
+const size_t kDecompositionsCount = ${decompEntries.length};
 
 // Lowercase mappings to one code point: {from, to}, sorted by from.
 const uint8_t kLowercaseSimplePacked[] = {
@@ -187,11 +178,11 @@ ${wrap(whiteSpace.map(([a, b]) => `{${hex(a)}, ${hex(b)}}`), 6)}
 };
 const size_t kWhiteSpaceCount = ${whiteSpace.length};
 
-static_assert(${maxDecomposition} <= kMaxDecomposition, "regenerate with a larger kMaxDecomposition");
+static_assert(${maxDecomposition} == kMaxDecomposition, "kDecompositionsPacked has kMaxDecomposition code points a row: set it to ${maxDecomposition} in unicode_tables.h");
 
 }  // namespace attnscope::tok::unicode_data
 `;
 fs.writeFileSync(outFile, out);
 console.log(`unicode ${version}: ${categoryRuns.length} category runs, ${cccRuns.length} ccc runs, ` +
-  `${decompIndex.length} decompositions (max ${maxDecomposition}), ${simpleLower.length}+${multiLower.length} lowercase, ` +
+  `${decompEntries.length} decompositions (max ${maxDecomposition}), ${simpleLower.length}+${multiLower.length} lowercase, ` +
   `${whiteSpace.length} White_Space ranges -> ${outFile}`);
