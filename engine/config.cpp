@@ -5,10 +5,9 @@
 
 #include <cmath>
 #include <cstdint>
-#include <nlohmann/json.hpp>
-
 #include "build_features.h"
 #include "error.h"
+#include "json_reader.h"
 
 namespace attnscope {
 
@@ -36,7 +35,7 @@ int read_size(const json& j, const char* key, int fallback, bool required, int64
   } else if (it->is_number_integer()) {
     value = it->get<int64_t>();
   } else {
-    fail(std::string("\"") + key + "\" must be an integer, got " + it->dump());
+    fail(std::string("\"") + key + "\" must be an integer, got " + json_brief(*it));
   }
   if (value < min || value > kMaxSize)
     fail(std::string("\"") + key + "\" = " + std::to_string(value) + " is out of range [" +
@@ -47,7 +46,7 @@ int read_size(const json& j, const char* key, int fallback, bool required, int64
 std::string read_string(const json& j, const char* key, const std::string& fallback) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
-  if (!it->is_string()) fail(std::string("\"") + key + "\" must be a string, got " + it->dump());
+  if (!it->is_string()) fail(std::string("\"") + key + "\" must be a string, got " + json_brief(*it));
   return it->get<std::string>();
 }
 
@@ -70,16 +69,16 @@ std::string infer_model_type(const json& j) {
 void read_eps(const json& j, const char* key, double& eps) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return;
-  if (!it->is_number()) fail(std::string("\"") + key + "\" must be a number, got " + it->dump());
+  if (!it->is_number()) fail(std::string("\"") + key + "\" must be a number, got " + json_brief(*it));
   const double e = it->get<double>();
-  if (!(e > 0.0 && e < 1.0)) fail(std::string("\"") + key + "\" = " + it->dump() + " must be in (0, 1)");
+  if (!(e > 0.0 && e < 1.0)) fail(std::string("\"") + key + "\" = " + json_brief(*it) + " must be in (0, 1)");
   eps = e;
 }
 
 bool read_bool(const json& j, const char* key, bool fallback) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
-  if (!it->is_boolean()) fail(std::string("\"") + key + "\" must be true or false, got " + it->dump());
+  if (!it->is_boolean()) fail(std::string("\"") + key + "\" must be true or false, got " + json_brief(*it));
   return it->get<bool>();
 }
 
@@ -103,7 +102,7 @@ double read_number(const json& j, const char* key, double fallback, const char* 
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
   if (!it->is_number() || !std::isfinite(it->get<double>()))
-    fail(std::string(where) + "\"" + key + "\" must be a finite number, got " + it->dump());
+    fail(std::string(where) + "\"" + key + "\" must be a finite number, got " + json_brief(*it));
   return it->get<double>();
 }
 
@@ -113,7 +112,7 @@ double read_number(const json& j, const char* key, double fallback, const char* 
 void read_rope_scaling(const json& j, RopeConfig& rope) {
   auto it = j.find("rope_scaling");
   if (it == j.end() || it->is_null()) return;
-  if (!it->is_object()) fail("\"rope_scaling\" must be an object or null, got " + it->dump());
+  if (!it->is_object()) fail("\"rope_scaling\" must be an object or null, got " + json_brief(*it));
   const json& s = *it;
   std::string type = read_string(s, "rope_type", "");
   if (type.empty()) type = read_string(s, "type", "");
@@ -124,7 +123,7 @@ void read_rope_scaling(const json& j, RopeConfig& rope) {
   auto factor = s.find("factor");
   if (factor == s.end() || factor->is_null()) fail("\"rope_scaling\" (" + type + ") needs \"factor\"");
   rope.factor = read_number(s, "factor", 1.0, "rope_scaling: ");
-  if (!(rope.factor > 0)) fail("\"rope_scaling\": \"factor\" must be > 0, got " + factor->dump());
+  if (!(rope.factor > 0)) fail("\"rope_scaling\": \"factor\" must be > 0, got " + json_brief(*factor));
   if (type == "linear") {
     rope.scaling = RopeConfig::Scaling::Linear;
     return;
@@ -146,11 +145,11 @@ int read_sliding_window(const json& j, const ModelConfig& c) {
   bool applies;
   auto types = j.find("layer_types");
   if (types != j.end() && !types->is_null()) {
-    if (!types->is_array()) fail("\"layer_types\" must be an array, got " + types->dump());
+    if (!types->is_array()) fail("\"layer_types\" must be an array, got " + json_brief(*types));
     applies = false;
     for (const auto& t : *types) {
       if (t == "sliding_attention") applies = true;
-      else if (t != "full_attention") fail("\"layer_types\": " + t.dump() + " is not supported (full_attention, sliding_attention)");
+      else if (t != "full_attention") fail("\"layer_types\": " + json_brief(t) + " is not supported (full_attention, sliding_attention)");
     }
   } else if (c.model_type == "mistral") {
     applies = true;
@@ -242,7 +241,7 @@ std::string ModelConfig::position_limit_key() const {
 ModelConfig parse_config(std::string_view config_json) {
   json j;
   try {
-    j = json::parse(config_json.begin(), config_json.end());
+    j = read_json(config_json);
   } catch (const json::exception& e) {
     fail(std::string("not valid JSON (") + e.what() + ")");
   }

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "error.h"
+#include "json_reader.h"
 
 namespace attnscope {
 
@@ -106,7 +106,7 @@ std::map<std::string, TensorEntry> parse_safetensors_header(const uint8_t* json_
   const char* header_begin = reinterpret_cast<const char*>(json_bytes);
   json header;
   try {
-    header = json::parse(header_begin, header_begin + json_size);
+    header = read_json(std::string_view(header_begin, json_size));
   } catch (const json::exception& e) {
     fail(std::string("header is not valid JSON (") + e.what() + ")");
   }
@@ -133,9 +133,9 @@ std::map<std::string, TensorEntry> parse_safetensors_header(const uint8_t* json_
     uint64_t numel = 1;
     for (const auto& d : *sh) {
       uint64_t dim;
-      if (!read_non_negative(d, dim)) fail(where + ": \"shape\" must be a list of non-negative integers, got " + sh->dump());
+      if (!read_non_negative(d, dim)) fail(where + ": \"shape\" must be a list of non-negative integers, got " + json_brief(*sh));
       if (dim != 0 && numel > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / dim)
-        fail(where + ": shape " + sh->dump() + " has too many elements");
+        fail(where + ": shape " + json_brief(*sh) + " has too many elements");
       numel *= dim;
       view.shape.push_back(static_cast<int64_t>(dim));
     }
@@ -145,7 +145,7 @@ std::map<std::string, TensorEntry> parse_safetensors_header(const uint8_t* json_
       fail(where + ": \"data_offsets\" must be a list [begin, end]");
     uint64_t begin, end;
     if (!read_non_negative((*off)[0], begin) || !read_non_negative((*off)[1], end))
-      fail(where + ": \"data_offsets\" must be non-negative integers, got " + off->dump());
+      fail(where + ": \"data_offsets\" must be non-negative integers, got " + json_brief(*off));
     if (end < begin) fail(where + ": data_offsets end " + std::to_string(end) + " < begin " + std::to_string(begin));
     if (end > buffer_size)
       fail(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +

@@ -4,9 +4,8 @@
 #include "seq2seq_config.h"
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
-
 #include "error.h"
+#include "json_reader.h"
 
 namespace attnscope {
 
@@ -21,12 +20,12 @@ constexpr int64_t kMaxSize = int64_t{1} << 30;
 int read_int(const json& j, const char* key, int fallback, int64_t min = 1) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
-  if (!it->is_number_integer()) fail(std::string("\"") + key + "\" must be an integer, got " + it->dump());
+  if (!it->is_number_integer()) fail(std::string("\"") + key + "\" must be an integer, got " + json_brief(*it));
   const int64_t v = it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(kMaxSize)
                         ? kMaxSize + 1
                         : it->get<int64_t>();
   if (v < min || v > kMaxSize)
-    fail(std::string("\"") + key + "\" = " + it->dump() + " is out of range [" + std::to_string(min) + ", " +
+    fail(std::string("\"") + key + "\" = " + json_brief(*it) + " is out of range [" + std::to_string(min) + ", " +
          std::to_string(kMaxSize) + "]");
   return static_cast<int>(v);
 }
@@ -34,14 +33,14 @@ int read_int(const json& j, const char* key, int fallback, int64_t min = 1) {
 bool read_bool(const json& j, const char* key, bool fallback) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
-  if (!it->is_boolean()) fail(std::string("\"") + key + "\" must be true or false, got " + it->dump());
+  if (!it->is_boolean()) fail(std::string("\"") + key + "\" must be true or false, got " + json_brief(*it));
   return it->get<bool>();
 }
 
 std::string read_string(const json& j, const char* key, const std::string& fallback) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
-  if (!it->is_string()) fail(std::string("\"") + key + "\" must be a string, got " + it->dump());
+  if (!it->is_string()) fail(std::string("\"") + key + "\" must be a string, got " + json_brief(*it));
   return it->get<std::string>();
 }
 
@@ -122,7 +121,7 @@ void parse_t5(const json& j, Seq2SeqConfig& c) {
   c.eps = 1e-6;
   if (eps != j.end() && !eps->is_null()) {
     if (!eps->is_number() || !(eps->get<double>() > 0 && eps->get<double>() < 1))
-      fail("\"layer_norm_epsilon\" must be a number in (0, 1), got " + eps->dump());
+      fail("\"layer_norm_epsilon\" must be a number in (0, 1), got " + json_brief(*eps));
     c.eps = eps->get<double>();
   }
   const std::string proj = read_string(j, "feed_forward_proj", "relu");
@@ -147,7 +146,7 @@ void parse_t5(const json& j, Seq2SeqConfig& c) {
 json parse_json(std::string_view text) {
   json j;
   try {
-    j = json::parse(text);
+    j = read_json(text);
   } catch (const json::exception& e) {
     fail(std::string("invalid JSON: ") + e.what());
   }
@@ -158,7 +157,12 @@ json parse_json(std::string_view text) {
 }  // namespace
 
 bool is_seq2seq_config(std::string_view config_json) {
-  const json j = json::parse(config_json, nullptr, /*allow_exceptions=*/false);
+  json j;
+  try {
+    j = read_json(config_json);
+  } catch (const json::exception&) {
+    return false;
+  }
   if (!j.is_object()) return false;
   auto t = j.find("model_type");
   return t != j.end() && t->is_string() && (*t == "bart" || *t == "marian" || *t == "t5");

@@ -28,6 +28,7 @@ import { gzipSync } from 'node:zlib';
 import { SEQ2SEQ_EXAMPLE_SOURCE } from '../web/src/panels/examples.js';
 import { ENTRY_DEFAULTS, VIEW, VIEW_LIST } from '../web/src/views/registry.js';
 import { LANGUAGES, STRING_TABLES } from '../web/src/i18n/i18n.js';
+import { tablesFor } from './element-strings.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -122,14 +123,15 @@ function elementViewsOnly({ split }) {
 
 // dist/attnscope-element.js fetches the text of the language an element shows
 // (web/embed/strings.js): its main chunk gets i18n.js without the tables (nor the i18n-*.js
-// modules they merge), and each language's merged table, read here in Node, becomes a chunk.
+// modules they merge), and each language's merged table, read here in Node and cut down to the
+// keys the element's code can ask for (scripts/element-strings.mjs), becomes a chunk.
 const I18N = join(ROOT, 'web/src/i18n/i18n.js');
 const CHUNKS = 'attnscope-element-chunks';
-const stringModules = () => ({
+const stringModules = (tables) => ({
   'attnscope-embed:string-chunks': () => `export default {\n${LANGUAGES.map((lang) =>
     `  ${lang}: () => import('attnscope-embed:strings-${lang}'),`).join('\n')}\n};`,
   ...Object.fromEntries(LANGUAGES.map((lang) =>
-    [`attnscope-embed:strings-${lang}`, () => `export default ${JSON.stringify(STRING_TABLES[lang])};`])),
+    [`attnscope-embed:strings-${lang}`, () => `export default ${JSON.stringify(tables[lang])};`])),
 });
 // A bundle without chunks carries every table and has nothing to fetch.
 const noStringChunks = { 'attnscope-embed:string-chunks': () => 'export default {};' };
@@ -151,6 +153,27 @@ function stringsByLanguage() {
   };
 }
 
+const loader = { '.css': 'text' };
+// The element adopts web/style.css as a string (web/embed/styles.js): its comments, 5 KB, are
+// for who reads the file, not for the browser, so they stay out of every element's bundle.
+const cssWithoutComments = { name: 'css-without-comments', setup(b) {
+  b.onLoad({ filter: /\.css$/ }, (args) => ({ loader: 'text',
+    contents: readFileSync(args.path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '') }));
+} };
+
+// dist/attnscope-element.js and its chunks, with `tables` as the text of each language.
+const splitOptions = (modules, tables) => ({ ...common, loader, entryPoints: { 'attnscope-element': 'web/embed/element-entry.js' },
+  outdir: DIST, splitting: true, chunkNames: `${CHUNKS}/[name]-[hash]`, metafile: true,
+  plugins: [virtualModules({ ...modules, ...stringModules(tables) }), elementViewsOnly({ split: true }), stringsByLanguage(), cssWithoutComments] });
+
+/** The code of dist/attnscope-element.js and its chunks but the string chunks, as one text, built
+ *  with every key (what scripts/element-strings.mjs reads the used keys from). `minify: false`
+ *  keeps the source's quoting, for tests/js/embed-strings.test.js to read the keys another way. */
+export async function elementCode({ modules = { 'attnscope-embed:worker-source': () => 'export default "";' }, minify = true } = {}) {
+  const out = await build({ ...splitOptions(modules, STRING_TABLES), minify, write: false });
+  return out.outputFiles.filter((f) => !/attnscope-embed_strings-/.test(f.path)).map((f) => f.text).join('\n');
+}
+
 function base64(path) {
   return readFileSync(path).toString('base64');
 }
@@ -170,16 +193,10 @@ export async function buildEmbed({ quiet = false } = {}) {
   return { wasm: block('attnscope-wasm'), model, modelName: block('attnscope-model-name') || 'bundled' };
 }`,
   };
-  const loader = { '.css': 'text' };
-  // The element adopts web/style.css as a string (web/embed/styles.js): its comments, 5 KB, are
-  // for who reads the file, not for the browser, so they stay out of every element's bundle.
-  const cssWithoutComments = { name: 'css-without-comments', setup(b) {
-    b.onLoad({ filter: /\.css$/ }, (args) => ({ loader: 'text',
-      contents: readFileSync(args.path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '') }));
-  } };
-  const split = await build({ ...common, loader, entryPoints: { 'attnscope-element': 'web/embed/element-entry.js' }, outdir: DIST,
-    splitting: true, chunkNames: `${CHUNKS}/[name]-[hash]`, metafile: true,
-    plugins: [virtualModules({ ...modules, ...stringModules() }), elementViewsOnly({ split: true }), stringsByLanguage(), cssWithoutComments] });
+  // Built twice: first with the whole tables, to read which keys the element's code names (its
+  // string chunks aside), then with those keys only.
+  const code = await elementCode({ modules, minify: common.minify });
+  const split = await build(splitOptions(modules, tablesFor(code, STRING_TABLES)));
   // An earlier build's chunks (other hashes) go; not the folder: a test process building at the
   // same time writes the same files and may be serving them.
   const written = new Set(Object.keys(split.metafile.outputs).map((p) => join(ROOT, p)));

@@ -3,6 +3,7 @@
 
 #include "build_features.h"
 #include "error.h"
+#include "json_reader.h"
 
 namespace attnscope::tok::json_fields {
 namespace {
@@ -61,18 +62,10 @@ std::vector<TemplatePiece> parse_template(const json& post, const char* key, boo
 [[noreturn]] void fail(const std::string& message) { throw Error("E_TOKENIZER", message); }
 
 json parse_json(std::string_view text, const char* file) {
-  // Copying or printing a JSON value recurses once per level: a file nested deeper than any real
-  // tokenizer file is refused while parsing, before it can exhaust the stack.
-  constexpr int kMaxDepth = 64;
-  struct TooDeep {};
-  const json::parser_callback_t limit = [](int depth, json::parse_event_t, json&) {
-    if (depth > kMaxDepth) throw TooDeep{};
-    return true;
-  };
   try {
-    return json::parse(text.begin(), text.end(), limit);
-  } catch (const TooDeep&) {
-    fail(std::string(file) + " nests deeper than " + std::to_string(kMaxDepth) + " levels");
+    return read_json(text);
+  } catch (const JsonTooDeep& e) {
+    fail(std::string(file) + " " + e.what());
   } catch (const json::exception& e) {
     fail(std::string(file) + " is not valid JSON: " + e.what());
   }
@@ -246,8 +239,7 @@ std::string type_name(const json& component, const char* where) {
   // Without a type, say what it is without printing a whole (possibly huge) value.
   if (component.is_object()) return "an object without \"type\"";
   if (component.is_array()) return "an array";
-  const std::string text = component.dump();
-  return text.size() > 80 ? text.substr(0, 80) + "..." : text;
+  return json_brief(component);
 }
 
 }  // namespace attnscope::tok::json_fields

@@ -30,25 +30,19 @@ char32_t primary_composite(char32_t first, char32_t second);
 bool is_white_space(char32_t cp);  // the White_Space property (Rust char::is_whitespace)
 const char* unicode_version();     // of the tables, e.g. "15.0.0"
 
-namespace unicode_data {  // the generated tables (unicode_tables.cpp)
-struct DecompositionEntry {
-  uint32_t cp;
-  uint32_t offset;
-  uint32_t length;
-};
+namespace unicode_data {  // the generated tables (unicode_tables.cpp; *Packed: see there)
 extern const char kUnicodeVersion[];
-extern const uint32_t kCategoryRuns[];
+extern const uint8_t kCategoryRunsPacked[];
 extern const size_t kCategoryRunsCount;
-extern const uint32_t kCombiningClassRuns[];
+extern const uint8_t kCombiningClassRunsPacked[];
 extern const size_t kCombiningClassRunsCount;
-extern const DecompositionEntry kDecompositions[];
+extern const uint8_t kDecompositionsPacked[];
 extern const size_t kDecompositionsCount;
-extern const char32_t kDecompositionPool[];
-extern const uint32_t kLowercaseSimple[][2];
+extern const uint8_t kLowercaseSimplePacked[];
 extern const size_t kLowercaseSimpleCount;
 extern const uint32_t kLowercaseMulti[][5];
 extern const size_t kLowercaseMultiCount;
-extern const uint32_t kCompositions[][3];
+extern const uint8_t kCompositionsPacked[];
 extern const size_t kCompositionsCount;
 extern const uint32_t kWhiteSpace[][2];
 extern const size_t kWhiteSpaceCount;

@@ -17,35 +17,23 @@ const SEQ2SEQ_PAIR = JSON.parse(readFileSync(join(ROOT, 'model-seq2seq/heldout.j
 const attr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 // Each case's page and its budget (KB gzipped of JavaScript + wasm), a little above what it
-// measured. The element's script (56 KB: its worker, 34 KB, inlined; the page's style sheet, 10 KB)
-// fetches the chunks of the view it shows and the text of its language (English, 17 KB), so the
-// BERT and the GPT-2 grid cost 92 KB of JavaScript and the core wasm
-// (dist/attnscope-core-relaxed.wasm, 310 KB): 403 KB; the lesson step 412 KB; the T5 its full
-// wasm (364 KB): 460 KB; a frozen figure 97 KB and no wasm. The generation path in wasm (the
-// vocabulary's sampler, one query's attention over the cache) then added 8.8 KB to the core wasm
-// (317 KB; 4 KB to the full one): 414 KB for a grid, 423 KB for the lesson step, 467 KB for the
-// T5. The encoder–decoders' decoder-side logit lens, attribution and value norms (full wasm only)
-// then added 6.9 KB: 474 KB for the T5. Attention maps kept on demand (engine/attention_sources:
-// the queries, keys and softmax statistics a head's map is recomputed from, so a long run of a big
-// model holds L·T·(H + KV)·d_h floats instead of L·H·T²) then added ~6 KB to both wasm builds:
-// 420.7 KB for a grid (the core wasm 324 KB), 429.5 KB for the lesson step, 480.8 KB for the T5.
-// A BERT then loaded the encoder build (dist/attnscope-encoder.wasm, 276.5 KB: no decoders, no
-// one-row GEMV, WordPiece the only tokenizer): 373.6 KB for the BERT grid, 382.5 KB for the
-// lesson step (its model is the bundled BERT); GPT-2 420.8 KB, T5 481.0 KB. Then without the
-// regex compiler, NFC's composition table and the other families' layer steps (the encoder wasm
-// 260.4 KB): 357.6 KB for the BERT grid, 366.5 KB for the lesson step. The target for the BERT
-// grid is 300 KB. Runs whose maps stay in the worker (fetched a head at a time; the note a view
-// needing them all shows) added ~3.5 KB to each: 361.3 KB for the BERT grid.
+// measured. Every case fetches the element's script (60 KB: its worker with the Emscripten glue,
+// ~35 KB, inlined; the page's style sheet, ~8 KB), the chunks of the view it shows and its
+// language's text (English, 12.8 KB: only the keys the element's code names), then the wasm
+// js/wasm.js picks: the BERT the encoder build (dist/attnscope-encoder.wasm, 225.0 KB: no
+// decoders, WordPiece its only tokenizer), so its grid costs 320.7 KB; the lesson step, on the
+// same BERT, 329.4; GPT-2 the core build (281.8 KB): 380.0; the T5 the full one (336.5 KB): 440.1;
+// a frozen figure no wasm: 97.5. The BERT grid's target is 300 KB.
 const CASES = [
-  { name: 'BERT grid', budget: 363,
+  { name: 'BERT grid', budget: 322,
     body: '<attn-scope text="The bank of the river." view="grid"></attn-scope>' },
-  { name: 'GPT-2 grid', budget: 424,
+  { name: 'GPT-2 grid', budget: 382,
     body: '<attn-scope model="bundled-causal" text="The river bank was quiet." view="grid"></attn-scope>' },
-  { name: 'T5 cross', budget: 484,
+  { name: 'T5 cross', budget: 442,
     body: `<attn-scope model="bundled-seq2seq" text="${attr(SEQ2SEQ_PAIR.source)}" target="${attr(SEQ2SEQ_PAIR.target)}" kind="cross" view="head"></attn-scope>` },
-  { name: 'lesson step', budget: 372,
+  { name: 'lesson step', budget: 331,
     body: '<attn-scope lesson="attention" step="2" text="The cat sat on the mat."></attn-scope>' },
-  { name: 'frozen figure', budget: 104, noWasm: true,
+  { name: 'frozen figure', budget: 99, noWasm: true,
     body: '<attn-scope src="/dist/test-size-figure/fig.json"></attn-scope>' },
 ];
 
