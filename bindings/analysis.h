@@ -1,5 +1,5 @@
 // Embind glue for the readers of a run (engine/logit_lens.h, engine/attribution.h): each runs the
-// model over the ids it is given and returns flat typed arrays that js/model.js names and shapes.
+// model over the ids it is given and returns flat typed arrays that js/api/model.js names and shapes.
 #pragma once
 #include <emscripten/val.h>
 

@@ -1,6 +1,6 @@
 // A run's attention maps on demand as JavaScript holds them (engine/attention_sources.h): the
 // sources moved out of the Model's reused result into an object of their own, so a RunResult keeps
-// them after later runs; JavaScript frees it with delete() when the result goes (js/result.js).
+// them after later runs; JavaScript frees it with delete() when the result goes (js/api/result.js).
 #pragma once
 #include <emscripten/val.h>
 

@@ -49,7 +49,7 @@ val float32_view(const std::vector<float>& data) {
   return val(emscripten::typed_memory_view(data.size(), data.data()));
 }
 
-// forward()'s maps option: 'eager', 'on-demand' or 'auto' (js/options.js checked it; undefined:
+// forward()'s maps option: 'eager', 'on-demand' or 'auto' (js/api/options.js checked it; undefined:
 // auto) → how the run keeps its maps (attention_sources.h).
 AttentionMaps attention_maps_policy(const val& option) {
   if (option.isUndefined() || option.isNull()) return AttentionMaps::Auto;
@@ -160,7 +160,7 @@ class Model {
   // values, or null); the JS layer passes all of them.
   // Returns Float32Array *views* of this Model's own result buffers, which every run reuses: a
   // run allocates nothing once the model has seen that length, and the caller copies the arrays
-  // out (js/model.js does, at once, into fresh or recycled JavaScript memory). A view is valid
+  // out (js/api/model.js does, at once, into fresh or recycled JavaScript memory). A view is valid
   // only until the next call into the module, which may overwrite or detach it.
   val forward(const val& ids, const val& token_types, const val& attention_mask, const val& options) {
     return guarded([&] {
@@ -393,7 +393,7 @@ Model* create_model(const val& config_json, WeightUpload& weights_upload, const 
     ModelConfig config = parse_config(string_from_js(config_json));
     const TokenizerFileArgs files(vocab_txt, tokenizer_json, tokenizer_config_json, vocab_json, merges_txt, source_spm,
                                   target_spm);
-    // A vocabulary larger than config.json's vocab_size was refused by the loader (js/load.js)
+    // A vocabulary larger than config.json's vocab_size was refused by the loader (js/api/load.js)
     // before the weights were downloaded; ids past vocab_size are refused by every run.
     tok::Tokenizer tokenizer = tok::Tokenizer::from_files(files.files());
     weights_upload.finish();
@@ -508,10 +508,10 @@ val build_info() {
   out.set("threads", val(false));
 #endif
   out.set("maxThreads", val(max_threads()));
-  // What the heap may grow to (-sMAXIMUM_MEMORY, CMakeLists.txt): js/memory-estimate.js's
+  // What the heap may grow to (-sMAXIMUM_MEMORY, CMakeLists.txt): js/api/memory-estimate.js's
   // WASM32_MAX_BYTES is checked against it.
   out.set("maxMemoryBytes", val(static_cast<double>(emscripten_get_heap_max())));
-  // Above this many bytes of maps a run keeps them on demand (attention_sources.h): js/memory-estimate.js's
+  // Above this many bytes of maps a run keeps them on demand (attention_sources.h): js/api/memory-estimate.js's
   // EAGER_MAPS_MAX_BYTES is checked against it.
   out.set("eagerMapsMaxBytes", val(static_cast<double>(kEagerMapsBytes)));
 #ifdef __USING_WASM_EXCEPTIONS__
@@ -598,7 +598,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       attnscope::kernels::set_q8_dot_form(form == 1 ? attnscope::kernels::Q8DotForm::Pairwise : attnscope::kernels::Q8DotForm::Auto);
   }));
   // A Model's nextToken on a row of logits given from JavaScript: the same choice and softmax,
-  // which tests/js/sampling-wasm.test.js checks against js/sampling.js on random rows.
+  // which tests/js/sampling-wasm.test.js checks against js/analysis/sampling.js on random rows.
   function("nextTokenOf", optional_override([](const val& logits, const val& options) {
     return guarded([&] {
       if constexpr (!attnscope::kBuildHasDecoders) attnscope::throw_not_in_build("sampling (nextTokenOf)");
@@ -606,7 +606,7 @@ EMSCRIPTEN_BINDINGS(attnscope) {
       return next_token_js(float_vector_from_js(logits), options, scratch);
     });
   }));
-  // The engine's error codes (engine/error.h): js/errors.js's ENGINE_ERROR_CODES is checked against them.
+  // The engine's error codes (engine/error.h): js/formats/errors.js's ENGINE_ERROR_CODES is checked against them.
   function("errorCodes", optional_override([] {
     val codes = val::array();
     for (const char* code : attnscope::kErrorCodes) codes.call<void>("push", val(code));

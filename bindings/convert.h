@@ -28,7 +28,7 @@ std::string string_from_js(const val& text);
 // A Uint8Array's bytes (Marian's .spm files are binary); undefined, null or '' give "".
 std::string bytes_from_js(const val& bytes);
 
-// The tokenizer files in the order JavaScript passes them (js/load.js tokenizerArgs): vocab.txt,
+// The tokenizer files in the order JavaScript passes them (js/api/load.js tokenizerArgs): vocab.txt,
 // tokenizer.json, tokenizer_config.json, vocab.json, merges.txt as text, source.spm and
 // target.spm as bytes. Owns the strings the TokenizerFiles view.
 struct TokenizerFileArgs {

@@ -1,5 +1,5 @@
 // model.safetensors on its way in: the wasm-side object JavaScript streams a checkpoint through
-// (js/load.js), shared by the model classes that take their weights from it.
+// (js/api/load.js), shared by the model classes that take their weights from it.
 #pragma once
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
@@ -64,7 +64,7 @@ class WeightUpload {
     untaken_ = stream_.untaken();
     stream_.release();
   }
-  // Those tensors' names (JavaScript warns of them: js/load.js).
+  // Those tensors' names (JavaScript warns of them: js/api/load.js).
   val untaken_tensors() const {
     val out = val::array();
     for (size_t i = 0; i < untaken_.size(); ++i) out.set(i, val(untaken_[i]));

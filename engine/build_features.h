@@ -1,5 +1,5 @@
 // What a wasm build carries. Every build carries everything except two lighter ones, chosen by
-// js/wasm.js from config.json before the wasm is fetched:
+// js/api/wasm.js from config.json before the wasm is fetched:
 // - the core build (ATTNSCOPE_CORE_BUILD: dist/attnscope-core*.wasm, for any model that is not an
 //   encoder–decoder and whose weights are not int8) leaves out the int8 GEMM, the
 //   encoder–decoders and Marian's SentencePiece files;
@@ -39,12 +39,12 @@ inline constexpr bool kBuildHasWordPieceOnly = false;
 inline constexpr const char* kBuildName = "full";
 #endif
 
-// The words every "not in this build" error starts its second half with: js/load.js looks for
+// The words every "not in this build" error starts its second half with: js/api/load.js looks for
 // them to move a model the encoder build refused (a tokenizer its choice could not foresee) to the
 // core build.
 inline constexpr const char* kNotInBuild = "is not in the ";
 
-// E_CONFIG for a feature this build left out: only a caller that skipped js/wasm.js's choice (or a
+// E_CONFIG for a feature this build left out: only a caller that skipped js/api/wasm.js's choice (or a
 // file the choice could not foresee) meets it.
 [[noreturn]] inline void throw_not_in_build(const std::string& what) {
   throw Error("E_CONFIG", what + " " + kNotInBuild + kBuildName + " wasm build (dist/attnscope-" + kBuildName +

@@ -18,7 +18,7 @@ class Error : public std::runtime_error {
 };
 
 // Every code the engine throws, with what it means. The JavaScript layer copies the list as
-// ENGINE_ERROR_CODES (js/errors.js) and adds its loader's own codes; the wasm module exports this
+// ENGINE_ERROR_CODES (js/formats/errors.js) and adds its loader's own codes; the wasm module exports this
 // array as errorCodes(), and tests/js/shared-facts.test.js checks that the two agree and that every
 // "E_..." literal in engine/ and bindings/ is one of these.
 inline constexpr const char* kErrorCodes[] = {

@@ -15,7 +15,7 @@ std::vector<float> logit_lens_logits(const Transformer& model, const float* hidd
   if (!model.has_lm_head())
     throw Error("E_WEIGHTS", "the logit lens needs the model's output head; this checkpoint has no masked-LM head");
   if (last) {
-    // As the model's own predictions are computed (js/model.js), because the GEMM's summation order
+    // As the model's own predictions are computed (js/api/model.js), because the GEMM's summation order
     // depends on the row count and these rows must be those predictions bit for bit: a decoder's
     // next-token predictions at every position in one batch and the last row (`next`, after the
     // text) once more alone; an encoder's [MASK] predictions one row at a time.

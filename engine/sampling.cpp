@@ -1,4 +1,4 @@
-// Next-token choice over a vocabulary row (sampling.h). Each step mirrors js/sampling.js's
+// Next-token choice over a vocabulary row (sampling.h). Each step mirrors js/analysis/sampling.js's
 // sampleToken line for line, in double where it computes in double, so that a seeded stream gives
 // the same ids; only the exponential's last bit may differ between the two libms (V8's fdlibm and
 // musl's), which moves a draw only if u·total falls within ~1e-16 of a boundary.

@@ -1,8 +1,8 @@
 // Choosing the next token from one row of vocabulary logits, beside the logits in wasm memory
 // instead of after copying them to JavaScript: greedy (temperature 0), or drawn with temperature,
-// top-k and top-p (nucleus) filtering, decision for decision as js/sampling.js's sampleToken (the
+// top-k and top-p (nucleus) filtering, decision for decision as js/analysis/sampling.js's sampleToken (the
 // reference, and what the page's sampling preview explains); and the softmax a generation step
-// reports (the pick's probability, the top candidates) as js/mlm.js's topKSoftmax. The seeded
+// reports (the pick's probability, the top candidates) as js/analysis/mlm.js's topKSoftmax. The seeded
 // random stream stays in JavaScript: the caller draws u = random() once per sampled token, as
 // sampleToken does, and passes it in. Not the logit lens or the masked-LM predictions.
 #pragma once

@@ -14,7 +14,7 @@ struct LogitRowStats {
 LogitRowStats logit_row_stats(const float* x, int n);
 
 // Σ exp(x[i] − max) in double. The naive loop takes each difference and exponential in double
-// (what js/mlm.js's softmax computes); the SIMD128 form takes both in float32 (exp_f32x4, ~1 ulp)
+// (what js/analysis/mlm.js's softmax computes); the SIMD128 form takes both in float32 (exp_f32x4, ~1 ulp)
 // and adds in double, so the two agree within a few float32 ulps of the sum (the difference's
 // rounding, |x − max|·2⁻²⁴, weighs e^(x − max), at most 2.2e-8 of the sum per unit of mass).
 double sum_exp_f32_naive(const float* x, int n, float max);

@@ -1,7 +1,7 @@
 // The next-token choice (engine/sampling.h) on rows whose answers follow from the definitions by
 // hand: p = (0.1, 0.2, 0.3, 0.4) as logits log p, so every draw's bucket is a running sum of p
 // (or of √p at temperature 2) and top-k / top-p keep known prefixes; draws sit away from the
-// bucket edges. The same functions against js/sampling.js on random rows: tests/js/sampling-wasm.test.js.
+// bucket edges. The same functions against js/analysis/sampling.js on random rows: tests/js/sampling-wasm.test.js.
 #include <cmath>
 #include <limits>
 #include <vector>
