@@ -42,7 +42,8 @@ try {
   const r = run.value;
   const oneMap = await timed(async () => r.attention(L - 1, H - 1));
   const afterRun = (await heapStats({ threads: THREADS })).memoryBytes;
-  r.release?.();
+  const runHolds = r.memoryBytes;
+  r.release();
   const stepMs = [];
   let last = performance.now(), prefillMs = 0;
   const generation = model.generate(ids, { maxNewTokens: NEW, temperature: 0, stopAtEos: false, onToken: () => {
@@ -59,7 +60,7 @@ try {
   console.log(`| SmolLM2-135M shape, ${T} tokens, ${model.info.weightPrecision ?? args.precision}, ${THREADS} thread(s), ${cpu} | |`);
   console.log('|---|---|');
   console.log(`| load | ${s(load.wall)} |`);
-  console.log(`| prefill: run(), maps on demand | ${s(run.wall)} wall, ${s(run.cpu)} CPU; r.memoryBytes ${MiB(r.memoryBytes)} (eager maps: ${MiB(L * H * T * T * 4)}) |`);
+  console.log(`| prefill: run(), maps on demand | ${s(run.wall)} wall, ${s(run.cpu)} CPU; r.memoryBytes ${MiB(runHolds)} (eager maps: ${MiB(L * H * T * T * 4)}) |`);
   console.log(`| one ${T}×${T} map on demand | ${oneMap.wall.toFixed(0)} ms |`);
   console.log(`| generate(): prompt + first token | ${s(prefillMs)} |`);
   console.log(`| generate(): ms per token after, over ${T}+ keys (${stepMs.length} tokens) | ${perToken.toFixed(1)} ms |`);

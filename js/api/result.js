@@ -131,7 +131,7 @@ export class RunResult {
   }
 
   /** @internal Drops the arrays (their memory now belongs to another result). */
-  release(reason) {
+  release(reason = 'release() was called') {
     this.#released = reason;
     if (this.#maps) this.#attentions = EMPTY;  // before the loop reads it: no map is computed to be dropped
     for (const name of RUN_RESULT_ARRAYS) if (this[name] !== undefined) this[name] = EMPTY;

@@ -60,6 +60,12 @@ describe('maps on demand through the API', () => {
         assert.ok(other.released);
         assert.equal(other.memoryBytes, 0);
         assert.throws(() => other.attention(0, 0), (e) => e.code === 'E_DISPOSED');
+        // So does one its reader lets go of (release() with no reason, as README shows it).
+        const dropped = await run(model, { maps: 'on-demand' });
+        dropped.release();
+        assert.ok(dropped.released);
+        assert.equal(dropped.memoryBytes, 0);
+        assert.throws(() => dropped.attention(0, 0), (e) => e.code === 'E_DISPOSED');
       } finally {
         model.dispose();
       }
