@@ -13,6 +13,7 @@
 #include "quantize.h"
 #ifdef __wasm_simd128__
 #include "gemm_q8_wasmsimd.h"
+#include "gemv_q8_wasmsimd.h"
 #endif
 
 namespace attnscope::kernels {
@@ -46,6 +47,17 @@ void finish(PackedLinearQ8& p, std::vector<int8_t>&& q) {
 #endif
 }
 
+#ifdef __wasm_simd128__
+// C (a.M, N) through the GEMM, or for one row (a generated token) the GEMV: the same bits.
+void q8_product(float* c, size_t ldc, const Q8Rows& a, const int8_t* packed_b, size_t panel_stride,
+                const float* w_scale, const int32_t* colsum, int N, const GemmQ8Epilogue& ep) {
+  if (a.M == 1)
+    gemv_q8_wasmsimd(c, a, packed_b, panel_stride, w_scale, colsum, N, ep);
+  else
+    gemm_q8_wasmsimd(c, ldc, a, packed_b, panel_stride, w_scale, colsum, N, ep);
+}
+#endif
+
 }  // namespace
 
 int q8_activation_max() {
@@ -57,19 +69,30 @@ int q8_activation_max() {
 }
 
 PackedLinearQ8 pack_linear_q8(std::vector<float>&& weight, std::vector<float>&& bias, int in, int out) {
+  PackedLinearQ8 p = quantize_linear_q8(weight.data(), std::move(bias), in, out);
+  std::vector<float>().swap(weight);
+  return p;
+}
+
+PackedLinearQ8 pack_linear_q8(std::vector<uint16_t>&& weight_f16, std::vector<float>&& bias, int in, int out) {
+  PackedLinearQ8 p = quantize_linear_q8(weight_f16.data(), std::move(bias), in, out);
+  std::vector<uint16_t>().swap(weight_f16);
+  return p;
+}
+
+PackedLinearQ8 quantize_linear_q8(const float* weight, std::vector<float> bias, int in, int out) {
   PackedLinearQ8 p;
   p.in = in;
   p.out = out;
   p.bias = std::move(bias);
   p.scale.resize(out);
   std::vector<int8_t> q(static_cast<size_t>(out) * in);
-  quantize_weight_q8(q.data(), p.scale.data(), weight.data(), out, in, in);
-  std::vector<float>().swap(weight);
+  quantize_weight_q8(q.data(), p.scale.data(), weight, out, in, in);
   finish(p, std::move(q));
   return p;
 }
 
-PackedLinearQ8 pack_linear_q8(std::vector<uint16_t>&& weight_f16, std::vector<float>&& bias, int in, int out) {
+PackedLinearQ8 quantize_linear_q8(const uint16_t* weight_f16, std::vector<float> bias, int in, int out) {
   PackedLinearQ8 p;
   p.in = in;
   p.out = out;
@@ -78,10 +101,9 @@ PackedLinearQ8 pack_linear_q8(std::vector<uint16_t>&& weight_f16, std::vector<fl
   std::vector<int8_t> q(static_cast<size_t>(out) * in);
   std::vector<float> row(in);
   for (int n = 0; n < out; ++n) {  // one row widened at a time: no f32 copy of the matrix
-    f16_to_f32(row.data(), weight_f16.data() + static_cast<size_t>(n) * in, in);
+    f16_to_f32(row.data(), weight_f16 + static_cast<size_t>(n) * in, in);
     quantize_weight_q8(q.data() + static_cast<size_t>(n) * in, p.scale.data() + n, row.data(), 1, in, in);
   }
-  std::vector<uint16_t>().swap(weight_f16);
   finish(p, std::move(q));
   return p;
 }
@@ -129,8 +151,8 @@ void linear_packed_q8(float* out, const float* inp, const PackedLinearQ8& w, int
     ep.activation = epilogue.activation;
     ep.residual = epilogue.residual ? epilogue.residual + n0 : nullptr;
     ep.ldr = static_cast<size_t>(w.out);
-    gemm_q8_wasmsimd(out + n0, w.out, a, w.panels() + p0 * panel_stride, w.scale.data() + n0,
-                     w.colsum.data() + n0, n, ep);
+    q8_product(out + n0, w.out, a, w.panels() + p0 * panel_stride, panel_stride, w.scale.data() + n0,
+               w.colsum.data() + n0, n, ep);
   });
 #else
   parallel_for(panels, min_panels, [&](size_t p0, size_t p1) {
@@ -166,8 +188,8 @@ void linear_packed_q8_same_input(const Q8Output* outputs, int count, const float
       const int n0 = static_cast<int>(q0) * kPanel, n = std::min(w.out, static_cast<int>(q1) * kPanel) - n0;
       GemmQ8Epilogue ep;
       ep.bias = w.bias.empty() ? nullptr : w.bias.data() + n0;
-      gemm_q8_wasmsimd(outputs[i].out + n0, w.out, a, w.panels() + q0 * panel_stride, w.scale.data() + n0,
-                       w.colsum.data() + n0, n, ep);
+      q8_product(outputs[i].out + n0, w.out, a, w.panels() + q0 * panel_stride, panel_stride, w.scale.data() + n0,
+                 w.colsum.data() + n0, n, ep);
     }
   });
 #else
