@@ -257,7 +257,7 @@ std::vector<float> Seq2Seq::logits(const float* hidden, int rows) const {
   const float scale = head_input_scale();
   if (scale != 1.0f)
     for (float& value : h) value *= scale;
-  if (kBuildHasQ8 && head_q8_.out) {
+  if (kBuildHasQ8 && !head_q8_.empty()) {
     vocabulary_logits_q8(out.data(), h.data(), head_q8_, rows);
     return out;
   }

@@ -19,6 +19,7 @@
 #include "safetensors.h"
 #include "models/seq2seq_family.h"
 #include "seq2seq_config.h"
+#include "vocabulary_head_q8.h"
 #include "weights.h"
 
 namespace attnscope {
@@ -150,7 +151,7 @@ class Seq2Seq {
   Seq2SeqWeights weights_;
   // A q8 model's head quantized to int8 (vocabulary_head_q8.h, with final_logits_bias), which
   // logits() reads instead of unembedding(); empty otherwise.
-  kernels::PackedLinearQ8 head_q8_;
+  VocabularyHeadQ8 head_q8_;
   const Seq2SeqModelFamily* family_;  // the config's (engine/models/)
 };
 

@@ -430,7 +430,7 @@ std::vector<float> Transformer::lm_logits(const float* hidden, int rows) const {
   if (rows <= 0) throw Error("E_INPUT", "lm_logits: needs at least one hidden state row");
   std::vector<float> logits(buffer_elements({rows, V}, "the vocabulary logits"));
   if (config_.is_decoder()) {  // GPT-2: logits = h · W_teᵀ (tied) or h · lm_headᵀ, no bias
-    if (kBuildHasQ8 && head_q8_.out) {
+    if (kBuildHasQ8 && !head_q8_.empty()) {
       vocabulary_logits_q8(logits.data(), hidden, head_q8_, rows);
       return logits;
     }

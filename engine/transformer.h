@@ -15,10 +15,10 @@
 #include "blocks.h"
 #include "config.h"
 #include "hooks.h"
-#include "kernels/packed_linear_q8.h"
 #include "kv_cache.h"
 #include "layer.h"
 #include "models/family.h"
+#include "vocabulary_head_q8.h"
 #include "weights.h"
 
 namespace attnscope {
@@ -206,7 +206,7 @@ class Transformer {
   std::vector<double> rope_inv_freq_;         // rotary positions' frequencies (dh / 2)
   // A q8 decoder's language-model head quantized to int8 (vocabulary_head_q8.h), which lm_logits
   // reads instead of unembedding(); empty otherwise.
-  kernels::PackedLinearQ8 head_q8_;
+  VocabularyHeadQ8 head_q8_;
 };
 
 }  // namespace attnscope

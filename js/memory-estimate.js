@@ -40,9 +40,9 @@ export function parameterCounts(config) {
 }
 
 // A q8 decoder's vocabulary head, quantized beside the f16 matrix it is made from (the word
-// embeddings, or an untied head: engine/vocabulary_head_q8.h): V·C int8 weights, and a scale and
-// a column sum per row.
-const q8HeadBytes = (V, C) => V * C + V * 8;
+// embeddings, or an untied head: engine/vocabulary_head_q8.h): V·C int8 weights and a scale per
+// row (an encoder–decoder's logits bias is counted with its other vectors and copied: V more).
+const q8HeadBytes = (V, C) => V * C + V * 4;
 
 // parameterCounts with `embedding` (V·C, the f16 part of the matrices under 'q8') and `channels`
 // (the linear layers' output channels: a q8 layer keeps a scale and a column sum for each).
@@ -288,7 +288,7 @@ export function estimateSeq2SeqMemory(hf, precision) {
   const { matrices, other, embedding, channels } = seq2seqParameterCounts(hf);
   const weights = precision === 'q8'
     ? (matrices - embedding) + embedding * 2 + channels * 8 + other * 4   // int8 layers, f16 embeddings
-      + q8HeadBytes(s.V, s.C)                                             // and the int8 head
+      + q8HeadBytes(s.V, s.C) + (s.family !== 't5' ? s.V * 4 : 0)       // the int8 head (BART, Marian: and its bias)
     : matrices * (precision === 'f16' ? 2 : 4) + other * 4;
   const T = s.tokens, F = Math.max(s.Fe, s.Fd);
   const floats = (s.Le * s.He + 2 * s.Ld * s.Hd) * T * T   // encoder self, decoder self, cross

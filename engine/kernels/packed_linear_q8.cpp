@@ -69,30 +69,19 @@ int q8_activation_max() {
 }
 
 PackedLinearQ8 pack_linear_q8(std::vector<float>&& weight, std::vector<float>&& bias, int in, int out) {
-  PackedLinearQ8 p = quantize_linear_q8(weight.data(), std::move(bias), in, out);
-  std::vector<float>().swap(weight);
-  return p;
-}
-
-PackedLinearQ8 pack_linear_q8(std::vector<uint16_t>&& weight_f16, std::vector<float>&& bias, int in, int out) {
-  PackedLinearQ8 p = quantize_linear_q8(weight_f16.data(), std::move(bias), in, out);
-  std::vector<uint16_t>().swap(weight_f16);
-  return p;
-}
-
-PackedLinearQ8 quantize_linear_q8(const float* weight, std::vector<float> bias, int in, int out) {
   PackedLinearQ8 p;
   p.in = in;
   p.out = out;
   p.bias = std::move(bias);
   p.scale.resize(out);
   std::vector<int8_t> q(static_cast<size_t>(out) * in);
-  quantize_weight_q8(q.data(), p.scale.data(), weight, out, in, in);
+  quantize_weight_q8(q.data(), p.scale.data(), weight.data(), out, in, in);
+  std::vector<float>().swap(weight);
   finish(p, std::move(q));
   return p;
 }
 
-PackedLinearQ8 quantize_linear_q8(const uint16_t* weight_f16, std::vector<float> bias, int in, int out) {
+PackedLinearQ8 pack_linear_q8(std::vector<uint16_t>&& weight_f16, std::vector<float>&& bias, int in, int out) {
   PackedLinearQ8 p;
   p.in = in;
   p.out = out;
@@ -101,9 +90,10 @@ PackedLinearQ8 quantize_linear_q8(const uint16_t* weight_f16, std::vector<float>
   std::vector<int8_t> q(static_cast<size_t>(out) * in);
   std::vector<float> row(in);
   for (int n = 0; n < out; ++n) {  // one row widened at a time: no f32 copy of the matrix
-    f16_to_f32(row.data(), weight_f16 + static_cast<size_t>(n) * in, in);
+    f16_to_f32(row.data(), weight_f16.data() + static_cast<size_t>(n) * in, in);
     quantize_weight_q8(q.data() + static_cast<size_t>(n) * in, p.scale.data() + n, row.data(), 1, in, in);
   }
+  std::vector<uint16_t>().swap(weight_f16);
   finish(p, std::move(q));
   return p;
 }

@@ -37,10 +37,6 @@ struct PackedLinearQ8 {
 // Quantizes and packs `weight` (out, in) (consumed: freed before returning) with its bias.
 PackedLinearQ8 pack_linear_q8(std::vector<float>&& weight, std::vector<float>&& bias, int in, int out);
 PackedLinearQ8 pack_linear_q8(std::vector<uint16_t>&& weight_f16, std::vector<float>&& bias, int in, int out);
-// The same from a weight left as it is (a tied vocabulary head, which is also the word
-// embeddings): the int8 copy is made beside it.
-PackedLinearQ8 quantize_linear_q8(const float* weight, std::vector<float> bias, int in, int out);
-PackedLinearQ8 quantize_linear_q8(const uint16_t* weight_f16, std::vector<float> bias, int in, int out);
 
 // out (T, w.out) = epilogue(inp (T, w.in) · Wᵀ + b) with W int8 and inp quantized per row.
 // Threads split the output columns in 8-column panels, as linear_packed_f32. `out` must not alias
