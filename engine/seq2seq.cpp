@@ -9,11 +9,9 @@
 #include <cmath>
 
 #include "buffer_size.h"
-#include "build_features.h"
 #include "error.h"
 #include "half.h"
 #include "relative_position.h"
-#include "vocabulary_head_q8.h"
 
 namespace attnscope {
 
@@ -101,8 +99,6 @@ Seq2Seq::Seq2Seq(Seq2SeqConfig config, Seq2SeqWeights weights)
       static_cast<int>(weights_.encoder.layers.size()) != config_.encoder_layers ||
       static_cast<int>(weights_.decoder.layers.size()) != config_.decoder_layers)
     throw Error("E_WEIGHTS", "the weights do not match config.json's vocabulary, width or layer counts");
-  if (kBuildHasQ8 && weights_.precision == WeightPrecision::Q8)
-    head_q8_ = quantize_vocabulary_head(unembedding(), weights_.final_logits_bias, config_.d_model, config_.vocab_size);
 }
 
 void Seq2Seq::check_ids(const std::vector<int32_t>& ids, int first, const char* what) const {
@@ -257,10 +253,6 @@ std::vector<float> Seq2Seq::logits(const float* hidden, int rows) const {
   const float scale = head_input_scale();
   if (scale != 1.0f)
     for (float& value : h) value *= scale;
-  if (kBuildHasQ8 && !head_q8_.empty()) {
-    vocabulary_logits_q8(out.data(), h.data(), head_q8_, rows);
-    return out;
-  }
   const WeightMatrix& head = unembedding();
   const float* bias = weights_.final_logits_bias.empty() ? nullptr : weights_.final_logits_bias.data();
   vocabulary_logits(out.data(), h.data(), head, bias, rows, C, V);

@@ -19,7 +19,6 @@
 #include "safetensors.h"
 #include "models/seq2seq_family.h"
 #include "seq2seq_config.h"
-#include "vocabulary_head_q8.h"
 #include "weights.h"
 
 namespace attnscope {
@@ -43,7 +42,6 @@ struct Seq2SeqWeights {
   WeightMatrix lm_head;                 // (V, C) when untied; empty when tied
   std::vector<float> final_logits_bias; // (V) BART / Marian; empty for T5
   Seq2SeqStack encoder, decoder;
-  WeightPrecision precision = WeightPrecision::F32;  // what the loader was asked for
 };
 
 // The tensors of BartForConditionalGeneration / MarianMTModel / T5ForConditionalGeneration by their
@@ -149,9 +147,6 @@ class Seq2Seq {
 
   Seq2SeqConfig config_;
   Seq2SeqWeights weights_;
-  // A q8 model's head quantized to int8 (vocabulary_head_q8.h, with final_logits_bias), which
-  // logits() reads instead of unembedding(); empty otherwise.
-  VocabularyHeadQ8 head_q8_;
   const Seq2SeqModelFamily* family_;  // the config's (engine/models/)
 };
 

@@ -210,7 +210,6 @@ Seq2SeqWeights load_seq2seq_weights(const Seq2SeqConfig& c, TensorSource& tensor
   Reader r(tensors, prefix, precision);
   const int V = c.vocab_size, C = c.d_model;
   Seq2SeqWeights w;
-  w.precision = precision;
   // save_pretrained keeps one of the tied copies: shared, or else the encoder's embed_tokens.
   w.shared = r.matrix(r.has(names.shared) || !r.has("encoder." + names.embed_tokens) ? names.shared
                                                                                       : "encoder." + names.embed_tokens,

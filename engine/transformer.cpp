@@ -18,7 +18,6 @@
 #include "kernels/linear.h"
 #include "layer.h"
 #include "rotary.h"
-#include "vocabulary_head_q8.h"
 
 namespace attnscope {
 
@@ -105,8 +104,6 @@ Transformer::Transformer(ModelConfig config, ModelWeights weights)
   ln_embeddings_ = {std::move(weights_.ln_emb_g), std::move(weights_.ln_emb_b)};
   ln_final_ = {std::move(weights_.ln_f_g), std::move(weights_.ln_f_b)};
   if (kBuildHasDecoders && spec.positions == Positions::Rotary) rope_inv_freq_ = rope_inverse_frequencies(config_.rope, config_.head_dim());
-  if (kBuildHasQ8 && weights_.precision == WeightPrecision::Q8 && config_.is_decoder())
-    head_q8_ = quantize_vocabulary_head(unembedding(), {}, static_cast<int>(C), static_cast<int>(V));
 }
 
 void Transformer::check_layer(const LayerWeights& L, size_t l) const {
@@ -430,10 +427,6 @@ std::vector<float> Transformer::lm_logits(const float* hidden, int rows) const {
   if (rows <= 0) throw Error("E_INPUT", "lm_logits: needs at least one hidden state row");
   std::vector<float> logits(buffer_elements({rows, V}, "the vocabulary logits"));
   if (config_.is_decoder()) {  // GPT-2: logits = h · W_teᵀ (tied) or h · lm_headᵀ, no bias
-    if (kBuildHasQ8 && !head_q8_.empty()) {
-      vocabulary_logits_q8(logits.data(), hidden, head_q8_, rows);
-      return logits;
-    }
     const WeightMatrix& head = weights_.lm_head.size() ? weights_.lm_head : weights_.word_emb;
     vocabulary_logits(logits.data(), hidden, head, nullptr, rows, C, V);
     return logits;

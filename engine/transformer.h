@@ -18,7 +18,6 @@
 #include "kv_cache.h"
 #include "layer.h"
 #include "models/family.h"
-#include "vocabulary_head_q8.h"
 #include "weights.h"
 
 namespace attnscope {
@@ -147,8 +146,7 @@ class Transformer {
                           const ForwardOptions& options, ForwardResult& out, Activations& activations) const;
 
   // Vocabulary logits (rows, V) from `rows` last hidden states (rows × C): the masked-LM head of an
-  // encoder (E_WEIGHTS when the checkpoint has none) or the language-model head of a decoder (a
-  // q8 decoder's in int8: vocabulary_head_q8.h).
+  // encoder (E_WEIGHTS when the checkpoint has none) or the language-model head of a decoder.
   std::vector<float> lm_logits(const float* hidden, int rows) const;
 
   // Every norm's γ and β by name, in the order a token meets them: "embeddings" (encoders),
@@ -204,9 +202,6 @@ class Transformer {
   std::vector<Layer> layers_;
   LayerNormParams ln_embeddings_, ln_final_;  // moved out of weights_ (empty where the family has none)
   std::vector<double> rope_inv_freq_;         // rotary positions' frequencies (dh / 2)
-  // A q8 decoder's language-model head quantized to int8 (vocabulary_head_q8.h), which lm_logits
-  // reads instead of unembedding(); empty otherwise.
-  VocabularyHeadQ8 head_q8_;
 };
 
 }  // namespace attnscope

@@ -39,11 +39,6 @@ export function parameterCounts(config) {
   return { matrices, other };
 }
 
-// A q8 decoder's vocabulary head, quantized beside the f16 matrix it is made from (the word
-// embeddings, or an untied head: engine/vocabulary_head_q8.h): V·C int8 weights and a scale per
-// row (an encoder–decoder's logits bias is counted with its other vectors and copied: V more).
-const q8HeadBytes = (V, C) => V * C + V * 4;
-
 // parameterCounts with `embedding` (V·C, the f16 part of the matrices under 'q8') and `channels`
 // (the linear layers' output channels: a q8 layer keeps a scale and a column sum for each).
 function parameterCountsAll(config) {
@@ -58,12 +53,11 @@ function parameterCountsAll(config) {
     // projection's bias, Qwen3's q/k norms.
     const optional = Q + 2 * KV + C + 2 * F + C + 2 * config.headDim;
     return { matrices: V * C + L * (2 * C * Q + 2 * C * KV + 3 * C * F), other: L * (2 * C + optional) + C,
-      embedding: V * C, channels: L * (Q + 2 * KV + C + 2 * F + C), int8Head: q8HeadBytes(V, C) };
+      embedding: V * C, channels: L * (Q + 2 * KV + C + 2 * F + C) };
   }
   const channels = L * (4 * C + F + C);
   if (config.family === 'gpt2') {  // + ln_f
-    return { matrices: V * C + L * layerMatrices, other: P * C + L * layerOther + 2 * C, embedding: V * C, channels,
-      int8Head: q8HeadBytes(V, C) };
+    return { matrices: V * C + L * layerMatrices, other: P * C + L * layerOther + 2 * C, embedding: V * C, channels };
   }
   // Encoders: embeddings LayerNorm, and a masked-LM head (dense, LayerNorm, output bias; the
   // decoder is the word embeddings) counted whether or not the checkpoint has one: it is small.
@@ -74,8 +68,8 @@ function parameterCountsAll(config) {
 
 /** Bytes of the weights kept at `precision` ('f32' | 'f16' | 'q8'). */
 export function weightBytes(config, precision) {
-  const { matrices, other, embedding, channels, int8Head = 0 } = parameterCountsAll(config);
-  if (precision === 'q8') return (matrices - embedding) + embedding * 2 + channels * 8 + other * 4 + int8Head;
+  const { matrices, other, embedding, channels } = parameterCountsAll(config);
+  if (precision === 'q8') return (matrices - embedding) + embedding * 2 + channels * 8 + other * 4;
   return matrices * (precision === 'f16' ? 2 : 4) + other * 4;
 }
 
@@ -288,7 +282,6 @@ export function estimateSeq2SeqMemory(hf, precision) {
   const { matrices, other, embedding, channels } = seq2seqParameterCounts(hf);
   const weights = precision === 'q8'
     ? (matrices - embedding) + embedding * 2 + channels * 8 + other * 4   // int8 layers, f16 embeddings
-      + q8HeadBytes(s.V, s.C) + (s.family !== 't5' ? s.V * 4 : 0)       // the int8 head (BART, Marian: and its bias)
     : matrices * (precision === 'f16' ? 2 : 4) + other * 4;
   const T = s.tokens, F = Math.max(s.Fe, s.Fd);
   const floats = (s.Le * s.He + 2 * s.Ld * s.Hd) * T * T   // encoder self, decoder self, cross

@@ -5,7 +5,6 @@
 #include "dot_rows.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "half.h"
 #ifdef __wasm_simd128__
@@ -20,7 +19,6 @@ namespace {
 
 inline float widen(float w) { return w; }
 inline float widen(uint16_t w) { return f16_to_f32(w); }
-inline float widen(int8_t w) { return static_cast<float>(w); }
 
 // x · w in the fixed order, one product and one sum per statement (no contraction to an FMA).
 template <typename T>
@@ -75,29 +73,7 @@ void dot_rows_simd(float* out, const float* x, const T* w, size_t ldw, int K) {
   v128_t acc[R];
   for (int r = 0; r < R; ++r) acc[r] = wasm_f32x4_splat(0.0f);
   int k = 0;
-  if constexpr (sizeof(T) == 1) {  // int8: sixteen weights a load, widened to four f32x4 exactly
-    for (; k + 16 <= K; k += 16) {
-      const v128_t x0 = wasm_v128_load(x + k), x1 = wasm_v128_load(x + k + 4);
-      const v128_t x2 = wasm_v128_load(x + k + 8), x3 = wasm_v128_load(x + k + 12);
-      for (int r = 0; r < R; ++r) {
-        const v128_t q = wasm_v128_load(w + r * ldw + k);
-        const v128_t lo = wasm_i16x8_extend_low_i8x16(q), hi = wasm_i16x8_extend_high_i8x16(q);
-        acc[r] = wasm_f32x4_add(acc[r], wasm_f32x4_mul(x0, wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(lo))));
-        acc[r] = wasm_f32x4_add(acc[r], wasm_f32x4_mul(x1, wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(lo))));
-        acc[r] = wasm_f32x4_add(acc[r], wasm_f32x4_mul(x2, wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(hi))));
-        acc[r] = wasm_f32x4_add(acc[r], wasm_f32x4_mul(x3, wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(hi))));
-      }
-    }
-    for (; k + 4 <= K; k += 4) {
-      const v128_t x0 = wasm_v128_load(x + k);
-      for (int r = 0; r < R; ++r) {
-        int32_t four;
-        std::memcpy(&four, w + r * ldw + k, 4);
-        const v128_t q = wasm_i16x8_extend_low_i8x16(wasm_i32x4_splat(four));
-        acc[r] = wasm_f32x4_add(acc[r], wasm_f32x4_mul(x0, wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(q))));
-      }
-    }
-  } else if constexpr (sizeof(T) == 2) {
+  if constexpr (sizeof(T) == 2) {
     for (; k + 8 <= K; k += 8) {
       const v128_t x0 = wasm_v128_load(x + k), x1 = wasm_v128_load(x + k + 4);
       for (int r = 0; r < R; ++r) {
@@ -136,10 +112,8 @@ void dot_rows_simd(float* out, const float* x, const T* w, size_t ldw, int K) {
 // measured at 0.40–0.52 of a plain read of the same bytes in bench/gemv.mjs on gpt2-small's head
 // (50257 × 768, AMD EPYC Zen 5), one row at a time at 0.87–0.90 (the same bits: each row's order
 // is its own).
-// y[t][n] = x[t] · W[n] (× scale[n] when given: an int8 row's) (+ bias[n]).
 template <typename T>
-void dot_rows(float* y, size_t ldy, const float* x, const T* w, const float* scale, const float* bias, int T_rows,
-              int N, int K) {
+void dot_rows(float* y, size_t ldy, const float* x, const T* w, const float* bias, int T_rows, int N, int K) {
   for (int n = 0; n < N; ++n) {
     const T* wn = w + static_cast<size_t>(n) * K;
     for (int t = 0; t < T_rows; ++t) {
@@ -150,7 +124,6 @@ void dot_rows(float* y, size_t ldy, const float* x, const T* w, const float* sca
 #else
       d = dot_scalar(xt, wn, K);
 #endif
-      if (scale) d *= scale[n];
       y[static_cast<size_t>(t) * ldy + n] = bias ? d + bias[n] : d;
     }
   }
@@ -159,16 +132,11 @@ void dot_rows(float* y, size_t ldy, const float* x, const T* w, const float* sca
 }  // namespace
 
 void dot_rows_f32(float* y, size_t ldy, const float* x, const float* w, const float* bias, int T, int N, int K) {
-  dot_rows(y, ldy, x, w, nullptr, bias, T, N, K);
+  dot_rows(y, ldy, x, w, bias, T, N, K);
 }
 
 void dot_rows_f16(float* y, size_t ldy, const float* x, const uint16_t* w, const float* bias, int T, int N, int K) {
-  dot_rows(y, ldy, x, w, nullptr, bias, T, N, K);
-}
-
-void dot_rows_q8(float* y, size_t ldy, const float* x, const int8_t* w, const float* scale, const float* bias, int T,
-                 int N, int K) {
-  dot_rows(y, ldy, x, w, scale, bias, T, N, K);
+  dot_rows(y, ldy, x, w, bias, T, N, K);
 }
 
 }  // namespace attnscope::kernels

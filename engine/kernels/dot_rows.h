@@ -16,10 +16,5 @@ namespace attnscope::kernels {
 // Single-threaded: callers split N (vocabulary_logits does, in blocks of rows).
 void dot_rows_f32(float* y, size_t ldy, const float* x, const float* w, const float* bias, int T, int N, int K);
 void dot_rows_f16(float* y, size_t ldy, const float* x, const uint16_t* w, const float* bias, int T, int N, int K);
-// An int8 matrix (a q8 model's vocabulary head, vocabulary_head_q8.h): each row's weights widened
-// exactly to f32 and summed with x in the same order, then × scale[n] (W[n] ≈ scale[n] · q[n]),
-// then + bias. x stays f32: only the weights are quantized.
-void dot_rows_q8(float* y, size_t ldy, const float* x, const int8_t* w, const float* scale, const float* bias, int T,
-                 int N, int K);
 
 }  // namespace attnscope::kernels

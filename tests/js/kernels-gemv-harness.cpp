@@ -64,10 +64,4 @@ EMSCRIPTEN_KEEPALIVE void h_dot_rows_f16(float* y, int ldy, const float* x, cons
   dot_rows_f16(y, ldy, x, w, bias, T, N, K);
 }
 
-// The same for an int8 W with one scale per row (× scale[n] before the bias).
-EMSCRIPTEN_KEEPALIVE void h_dot_rows_q8(float* y, int ldy, const float* x, const int8_t* w, const float* scale,
-                                        const float* bias, int T, int N, int K) {
-  dot_rows_q8(y, ldy, x, w, scale, bias, T, N, K);
-}
-
 }  // extern "C"
