@@ -13,7 +13,9 @@
 // The last column is the limit a token step has, reading every weight once: the bytes of the
 // matrices it multiplies by (decode-families.mjs) over the copy bandwidth of wasm memory measured in
 // this run at the same thread count (wasm-bandwidth.mjs), as a fraction of AttnScope's measured
-// ms/token (1.0 = at the limit). Printed twice: wall time, and this process's CPU time (what to
+// ms/token (1.0 = at the limit); the eighth the same with the read bandwidth of a plain SIMD loop
+// that only loads (what a step that streams its weights can reach: reading is faster than
+// copying, which also writes). Printed twice: wall time, and this process's CPU time (what to
 // read when other processes load the machine; the bandwidth then in bytes per CPU-second).
 import { execFile, execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -48,7 +50,8 @@ const bandwidth = {};
 async function measureAll() {
   for (const threads of threadCounts) {
     const b = await measureBandwidth({ threads, megabytes: Number(args['bandwidth-mb']) });
-    console.error(`wasm memory, ${threads} thread(s): copy ${b.copy.wall.best.toFixed(2)} GB/s wall, ${b.copy.cpu.best.toFixed(2)} GB per CPU-second`);
+    console.error(`wasm memory, ${threads} thread(s): copy ${b.copy.wall.best.toFixed(2)} GB/s wall, ${b.copy.cpu.best.toFixed(2)} GB per CPU-second; ` +
+      `SIMD read ${b.read.wall.best.toFixed(2)} GB/s wall, ${b.read.cpu.best.toFixed(2)} per CPU-second`);
     const old = bandwidth[threads];
     if (!old) { bandwidth[threads] = b; continue; }
     for (const kind of ['copy', 'read']) {
@@ -86,15 +89,17 @@ for (const t of threadCounts) {
 }
 for (const clock of ['wall', 'cpu']) {
   console.log(`\n${clock === 'wall' ? 'Wall time' : "This process's CPU time (all its threads)"}, ms per token:\n`);
-  line(['model', 'precision', 'threads', 'AttnScope ms/token', 'ORT ms/token', 'ratio', 'bandwidth bound']);
-  line(Array(7).fill('---'));
+  line(['model', 'precision', 'threads', 'AttnScope ms/token', 'ORT ms/token', 'ratio', 'bandwidth bound', 'read-bandwidth bound']);
+  line(Array(8).fill('---'));
   for (const r of results) {
-    if (r.failed) { line([r.model, r.precision, r.threads, `failed: ${r.failed}`, '', '', '']); continue; }
+    if (r.failed) { line([r.model, r.precision, r.threads, `failed: ${r.failed}`, '', '', '', '']); continue; }
     const boundMs = r.weightBytes / (bandwidth[r.threads].copy[clock].best * 1e9) * 1e3;
+    const readBoundMs = r.weightBytes / (bandwidth[r.threads].read[clock].best * 1e9) * 1e3;
     const ortCell = r.ortError ? `— (onnxruntime-web did not run: ${r.ortError})` : fmt(r.ort[clock], 2);
     const threads = r.attnscopeThreads === r.threads ? r.threads : `${r.threads} (AttnScope runs on ${r.attnscopeThreads}: model.info.threads)`;
     line([r.model, r.precision, threads, fmt(r.ours[clock], 2), ortCell, r.ortError ? '—' : fmt(r.ours[clock] / r.ort[clock], 2),
-      `${fmt(boundMs / r.ours[clock], 2)} (${fmt(boundMs, 1)} ms for ${fmt(r.weightBytes / 2 ** 20, 0)} MiB)`]);
+      `${fmt(boundMs / r.ours[clock], 2)} (${fmt(boundMs, 1)} ms for ${fmt(r.weightBytes / 2 ** 20, 0)} MiB)`,
+      `${fmt(readBoundMs / r.ours[clock], 2)} (${fmt(readBoundMs, 1)} ms)`]);
   }
 }
 console.log('\nChecks (before timing) and builds:');

@@ -5,15 +5,10 @@
 // blocks only index into it. Between K blocks the int32 partial sums are kept in C's memory
 // (their bits; C is float storage of the same size), and the last block applies the epilogue.
 //
-// Relaxed build: clang 14 has no builtin for i16x8.relaxed_dot_i8x16_i7x16_s. The kernel calls
-// __builtin_wasm_relaxed_swizzle_i8x16 (pre-standard i8x16.relaxed_swizzle, 0xfd 0xa2 0x01, which
-// nothing else in the engine uses) in its place, with the operands in the dot product's order,
-// and scripts/relaxed-simd-opcodes.mjs rewrites that opcode to the standard relaxed dot (0xfd
-// 0x92 0x02; both two operands, one result).
+// Relaxed build: the dot products of q8_dot_wasmsimd.h.
 //
-// The fused form, i32x4.relaxed_dot_i8x16_i7x16_add_s, is a second micro-kernel, written as
-// __builtin_wasm_laneselect_i32x4 (pre-standard i32x4.laneselect, 0xfd 0xd2 0x01, unused
-// elsewhere; rewritten to 0xfd 0x93 0x02). Where the CPU has AVX-VNNI, newer V8 (Chromium 156)
+// The fused form, i32x4.relaxed_dot_i8x16_i7x16_add_s, is a second micro-kernel. Where the CPU
+// has AVX-VNNI, newer V8 (Chromium 156)
 // lowers it to one vpdpbusd instead of pmaddubsw + pmaddwd + paddd: twice the kernel's
 // throughput there (measured on this project's Xeon). Node 20's V8 (11.3) computes it wrong on
 // x64 (twice the dot product, the addend ignored). So the module decides at run time: when it
@@ -29,6 +24,7 @@
 #include <cstring>
 
 #include "math_f32x4_wasmsimd.h"
+#include "q8_dot_wasmsimd.h"
 #include "quantize.h"
 
 namespace attnscope::kernels {
@@ -51,16 +47,8 @@ static_assert(kMC % kMR == 0 && kKC % 4 == 0, "blocks hold whole tiles and whole
 constexpr int kG = kQ8KGroup;
 
 #ifdef ATTNSCOPE_RELAXED_SIMD
-// i16x8.relaxed_dot_i8x16_i7x16_s(w, x) after scripts/relaxed-simd-opcodes.mjs: lane i =
-// w[2i]·x[2i] + w[2i+1]·x[2i+1], w signed, x in [0, 127].
-inline v128_t relaxed_dot_i16(v128_t w, v128_t x) {
-  return (v128_t)__builtin_wasm_relaxed_swizzle_i8x16((__i8x16)w, (__i8x16)x);
-}
-// i32x4.relaxed_dot_i8x16_i7x16_add_s(w, x, acc) after the rewrite: lane i = acc[i] +
-// Σ_{j<4} w[4i+j]·x[4i+j], w signed, x in [0, 127].
-inline v128_t relaxed_dot_add(v128_t w, v128_t x, v128_t acc) {
-  return (v128_t)__builtin_wasm_laneselect_i32x4((__i32x4)w, (__i32x4)x, (__i32x4)acc);
-}
+using simd::relaxed_dot_add;
+using simd::relaxed_dot_i16;
 #endif
 
 inline v128_t activate(v128_t x, Activation act) {

@@ -1,7 +1,6 @@
 // One row through a packed linear layer for WebAssembly SIMD128: y = epilogue(x · B), the GEMV a
 // generated token's step is made of. Each weight is read once, straight from the GEMM's packed
-// panels (f32, or f16 widened in registers); four panels stream side by side so that eight
-// independent accumulators hide the add latency a single panel's two would be bound by. Every
+// panels (f32, or f16 widened in registers), panel after panel: one sequential stream. Every
 // output is the same sequence of multiply-adds over k, in the same order, as gemm_f32_wasmsimd
 // computes for M = 1, and the same epilogue: the results are those of the GEMM bit for bit (the
 // kernel tests check), so a step over the KV cache still equals the full forward pass.

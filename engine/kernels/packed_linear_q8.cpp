@@ -13,6 +13,7 @@
 #include "quantize.h"
 #ifdef __wasm_simd128__
 #include "gemm_q8_wasmsimd.h"
+#include "gemv_q8_wasmsimd.h"
 #endif
 
 namespace attnscope::kernels {
@@ -45,6 +46,17 @@ void finish(PackedLinearQ8& p, std::vector<int8_t>&& q) {
   p.weight = std::move(q);
 #endif
 }
+
+#ifdef __wasm_simd128__
+// C (a.M, N) through the GEMM, or for one row (a generated token) the GEMV: the same bits.
+void q8_product(float* c, size_t ldc, const Q8Rows& a, const int8_t* packed_b, size_t panel_stride,
+                const float* w_scale, const int32_t* colsum, int N, const GemmQ8Epilogue& ep) {
+  if (a.M == 1)
+    gemv_q8_wasmsimd(c, a, packed_b, panel_stride, w_scale, colsum, N, ep);
+  else
+    gemm_q8_wasmsimd(c, ldc, a, packed_b, panel_stride, w_scale, colsum, N, ep);
+}
+#endif
 
 }  // namespace
 
@@ -129,8 +141,8 @@ void linear_packed_q8(float* out, const float* inp, const PackedLinearQ8& w, int
     ep.activation = epilogue.activation;
     ep.residual = epilogue.residual ? epilogue.residual + n0 : nullptr;
     ep.ldr = static_cast<size_t>(w.out);
-    gemm_q8_wasmsimd(out + n0, w.out, a, w.panels() + p0 * panel_stride, w.scale.data() + n0,
-                     w.colsum.data() + n0, n, ep);
+    q8_product(out + n0, w.out, a, w.panels() + p0 * panel_stride, panel_stride, w.scale.data() + n0,
+               w.colsum.data() + n0, n, ep);
   });
 #else
   parallel_for(panels, min_panels, [&](size_t p0, size_t p1) {
@@ -166,8 +178,8 @@ void linear_packed_q8_same_input(const Q8Output* outputs, int count, const float
       const int n0 = static_cast<int>(q0) * kPanel, n = std::min(w.out, static_cast<int>(q1) * kPanel) - n0;
       GemmQ8Epilogue ep;
       ep.bias = w.bias.empty() ? nullptr : w.bias.data() + n0;
-      gemm_q8_wasmsimd(outputs[i].out + n0, w.out, a, w.panels() + q0 * panel_stride, w.scale.data() + n0,
-                       w.colsum.data() + n0, n, ep);
+      q8_product(outputs[i].out + n0, w.out, a, w.panels() + q0 * panel_stride, panel_stride, w.scale.data() + n0,
+                 w.colsum.data() + n0, n, ep);
     }
   });
 #else

@@ -1,4 +1,4 @@
-// C entry points over the int8 kernels (quantize.h, gemm_q8_wasmsimd.h, packed_linear_q8.h) for
+// C entry points over the int8 kernels (quantize.h, gemm_q8_wasmsimd.h, gemv_q8_wasmsimd.h, packed_linear_q8.h) for
 // tests/js/kernels-q8.test.js, linked into the same module as kernels-simd-harness.cpp
 // (build/wasm*/kernels-simd-harness.{mjs,wasm}).
 #include <emscripten/emscripten.h>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/gemm_q8_wasmsimd.h"
+#include "kernels/gemv_q8_wasmsimd.h"
 #include "kernels/packed_linear_q8.h"
 #include "kernels/quantize.h"
 
@@ -70,6 +71,25 @@ EMSCRIPTEN_KEEPALIVE void h_gemm_q8(float* c, int ldc, const float* a, int lda, 
   ep.activate = act >= 0;
   ep.activation = q8_activation_of(act);
   gemm_q8_wasmsimd(c, ldc, rows, packed.data(), wscale, colsum.data(), N, ep);
+}
+
+// y (N) = the same for one row x (K) through the one-row kernel (gemv_q8_wasmsimd.h).
+EMSCRIPTEN_KEEPALIVE void h_gemv_q8(float* y, const float* x, const int8_t* qw, const float* wscale, const float* bias,
+                                    const float* residual, int N, int K, int act) {
+  std::vector<int8_t> packed(q8_packed_b_size(K, N));
+  pack_b_q8_wasmsimd(packed.data(), qw, N, K, K);
+  std::vector<int32_t> colsum(N, 0);
+  for (int n = 0; n < N; ++n)
+    for (int k = 0; k < K; ++k) colsum[n] += qw[n * K + k];
+  Q8Rows rows;
+  quantize_pack_a_q8_wasmsimd(rows, x, K, 1, K);
+  GemmQ8Epilogue ep;
+  ep.bias = bias;
+  ep.residual = residual;
+  ep.ldr = N;
+  ep.activate = act >= 0;
+  ep.activation = q8_activation_of(act);
+  gemv_q8_wasmsimd(y, rows, packed.data(), static_cast<size_t>(rows.kpad) * kQ8NR, wscale, colsum.data(), N, ep);
 }
 
 // The same through the reference loops (no activation: theirs is the Eigen one).

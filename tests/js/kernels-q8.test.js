@@ -324,6 +324,43 @@ describe('gemm_q8_wasmsimd (packed int8 B, per-row quantized A, int32 accumulati
   });
 });
 
+describe('gemv_q8_wasmsimd (one row: a generated token)', () => {
+  it('equals the model and the GEMM at M = 1 bit for bit: every panel edge, K around the 4-k groups and the GEMM\'s 2048-deep blocks, each activation, bias and residual', () => {
+    let cases = 0;
+    for (const k of [1, 2, 3, 4, 5, 7, 9, 33, 2047, 2049, 3072]) {
+      for (const n of [1, 2, 7, 8, 9, 15, 16, 17, 33]) {
+        const r = rng(77 * k + n);
+        const x = randomArray(k, r, 2), qw = randomInt8(n * k, r), wscale = randomArray(n, r, 0.01);
+        const bias = (k + n) % 2 ? randomArray(n, r) : 0, residual = (k + n) % 3 ? randomArray(n, r) : 0;
+        const act = [ACT.none, ACT.geluErf, ACT.geluTanh, ACT.relu][(k + n) % 4];
+        const [y] = call(M._h_gemv_q8, [nanArray(n), x, qw, wscale, bias, residual, n, k, act], [0]);
+        const [c] = call(M._h_gemm_q8, [nanArray(n), n, x, k, qw, wscale, bias, residual, 1, n, k, act], [0]);
+        checkExact(`GEMM N=${n} K=${k} act ${act}`, y, n, c, 1, n);
+        if (act === ACT.none) {
+          const model = gemmModel({ a: x, lda: k, qw, wscale, bias: bias || null, residual: residual || null, M: 1, N: n, K: k, qmax: QMAX });
+          checkExact(`model N=${n} K=${k}`, y, n, residual ? Float32Array.from(model.out) : model.pre, 1, n);
+        }
+        cases++;
+      }
+    }
+    assert.equal(cases, 11 * 9);
+  });
+
+  it('relaxed build: the pairwise micro-kernel forced gives the same bits', (t) => {
+    if (QMAX !== 127) return t.skip('the plain build has one micro-kernel');
+    const [n, k] = [19, 777], r = rng(99);
+    const x = randomArray(k, r, 2), qw = randomInt8(n * k, r), wscale = randomArray(n, r, 0.01), bias = randomArray(n, r);
+    const { pre } = gemmModel({ a: x, lda: k, qw, wscale, bias, M: 1, N: n, K: k, qmax: QMAX });
+    try {
+      M._h_q8_set_dot_form(1);
+      const [y] = call(M._h_gemv_q8, [nanArray(n), x, qw, wscale, bias, 0, n, k, ACT.none], [0]);
+      checkExact('pairwise forced', y, n, pre, 1, n);
+    } finally {
+      M._h_q8_set_dot_form(0);
+    }
+  });
+});
+
 // ---- PackedLinearQ8 ---------------------------------------------------------------------------
 function halfValue(h) {
   const sign = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
