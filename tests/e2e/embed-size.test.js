@@ -20,7 +20,7 @@ const attr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</
 // measured. Every case fetches the element's script (60 KB: its worker with the Emscripten glue,
 // ~35 KB, inlined; the page's style sheet, ~8 KB), the chunks of the view it shows and its
 // language's text (English, 12.8 KB: only the keys the element's code names), then the wasm
-// js/wasm.js picks: the BERT the encoder build (dist/attnscope-encoder.wasm, 225.0 KB: no
+// js/api/wasm.js picks: the BERT the encoder build (dist/attnscope-encoder.wasm, 225.0 KB: no
 // decoders, WordPiece its only tokenizer), so its grid costs 320.7 KB; the lesson step, on the
 // same BERT, 329.4; GPT-2 the core build (281.8 KB): 380.0; the T5 the full one (336.5 KB): 440.1;
 // a frozen figure no wasm: 97.5. The BERT grid's target is 300 KB.
