@@ -291,8 +291,8 @@ test('hiding [CLS]/[SEP] drops them and renormalises every row', async () => {
       assert.ok(Math.abs(shown[a * n + b] - want) < 1e-6);
     }
   }
-  const labels = await page.locator('.view-head .heatmap-overlay').evaluate((c) => Number(c.dataset.n));
-  assert.equal(labels, n);
+  // The heatmap redraws after the state changes: wait for its n labels (a loaded machine lags).
+  await page.waitForFunction((n) => Number(document.querySelector('.view-head .heatmap-overlay')?.dataset.n) === n, n);
   // The weight each shown row lost to the hidden tokens is said, and is 1 − the kept sum.
   const note = page.locator('.view-head .hidden-mass');
   assert.ok(await note.isVisible());

@@ -62,6 +62,8 @@ it('desktop, English: the example opens the grid; the head grid finds layer 3 he
   assert.equal(p.rows, 3);
   assert.ok(near(p.scores[0], [0, 0, 0, 0, 1, 0, 0]), `layer 0: ${p.scores[0]}`);
   assert.ok(p.clean > 0 && p.corruptedLd < 0, `LDs ${p.clean}, ${p.corruptedLd}`);
+  // The alignment table is drawn after the grid's last row: wait for it (allTextContents does not).
+  await page.locator('.patch-align td.is-different').first().waitFor();
   assert.deepEqual(await page.locator('.patch-align td.is-different').allTextContents(), ['doctor', 'little']);
   assert.match(await page.locator('.patch-prefix-line').textContent(), /The decoder has written “the man”.*a noun follows/);
   assert.deepEqual([await param(page, 'prefix'), await param(page, 'patch-stack')], [T5.prefix, null], 'the encoder is the page\'s default');
