@@ -358,9 +358,10 @@ describe('attention_head_f32_wasmsimd', () => {
   it('one query (a generation step) reads K and V in place and gives the full pass\'s row bit for bit', () => {
     // attention_row_f32_wasmsimd (head_dim a multiple of 4; others stay packed) against the packed
     // GEMM path's last row of a two-query call over the same keys: every probability and context
-    // value identical (Object.is), causal or not, masked keys or not, around the 4-key groups.
+    // value identical (Object.is), causal or not, masked keys or not, around the 4-key groups; head
+    // sizes that take each of the context pass's widths (32, 16, 8 and 4 dimensions at a time).
     for (const T of [2, 3, 4, 5, 8, 9, 33, 130]) {
-      for (const dh of [4, 8, 12, 64, 9]) {
+      for (const dh of [4, 8, 12, 20, 44, 64, 9]) {
         for (const causal of [false, true]) {
           const { probs: p2, ctx: c2, stride } = run(T, dh, (j) => j % 5 === 1, T * 31 + dh, { causal, Tq: 2 });
           const { probs: p1, ctx: c1, ref } = run(T, dh, (j) => j % 5 === 1, T * 31 + dh, { causal, Tq: 1 });
