@@ -17,6 +17,9 @@ import {
 } from './memory-estimate.js';
 
 const MAX_TEXT_FILE = 256 * 1024 ** 2;     // config / vocab / tokenizer.json
+// Set (an option no caller can name) when a model loaded on the encoder build is loaded again for
+// the analyses that build leaves out (Model moves to it): the core build then, as for a RoBERTa.
+const WITH_ANALYSES = Symbol('withAnalyses');
 const PIECE = 1024 ** 2;                   // bytes copied into wasm memory per call
 
 /**
@@ -49,7 +52,7 @@ export async function loadModel(source, options = {}) {
     // tokenizer files fail before a download of hundreds of megabytes. config.json comes first:
     // it says which wasm build the model needs (the encoder or the core one where it does).
     const configText = await read('config.json', true);
-    const encoder = encoderBuildRuns(configText, requestedPrecision);
+    const encoder = !options[WITH_ANALYSES] && encoderBuildRuns(configText, requestedPrecision);
     let wasm = await getWasmModule({ threads, core: coreBuildRuns(configText, requestedPrecision), encoder });
     let heapBefore = wasm.heapStats().inUse;
     if (typeof wasm.isSeq2SeqConfig === 'function' && callWasm(() => wasm.isSeq2SeqConfig(configText))) {
@@ -108,7 +111,11 @@ export async function loadModel(source, options = {}) {
       loadMs: Date.now() - started,
       warnings,
     };
-    return new Model(wasm, native, info);
+    // The same source and options (not this load's signal and progress) where the analyses are.
+    const loadWithAnalyses = wasm.buildInfo().analyses === false
+      ? () => loadModel(source, { ...options, signal: undefined, onProgress: undefined, [WITH_ANALYSES]: true })
+      : null;
+    return new Model(wasm, native, info, loadWithAnalyses);
   } catch (error) {
     throw toAttnScopeError(error);
   }
