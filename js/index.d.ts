@@ -90,6 +90,10 @@ export interface LoadOptions {
    *  workers is sized by the first such load in the realm (a later, larger request gets at most
    *  that many); info.threads says how many are used. */
   threads?: number;
+  /** The model will run the logit lens, attribution, flow or patching: a page loads it at once on
+   *  a wasm build that has them, not on the lighter encoder build a BERT otherwise gets (which
+   *  loads the model again there before the first such call). Default false. */
+  analyses?: boolean;
 }
 
 export interface ModelConfig {

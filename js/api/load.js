@@ -17,9 +17,6 @@ import {
 } from './memory-estimate.js';
 
 const MAX_TEXT_FILE = 256 * 1024 ** 2;     // config / vocab / tokenizer.json
-// Set (an option no caller can name) when a model loaded on the encoder build is loaded again for
-// the analyses that build leaves out (Model moves to it): the core build then, as for a RoBERTa.
-const WITH_ANALYSES = Symbol('withAnalyses');
 const PIECE = 1024 ** 2;                   // bytes copied into wasm memory per call
 
 /**
@@ -37,6 +34,9 @@ export async function loadModel(source, options = {}) {
   }
   const onProgress = callerCallback(options.onProgress, 'loadModel: onProgress');
   checkWeightPrecision(requestedPrecision);
+  if (options.analyses !== undefined && typeof options.analyses !== 'boolean') {
+    throw new AttnScopeError('E_INPUT', `analyses must be true or false, got ${JSON.stringify(options.analyses)}`);
+  }
   checkSignal(signal, 'loadModel');
   throwIfAborted(signal);
   const started = Date.now();
@@ -52,7 +52,8 @@ export async function loadModel(source, options = {}) {
     // tokenizer files fail before a download of hundreds of megabytes. config.json comes first:
     // it says which wasm build the model needs (the encoder or the core one where it does).
     const configText = await read('config.json', true);
-    const encoder = !options[WITH_ANALYSES] && encoderBuildRuns(configText, requestedPrecision);
+    // (The encoder build leaves out the analyses: a model that will run them loads on the core one.)
+    const encoder = !options.analyses && encoderBuildRuns(configText, requestedPrecision);
     let wasm = await getWasmModule({ threads, core: coreBuildRuns(configText, requestedPrecision), encoder });
     let heapBefore = wasm.heapStats().inUse;
     if (typeof wasm.isSeq2SeqConfig === 'function' && callWasm(() => wasm.isSeq2SeqConfig(configText))) {
@@ -113,7 +114,7 @@ export async function loadModel(source, options = {}) {
     };
     // The same source and options (not this load's signal and progress) where the analyses are.
     const loadWithAnalyses = wasm.buildInfo().analyses === false
-      ? () => loadModel(source, { ...options, signal: undefined, onProgress: undefined, [WITH_ANALYSES]: true })
+      ? () => loadModel(source, { ...options, signal: undefined, onProgress: undefined, analyses: true })
       : null;
     return new Model(wasm, native, info, loadWithAnalyses);
   } catch (error) {

@@ -160,7 +160,7 @@ test('with ATTNSCOPE_ENCODER_BUILD=1 BERT runs on the encoder build; a decoder o
 // The encoder build leaves out the analyses (engine/build_features.h): a BERT loaded there moves to
 // the core build before its first logit lens, flow, attribution or patching grid (js/api/model.js)
 // and answers with the full build's numbers (to rounding: the full build may fuse multiply-adds);
-// a run made before the move keeps its maps.
+// a run made before the move keeps its maps. Loaded with analyses: true, it starts on the core build.
 test('with ATTNSCOPE_ENCODER_BUILD=1 a BERT moves to the core build for the analyses, with the same numbers', async () => {
   const ANALYSES = { logitLens: 3, flow: true };
   const PATCH = { clean: 'The bank of the [MASK] was flooded.', corrupted: 'The bank of the [MASK] was robbed.', answer: 'river', wrong: 'money' };
@@ -196,6 +196,11 @@ test('with ATTNSCOPE_ENCODER_BUILD=1 a BERT moves to the core build for the anal
     out.coreGrew = core.heapStats().inUse - coreBefore;
     out.mapAfterMove = before.attention(1, 2).length;
     bert.dispose();
+    const encoderBefore = encoder.heapStats().inUse, coreBeforeDirect = core.heapStats().inUse;
+    const direct = await loadModel('bundled', { threads: 1, analyses: true });
+    out.direct = { encoderGrew: encoder.heapStats().inUse - encoderBefore, coreGrew: core.heapStats().inUse - coreBeforeDirect };
+    direct.dispose();
+    out.badOption = await loadModel('bundled', { analyses: 'yes' }).then(() => null, (e) => e.code + ': ' + e.message);
     console.log(JSON.stringify(out));`;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script],
     { encoding: 'utf8', timeout: 120000, env: { ...process.env, ATTNSCOPE_ENCODER_BUILD: '1', ATTNSCOPE_CORE_BUILD: '1' } });
@@ -205,6 +210,8 @@ test('with ATTNSCOPE_ENCODER_BUILD=1 a BERT moves to the core build for the anal
   assert.equal(out.coreAnalyses, true);
   assert.ok(out.coreGrew > 100_000, `the core heap grew by ${out.coreGrew} bytes: the model did not move`);
   assert.ok(out.mapAfterMove > 0);
+  assert.ok(out.direct.coreGrew > 100_000 && out.direct.encoderGrew < 10_000, JSON.stringify(out.direct));
+  assert.equal(out.badOption, 'E_INPUT: analyses must be true or false, got "yes"');
   assert.deepEqual(out.ids, expected.ids);
   assert.match(expected.attribution, /needs a pre-norm decoder/);
   assert.equal(out.attribution, expected.attribution);
