@@ -178,6 +178,7 @@ class Model {
       std::optional<FlowRecorder> flow_recorder;
       Hooks hooks;
       if (flow) {
+        if constexpr (!kBuildHasAnalyses) throw_not_in_build("the information flow");
         flow_recorder.emplace(attnscope::flow_recorder(transformer_, forward_options.head_mask));
         flow_recorder->install(hooks);
         forward_options.hooks = &hooks;
@@ -202,7 +203,9 @@ class Model {
       }
       if (forward_options.value_norms) out.set("valueNorms", float32_view(r.value_norms));
       if (forward_options.trace) out.set("trace", trace_to_js(r.trace));
-      if (flow) out.set("flow", flow_to_js(flow_recorder->result()));
+      if constexpr (kBuildHasAnalyses) {
+        if (flow) out.set("flow", flow_to_js(flow_recorder->result()));
+      }
       return out;
     });
   }
@@ -234,10 +237,18 @@ class Model {
 
   // The logit lens and direct logit attribution of ids (bindings/analysis.h), each its own run.
   val logit_lens(const val& ids, const val& types, const val& mask, const val& head_mask, int top_k) const {
-    return guarded([&] { ThreadScope threads(threads_); return logit_lens_js(transformer_, ids, types, mask, head_mask, top_k); });
+    return guarded([&] {
+      if constexpr (!kBuildHasAnalyses) throw_not_in_build("the logit lens");
+      ThreadScope threads(threads_);
+      return logit_lens_js(transformer_, ids, types, mask, head_mask, top_k);
+    });
   }
   val attribution(const val& ids, const val& mask, const val& head_mask, int position, int token_id) const {
-    return guarded([&] { ThreadScope threads(threads_); return attribution_js(transformer_, ids, mask, head_mask, position, token_id); });
+    return guarded([&] {
+      if constexpr (!kBuildHasAnalyses) throw_not_in_build("direct logit attribution");
+      ThreadScope threads(threads_);
+      return attribution_js(transformer_, ids, mask, head_mask, position, token_id);
+    });
   }
 
   // Every LayerNorm's γ and β, {name: {gamma, beta}} (names as Transformer::layer_norms), as
@@ -303,19 +314,31 @@ class Model {
   // Activation patching a row at a time and steering (bindings/interventions.h).
   val start_patch(const val& clean, const val& corrupted, int answer, int wrong, int position, const val& site) {
     return guarded([&] {
+      if constexpr (!kBuildHasAnalyses) throw_not_in_build("activation patching");
       ThreadScope threads(threads_);
       return interventions_.start_patch(transformer_, clean, corrupted, answer, wrong, position, site);
     });
   }
   val patch_row(int layer) {
-    return guarded([&] { ThreadScope threads(threads_); return interventions_.patch_row(layer); });
+    return guarded([&] {
+      if constexpr (!kBuildHasAnalyses) throw_not_in_build("activation patching");
+      ThreadScope threads(threads_);
+      return interventions_.patch_row(layer);
+    });
   }
   void end_patch() { interventions_.end_patch(); }
   val steering_vector(int layer, const val& from, const val& to) const {
-    return guarded([&] { ThreadScope threads(threads_); return Interventions::steering_vector_js(transformer_, layer, from, to); });
+    return guarded([&] {
+      if constexpr (!kBuildHasAnalyses) throw_not_in_build("steering");
+      ThreadScope threads(threads_);
+      return Interventions::steering_vector_js(transformer_, layer, from, to);
+    });
   }
   void set_steering(int layer, const val& vector, double strength) {
-    guarded([&] { interventions_.set_steering(transformer_, layer, vector, strength); });
+    guarded([&] {
+      if constexpr (!kBuildHasAnalyses) throw_not_in_build("steering");
+      interventions_.set_steering(transformer_, layer, vector, strength);
+    });
   }
   void clear_steering() { interventions_.clear_steering(); }
 
@@ -523,6 +546,9 @@ val build_info() {
   // where this engine computes it exactly (checked when the module starts), else its pairwise dot.
   if constexpr (kBuildHasQ8) out.set("q8Kernel", val(kernels::kQ8KernelNames[kernels::q8_kernel_kind()]));
   out.set("build", val(kBuildName));  // "core", "encoder": what each leaves out is in build_features.h
+  // Whether the logit lens, attribution, flow, patching and steering are here: js/api/model.js moves
+  // a model loaded where they are not (the encoder build) before it runs one.
+  out.set("analyses", val(kBuildHasAnalyses));
   out.set("compiler", val(__VERSION__));
   return out;
 }

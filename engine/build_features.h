@@ -8,7 +8,10 @@
 //   also leaves out the decoders (GPT-2, the Llama family: their layers, generation, sampling,
 //   the one-row GEMV, the other layer shapes) and every tokenizer but WordPiece (BPE, Unigram,
 //   byte-level, Split, Regex patterns and their compiler, NFC's composition table,
-//   SentencePiece's precompiled normalizer and its grapheme tables).
+//   SentencePiece's precompiled normalizer and its grapheme tables), and the analyses an embedded
+//   grid never runs (the logit lens, direct logit attribution, the information flow, activation
+//   patching, steering): js/api/model.js moves a model to the core build the first time one is
+//   asked for (buildInfo().analyses says whether a build has them).
 // The code that reaches them tests these constants, so in those builds the linker finds it unused
 // and drops it. A source that tests them includes this file itself (CMakeLists.txt compiles the
 // files that do once per build).
@@ -24,18 +27,21 @@ inline constexpr bool kBuildHasQ8 = false;
 inline constexpr bool kBuildHasSeq2Seq = false;
 inline constexpr bool kBuildHasDecoders = false;
 inline constexpr bool kBuildHasWordPieceOnly = true;
+inline constexpr bool kBuildHasAnalyses = false;
 inline constexpr const char* kBuildName = "encoder";
 #elif defined(ATTNSCOPE_CORE_BUILD)
 inline constexpr bool kBuildHasQ8 = false;
 inline constexpr bool kBuildHasSeq2Seq = false;
 inline constexpr bool kBuildHasDecoders = true;
 inline constexpr bool kBuildHasWordPieceOnly = false;
+inline constexpr bool kBuildHasAnalyses = true;
 inline constexpr const char* kBuildName = "core";
 #else
 inline constexpr bool kBuildHasQ8 = true;
 inline constexpr bool kBuildHasSeq2Seq = true;
 inline constexpr bool kBuildHasDecoders = true;
 inline constexpr bool kBuildHasWordPieceOnly = false;
+inline constexpr bool kBuildHasAnalyses = true;
 inline constexpr const char* kBuildName = "full";
 #endif
 

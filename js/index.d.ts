@@ -90,6 +90,10 @@ export interface LoadOptions {
    *  workers is sized by the first such load in the realm (a later, larger request gets at most
    *  that many); info.threads says how many are used. */
   threads?: number;
+  /** The model will run the logit lens, attribution, flow or patching: a page loads it at once on
+   *  a wasm build that has them, not on the lighter encoder build a BERT otherwise gets (which
+   *  loads the model again there before the first such call). Default false. */
+  analyses?: boolean;
 }
 
 export interface ModelConfig {
@@ -987,8 +991,10 @@ export function heapStats(options?: { threads?: number }): Promise<{ inUse: numb
  *  maxMemoryBytes: what the module's memory may grow to (wasm32: 4 GB).
  *  build: 'full' (buildInfo describes the full build; the core one pages load for most models,
  *  engine/build_features.h, is not asked here).
+ *  analyses: the build runs the logit lens, attribution, flow, patching and steering (every build
+ *  but the encoder one, which a model leaves for the core build before its first such call).
  *  q8Kernel: the int8 GEMM's dot-product instruction (the relaxed build's fused dot-add where the
  *  engine computes it exactly). */
 export function buildInfo(options?: { threads?: number }): Promise<{ target: string; simd: boolean; relaxedSimd: boolean;
   threads: boolean; maxThreads: number; maxMemoryBytes: number; exceptions: string; q8Kernel: string; compiler: string;
-  build: 'full' }>;
+  build: 'full'; analyses: boolean }>;

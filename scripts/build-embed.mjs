@@ -29,6 +29,7 @@ import { SEQ2SEQ_EXAMPLE_SOURCE } from '../web/src/panels/examples.js';
 import { ENTRY_DEFAULTS, VIEW, VIEW_LIST } from '../web/src/views/registry.js';
 import { LANGUAGES, STRING_TABLES } from '../web/src/i18n/i18n.js';
 import { tablesFor } from './element-strings.mjs';
+import { usedCss } from './element-css.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -155,22 +156,27 @@ function stringsByLanguage() {
 
 const loader = { '.css': 'text' };
 // The element adopts web/style.css as a string (web/embed/styles.js): its comments, 5 KB, are
-// for who reads the file, not for the browser, so they stay out of every element's bundle.
-const cssWithoutComments = { name: 'css-without-comments', setup(b) {
+// for who reads the file, not for the browser, and of its rules only those the element's code can
+// use (scripts/element-css.mjs, read from `code`: half the file) go into the element's bundles.
+// Without `code` (the build that code is read from) the sheet is empty: its class names would
+// otherwise all be words of the code.
+const elementStyles = (code) => ({ name: 'element-styles', setup(b) {
   b.onLoad({ filter: /\.css$/ }, (args) => ({ loader: 'text',
-    contents: readFileSync(args.path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '') }));
-} };
+    contents: code === null ? '' : usedCss(readFileSync(args.path, 'utf8').replace(/\/\*[\s\S]*?\*\//g, ''), code) }));
+} });
 
-// dist/attnscope-element.js and its chunks, with `tables` as the text of each language.
-const splitOptions = (modules, tables) => ({ ...common, loader, entryPoints: { 'attnscope-element': 'web/embed/element-entry.js' },
+// dist/attnscope-element.js and its chunks, with `tables` as the text of each language and the
+// styles `code` uses.
+const splitOptions = (modules, tables, code) => ({ ...common, loader, entryPoints: { 'attnscope-element': 'web/embed/element-entry.js' },
   outdir: DIST, splitting: true, chunkNames: `${CHUNKS}/[name]-[hash]`, metafile: true,
-  plugins: [virtualModules({ ...modules, ...stringModules(tables) }), elementViewsOnly({ split: true }), stringsByLanguage(), cssWithoutComments] });
+  plugins: [virtualModules({ ...modules, ...stringModules(tables) }), elementViewsOnly({ split: true }), stringsByLanguage(), elementStyles(code)] });
 
 /** The code of dist/attnscope-element.js and its chunks but the string chunks, as one text, built
- *  with every key (what scripts/element-strings.mjs reads the used keys from). `minify: false`
- *  keeps the source's quoting, for tests/js/embed-strings.test.js to read the keys another way. */
+ *  with every key and no style sheet (what scripts/element-strings.mjs reads the used keys from,
+ *  and scripts/element-css.mjs the used rules). `minify: false` keeps the source's quoting, for
+ *  tests/js/embed-strings.test.js to read the keys another way. */
 export async function elementCode({ modules = { 'attnscope-embed:worker-source': () => 'export default "";' }, minify = true } = {}) {
-  const out = await build({ ...splitOptions(modules, STRING_TABLES), minify, write: false });
+  const out = await build({ ...splitOptions(modules, STRING_TABLES, null), minify, write: false });
   return out.outputFiles.filter((f) => !/attnscope-embed_strings-/.test(f.path)).map((f) => f.text).join('\n');
 }
 
@@ -193,18 +199,18 @@ export async function buildEmbed({ quiet = false } = {}) {
   return { wasm: block('attnscope-wasm'), model, modelName: block('attnscope-model-name') || 'bundled' };
 }`,
   };
-  // Built twice: first with the whole tables, to read which keys the element's code names (its
-  // string chunks aside), then with those keys only.
+  // Built twice: first with the whole tables and no styles, to read which keys and style rules the
+  // element's code names (its string chunks aside), then with those keys and rules only.
   const code = await elementCode({ modules, minify: common.minify });
-  const split = await build(splitOptions(modules, tablesFor(code, STRING_TABLES)));
+  const split = await build(splitOptions(modules, tablesFor(code, STRING_TABLES), code));
   // An earlier build's chunks (other hashes) go; not the folder: a test process building at the
   // same time writes the same files and may be serving them.
   const written = new Set(Object.keys(split.metafile.outputs).map((p) => join(ROOT, p)));
   for (const f of readdirSync(join(DIST, CHUNKS))) if (!written.has(join(DIST, CHUNKS, f))) rmSync(join(DIST, CHUNKS, f));
   await build({ ...common, loader, entryPoints: { 'attnscope-element-inline': 'web/embed/element-entry.js' }, outdir: DIST,
-    plugins: [virtualModules({ ...modules, ...noStringChunks }), elementViewsOnly({ split: false }), cssWithoutComments] });
+    plugins: [virtualModules({ ...modules, ...noStringChunks }), elementViewsOnly({ split: false }), elementStyles(code)] });
   const single = await build({ ...common, loader, entryPoints: ['web/embed/single-file-entry.js'], write: false,
-    plugins: [virtualModules(modules), elementViewsOnly({ split: false }), cssWithoutComments] });
+    plugins: [virtualModules(modules), elementViewsOnly({ split: false }), elementStyles(code)] });
   const template = readFileSync(join(ROOT, 'web/embed/single-file.html'), 'utf8');
   // A literal "</script" inside the bundle would end the inline script early; JSON-escaped
   // strings never contain it, but check rather than trust.

@@ -34,6 +34,9 @@ export async function loadModel(source, options = {}) {
   }
   const onProgress = callerCallback(options.onProgress, 'loadModel: onProgress');
   checkWeightPrecision(requestedPrecision);
+  if (options.analyses !== undefined && typeof options.analyses !== 'boolean') {
+    throw new AttnScopeError('E_INPUT', `analyses must be true or false, got ${JSON.stringify(options.analyses)}`);
+  }
   checkSignal(signal, 'loadModel');
   throwIfAborted(signal);
   const started = Date.now();
@@ -49,7 +52,8 @@ export async function loadModel(source, options = {}) {
     // tokenizer files fail before a download of hundreds of megabytes. config.json comes first:
     // it says which wasm build the model needs (the encoder or the core one where it does).
     const configText = await read('config.json', true);
-    const encoder = encoderBuildRuns(configText, requestedPrecision);
+    // (The encoder build leaves out the analyses: a model that will run them loads on the core one.)
+    const encoder = !options.analyses && encoderBuildRuns(configText, requestedPrecision);
     let wasm = await getWasmModule({ threads, core: coreBuildRuns(configText, requestedPrecision), encoder });
     let heapBefore = wasm.heapStats().inUse;
     if (typeof wasm.isSeq2SeqConfig === 'function' && callWasm(() => wasm.isSeq2SeqConfig(configText))) {
@@ -108,7 +112,11 @@ export async function loadModel(source, options = {}) {
       loadMs: Date.now() - started,
       warnings,
     };
-    return new Model(wasm, native, info);
+    // The same source and options (not this load's signal and progress) where the analyses are.
+    const loadWithAnalyses = wasm.buildInfo().analyses === false
+      ? () => loadModel(source, { ...options, signal: undefined, onProgress: undefined, analyses: true })
+      : null;
+    return new Model(wasm, native, info, loadWithAnalyses);
   } catch (error) {
     throw toAttnScopeError(error);
   }

@@ -35,11 +35,16 @@ export class Model {
   #generation = null;  // the Generation holding the engine's KV cache (decoders), if one runs
   #norms = null;  // the LayerNorms' γ, β, copied once (traces carry them)
   #encoderDecoder = null;  // js/api/seq2seq.js: an encoder–decoder's runs and generation session
+  // Loaded on a build without the analyses (the encoder build, engine/build_features.h): how to load
+  // this model again on one that has them (js/api/load.js), and that load once started.
+  #loadWithAnalyses;
+  #moving = null;
 
   /** @internal built by loadModel() */
-  constructor(wasm, native, info) {
+  constructor(wasm, native, info, loadWithAnalyses = null) {
     this.#wasm = wasm;
     this.#native = native;
+    this.#loadWithAnalyses = loadWithAnalyses;
     /** Hyper-parameters from config.json (camelCase). */
     this.config = Object.freeze(info.config);
     /** Where the model came from and what it holds. */
@@ -111,6 +116,7 @@ export class Model {
     checkOptions(options, RUN_OPTIONS, 'run');
     if (options.words && options.textPair != null) throw new AttnScopeError('E_INPUT', 'run: words does not take a textPair yet');
     const encoding = this.tokenize(text, { textPair: options.textPair, maxLength: options.maxLength });
+    if (asksForAnalyses(options)) await this.#withAnalyses();
     const result = this.#forward(encoding, null, options);
     if (options.words) Object.assign(result, wordAttentions(result, wellFormed(text)));
     return result;
@@ -136,6 +142,7 @@ export class Model {
       specialTokensMask: Uint8Array.from(idArray, (id) => Number(id === this.#specialIds.cls || id === this.#specialIds.sep)),
       numTruncated: 0,
     };
+    if (asksForAnalyses(options)) await this.#withAnalyses();
     return this.#forward(encoding, mask, options);
   }
 
@@ -410,6 +417,7 @@ export class Model {
       position = clean.indexOf(this.#specialIds.mask);
       if (position < 0) throw new AttnScopeError('E_INPUT', 'patch: an encoder reads the logit difference at the first mask token, and the clean prompt has none');
     }
+    await this.#withAnalyses();
     const engine = {
       startPatch: (...args) => callWasm(() => this.#alive().startPatch(...args)),
       patchRow: (layer) => callWasm(() => this.#alive().patchRow(layer)),
@@ -506,6 +514,40 @@ export class Model {
     checkEngineAlive(this.#engineEpoch);
     return this.#native;
   }
+
+  // A model loaded on the encoder build (what a page fetches for a BERT: no logit lens,
+  // attribution, flow or patching) moves to a build that has them before the first call that
+  // needs one: the same files loaded again there, whose native model this one takes over. The
+  // numbers are the same; only the wait and the download are new. Runs made before keep their
+  // maps (they are objects of their own in the first module, which stays).
+  async #withAnalyses() {
+    if (!this.#loadWithAnalyses) return;
+    this.#moving ??= this.#loadWithAnalyses().catch((error) => {
+      this.#moving = null;   // a failed load (the network, say) is tried again by the next call
+      throw error;
+    });
+    const moved = await this.#moving;
+    if (!this.#loadWithAnalyses) return;   // a concurrent call has taken it over
+    this.#loadWithAnalyses = null;
+    if (!this.#native) {
+      moved.dispose();
+      this.#alive();   // E_DISPOSED: disposed while the other build loaded
+    }
+    finalizer?.unregister(moved);
+    finalizer?.unregister(this);
+    if (this.#engineEpoch === currentEngineEpoch()) this.#native.delete();
+    this.#wasm = moved.#wasm;
+    this.#native = moved.#native;
+    this.#engineEpoch = moved.#engineEpoch;
+    moved.#native = null;
+    this.#tokens = this.#texts = null;   // their fallback reads the native model
+    finalizer?.register(this, this.#native, this);
+  }
+}
+
+/** Whether run options ask for what the encoder build leaves out (engine/build_features.h). */
+function asksForAnalyses(options) {
+  return Boolean(options.logitLens || options.attribution || options.flow);
 }
 
 function checkString(value, name) {

@@ -4,7 +4,8 @@
 // postMessage and are not forwarded.
 import { AttnScopeError } from '../formats/errors.js';
 
-export const LOAD_OPTIONS = Object.freeze(['onProgress', 'signal', 'hubUrl', 'revision', 'cache', 'weightPrecision', 'threads']);
+export const LOAD_OPTIONS = Object.freeze(['onProgress', 'signal', 'hubUrl', 'revision', 'cache', 'weightPrecision', 'threads',
+  'analyses']);
 export const TOKENIZE_OPTIONS = Object.freeze(['textPair', 'maxLength']);
 const OUTPUT_OPTIONS = ['hiddenStates', 'qkv', 'valueNorms', 'trace', 'headMask', 'topK', 'nextAll', 'originalIds', 'reuse',
   'logitLens', 'attribution', 'flow', 'maps'];

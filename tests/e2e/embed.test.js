@@ -366,9 +366,9 @@ describe('single-file build', () => {
     const sizes = measureSizes();
     console.log(`# single file ${(sizes.singleFile / 1024 ** 2).toFixed(2)} MB; element + wasm ${(sizes.elementGzip / 1024).toFixed(1)} KB gzip`);
     assert.ok(sizes.singleFile <= 16 * 1024 ** 2, `single file is ${sizes.singleFile} bytes`);
-    // What a page with one BERT grid element fetches (320.7 KB: the element's script, its chunks
+    // What a page with one BERT grid element fetches (296.0 KB: the element's script, its chunks
     // and the encoder wasm; tests/e2e/embed-size.test.js weighs each case and says what is in it).
-    assert.ok(sizes.elementGzip <= 322 * 1024, `a BERT grid's scripts + encoder wasm are ${sizes.elementGzip} bytes gzipped`);
+    assert.ok(sizes.elementGzip <= 298 * 1024, `a BERT grid's scripts + encoder wasm are ${sizes.elementGzip} bytes gzipped`);
     // Nothing that a CSP without 'unsafe-eval' would refuse (the served tests check it at run time).
     for (const file of ['dist/attnscope-element.js', 'dist/attnscope-embed.html']) {
       assert.doesNotMatch(readFileSync(join(ROOT, file), 'utf8'), /new Function\s*\(|[^.\w$]eval\s*\(/, file);

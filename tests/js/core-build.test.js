@@ -156,3 +156,69 @@ test('with ATTNSCOPE_ENCODER_BUILD=1 BERT runs on the encoder build; a decoder o
   assert.deepEqual(out.fallback.tokens, ['ab', 'ab']);
   assert.ok(out.fallback.coreGrew > 100_000, `the core heap grew by ${out.fallback.coreGrew} bytes`);
 });
+
+// The encoder build leaves out the analyses (engine/build_features.h): a BERT loaded there moves to
+// the core build before its first logit lens, flow, attribution or patching grid (js/api/model.js)
+// and answers with the full build's numbers (to rounding: the full build may fuse multiply-adds);
+// a run made before the move keeps its maps. Loaded with analyses: true, it starts on the core build.
+test('with ATTNSCOPE_ENCODER_BUILD=1 a BERT moves to the core build for the analyses, with the same numbers', async () => {
+  const ANALYSES = { logitLens: 3, flow: true };
+  const PATCH = { clean: 'The bank of the [MASK] was flooded.', corrupted: 'The bank of the [MASK] was robbed.', answer: 'river', wrong: 'money' };
+  const numbers = async (bert) => {
+    const r = await bert.run(TEXTS.bundled, ANALYSES);
+    const lens = r.logitLens.flatMap((row) => row.map((cell) => cell.finalProb));
+    const ids = r.logitLens.flatMap((row) => row.flatMap((cell) => cell.top.map((t) => t.id)));
+    const flow = Object.values(r.flow).filter((v) => ArrayBuffer.isView(v)).flatMap((v) => [...v]);
+    const patch = (await bert.patch({ ...PATCH, answer: bert.tokenToId(PATCH.answer), wrong: bert.tokenToId(PATCH.wrong) })).scores.flat();
+    // (A BERT's attribution is refused, by the full build and the core one alike: not a pre-norm decoder.)
+    const attribution = await bert.run(TEXTS.bundled, { attribution: true }).then(() => null, (e) => e.message);
+    return { lens, ids, flow, attribution, patch };
+  };
+  const model = await loadModel('bundled', { threads: 1 });
+  let expected;
+  try {
+    expected = await numbers(model);
+  } finally {
+    model.dispose();
+  }
+  const script = `
+    import { loadModel } from ${JSON.stringify(INDEX)};
+    import { getWasmModule } from ${JSON.stringify(WASM)};
+    const encoder = await getWasmModule({ threads: 1, encoder: true });
+    const core = await getWasmModule({ threads: 1, core: true });
+    const out = { analyses: encoder.buildInfo().analyses, coreAnalyses: core.buildInfo().analyses };
+    const bert = await loadModel('bundled', { threads: 1 });
+    const before = (await bert.run(${JSON.stringify(TEXTS.bundled)}));
+    const coreBefore = core.heapStats().inUse;
+    const numbers = ${numbers.toString()};
+    const ANALYSES = ${JSON.stringify(ANALYSES)}, PATCH = ${JSON.stringify(PATCH)}, TEXTS = ${JSON.stringify(TEXTS)};
+    Object.assign(out, await numbers(bert));
+    out.coreGrew = core.heapStats().inUse - coreBefore;
+    out.mapAfterMove = before.attention(1, 2).length;
+    bert.dispose();
+    const encoderBefore = encoder.heapStats().inUse, coreBeforeDirect = core.heapStats().inUse;
+    const direct = await loadModel('bundled', { threads: 1, analyses: true });
+    out.direct = { encoderGrew: encoder.heapStats().inUse - encoderBefore, coreGrew: core.heapStats().inUse - coreBeforeDirect };
+    direct.dispose();
+    out.badOption = await loadModel('bundled', { analyses: 'yes' }).then(() => null, (e) => e.code + ': ' + e.message);
+    console.log(JSON.stringify(out));`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script],
+    { encoding: 'utf8', timeout: 120000, env: { ...process.env, ATTNSCOPE_ENCODER_BUILD: '1', ATTNSCOPE_CORE_BUILD: '1' } });
+  assert.equal(child.status, 0, child.stderr);
+  const out = JSON.parse(child.stdout);
+  assert.equal(out.analyses, false);
+  assert.equal(out.coreAnalyses, true);
+  assert.ok(out.coreGrew > 100_000, `the core heap grew by ${out.coreGrew} bytes: the model did not move`);
+  assert.ok(out.mapAfterMove > 0);
+  assert.ok(out.direct.coreGrew > 100_000 && out.direct.encoderGrew < 10_000, JSON.stringify(out.direct));
+  assert.equal(out.badOption, 'E_INPUT: analyses must be true or false, got "yes"');
+  assert.deepEqual(out.ids, expected.ids);
+  assert.match(expected.attribution, /needs a pre-norm decoder/);
+  assert.equal(out.attribution, expected.attribution);
+  for (const name of ['lens', 'flow', 'patch']) {
+    assert.equal(out[name].length, expected[name].length, name);
+    assert.ok(out[name].length > 0, name);
+    const diff = Math.max(...out[name].map((v, i) => Math.abs(v - expected[name][i])));
+    assert.ok(diff <= 1e-4, `${name}: encoder-then-core vs full build: max |diff| ${diff}`);
+  }
+});

@@ -38,6 +38,11 @@ export const ELEMENT_VIEWS = ELEMENT_VIEW_IDS;
 const FIGURE_ONLY_VIEWS = FIGURE_VIEWS.filter((v) => !ELEMENT_VIEWS.includes(v));
 // Other names the view attribute accepts for two of its views.
 const VIEW_ALIASES = { aggregate: VIEW.aggregates, model: VIEW.grid };
+// Whether view v runs what a BERT's light wasm build leaves out (the logit lens, attribution, the
+// flow, patching: engine/build_features.h): an element opened there loads its model where those
+// are (loadModel's analyses), not on that build and then again when the view first runs.
+const ANALYSIS_NEEDS = ['logitLens', 'attribution', 'flow'];
+const runsAnalyses = (v) => v === VIEW.patching || viewEntry(v).needs.some((need) => ANALYSIS_NEEDS.includes(need));
 const DEFAULT_VIEW = VIEW.head;
 const DEFAULT_KIND = 'enc';
 // The views' own permalink parameters (their registry entries' params: tau, corrupted, answer,
@@ -469,7 +474,7 @@ export class AttnScopeElement extends HTMLElement {
       const modelId = parseModelId(s.model);
       if (s.text.trim() && !this.#runs.uses(modelId, s.weightPrecision)) {
         this.#setStatus('loading', this.#t('loading'));
-        await this.#runs.loadModel(modelId, { weightPrecision: s.weightPrecision });
+        await this.#runs.loadModel(modelId, { weightPrecision: s.weightPrecision, analyses: runsAnalyses(s.view) });
       }
       await code;
       await this.#runs.run();

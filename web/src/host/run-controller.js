@@ -63,12 +63,12 @@ export function createRunController(app, { views, predictions = true, on = {} })
   const jobLog = [];
 
   /** Loads `source` and makes it the model in use once loaded; a newer load supersedes it. */
-  async function loadModel(source, { weightPrecision = 'auto', signal, onProgress } = {}) {
+  async function loadModel(source, { weightPrecision = 'auto', analyses = false, signal, onProgress } = {}) {
     const seq = ++loadSeq;
     const superseded = () => new AttnScopeError('E_ABORTED', 'cancelled: superseded by a newer load');
     let opened;
     try {
-      opened = await openModel(source, { weightPrecision, signal, onProgress });
+      opened = await openModel(source, { weightPrecision, analyses, signal, onProgress });
     } catch (e) {
       throw seq === loadSeq ? e : superseded();
     }

@@ -16,9 +16,10 @@ export const stats = { workers: 0, modelLoads: 0, runs: 0 };
  * `weightPrecision`: resolves to { client, info, release } once it has loaded. onProgress reaches
  * the holder that started the load. An aborted signal lets go of the model (its download stops
  * when nobody else waits for it) and rejects with E_ABORTED; a failed load is forgotten, so the
- * next open retries.
+ * next open retries. `analyses` (loadModel's option) is the first opener's: a model shared with
+ * one that did not ask moves to a build with them when first asked (js/api/model.js).
  */
-export async function openModel(source, { weightPrecision = 'auto', signal, onProgress } = {}) {
+export async function openModel(source, { weightPrecision = 'auto', analyses = false, signal, onProgress } = {}) {
   if (signal?.aborted) throw abortedError(signal.reason);
   const key = typeof source === 'string' ? `${source} ${weightPrecision}` : Symbol('files');
   let entry = entries.get(key);
@@ -27,7 +28,7 @@ export async function openModel(source, { weightPrecision = 'auto', signal, onPr
     stats.workers++;
     stats.modelLoads++;
     // Cache Storage needs a real origin: pages opened from file:// skip it.
-    const loaded = client.load(source, { cache: /^https?:$/.test(location.protocol), weightPrecision, onProgress });
+    const loaded = client.load(source, { cache: /^https?:$/.test(location.protocol), weightPrecision, analyses, onProgress });
     entry = { client, loaded, holders: 0 };
     entries.set(key, entry);
     loaded.catch(() => stop(key, entry));
