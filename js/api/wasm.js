@@ -7,7 +7,7 @@
 // wasm bytes are found is the platform's business.
 import createAttnScopeModule from '../../dist/attnscope.mjs';
 import { AttnScopeError, toAttnScopeError } from '../formats/errors.js';
-import { coreBuildAvailable, encoderBuildAvailable, threadSupport, wasmModuleOptions } from '#platform';
+import { coreBuildAvailable, encoderBuildAvailable, relaxedSimdSupported, threadSupport, wasmModuleOptions } from '#platform';
 
 const modulePromises = { plain: null, threaded: null, core: null, encoder: null };
 
@@ -35,20 +35,41 @@ export function coreBuildRuns(configText, weightPrecision) {
 // byte-level BPE, which only the core build has).
 export const ENCODER_BUILD_MODEL_TYPES = Object.freeze(['bert', 'distilbert']);
 
+// The encoder build has no relaxed-SIMD twin (the f32 GEMM's fused multiply-add, 1.2–1.4× faster
+// on Intel): its lighter download is worth that only for a model whose weights are small, as the
+// ones an embed shows, which run in milliseconds either way. Above this many parameters in its
+// matrices (64 MB in f32, against ~80 KB the encoder build saves) a browser with relaxed SIMD
+// takes the core build's relaxed twin.
+export const ENCODER_BUILD_MAX_PARAMETERS = 16e6;
+
 /**
  * Whether the encoder build runs the model of this config.json (text) at this weight precision:
- * a BERT or DistilBERT, not int8. A config without a model_type goes to the core build, whose
- * reader infers one; one that is not JSON too (the core build's E_CONFIG names what is wrong).
- * A tokenizer the choice could not foresee (a BERT with a BPE tokenizer.json) is refused by the
- * encoder build with E_CONFIG, and js/api/load.js then loads the model on the core build.
+ * a BERT or DistilBERT, not int8, and (where relaxed SIMD is there to be used) a small one. A
+ * config without a model_type goes to the core build, whose reader infers one; one that is not
+ * JSON too (the core build's E_CONFIG names what is wrong). A tokenizer the choice could not
+ * foresee (a BERT with a BPE tokenizer.json) is refused by the encoder build with E_CONFIG, and
+ * js/api/load.js then loads the model on the core build.
  */
-export function encoderBuildRuns(configText, weightPrecision) {
+export function encoderBuildRuns(configText, weightPrecision, { relaxed = relaxedSimdSupported() } = {}) {
   if (weightPrecision === 'q8') return false;
+  let hf;
   try {
-    return ENCODER_BUILD_MODEL_TYPES.includes(JSON.parse(configText)?.model_type);
+    hf = JSON.parse(configText);
   } catch {
     return false;
   }
+  if (!ENCODER_BUILD_MODEL_TYPES.includes(hf?.model_type)) return false;
+  return !relaxed || !(encoderMatrixParameters(hf) > ENCODER_BUILD_MAX_PARAMETERS);
+}
+
+// The parameters in a BERT's or DistilBERT's matrices (word embeddings; per layer Q, K, V, O and
+// the feed-forward pair), from config.json's keys as transformers names them; NaN where a size is
+// missing (the engine's reader then says which).
+function encoderMatrixParameters(hf) {
+  const distil = hf.model_type === 'distilbert';
+  const V = hf.vocab_size, C = distil ? hf.dim : hf.hidden_size;
+  const L = distil ? hf.n_layers : hf.num_hidden_layers, F = distil ? hf.hidden_dim : hf.intermediate_size;
+  return V * C + L * (4 * C * C + 2 * C * F);
 }
 
 /** Whether an engine error says the build it ran on left out what the model needs

@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 import { loadModel } from '../../js/index.js';
 import { SEQ2SEQ_MODEL_TYPES, coreBuildRuns, encoderBuildRuns, getWasmModule } from '../../js/api/wasm.js';
@@ -94,6 +95,20 @@ test('encoderBuildRuns: BERT and DistilBERT only, never int8', () => {
   for (const type of ['roberta', 'gpt2', 'llama', 't5']) assert.equal(encoderBuildRuns(config(type), 'f32'), false, type);
   assert.equal(encoderBuildRuns('{"hidden_size": 8}', 'f32'), false);   // the core build infers the type
   assert.equal(encoderBuildRuns('{not json', 'f32'), false);
+});
+
+test('encoderBuildRuns: where relaxed SIMD is there, only a small model (the build has no relaxed twin)', () => {
+  const bertBase = JSON.stringify({ model_type: 'bert', vocab_size: 30522, hidden_size: 768, num_hidden_layers: 12, intermediate_size: 3072 });
+  const distilBase = JSON.stringify({ model_type: 'distilbert', vocab_size: 30522, dim: 768, n_layers: 6, hidden_dim: 3072 });
+  // bert-tiny's shape: 4.4 M parameters in its matrices
+  const bertTiny = JSON.stringify({ model_type: 'bert', vocab_size: 30522, hidden_size: 128, num_hidden_layers: 2, intermediate_size: 512 });
+  const bundled = readFileSync(new URL('../../model/config.json', import.meta.url), 'utf8');
+  for (const config of [bertBase, distilBase]) {
+    assert.equal(encoderBuildRuns(config, 'f32', { relaxed: true }), false);
+    assert.equal(encoderBuildRuns(config, 'f16', { relaxed: true }), false);
+    assert.equal(encoderBuildRuns(config, 'f32', { relaxed: false }), true);
+  }
+  for (const config of [bertTiny, bundled]) assert.equal(encoderBuildRuns(config, 'f32', { relaxed: true }), true);
 });
 
 // In a child Node with ATTNSCOPE_ENCODER_BUILD=1: the bundled BERT runs on the encoder build
