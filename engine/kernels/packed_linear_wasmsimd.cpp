@@ -25,7 +25,8 @@ namespace attnscope::kernels {
 namespace {
 
 // Splitting a GEMM: whole 8-column panels per thread (the SIMD kernel's packing unit; the native
-// Eigen path splits on the same boundaries), at least kMinWorkPerThread multiply-adds each.
+// Eigen path splits on the same boundaries), at least kMinWorkPerThread multiply-adds or
+// kMinBytesPerThread bytes of weights each (one row: the bytes decide).
 constexpr int kPanel = 8;
 
 #ifdef __wasm_simd128__
@@ -108,7 +109,9 @@ void linear_packed_f32(float* out, const float* inp, const PackedLinear& w, int 
   // Threads take contiguous ranges of output columns (whole 8-column panels): each output element
   // is the same dot product, in the same order, whichever thread computes it.
   const size_t panels = (static_cast<size_t>(w.out) + kPanel - 1) / kPanel;
-  const size_t min_panels = min_items_for(static_cast<size_t>(T) * w.in * kPanel);
+  const size_t panel_weights = static_cast<size_t>(w.in) * kPanel;
+  const size_t min_panels =
+      min_items_for(T * panel_weights, panel_weights * (w.is_f16() ? sizeof(uint16_t) : sizeof(float)));
 #ifdef __wasm_simd128__
   const size_t panel_stride = static_cast<size_t>(w.in) * kGemmNR;
   parallel_for(panels, min_panels, [&](size_t p0, size_t p1) {
