@@ -10,10 +10,12 @@
 // decode.mjs). All in this process's CPU time (the machine is shared), medians over the steps.
 //   node bench/decode-profile.mjs [--models gpt2-small,smollm2-135m,t5-small] [--precisions f32,q8]
 //                                 [--contexts 16,128,512] [--new-tokens 16] [--runs 2] [--root DIR]
-//                                 [--compare-root DIR]
+//                                 [--compare-root DIR] [--threads 1]
 // --root: the tree whose js/ and dist/ run; --compare-root: a second tree (e.g. main's worktree,
 // for before / after) loaded in the same process on the same weights, its generations alternating
-// with the first's, so both see the same load.
+// with the first's, so both see the same load. --threads: what each model runs on (the threaded
+// module above 1); the table then also gives the step's wall time and its CPU / wall (2.0: both
+// threads busy the whole step; 1.0: the second one idle).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -34,10 +36,11 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '2' },
     root: { type: 'string', default: resolve(import.meta.dirname, '..') },
     'compare-root': { type: 'string' },
+    threads: { type: 'string', default: '1' },
   },
 });
 const list = (s) => s.split(',').filter(Boolean);
-const NEW_TOKENS = Number(args['new-tokens']), RUNS = Number(args.runs);
+const NEW_TOKENS = Number(args['new-tokens']), RUNS = Number(args.runs), THREADS = Number(args.threads);
 // Each tree: its own package and module (a module's classes are its own, so wrapping one tree's
 // methods leaves the other's alone).
 const trees = [];
@@ -62,8 +65,8 @@ function wrap(proto, names) {
   }
 }
 
-const bandwidth = (await measureBandwidth({ threads: 1, megabytes: 128 })).copy.cpu.best;  // GB per CPU-second
-console.error(`wasm memory copy bandwidth ${bandwidth.toFixed(2)} GB per CPU-second (1 thread)`);
+const bandwidth = (await measureBandwidth({ threads: THREADS, megabytes: 128 })).copy.cpu.best;  // GB per CPU-second
+console.error(`wasm memory copy bandwidth ${bandwidth.toFixed(2)} GB per CPU-second (${THREADS} threads)`);
 const rows = [];
 for (const modelName of list(args.models)) {
   const family = FAMILIES[modelName];
@@ -74,8 +77,8 @@ for (const modelName of list(args.models)) {
     try {
       writeHfFolder(join(work, 'model'), m);
       for (const tree of trees) {
-        models.push(await tree.loadModel(join(work, 'model'), { weightPrecision: precision, threads: 1 }));
-        const wasm = await tree.getWasmModule({ threads: 1 });
+        models.push(await tree.loadModel(join(work, 'model'), { weightPrecision: precision, threads: THREADS }));
+        const wasm = await tree.getWasmModule({ threads: THREADS });
         wrap(wasm.Model?.prototype, ['extend', 'lmLogits', 'nextToken']);
         wrap(wasm.Seq2SeqModel?.prototype, ['step', 'nextToken']);
       }
@@ -88,12 +91,13 @@ for (const modelName of list(args.models)) {
       const steps = models.map(() => []);
       for (let run = 0; run <= RUNS; run++) {  // run 0: warm-up
         for (const [t, model] of models.entries()) {  // the trees alternate
-          let last = null;
+          let last = null, lastWall = null;
           const onToken = () => {
-            const now = cpuMs();
-            if (last !== null && run > 0) steps[t].push({ total: now - last, ...spent });
+            const now = cpuMs(), nowWall = performance.now();
+            if (last !== null && run > 0) steps[t].push({ total: now - last, wall: nowWall - lastWall, ...spent });
             spent = {};
             last = cpuMs();
+            lastWall = performance.now();
           };
           const g = model.generate(prompt, { maxNewTokens: NEW_TOKENS + 1, temperature: 0, stopAtEos: false, candidates: 5, onToken });
           await (g.result ?? g);
@@ -103,17 +107,18 @@ for (const modelName of list(args.models)) {
         const med = (f) => median(steps[t].map(f));
         const layers = med((s) => s.extend ?? s.step ?? 0);
         const head = med((s) => (s.lmLogits ?? 0) + (s.nextToken ?? 0));
-        const total = med((s) => s.total);
+        const total = med((s) => s.total), wall = med((s) => s.wall);
         const js = med((s) => s.total - (s.extend ?? s.step ?? 0) - (s.lmLogits ?? 0) - (s.nextToken ?? 0));
-        rows.push({ tree: tree.root, modelName, precision, context, total, layers, head, js, limit });
-        console.error(`${tree.root} ${modelName} ${precision} @${context}: ${total.toFixed(2)} ms/token (layers ${layers.toFixed(2)}, head + choice ${head.toFixed(2)}, JS ${js.toFixed(2)}; limit ${limit.toFixed(2)})`);
+        rows.push({ tree: tree.root, modelName, precision, context, total, wall, layers, head, js, limit });
+        console.error(`${tree.root} ${modelName} ${precision} @${context}: ${total.toFixed(2)} ms/token, wall ${wall.toFixed(2)} (layers ${layers.toFixed(2)}, head + choice ${head.toFixed(2)}, JS ${js.toFixed(2)}; limit ${limit.toFixed(2)})`);
       }
     }
     for (const model of models) model.dispose();
   }
 }
-console.log('| tree | model | precision | prompt | ms/token | layers (extend/step) | vocabulary head + choice | JS rest | weight-reading limit |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log(`${THREADS} thread(s); CPU ms per token but for the wall column`);
+console.log('| tree | model | precision | prompt | ms/token | wall ms/token | CPU / wall | layers (extend/step) | vocabulary head + choice | JS rest | weight-reading limit |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) {
-  console.log(`| ${r.tree} | ${r.modelName} | ${r.precision} | ${r.context} | ${r.total.toFixed(2)} | ${r.layers.toFixed(2)} | ${r.head.toFixed(2)} | ${r.js.toFixed(2)} | ${r.limit.toFixed(2)} |`);
+  console.log(`| ${r.tree} | ${r.modelName} | ${r.precision} | ${r.context} | ${r.total.toFixed(2)} | ${r.wall.toFixed(2)} | ${(r.total / r.wall).toFixed(2)} | ${r.layers.toFixed(2)} | ${r.head.toFixed(2)} | ${r.js.toFixed(2)} | ${r.limit.toFixed(2)} |`);
 }

@@ -118,8 +118,11 @@ void attention_heads_forward(float* ctx, float* probs, const float* q, const flo
   shape.scale = mask.scale;
   const size_t head_probs = static_cast<size_t>(queries) * keys, head_bias = 2 * static_cast<size_t>(keys) - 1;
   // Heads are column slices of the (rows, C) projections, independent of each other: threads
-  // take whole heads (Q·Kᵀ and P·V: 2 · queries · keys · dh multiply-adds each).
-  parallel_for(heads, min_items_for(2 * static_cast<size_t>(queries) * keys * dh), [&](size_t h0, size_t h1) {
+  // take whole heads (Q·Kᵀ and P·V: 2 · queries · keys · dh multiply-adds each, over its keys and
+  // values: 2 · keys · dh floats, shared by a group's query heads).
+  const size_t head_work = 2 * static_cast<size_t>(queries) * keys * dh;
+  const size_t head_bytes = 2 * static_cast<size_t>(keys) * dh * sizeof(float) / group;
+  parallel_for(heads, min_items_for(head_work, head_bytes), [&](size_t h0, size_t h1) {
     kernels::AttentionShape head_shape = shape;
     for (size_t h = h0; h < h1; ++h) {
       const size_t col = h * dh, kv_col = (h / group) * dh;
@@ -235,7 +238,8 @@ void vocabulary_logits(float* logits, const float* hidden, const WeightMatrix& w
   // whichever thread, block or number of hidden rows computes it.
   constexpr int kRows = 256;
   const size_t blocks = (static_cast<size_t>(V) + kRows - 1) / kRows;
-  parallel_for(blocks, min_items_for(static_cast<size_t>(rows) * kRows * C), [&](size_t b0, size_t b1) {
+  const size_t block_bytes = static_cast<size_t>(kRows) * C * (w.is_f16() ? sizeof(uint16_t) : sizeof(float));
+  parallel_for(blocks, min_items_for(static_cast<size_t>(rows) * kRows * C, block_bytes), [&](size_t b0, size_t b1) {
     const int v0 = static_cast<int>(b0) * kRows, n = std::min(V, static_cast<int>(b1) * kRows) - v0;
     const float* b = bias ? bias + v0 : nullptr;
     if (w.is_f16())

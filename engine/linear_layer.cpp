@@ -34,15 +34,23 @@ void linear_forward(float* out, const float* x, const LinearLayer& w, int T, con
 }
 
 void linear_forward_same_input(float* const* outs, const LinearLayer* const* layers, int count, const float* x, int T) {
-  bool all_q8 = kBuildHasQ8 && count >= 1 && count <= 4;
-  for (int i = 0; i < count && all_q8; ++i) all_q8 = layers[i]->quantized && layers[i]->in == layers[0]->in;
-  if (!all_q8) {
-    for (int i = 0; i < count; ++i) linear_forward(outs[i], x, *layers[i], T);
-    return;
+  bool all_q8 = kBuildHasQ8 && count >= 1 && count <= 4, all_f32 = count >= 1 && count <= 4;
+  for (int i = 0; i < count; ++i) {
+    const bool same_in = layers[i]->in == layers[0]->in;
+    all_q8 = all_q8 && same_in && layers[i]->quantized;
+    all_f32 = all_f32 && same_in && !(kBuildHasQ8 && layers[i]->quantized);
   }
-  kernels::Q8Output outputs[4];
-  for (int i = 0; i < count; ++i) outputs[i] = {outs[i], &layers[i]->q8};
-  kernels::linear_packed_q8_same_input(outputs, count, x, T);
+  if (all_q8) {
+    kernels::Q8Output outputs[4];
+    for (int i = 0; i < count; ++i) outputs[i] = {outs[i], &layers[i]->q8};
+    kernels::linear_packed_q8_same_input(outputs, count, x, T);
+  } else if (all_f32) {
+    kernels::F32Output outputs[4];
+    for (int i = 0; i < count; ++i) outputs[i] = {outs[i], &layers[i]->f};
+    kernels::linear_packed_f32_same_input(outputs, count, x, T);
+  } else {
+    for (int i = 0; i < count; ++i) linear_forward(outs[i], x, *layers[i], T);
+  }
 }
 
 void linear_slice_forward(float* out, const float* x, size_t ld_x, const LinearLayer& w, int T, int k_begin,

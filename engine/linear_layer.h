@@ -30,8 +30,9 @@ void linear_forward(float* out, const float* x, const LinearLayer& w, int T,
                     const kernels::LinearEpilogue& epilogue = {});
 
 // outs[i] (T, layers[i]->out) = x (T, in) · Wᵢᵀ + bᵢ for layers reading the same x (a block's Q,
-// K and V; count ≤ 4): int8 layers quantize x once and run as one threaded job
-// (linear_packed_q8_same_input), others one linear_forward each. The same results either way.
+// K and V; count ≤ 4): as one threaded job when all are int8 (x quantized once:
+// linear_packed_q8_same_input) or all f32/f16 (linear_packed_f32_same_input), else one
+// linear_forward each. The same results either way.
 void linear_forward_same_input(float* const* outs, const LinearLayer* const* layers, int count, const float* x, int T);
 
 // out (T, w.out) = x (T, k_count; row stride ld_x) · W[:, k_begin : k_begin + k_count]ᵀ, no bias:

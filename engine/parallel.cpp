@@ -53,23 +53,19 @@ class Pool {
     fn_ = &fn;
     count_ = count;
     error_ = nullptr;
-    pending_.store(parts - 1, std::memory_order_relaxed);
+    const uint64_t chunks = std::min<uint64_t>(count, static_cast<uint64_t>(parts) * kChunksPerThread);
+    done_chunks_.store(0, std::memory_order_relaxed);
+    uint64_t number;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      const uint64_t next = (job_.load(std::memory_order_relaxed) >> kPartsBits) + 1;
-      job_.store((next << kPartsBits) | static_cast<uint64_t>(parts), std::memory_order_release);
+      number = (job_.load(std::memory_order_relaxed) >> kPartsBits) + 1;
+      claim_.store(claim_word(number, chunks, 0), std::memory_order_release);
+      job_.store((number << kPartsBits) | static_cast<uint64_t>(parts), std::memory_order_release);
     }
     wake_.notify_all();
-
-    std::exception_ptr caller_error;
-    try {
-      fn(0, count / parts);
-    } catch (...) {
-      caller_error = std::current_exception();
-    }
-    wait_for_workers();
+    run_chunks(number);
+    wait_for_chunks(chunks);
     fn_ = nullptr;
-    if (caller_error) std::rethrow_exception(caller_error);
     if (error_) std::rethrow_exception(error_);
   }
 
@@ -86,7 +82,7 @@ class Pool {
 
   void start_workers(int wanted) {
     while (static_cast<int>(workers_.size()) < wanted) {
-      const int index = static_cast<int>(workers_.size()) + 1;  // part 0 is the caller's
+      const int index = static_cast<int>(workers_.size()) + 1;  // thread 0 is the caller
       workers_.emplace_back([this, index] { work(index); });
       workers_.back().detach();
     }
@@ -104,32 +100,50 @@ class Pool {
         wake_.wait(lock, [&] { return job_.load(std::memory_order_acquire) != seen; });
       }
       seen = job_.load(std::memory_order_acquire);
-      // The part count comes with the job number it belongs to. A worker not in this job may see
-      // a later job straight away (this one does not wait for it); one in it cannot, as the next
-      // job starts only after this one's pending count reached zero.
+      // The thread count comes with the job number it belongs to; the job may already be over
+      // (the caller took every chunk), and then run_chunks claims nothing.
       const int parts = static_cast<int>(seen & kPartsMask);
       if (index >= parts) continue;
+      run_chunks(seen >> kPartsBits);
+    }
+  }
+
+  // The claim word: the job's number (its low 32 bits), its chunk count and the next chunk to
+  // take, in one atomic, so a claim is of one job's chunk or fails.
+  static uint64_t claim_word(uint64_t number, uint64_t chunks, uint64_t next) {
+    return (number << 32) | (chunks << 16) | next;
+  }
+
+  // Takes chunks of job `number` until none is left (or another job runs): each chunk claimed is
+  // this job's, and the job cannot end before the chunk is done, so fn_ and count_ are its own.
+  void run_chunks(uint64_t number) {
+    uint64_t c = claim_.load(std::memory_order_acquire);
+    for (;;) {
+      const uint64_t chunks = (c >> 16) & 0xffff, next = c & 0xffff;
+      if ((c >> 32) != (number & 0xffffffffu) || next >= chunks) return;
+      if (!claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
       try {
-        (*fn_)(count_ * index / parts, count_ * (index + 1) / parts);
+        (*fn_)(count_ * next / chunks, count_ * (next + 1) / chunks);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (!error_) error_ = std::current_exception();
       }
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      if (done_chunks_.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks) {
         std::lock_guard<std::mutex> lock(mutex_);
         done_.notify_one();
       }
+      c = claim_.load(std::memory_order_acquire);
     }
   }
 
-  void wait_for_workers() {
+  void wait_for_chunks(uint64_t chunks) {
     const auto until = std::chrono::steady_clock::now() + kCallerSpin;
     unsigned polls = 0;
-    while (pending_.load(std::memory_order_acquire) != 0 && still_spinning(until, polls)) {
+    while (done_chunks_.load(std::memory_order_acquire) != chunks && still_spinning(until, polls)) {
     }
-    if (pending_.load(std::memory_order_acquire) != 0) {
+    if (done_chunks_.load(std::memory_order_acquire) != chunks) {
       std::unique_lock<std::mutex> lock(mutex_);
-      done_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });
+      done_.wait(lock, [&] { return done_chunks_.load(std::memory_order_acquire) == chunks; });
     }
   }
 
@@ -138,17 +152,24 @@ class Pool {
   std::mutex mutex_;      // guards the sleeps and error_
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
-  // The job number and its part count in one word (number << kPartsBits | parts), read at once.
-  // With the count in a field of its own, a worker sitting out a short job could be paused
-  // between reading the number and the count, read the next job's count, run its part of that
-  // job and then run it again on seeing the next number: the pending count went below zero, so
-  // the caller could sleep for ever (the model's worker hangs) or return before a part was done.
+  // The job number and how many threads may work on it in one word (number << kPartsBits |
+  // parts), read at once: a worker beyond the count sits the job out (a model asked for fewer
+  // threads than the pool has). Which chunks a thread runs is decided only by claim_, whose word
+  // also names the job: a worker that sees a job late (paused between reading job_ and claiming)
+  // finds it ended or another one running and claims nothing of it.
   static constexpr int kPartsBits = 16;  // parts <= threads <= 256
   static constexpr uint64_t kPartsMask = (uint64_t{1} << kPartsBits) - 1;
   std::atomic<uint64_t> job_{0};
-  std::atomic<int> pending_{0};
-  // The job, written by run() before job_ is bumped (release) and read by the workers in it
-  // after they see the new job (acquire).
+  // A job is cut into kChunksPerThread chunks per thread, taken by whichever of its threads is
+  // free (claim_word): on a loaded machine a worker can wait milliseconds for a core, and the
+  // caller then does that worker's share itself instead of waiting for it (a fixed part per
+  // thread made a split step slower than one thread there). Each chunk is a contiguous range of
+  // items computed by the same code as on one thread, so the results are bit for bit the same.
+  static constexpr uint64_t kChunksPerThread = 4;  // parts <= 256: at most 1024 chunks (16 bits)
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<uint64_t> done_chunks_{0};
+  // The job, written by run() before claim_ and job_ are set (release) and read by the threads
+  // after they claim one of its chunks (acquire).
   const std::function<void(size_t, size_t)>* fn_ = nullptr;
   size_t count_ = 0;
   std::exception_ptr error_;

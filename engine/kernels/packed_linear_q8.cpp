@@ -123,7 +123,8 @@ void gemm_q8_reference(float* c, size_t ldc, const float* a, size_t lda, const i
 void linear_packed_q8(float* out, const float* inp, const PackedLinearQ8& w, int T,
                       const LinearEpilogue& epilogue) {
   const size_t panels = (static_cast<size_t>(w.out) + kPanel - 1) / kPanel;
-  const size_t min_panels = min_items_for(static_cast<size_t>(T) * w.in * kPanel);
+  const size_t panel_bytes = static_cast<size_t>(w.in) * kPanel;  // int8 weights
+  const size_t min_panels = min_items_for(T * panel_bytes, panel_bytes);
   const float* bias = w.bias.empty() ? nullptr : w.bias.data();
 #ifdef __wasm_simd128__
   // A is quantized and packed once, on this thread; the threads only read it.
@@ -169,7 +170,8 @@ void linear_packed_q8_same_input(const Q8Output* outputs, int count, const float
   const Q8Rows& a = rows;
   quantize_pack_a_q8_wasmsimd(rows, inp, in, T, in);
   const size_t panel_stride = static_cast<size_t>(q8_padded_k(in)) * kQ8NR;
-  parallel_for(first[count], min_items_for(static_cast<size_t>(T) * in * kPanel), [&](size_t p0, size_t p1) {
+  const size_t panel_bytes = static_cast<size_t>(in) * kPanel;
+  parallel_for(first[count], min_items_for(static_cast<size_t>(T) * panel_bytes, panel_bytes), [&](size_t p0, size_t p1) {
     for (int i = 0; i < count; ++i) {
       const size_t begin = std::max(p0, first[i]), end = std::min(p1, first[i + 1]);
       if (begin >= end) continue;

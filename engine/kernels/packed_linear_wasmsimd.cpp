@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <utility>
 
 #include "build_features.h"
@@ -25,7 +26,8 @@ namespace attnscope::kernels {
 namespace {
 
 // Splitting a GEMM: whole 8-column panels per thread (the SIMD kernel's packing unit; the native
-// Eigen path splits on the same boundaries), at least kMinWorkPerThread multiply-adds each.
+// Eigen path splits on the same boundaries), at least kMinWorkPerThread multiply-adds or
+// kMinBytesPerThread bytes of weights each (one row: the bytes decide).
 constexpr int kPanel = 8;
 
 #ifdef __wasm_simd128__
@@ -103,52 +105,96 @@ PackedLinear pack_linear(std::vector<uint16_t>&& weight, std::vector<float>&& bi
   return p;
 }
 
-void linear_packed_f32(float* out, const float* inp, const PackedLinear& w, int T,
-                       const LinearEpilogue& epilogue) {
-  // Threads take contiguous ranges of output columns (whole 8-column panels): each output element
-  // is the same dot product, in the same order, whichever thread computes it.
-  const size_t panels = (static_cast<size_t>(w.out) + kPanel - 1) / kPanel;
-  const size_t min_panels = min_items_for(static_cast<size_t>(T) * w.in * kPanel);
+namespace {
+
+// Output panels [p0, p1) of out (T, w.out) = epilogue(inp · Wᵀ + b): a thread's share of a layer.
+// Natively `weight` is the (out, in) f32 weight (widened from f16 by the caller, before the split).
+void linear_panels_f32(float* out, const float* inp, const PackedLinear& w, const float* weight, int T,
+                       const LinearEpilogue& epilogue, size_t p0, size_t p1) {
 #ifdef __wasm_simd128__
+  (void)weight;
   const size_t panel_stride = static_cast<size_t>(w.in) * kGemmNR;
-  parallel_for(panels, min_panels, [&](size_t p0, size_t p1) {
-    const int n0 = static_cast<int>(p0) * kGemmNR, n = std::min(w.out, static_cast<int>(p1) * kGemmNR) - n0;
-    GemmEpilogue ep;
-    ep.bias = w.bias.empty() ? nullptr : w.bias.data() + n0;
-    ep.activate = epilogue.activate;
-    ep.activation = epilogue.activation;
-    ep.residual = epilogue.residual ? epilogue.residual + n0 : nullptr;
-    ep.ldr = static_cast<size_t>(w.out);
-    // One row (a generated token's step) streams the panels through the GEMV: the GEMM's
-    // results bit for bit, without its blocking and packing of A. The encoder build generates
-    // nothing: a one-token text takes the GEMM.
-    const bool one_row = kBuildHasDecoders && T == 1;
-    if (one_row && w.is_f16())
-      gemv_f16b_wasmsimd(out + n0, inp, w.panels_f16() + p0 * panel_stride, panel_stride, n, w.in, ep);
-    else if (one_row)
-      gemv_f32_wasmsimd(out + n0, inp, w.panels() + p0 * panel_stride, panel_stride, n, w.in, ep);
-    else if (w.is_f16())
-      gemm_f16b_wasmsimd(out + n0, w.out, inp, w.in, w.panels_f16() + p0 * panel_stride, panel_stride, T, n, w.in, ep);
-    else
-      gemm_f32_wasmsimd(out + n0, w.out, inp, w.in, w.panels() + p0 * panel_stride, panel_stride, T, n, w.in, ep);
-  });
+  const int n0 = static_cast<int>(p0) * kGemmNR, n = std::min(w.out, static_cast<int>(p1) * kGemmNR) - n0;
+  GemmEpilogue ep;
+  ep.bias = w.bias.empty() ? nullptr : w.bias.data() + n0;
+  ep.activate = epilogue.activate;
+  ep.activation = epilogue.activation;
+  ep.residual = epilogue.residual ? epilogue.residual + n0 : nullptr;
+  ep.ldr = static_cast<size_t>(w.out);
+  // One row (a generated token's step) streams the panels through the GEMV: the GEMM's
+  // results bit for bit, without its blocking and packing of A. The encoder build generates
+  // nothing: a one-token text takes the GEMM.
+  const bool one_row = kBuildHasDecoders && T == 1;
+  if (one_row && w.is_f16())
+    gemv_f16b_wasmsimd(out + n0, inp, w.panels_f16() + p0 * panel_stride, panel_stride, n, w.in, ep);
+  else if (one_row)
+    gemv_f32_wasmsimd(out + n0, inp, w.panels() + p0 * panel_stride, panel_stride, n, w.in, ep);
+  else if (w.is_f16())
+    gemm_f16b_wasmsimd(out + n0, w.out, inp, w.in, w.panels_f16() + p0 * panel_stride, panel_stride, T, n, w.in, ep);
+  else
+    gemm_f32_wasmsimd(out + n0, w.out, inp, w.in, w.panels() + p0 * panel_stride, panel_stride, T, n, w.in, ep);
 #else
   using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using RowVector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
+  const int n0 = static_cast<int>(p0) * kPanel, n = std::min(w.out, static_cast<int>(p1) * kPanel) - n0;
+  Eigen::Map<const RowMatrix> x(inp, T, w.in);
+  Eigen::Map<const RowMatrix> W(weight + static_cast<size_t>(n0) * w.in, n, w.in);
+  Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>> y(out + n0, T, n, Eigen::OuterStride<>(w.out));
+  y.noalias() = x * W.transpose();
+  if (!w.bias.empty()) y.rowwise() += Eigen::Map<const RowVector>(w.bias.data() + n0, n);
+  for (int t = 0; t < T; ++t) {
+    float* row = out + static_cast<size_t>(t) * w.out + n0;
+    if (epilogue.activate) activation_f32(row, n, epilogue.activation);
+    if (epilogue.residual)
+      Eigen::Map<Eigen::ArrayXf>(row, n) +=
+          Eigen::Map<const Eigen::ArrayXf>(epilogue.residual + static_cast<size_t>(t) * w.out + n0, n);
+  }
+#endif
+}
+
+// Panels per thread for a layer of `in` inputs over T rows.
+size_t min_panels_for(const PackedLinear& w, int T) {
+  const size_t panel_weights = static_cast<size_t>(w.in) * kPanel;
+  return min_items_for(T * panel_weights, panel_weights * (w.is_f16() ? sizeof(uint16_t) : sizeof(float)));
+}
+
+size_t panel_count(const PackedLinear& w) { return (static_cast<size_t>(w.out) + kPanel - 1) / kPanel; }
+
+}  // namespace
+
+void linear_packed_f32(float* out, const float* inp, const PackedLinear& w, int T,
+                       const LinearEpilogue& epilogue) {
+#ifdef __wasm_simd128__
+  const float* weight = nullptr;
+#else
   const float* weight = widened(w);  // on this thread, before the split
-  parallel_for(panels, min_panels, [&](size_t p0, size_t p1) {
-    const int n0 = static_cast<int>(p0) * kPanel, n = std::min(w.out, static_cast<int>(p1) * kPanel) - n0;
-    Eigen::Map<const RowMatrix> x(inp, T, w.in);
-    Eigen::Map<const RowMatrix> W(weight + static_cast<size_t>(n0) * w.in, n, w.in);
-    Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>> y(out + n0, T, n, Eigen::OuterStride<>(w.out));
-    y.noalias() = x * W.transpose();
-    if (!w.bias.empty()) y.rowwise() += Eigen::Map<const RowVector>(w.bias.data() + n0, n);
-    for (int t = 0; t < T; ++t) {
-      float* row = out + static_cast<size_t>(t) * w.out + n0;
-      if (epilogue.activate) activation_f32(row, n, epilogue.activation);
-      if (epilogue.residual)
-        Eigen::Map<Eigen::ArrayXf>(row, n) +=
-            Eigen::Map<const Eigen::ArrayXf>(epilogue.residual + static_cast<size_t>(t) * w.out + n0, n);
+#endif
+  // Threads take contiguous ranges of output columns (whole 8-column panels): each output element
+  // is the same dot product, in the same order, whichever thread computes it.
+  parallel_for(panel_count(w), min_panels_for(w, T),
+               [&](size_t p0, size_t p1) { linear_panels_f32(out, inp, w, weight, T, epilogue, p0, p1); });
+}
+
+void linear_packed_f32_same_input(const F32Output* outputs, int count, const float* inp, int T) {
+#ifndef __wasm_simd128__
+  for (int i = 0; i < count; ++i) linear_packed_f32(outputs[i].out, inp, *outputs[i].w, T);
+#else
+  constexpr int kMaxLayers = 4;
+  if (count < 1 || count > kMaxLayers) std::abort();
+  // Panels numbered across the layers: layer i's are [first[i], first[i + 1]).
+  size_t first[kMaxLayers + 1] = {0};
+  size_t min_panels = min_panels_for(*outputs[0].w, T);
+  for (int i = 0; i < count; ++i) {
+    if (outputs[i].w->in != outputs[0].w->in) std::abort();
+    first[i + 1] = first[i] + panel_count(*outputs[i].w);
+    min_panels = std::min(min_panels, min_panels_for(*outputs[i].w, T));
+  }
+  parallel_for(first[count], min_panels, [&](size_t p0, size_t p1) {
+    for (int i = 0; i < count; ++i) {
+      const size_t begin = std::max(p0, first[i]), end = std::min(p1, first[i + 1]);
+      if (begin >= end) continue;
+      linear_panels_f32(outputs[i].out, inp, *outputs[i].w, nullptr, T, LinearEpilogue{}, begin - first[i],
+                        end - first[i]);
     }
   });
 #endif

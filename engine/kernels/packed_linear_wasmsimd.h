@@ -48,6 +48,16 @@ struct LinearEpilogue {
 void linear_packed_f32(float* out, const float* inp, const PackedLinear& w, int T,
                        const LinearEpilogue& epilogue = {});
 
+// Several layers over one input (a block's Q, K and V projections): every layer's panels shared
+// out over the threads as one job (one wait instead of one per layer). outputs[i].out gets
+// exactly what linear_packed_f32(out, inp, *outputs[i].w, T) gives (bias, no activation or
+// residual). Every layer's `in` must be the same; count ≤ 4.
+struct F32Output {
+  float* out = nullptr;
+  const PackedLinear* w = nullptr;
+};
+void linear_packed_f32_same_input(const F32Output* outputs, int count, const float* inp, int T);
+
 // out (T, w.out) = inp (T, k_count; row stride ld_inp) · W[:, k_begin : k_begin + k_count]ᵀ, no
 // bias: one head's contribution through the output projection (value-vector norms).
 void linear_packed_slice_f32(float* out, const float* inp, size_t ld_inp, const PackedLinear& w,

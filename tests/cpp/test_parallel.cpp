@@ -4,9 +4,13 @@
 // the shipped models (hidden 128, 4 heads, vocabularies of 8,000 and 4,096) are used.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "config.h"
@@ -54,14 +58,18 @@ TEST_CASE("parallel_for covers its range once, in at most the threads asked for"
     ThreadScope scope(threads);
     for (size_t count : {size_t{1}, size_t{2}, size_t{7}, size_t{96}, size_t{1000}}) {
       std::vector<std::atomic<int>> hits(count);
-      std::atomic<int> parts{0};
+      std::mutex mutex;
+      std::set<std::thread::id> threads_used;
       parallel_for(count, 1, [&](size_t begin, size_t end) {
         CHECK(begin < end);
-        parts++;
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          threads_used.insert(std::this_thread::get_id());
+        }
         for (size_t i = begin; i < end; ++i) hits[i]++;
       });
       for (size_t i = 0; i < count; ++i) REQUIRE(hits[i] == 1);
-      CHECK(parts <= std::min<int>(active_threads(), static_cast<int>(count)));
+      CHECK(threads_used.size() <= static_cast<size_t>(std::min<int>(active_threads(), static_cast<int>(count))));
     }
   }
   {
@@ -71,6 +79,25 @@ TEST_CASE("parallel_for covers its range once, in at most the threads asked for"
     CHECK(parts == 1);
   }
   CHECK(active_threads() == 1);  // scopes restore what was there (the default is one thread)
+}
+
+TEST_CASE("parallel_for: the caller takes on the parts of a worker that is held up", "[parallel]") {
+  // On a loaded machine a worker can wait milliseconds for a core: the caller then runs the parts
+  // that worker has not started instead of waiting for it (a fixed half per thread would leave it
+  // waiting for the held-up worker's whole half).
+  allow_three_threads();
+  ThreadScope scope(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<size_t> by_caller{0};
+  std::atomic<bool> held{false};
+  parallel_for(64, 1, [&](size_t begin, size_t end) {
+    if (std::this_thread::get_id() == caller) {
+      by_caller += end - begin;
+    } else if (!held.exchange(true)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the worker's first part only
+    }
+  });
+  CHECK(by_caller >= 64 - 2 * 64 / 8);  // all but at most the worker's first two parts (8 parts of 8)
 }
 
 TEST_CASE("parallel_for rethrows an error from any part and stays usable", "[parallel]") {
@@ -118,6 +145,7 @@ TEST_CASE("threads: decoder prompt, KV-cache steps and logits are bit-identical 
   const Transformer gpt = load_model_dir(kRoot + "/model-causal");
   const int vocab = gpt.config().vocab_size;
   const auto prompt = some_ids(200, vocab);  // long enough for the prompt's layers to be split
+  size_t step_jobs = 0;  // jobs split while the one-token steps and their logits ran
   auto run = [&](int threads) {
     ThreadScope scope(threads);
     std::vector<float> all;
@@ -125,12 +153,15 @@ TEST_CASE("threads: decoder prompt, KV-cache steps and logits are bit-identical 
     ForwardResult step;
     Activations scratch;
     gpt.extend(prompt, cache, step, scratch);
+    step_jobs = 0;
     for (int i = 0; i < 4; ++i) {
+      const size_t before = split_jobs();
       all.insert(all.end(), step.attentions.begin(), step.attentions.end());
       const int rows = step.tokens;
       const auto logits = gpt.lm_logits(step.hidden_out.data() + static_cast<size_t>(rows - 1) * gpt.config().hidden_size, 1);
       all.insert(all.end(), logits.begin(), logits.end());
       gpt.extend({static_cast<int32_t>(i * 37 % vocab)}, cache, step, scratch);
+      step_jobs += split_jobs() - before;
     }
     return all;
   };
@@ -138,6 +169,9 @@ TEST_CASE("threads: decoder prompt, KV-cache steps and logits are bit-identical 
   const size_t jobs = split_jobs();
   const auto two = run(2);
   CHECK(split_jobs() > jobs + 4);
+  // One row reads each weight once: a step's jobs split by the bytes they read, so even this
+  // small model's steps split (its 4,096 × 128 vocabulary head at least).
+  CHECK(step_jobs >= 4);
   REQUIRE(one.size() > 1000);
   CHECK(same_bits(one, two));
 }

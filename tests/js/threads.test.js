@@ -84,14 +84,19 @@ describe('threads', () => {
     two.dispose();
   });
 
-  it('a decoder generates the same tokens, probabilities and attention rows on 1 and 2 threads', async () => {
+  it('a decoder generates the same tokens, probabilities and attention rows on 1 and 2 threads, its steps split', async () => {
     const runs = [];
+    const threaded = await getWasmModule({ threads: 2 });
     for (const threads of [1, 2]) {
       const model = await loadModel('bundled-causal', { threads });
       assert.equal(model.info.threads, threads);
       const prefill = await model.run(TEXT, { nextAll: true });
+      const splitBefore = threaded.splitJobs();
       const generation = model.generate('The river', { maxNewTokens: 12, temperature: 0, stopAtEos: false });
       const result = await generation.result;
+      // A step reads its weights once (one row): the jobs split by the bytes they read, so even
+      // this small model's step splits (its 4096 × 128 head: 1 MB of f16).
+      if (threads === 2) assert.ok(threaded.splitJobs() >= splitBefore + 12, 'every generated token split work');
       runs.push({ prefill: { ...prefill }, steps: result.steps.map((s) => ({ ...s })), ids: result.ids });
       model.dispose();
     }
