@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "half.h"
+#include "layer_panels.h"
 #include "parallel.h"
 #include "quantize.h"
 #ifdef __wasm_simd128__
@@ -157,32 +158,26 @@ void linear_packed_q8(float* out, const float* inp, const PackedLinearQ8& w, int
 }
 
 void linear_packed_q8_same_input(const Q8Output* outputs, int count, const float* inp, int T) {
-  constexpr int kMaxLayers = 4;
-  if (count < 1 || count > kMaxLayers) std::abort();
+  if (count < 1 || count > kMaxSameInputLayers) std::abort();
   const int in = outputs[0].w->in;
   for (int i = 1; i < count; ++i)
     if (outputs[i].w->in != in) std::abort();
 #ifdef __wasm_simd128__
-  // Panels numbered across the layers: layer i's are [first[i], first[i + 1]).
-  size_t first[kMaxLayers + 1] = {0};
-  for (int i = 0; i < count; ++i) first[i + 1] = first[i] + (static_cast<size_t>(outputs[i].w->out) + kPanel - 1) / kPanel;
+  size_t panels[kMaxSameInputLayers];
+  for (int i = 0; i < count; ++i) panels[i] = (static_cast<size_t>(outputs[i].w->out) + kPanel - 1) / kPanel;
   thread_local Q8Rows rows;  // as linear_packed_q8: quantized here, read by the threads
   const Q8Rows& a = rows;
   quantize_pack_a_q8_wasmsimd(rows, inp, in, T, in);
   const size_t panel_stride = static_cast<size_t>(q8_padded_k(in)) * kQ8NR;
   const size_t panel_bytes = static_cast<size_t>(in) * kPanel;
-  parallel_for(first[count], min_items_for(static_cast<size_t>(T) * panel_bytes, panel_bytes), [&](size_t p0, size_t p1) {
-    for (int i = 0; i < count; ++i) {
-      const size_t begin = std::max(p0, first[i]), end = std::min(p1, first[i + 1]);
-      if (begin >= end) continue;
-      const PackedLinearQ8& w = *outputs[i].w;
-      const size_t q0 = begin - first[i], q1 = end - first[i];  // this layer's panels
-      const int n0 = static_cast<int>(q0) * kPanel, n = std::min(w.out, static_cast<int>(q1) * kPanel) - n0;
-      GemmQ8Epilogue ep;
-      ep.bias = w.bias.empty() ? nullptr : w.bias.data() + n0;
-      q8_product(outputs[i].out + n0, w.out, a, w.panels() + q0 * panel_stride, panel_stride, w.scale.data() + n0,
-                 w.colsum.data() + n0, n, ep);
-    }
+  const size_t min_panels = min_items_for(static_cast<size_t>(T) * panel_bytes, panel_bytes);
+  parallel_for_layer_panels(panels, count, min_panels, [&](int i, size_t q0, size_t q1) {
+    const PackedLinearQ8& w = *outputs[i].w;
+    const int n0 = static_cast<int>(q0) * kPanel, n = std::min(w.out, static_cast<int>(q1) * kPanel) - n0;
+    GemmQ8Epilogue ep;
+    ep.bias = w.bias.empty() ? nullptr : w.bias.data() + n0;
+    q8_product(outputs[i].out + n0, w.out, a, w.panels() + q0 * panel_stride, panel_stride, w.scale.data() + n0,
+               w.colsum.data() + n0, n, ep);
   });
 #else
   for (int i = 0; i < count; ++i) linear_packed_q8(outputs[i].out, inp, *outputs[i].w, T);

@@ -14,6 +14,7 @@
 
 #include "build_features.h"
 #include "half.h"
+#include "layer_panels.h"
 #include "linear.h"
 #include "parallel.h"
 #ifdef __wasm_simd128__
@@ -179,23 +180,16 @@ void linear_packed_f32_same_input(const F32Output* outputs, int count, const flo
 #ifndef __wasm_simd128__
   for (int i = 0; i < count; ++i) linear_packed_f32(outputs[i].out, inp, *outputs[i].w, T);
 #else
-  constexpr int kMaxLayers = 4;
-  if (count < 1 || count > kMaxLayers) std::abort();
-  // Panels numbered across the layers: layer i's are [first[i], first[i + 1]).
-  size_t first[kMaxLayers + 1] = {0};
+  if (count < 1 || count > kMaxSameInputLayers) std::abort();
+  size_t panels[kMaxSameInputLayers];
   size_t min_panels = min_panels_for(*outputs[0].w, T);
   for (int i = 0; i < count; ++i) {
     if (outputs[i].w->in != outputs[0].w->in) std::abort();
-    first[i + 1] = first[i] + panel_count(*outputs[i].w);
+    panels[i] = panel_count(*outputs[i].w);
     min_panels = std::min(min_panels, min_panels_for(*outputs[i].w, T));
   }
-  parallel_for(first[count], min_panels, [&](size_t p0, size_t p1) {
-    for (int i = 0; i < count; ++i) {
-      const size_t begin = std::max(p0, first[i]), end = std::min(p1, first[i + 1]);
-      if (begin >= end) continue;
-      linear_panels_f32(outputs[i].out, inp, *outputs[i].w, nullptr, T, LinearEpilogue{}, begin - first[i],
-                        end - first[i]);
-    }
+  parallel_for_layer_panels(panels, count, min_panels, [&](int i, size_t p0, size_t p1) {
+    linear_panels_f32(outputs[i].out, inp, *outputs[i].w, nullptr, T, LinearEpilogue{}, p0, p1);
   });
 #endif
 }
