@@ -2,8 +2,9 @@
 // for a language-model head, whose (V, C) matrix is also the word embedding table and so stays in
 // its loaded layout (f32, or f16 bits widened as they are read; never a packed or widened copy).
 // One generated token is one row: each weight is read once. The summation order is fixed and the
-// same in every build and precision — four lanes, lane j summing k ≡ j (mod 4) in order, then
-// (l0 + l1) + (l2 + l3), then the last K mod 4 products in order, then the bias — so the native
+// same in every build and precision — sixteen lanes, lane j summing k ≡ j (mod 16) in order, then
+// lanes i, 4+i, 8+i, 12+i as (l_i + l_4+i) + (l_8+i + l_12+i) into four, those as (q0 + q1) +
+// (q2 + q3), then the last K mod 16 products in order, then the bias — so the native
 // loop below and the SIMD128 one give the same bits, and an f16 matrix gives exactly what its
 // widened f32 copy would. Not for matrices the GEMM packs (linear layers: gemv_f32_wasmsimd.h).
 #pragma once

@@ -1,5 +1,5 @@
 // dot_rows (the language-model head over the row-major embedding matrix) against a naive double
-// loop at sizes around its 4-row groups and 4-wide lanes, f32 and f16 weights (f16 = f32 on the
+// loop at sizes around its sixteen lanes, f32 and f16 weights (f16 = f32 on the
 // widened values, bit for bit), a strided output, outputs pre-filled with NaN, fixed seeds.
 #include <cmath>
 #include <cstdint>
@@ -17,7 +17,7 @@ using namespace attnscope::kernels;
 TEST_CASE("dot_rows f32 and f16 equal the naive loop at row-group and lane edges", "[kernels][dot_rows]") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (int N : {1, 3, 4, 5, 9}) {
-    for (int K : {1, 3, 4, 7, 8, 9, 33}) {
+    for (int K : {1, 3, 4, 7, 8, 9, 15, 16, 17, 32, 33, 47}) {
       for (int T : {1, 2}) {
         std::mt19937 rng(N * 1000 + K * 10 + T);
         std::uniform_real_distribution<float> dist(-1.0f, 1.0f);

@@ -132,7 +132,7 @@ describe('gemv_f32_wasmsimd / gemv_f16b_wasmsimd (one row over packed panels)', 
 describe('dot_rows (the vocabulary head over a row-major matrix)', () => {
   it('f32 and f16 against the naive loop at row-group and K edges, several input rows, a strided output', () => {
     for (const N of [1, 3, 4, 5, 8, 9, 13]) {
-      for (const K of [1, 3, 4, 7, 8, 9, 16, 17, 67]) {
+      for (const K of [1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 67]) {
         for (const T of [1, 3]) {
           const r = rng(N * 131 + K * 7 + T), ldy = N + 2;
           const x = randomArray(T * K, r), { bits, values } = randomHalves(N * K, r);
@@ -154,9 +154,10 @@ describe('dot_rows (the vocabulary head over a row-major matrix)', () => {
   });
 
   it('f16 widens every one of the 65,536 halves exactly (subnormals, ±0, ±inf, NaN)', () => {
-    // Row n holds halves 8n..8n+7; one-hot inputs pick each weight alone, so each output is the
+    // Row n holds halves 16n..16n+15; one-hot inputs pick each weight alone, so each output is the
     // widened half itself (f16 path) against the exact value given as f32 (f32 path).
-    const N = 8192, K = 8, T = 8;
+    // Sixteen a row, so that every half goes through the SIMD loop's sixteen lanes.
+    const N = 4096, K = 16, T = 16;
     const bits = Uint16Array.from({ length: N * K }, (_, i) => i);
     const values = Float32Array.from(bits, (h) => ((h >> 10) & 0x1f) === 31 ? (h & 0x3ff ? NaN : (h & 0x8000 ? -Infinity : Infinity)) : halfValue(h));
     const x = new Float32Array(T * K);
@@ -167,6 +168,19 @@ describe('dot_rows (the vocabulary head over a row-major matrix)', () => {
       const h = (i % N) * K + Math.floor(i / N);
       assert.ok(Object.is(f16[i], f32[i]) || (Number.isNaN(f16[i]) && Number.isNaN(f32[i])), `half 0x${h.toString(16)}: ${f16[i]} vs ${f32[i]}`);
     }
+  });
+
+  it('f16 equals f32 when inputs reach 2^16 (x is then not prescaled) or are not finite, and on rows holding an infinity', () => {
+    const N = 6, K = 40, T = 3, r = rng(17);
+    const { bits, values } = randomHalves(N * K, r);
+    bits[2 * K + 19] = 0x7c00; values[2 * K + 19] = Infinity;   // row 2: +inf among finite weights
+    bits[4 * K + 3] = 0xfe00; values[4 * K + 3] = NaN;          // row 4: a NaN
+    const x = randomArray(T * K, r);
+    x[5] = 65536; x[K + 7] = -1e30; x[2 * K + 1] = NaN;         // one input row each
+    const f16 = call(M._h_dot_rows_f16, [nanArray(T * N), N, x, bits, 0, T, N, K]);
+    const f32 = call(M._h_dot_rows_f32, [nanArray(T * N), N, x, values, 0, T, N, K]);
+    for (let i = 0; i < T * N; i++) assert.ok(Object.is(f16[i], f32[i]) || (Number.isNaN(f16[i]) && Number.isNaN(f32[i])), `y[${i}]: ${f16[i]} vs ${f32[i]}`);
+    for (let t = 0; t < T; t++) assert.ok(!Number.isFinite(f16[t * N + 2]) && !Number.isFinite(f16[t * N + 4]), 'the rows holding inf and NaN give no finite logit');
   });
 
   it('a logit does not depend on how many input rows are asked for at once', () => {
