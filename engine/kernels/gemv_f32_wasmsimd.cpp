@@ -7,8 +7,10 @@
 #include <wasm_simd128.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "math_f32x4_wasmsimd.h"
 
@@ -47,11 +49,26 @@ inline void load8(const uint16_t* w, v128_t& lo, v128_t& hi) {
   hi = simd::f16x4_to_f32x4(wasm_u32x4_extend_high_u16x8(h));
 }
 
-// Columns [0, n) of y, n ≤ 8·P, from P panels starting at w (panel_stride apart).
-template <int P, typename T>
-void gemv_panels(float* y, const float* x, const T* w, size_t panel_stride, int n, int K, const GemmEpilogue& ep,
-                 const float* bias, const float* residual) {
-  v128_t acc0[P], acc1[P];
+// Eight f16 weights as the f32 bits of each weight × 2^-112 (sign-extended, shifted, the sign's
+// copies above the 5-bit exponent masked off): exact for every finite half, subnormals included,
+// when x carries the 2^112 (each product x·2^112 × w·2^-112 is then x·w rounded once, as from the
+// widened weight, and a fused multiply-add rounds x·w + acc once as before). Infinities and NaN
+// would come out finite: the largest |half| seen is kept on the side (largest) to catch them.
+struct ScaledF16 {
+  v128_t largest = wasm_i16x8_splat(0);
+  void operator()(const uint16_t* w, v128_t& lo, v128_t& hi) {
+    const v128_t h = wasm_v128_load(w), mask = wasm_i32x4_splat(static_cast<int32_t>(0x8fffe000u));
+    largest = wasm_u16x8_max(largest, wasm_v128_and(h, wasm_i16x8_splat(0x7fff)));
+    lo = wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_low_i16x8(h), 13), mask);
+    hi = wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_high_i16x8(h), 13), mask);
+  }
+  bool all_finite() const { return !wasm_v128_any_true(wasm_u16x8_gt(largest, wasm_i16x8_splat(0x7bff))); }
+};
+
+// acc0[p], acc1[p] = Σ_k x[k] · (panel p's row k), k in order, the weights loaded by load.
+template <int P, typename T, typename Load>
+void accumulate_panels(v128_t (&acc0)[P], v128_t (&acc1)[P], const float* x, const T* w, size_t panel_stride, int K,
+                       Load& load) {
   const T* panel[P];
   for (int p = 0; p < P; ++p) {
     acc0[p] = wasm_f32x4_splat(0.0f);
@@ -63,10 +80,27 @@ void gemv_panels(float* y, const float* x, const T* w, size_t panel_stride, int 
     const v128_t xk = wasm_v128_load32_splat(x + k);
     for (int p = 0; p < P; ++p) {
       v128_t b0, b1;
-      load8(panel[p] + static_cast<size_t>(k) * kGemmNR, b0, b1);
+      load(panel[p] + static_cast<size_t>(k) * kGemmNR, b0, b1);
       acc0[p] = multiply_add(xk, b0, acc0[p]);
       acc1[p] = multiply_add(xk, b1, acc1[p]);
     }
+  }
+}
+
+// Columns [0, n) of y, n ≤ 8·P, from P panels starting at w (panel_stride apart). For f16 panels,
+// x_scaled (x × 2^112, or null when some |x| ≥ 2^16 would overflow it) takes the ScaledF16 path,
+// and panels holding an infinity or NaN are taken again through the general conversion.
+template <int P, typename T>
+void gemv_panels(float* y, const float* x, const float* x_scaled, const T* w, size_t panel_stride, int n, int K,
+                 const GemmEpilogue& ep, const float* bias, const float* residual) {
+  v128_t acc0[P], acc1[P];
+  const auto exact = [](const T* b, v128_t& lo, v128_t& hi) { load8(b, lo, hi); };
+  if constexpr (std::is_same_v<T, uint16_t>) {
+    ScaledF16 scaled;
+    if (x_scaled) accumulate_panels<P>(acc0, acc1, x_scaled, w, panel_stride, K, scaled);
+    if (!x_scaled || !scaled.all_finite()) accumulate_panels<P>(acc0, acc1, x, w, panel_stride, K, exact);
+  } else {
+    accumulate_panels<P>(acc0, acc1, x, w, panel_stride, K, exact);
   }
   const v128_t scale = wasm_f32x4_splat(ep.scale);
   const bool scaled = ep.scale != 1.0f;
@@ -100,12 +134,21 @@ void gemv_panels(float* y, const float* x, const T* w, size_t panel_stride, int 
 template <typename T>
 void gemv_packed(float* y, const float* x, const T* packed_b, size_t panel_stride, int N, int K,
                  const GemmEpilogue& ep) {
+  // f16 weights: x × 2^112 once for all panels, when it stays finite (every |x| < 2^16).
+  std::vector<float> scaled;
+  if constexpr (std::is_same_v<T, uint16_t>) {
+    if (std::all_of(x, x + K, [](float v) { return std::fabs(v) < 0x1p16f; })) {
+      scaled.resize(K);
+      for (int k = 0; k < K; ++k) scaled[k] = x[k] * 0x1p112f;
+    }
+  }
+  const float* x_scaled = scaled.empty() ? nullptr : scaled.data();
   for (int n0 = 0; n0 < N; n0 += kPanelsAtOnce * kGemmNR) {
     const int n = std::min(kPanelsAtOnce * kGemmNR, N - n0);
     const T* w = packed_b + static_cast<size_t>(n0 / kGemmNR) * panel_stride;
     const float* bias = ep.bias ? ep.bias + n0 : nullptr;
     const float* residual = ep.residual ? ep.residual + n0 : nullptr;
-    gemv_panels<kPanelsAtOnce>(y + n0, x, w, panel_stride, n, K, ep, bias, residual);
+    gemv_panels<kPanelsAtOnce>(y + n0, x, x_scaled, w, panel_stride, n, K, ep, bias, residual);
   }
 }
 

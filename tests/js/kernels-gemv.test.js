@@ -118,6 +118,27 @@ describe('gemv_f32_wasmsimd / gemv_f16b_wasmsimd (one row over packed panels)', 
     });
   }
 
+  it('f16: equals the GEMM at M = 1 bit for bit with an infinity or NaN in a panel, an input ≥ 2^16 or a NaN input', () => {
+    // The GEMV widens finite halves by shift and mask, x carrying the 2^112; a panel holding a
+    // non-finite half, and any x it cannot carry, go through the general conversion instead.
+    const N = 25, K = 37;
+    for (const [name, edit] of [
+      ['+inf in panel 1', (x, bits) => { bits[9 * K + 4] = 0x7c00; }],
+      ['NaN in the last, partial panel', (x, bits) => { bits[24 * K + 36] = 0x7e01; }],
+      ['-inf and every subnormal bit pattern', (x, bits) => { bits[2 * K] = 0xfc00; for (let i = 0; i < 1024; i++) bits[(i * 7) % (N * K)] = i | (i & 1 ? 0x8000 : 0); }],
+      ['x = 2^16', (x) => { x[3] = 65536; }],
+      ['x = -1e30', (x) => { x[0] = -1e30; }],
+      ['x NaN', (x) => { x[20] = NaN; }],
+    ]) {
+      const r = rng(name.length * 31);
+      const x = randomArray(K, r), { bits } = randomHalves(N * K, r);
+      edit(x, bits);
+      const args = (gemm) => [nanArray(N), x, bits, 0, 0, N, K, -1, 1, gemm];
+      const gemv = call(M._h_row_f16, args(0)), gemm = call(M._h_row_f16, args(1));
+      for (let n = 0; n < N; n++) assert.ok(Object.is(gemv[n], gemm[n]), `${name}: y[${n}] GEMV ${gemv[n]} ≠ GEMM ${gemm[n]}`);
+    }
+  });
+
   it('writes exactly N outputs (the NaN past them stays)', () => {
     for (const N of [1, 9, 33]) {
       const K = 5, r = rng(N), x = randomArray(K, r), w = randomArray(N * K, r);
