@@ -58,8 +58,11 @@ function wrap(proto, names) {
     const original = proto?.[name];
     if (typeof original !== 'function' || original.profiled) continue;
     proto[name] = function (...a) {
-      const c0 = cpuMs();
-      try { return original.apply(this, a); } finally { spent[name] = (spent[name] ?? 0) + cpuMs() - c0; }
+      const c0 = cpuMs(), w0 = performance.now();
+      try { return original.apply(this, a); } finally {
+        spent[name] = (spent[name] ?? 0) + cpuMs() - c0;
+        spent[`${name}Wall`] = (spent[`${name}Wall`] ?? 0) + performance.now() - w0;
+      }
     };
     proto[name].profiled = true;
   }
@@ -109,7 +112,9 @@ for (const modelName of list(args.models)) {
         const head = med((s) => (s.lmLogits ?? 0) + (s.nextToken ?? 0));
         const total = med((s) => s.total), wall = med((s) => s.wall);
         const js = med((s) => s.total - (s.extend ?? s.step ?? 0) - (s.lmLogits ?? 0) - (s.nextToken ?? 0));
-        rows.push({ tree: tree.root, modelName, precision, context, total, wall, layers, head, js, limit });
+        const layersWall = med((s) => s.extendWall ?? s.stepWall ?? 0);
+        const headWall = med((s) => (s.lmLogitsWall ?? 0) + (s.nextTokenWall ?? 0));
+        rows.push({ tree: tree.root, modelName, precision, context, total, wall, layers, head, js, limit, layersWall, headWall });
         console.error(`${tree.root} ${modelName} ${precision} @${context}: ${total.toFixed(2)} ms/token, wall ${wall.toFixed(2)} (layers ${layers.toFixed(2)}, head + choice ${head.toFixed(2)}, JS ${js.toFixed(2)}; limit ${limit.toFixed(2)})`);
       }
     }
@@ -117,8 +122,9 @@ for (const modelName of list(args.models)) {
   }
 }
 console.log(`${THREADS} thread(s); CPU ms per token but for the wall column`);
-console.log('| tree | model | precision | prompt | ms/token | wall ms/token | CPU / wall | layers (extend/step) | vocabulary head + choice | JS rest | weight-reading limit |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| tree | model | precision | prompt | ms/token | wall ms/token | CPU / wall | layers (extend/step) | vocabulary head + choice | JS rest | weight-reading limit | wall: layers / head + choice / rest |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) {
-  console.log(`| ${r.tree} | ${r.modelName} | ${r.precision} | ${r.context} | ${r.total.toFixed(2)} | ${r.wall.toFixed(2)} | ${(r.total / r.wall).toFixed(2)} | ${r.layers.toFixed(2)} | ${r.head.toFixed(2)} | ${r.js.toFixed(2)} | ${r.limit.toFixed(2)} |`);
+  const wallParts = `${r.layersWall.toFixed(2)} / ${r.headWall.toFixed(2)} / ${(r.wall - r.layersWall - r.headWall).toFixed(2)}`;
+  console.log(`| ${r.tree} | ${r.modelName} | ${r.precision} | ${r.context} | ${r.total.toFixed(2)} | ${r.wall.toFixed(2)} | ${(r.total / r.wall).toFixed(2)} | ${r.layers.toFixed(2)} | ${r.head.toFixed(2)} | ${r.js.toFixed(2)} | ${r.limit.toFixed(2)} | ${wallParts} |`);
 }
