@@ -5,8 +5,9 @@
 // same in every build and precision — sixteen lanes, lane j summing k ≡ j (mod 16) in order, then
 // lanes i, 4+i, 8+i, 12+i as (l_i + l_4+i) + (l_8+i + l_12+i) into four, those as (q0 + q1) +
 // (q2 + q3), then the last K mod 16 products in order, then the bias — so the native
-// loop below and the SIMD128 one give the same bits, and an f16 matrix gives exactly what its
-// widened f32 copy would. Not for matrices the GEMM packs (linear layers: gemv_f32_wasmsimd.h).
+// loop and the SIMD128 one give the same bits (the relaxed-SIMD build fuses each multiply-add into
+// its lane's sum, as its GEMM does), and an f16 matrix gives exactly what its widened f32 copy
+// would in every build. Not for matrices the GEMM packs (linear layers: gemv_f32_wasmsimd.h).
 #pragma once
 #include <cstddef>
 #include <cstdint>
