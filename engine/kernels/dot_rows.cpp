@@ -6,14 +6,13 @@
 // product).
 #include "dot_rows.h"
 
-#include <algorithm>
-#include <cmath>
 #include <vector>
 
 #include "half.h"
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
 
+#include "f16_scaled_wasmsimd.h"
 #include "math_f32x4_wasmsimd.h"
 #endif
 
@@ -63,60 +62,42 @@ float finish(const v128_t acc[4], const float* x, const T* w, int k, int K) {
   return s;
 }
 
-float dot_simd(const float* x, const float* w, int K) {
+// Four weights at w as f32x4: f32 as they are, f16 through the general conversion (infinities and
+// NaN included).
+inline v128_t load4(const float* w) { return wasm_v128_load(w); }
+inline v128_t load4(const uint16_t* w) { return simd::f16x4_to_f32x4(wasm_u32x4_load16x4(w)); }
+
+// x · w in the sixteen-lane order: any f32 row, and an f16 row the scaled path below gave back.
+template <typename T>
+float dot_simd(const float* x, const T* w, int K) {
   v128_t acc[4];
   for (auto& a : acc) a = wasm_f32x4_splat(0.0f);
   int k = 0;
   for (; k + kLanes <= K; k += kLanes)
     for (int j = 0; j < 4; ++j)
-      acc[j] = simd::multiply_add(wasm_v128_load(x + k + 4 * j), wasm_v128_load(w + k + 4 * j), acc[j]);
+      acc[j] = simd::multiply_add(wasm_v128_load(x + k + 4 * j), load4(w + k + 4 * j), acc[j]);
   return finish(acc, x, w, k, K);
-}
-
-// Four f16 weights (a sign-extended i32x4) as the f32 bits of the weight × 2^-112, exactly, when
-// none is an infinity or NaN: the shift puts sign, exponent and mantissa in f32 position and the
-// mask clears the sign's copies above the 5-bit exponent. Normals and subnormals alike are then off
-// by the one factor 2^112, which x carries (once per input value, not per weight).
-inline v128_t f16_bits_as_scaled_f32(v128_t h32) {
-  return wasm_v128_and(wasm_i32x4_shl(h32, 13), wasm_i32x4_splat(static_cast<int32_t>(0x8fffe000u)));
 }
 
 // x · w for an f16 row whose weights are all finite, from x_scaled = x × 2^112 (exact: the caller
-// checked it stays finite): each product x·2^112 × w·2^-112 is x·w rounded once, the same bits as
-// widening w first. False when the row holds an infinity or NaN (which the shift would turn into
-// finite values), seen from its largest |half| kept on the side so that no test sits in the loop.
+// checked it stays finite) and the weights widened by shift and mask (f16_scaled_wasmsimd.h): each
+// product is x·w rounded once, the same bits as dot_simd's. False when the row holds an infinity or
+// NaN, which the widening would turn into finite values.
 bool dot_simd_f16_finite(const float* x, const float* x_scaled, const uint16_t* w, int K, float& out) {
   v128_t acc[4];
   for (auto& a : acc) a = wasm_f32x4_splat(0.0f);
-  v128_t largest = wasm_i16x8_splat(0);
-  const v128_t magnitude = wasm_i16x8_splat(0x7fff);
+  f16_scaled::F16Magnitudes seen;
   int k = 0;
   for (; k + kLanes <= K; k += kLanes) {
-    const v128_t h0 = wasm_v128_load(w + k), h1 = wasm_v128_load(w + k + 8);
-    largest = wasm_u16x8_max(largest, wasm_u16x8_max(wasm_v128_and(h0, magnitude), wasm_v128_and(h1, magnitude)));
-    const v128_t w4[4] = {f16_bits_as_scaled_f32(wasm_i32x4_extend_low_i16x8(h0)),
-                          f16_bits_as_scaled_f32(wasm_i32x4_extend_high_i16x8(h0)),
-                          f16_bits_as_scaled_f32(wasm_i32x4_extend_low_i16x8(h1)),
-                          f16_bits_as_scaled_f32(wasm_i32x4_extend_high_i16x8(h1))};
+    v128_t w4[4];
+    f16_scaled::load8(w + k, seen, w4[0], w4[1]);
+    f16_scaled::load8(w + k + 8, seen, w4[2], w4[3]);
     for (int j = 0; j < 4; ++j)
       acc[j] = simd::multiply_add(wasm_v128_load(x_scaled + k + 4 * j), w4[j], acc[j]);
   }
-  if (wasm_v128_any_true(wasm_u16x8_gt(largest, wasm_i16x8_splat(0x7bff)))) return false;
+  if (!seen.all_finite()) return false;
   out = finish(acc, x, w, k, K);
   return true;
-}
-
-// Any f16 row, every half through the general conversion (infinities and NaN included).
-float dot_simd_f16_exact(const float* x, const uint16_t* w, int K) {
-  v128_t acc[4];
-  for (auto& a : acc) a = wasm_f32x4_splat(0.0f);
-  int k = 0;
-  for (; k + kLanes <= K; k += kLanes)
-    for (int j = 0; j < 4; ++j) {
-      const v128_t w4 = simd::f16x4_to_f32x4(wasm_u32x4_load16x4(w + k + 4 * j));
-      acc[j] = simd::multiply_add(wasm_v128_load(x + k + 4 * j), w4, acc[j]);
-    }
-  return finish(acc, x, w, k, K);
 }
 #endif
 
@@ -151,17 +132,15 @@ void dot_rows_f32(float* y, size_t ldy, const float* x, const float* w, const fl
 
 void dot_rows_f16(float* y, size_t ldy, const float* x, const uint16_t* w, const float* bias, int T, int N, int K) {
 #ifdef __wasm_simd128__
-  // x × 2^112 once, when every |x| < 2^16 keeps it finite (hidden states are far smaller; NaN
-  // fails the test too), saves a multiply per weight; otherwise every row takes the general path.
-  const size_t n = static_cast<size_t>(T) * K;
-  const bool scalable = std::all_of(x, x + n, [](float v) { return std::fabs(v) < 0x1p16f; });
-  std::vector<float> scaled(scalable ? n : 0);
-  for (size_t i = 0; i < scaled.size(); ++i) scaled[i] = x[i] * 0x1p112f;
+  // x × 2^112 once saves a multiply per weight; an x it would overflow sends every row to the
+  // general path.
+  const std::vector<float> scaled = f16_scaled::scaled_for_f16(x, static_cast<size_t>(T) * K);
+  const bool scalable = !scaled.empty();
   dot_rows(y, ldy, w, bias, T, N, K, [&](int t, const uint16_t* wn) {
     const size_t at = static_cast<size_t>(t) * K;
     float d;
     if (scalable && dot_simd_f16_finite(x + at, scaled.data() + at, wn, K, d)) return d;
-    return dot_simd_f16_exact(x + at, wn, K);
+    return dot_simd(x + at, wn, K);
   });
 #else
   dot_rows(y, ldy, w, bias, T, N, K, [&](int t, const uint16_t* wn) { return dot_scalar(x + static_cast<size_t>(t) * K, wn, K); });

@@ -7,11 +7,11 @@
 #include <wasm_simd128.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <type_traits>
 #include <vector>
 
+#include "f16_scaled_wasmsimd.h"
 #include "math_f32x4_wasmsimd.h"
 
 namespace attnscope::kernels {
@@ -49,20 +49,11 @@ inline void load8(const uint16_t* w, v128_t& lo, v128_t& hi) {
   hi = simd::f16x4_to_f32x4(wasm_u32x4_extend_high_u16x8(h));
 }
 
-// Eight f16 weights as the f32 bits of each weight × 2^-112 (sign-extended, shifted, the sign's
-// copies above the 5-bit exponent masked off): exact for every finite half, subnormals included,
-// when x carries the 2^112 (each product x·2^112 × w·2^-112 is then x·w rounded once, as from the
-// widened weight, and a fused multiply-add rounds x·w + acc once as before). Infinities and NaN
-// would come out finite: the largest |half| seen is kept on the side (largest) to catch them.
+// Eight f16 weights as weight × 2^-112 (f16_scaled_wasmsimd.h), for an x carrying the 2^112; the
+// largest |half| kept to catch infinities and NaN.
 struct ScaledF16 {
-  v128_t largest = wasm_i16x8_splat(0);
-  void operator()(const uint16_t* w, v128_t& lo, v128_t& hi) {
-    const v128_t h = wasm_v128_load(w), mask = wasm_i32x4_splat(static_cast<int32_t>(0x8fffe000u));
-    largest = wasm_u16x8_max(largest, wasm_v128_and(h, wasm_i16x8_splat(0x7fff)));
-    lo = wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_low_i16x8(h), 13), mask);
-    hi = wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_extend_high_i16x8(h), 13), mask);
-  }
-  bool all_finite() const { return !wasm_v128_any_true(wasm_u16x8_gt(largest, wasm_i16x8_splat(0x7bff))); }
+  f16_scaled::F16Magnitudes seen;
+  void operator()(const uint16_t* w, v128_t& lo, v128_t& hi) { f16_scaled::load8(w, seen, lo, hi); }
 };
 
 // acc0[p], acc1[p] = Σ_k x[k] · (panel p's row k), k in order, the weights loaded by load.
@@ -98,7 +89,7 @@ void gemv_panels(float* y, const float* x, const float* x_scaled, const T* w, si
   if constexpr (std::is_same_v<T, uint16_t>) {
     ScaledF16 scaled;
     if (x_scaled) accumulate_panels<P>(acc0, acc1, x_scaled, w, panel_stride, K, scaled);
-    if (!x_scaled || !scaled.all_finite()) accumulate_panels<P>(acc0, acc1, x, w, panel_stride, K, exact);
+    if (!x_scaled || !scaled.seen.all_finite()) accumulate_panels<P>(acc0, acc1, x, w, panel_stride, K, exact);
   } else {
     accumulate_panels<P>(acc0, acc1, x, w, panel_stride, K, exact);
   }
@@ -136,12 +127,7 @@ void gemv_packed(float* y, const float* x, const T* packed_b, size_t panel_strid
                  const GemmEpilogue& ep) {
   // f16 weights: x × 2^112 once for all panels, when it stays finite (every |x| < 2^16).
   std::vector<float> scaled;
-  if constexpr (std::is_same_v<T, uint16_t>) {
-    if (std::all_of(x, x + K, [](float v) { return std::fabs(v) < 0x1p16f; })) {
-      scaled.resize(K);
-      for (int k = 0; k < K; ++k) scaled[k] = x[k] * 0x1p112f;
-    }
-  }
+  if constexpr (std::is_same_v<T, uint16_t>) scaled = f16_scaled::scaled_for_f16(x, K);
   const float* x_scaled = scaled.empty() ? nullptr : scaled.data();
   for (int n0 = 0; n0 < N; n0 += kPanelsAtOnce * kGemmNR) {
     const int n = std::min(kPanelsAtOnce * kGemmNR, N - n0);
