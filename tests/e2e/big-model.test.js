@@ -74,10 +74,11 @@ test('a bert-large-shaped folder loads at f16 (auto), runs, draws 24 × 16 heads
     const tokens = await page.evaluate(() => window.__attnscope.tokens);
     assert.deepEqual(tokens, ['[CLS]', 'the', 'cat', 'sat', 'on', 'the', 'mat', '.', '[SEP]']);
     assert.deepEqual(shape, [layers, heads, tokens.length, tokens.length]);
-    await page.waitForFunction(() => {
+    // The bundled model's grid stays up until the frame after the folder's run: wait for this one's.
+    await page.waitForFunction(([L, H]) => {
       const c = document.querySelector('canvas.model-grid');
-      return c && Number(c.dataset.rendered) === Number(c.dataset.layers) * Number(c.dataset.heads);
-    }, null, { timeout: 30000 });
+      return c && Number(c.dataset.layers) === L && Number(c.dataset.heads) === H && Number(c.dataset.rendered) === L * H;
+    }, [layers, heads], { timeout: 30000 });
     assert.deepEqual(await page.evaluate(() => {
       const c = document.querySelector('canvas.model-grid');
       return [Number(c.dataset.layers), Number(c.dataset.heads)];
@@ -134,10 +135,11 @@ test('a TinyLlama-shaped run whose maps stay in the worker: grid, head view and 
     const lastRow = (l, h) => eager.attention(l, h).subarray((T - 1) * T, T * T);
 
     // The grid: every head drawn, each from the map the engine computes eagerly.
-    await page.waitForFunction(() => {
+    // The bundled model's grid stays up until the frame after the folder's run: wait for this one's.
+    await page.waitForFunction(([L, H]) => {
       const c = document.querySelector('canvas.model-grid');
-      return c && Number(c.dataset.rendered) === Number(c.dataset.layers) * Number(c.dataset.heads);
-    }, null, { timeout: 60000 });
+      return c && Number(c.dataset.layers) === L && Number(c.dataset.heads) === H && Number(c.dataset.rendered) === L * H;
+    }, [L, H], { timeout: 60000 });
     const rows = await page.evaluate(() => window.__attnscope.gridLastRows());
     assert.equal(rows.length, L * H);
     for (let k = 0; k < L * H; k++) {
@@ -175,6 +177,8 @@ test('a TinyLlama-shaped run whose maps stay in the worker: grid, head view and 
     await page.waitForSelector('.view-aggregates .maps-note');
     assert.match(await page.locator('.view-aggregates .maps-note').textContent(), /not offered at this size/);
     await page.locator('[data-lang="ko"]').click();
+    // The view's note is re-worded on the frame after the switch.
+    await page.locator('.view-aggregates .maps-note', { hasText: '이 크기에서는 제공하지 않습니다' }).waitFor();
     assert.match(await page.locator('.view-aggregates .maps-note').textContent(), /이 크기에서는 제공하지 않습니다/);
     // So does a frozen figure, which holds every map.
     await page.locator('[role=tab][data-view="grid"]').click();

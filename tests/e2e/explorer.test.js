@@ -49,6 +49,11 @@ async function typeText(text) {
     document.body.dataset.status === 'ready', [before, text], { timeout: 30000 });
   // Settle: any run still in flight for an older text must not overwrite this one.
   await page.waitForTimeout(400);
+  // The chips are redrawn on the frame after the run: wait for this run's (the tests read them).
+  await page.waitForFunction(() => {
+    const want = window.__attnscope.tokenTexts ?? window.__attnscope.tokens;
+    return [...document.querySelectorAll('#chips .chip .chip-token')].map((c) => c.textContent).join('\n') === want.join('\n');
+  });
 }
 
 test('Chromium runs the threaded relaxed-SIMD build (npm start is cross-origin isolated), and only that one is downloaded', () => {
@@ -95,6 +100,8 @@ test('a second sentence runs as a pair: [CLS] A [SEP] B [SEP], type ids 0 then 1
   await page.locator('#pair-on').check();
   await page.locator('#text-b').fill('It flowed slowly.');
   await page.waitForFunction((b) => window.__attnscope.runsDone > b && window.__attnscope.tokens.filter((t) => t === '[SEP]').length === 2, before);
+  // The text copy is redrawn on the frame after the run.
+  await page.waitForFunction(() => document.querySelectorAll('#mirror p').length === 2);
   const tokens = await hook(() => window.__attnscope.tokens);
   const types = await hook(() => window.__attnscope.typeIds);
   const sep = tokens.indexOf('[SEP]');
@@ -182,6 +189,8 @@ test('clicking a thumbnail opens that head; hovering a cell shows its exact weig
 
 test('keyboard: the grid opens a head with arrows + Enter; the threshold control is mirrored in the URL', async () => {
   await page.locator('[role=tab][data-view=grid]').click();
+  // The grid is shown on the frame after the click; until then Tab lands in the head view.
+  await page.locator('.view-grid canvas.model-grid').waitFor({ state: 'visible' });
   await page.locator('[role=tab][data-view=grid]').focus();
   await page.keyboard.press('Tab');   // tab order: the active tab, then the view's canvas
   assert.equal(await hook(() => document.activeElement.className), 'model-grid');
@@ -407,7 +416,9 @@ test('masking a token zeroes its column; dropping it removes it; the diff view c
   await page.waitForFunction(() => window.__attnscope.edit?.kind === 'drop');
   const [tokens, original] = await hook(() => [window.__attnscope.tokens, window.__attnscope.originalTokens]);
   assert.deepEqual(tokens, original.filter((_, i) => i !== pos));
-  await page.waitForFunction(() => document.querySelector('.view-diff .agg-panel[data-kind=delta] .heatmap-overlay')?.dataset.n);
+  // The drop's diff is drawn on the frame after its run; until then the mask's panels are up (the
+  // edited run one token shorter tells them apart).
+  await page.waitForFunction((n) => Number(document.querySelector('.view-diff .agg-panel[data-kind=edited] .heatmap-overlay')?.dataset.n) === n, T - 1);
   const d2 = await hook(() => window.__attnscope.diff('delta'));
   assert.ok(Number.isNaN(d2[pos * T]) || d2[pos * T] === null, 'a dropped row has nothing to compare');
   // With [CLS]/[SEP] hidden, the diff compares only the visible tokens, rows renormalised.

@@ -231,6 +231,9 @@ test('an empty input clears the last run from the screen; typing brings it back'
     await g.page.waitForFunction(() => window.__attnscope.numTruncated > 0 && !document.getElementById('truncation').hidden);
     await g.page.locator('#text-a').fill('');
     await g.page.locator('#input-error').waitFor({ state: 'visible' });
+    // The error is shown at once, the chips, the text copy and the warning cleared on the next frame.
+    await g.page.waitForFunction(() => !document.querySelector('#chips .chip') && !document.getElementById('mirror').textContent &&
+      document.getElementById('truncation').hidden);
     assert.ok(await g.page.locator('#chips').isHidden(), 'the old chips stay');
     assert.equal(await g.page.locator('#chips .chip').count(), 0, 'the old chips are still there');
     assert.equal(await g.page.locator('#mirror mark').count() + (await g.page.locator('#mirror').textContent()).length, 0, 'the old text copy stays');
@@ -366,10 +369,15 @@ test('a chip click picks the query only; "Select tokens…" (keyboard too) selec
   const g = await openPage('?view=head');
   const state = () => g.page.evaluate(() => ({ query: window.__attnscope.state.query, selected: window.__attnscope.state.selected }));
   const chip = (i) => g.page.locator(`#chips .chip[data-pos="${i}"]`);
+  // The page draws a state change on the next animation frame: wait for what the chip shows, not
+  // for the state alone (on a loaded machine the frame can come after the next read).
+  const chipShows = (i, attr, value) => g.page.waitForFunction(([i, attr, value]) =>
+    document.querySelector(`#chips .chip[data-pos="${i}"]`)?.getAttribute(attr) === value, [i, attr, value]);
   try {
     // Query mode: a click moves the query and selects nothing; the chip is a plain button marked current.
     await chip(3).click();
     await g.page.waitForFunction(() => window.__attnscope.state.query === 3);
+    await chipShows(3, 'aria-current', 'true');
     assert.deepEqual((await state()).selected, []);
     assert.equal(await chip(3).getAttribute('aria-current'), 'true');
     assert.equal(await chip(3).getAttribute('aria-pressed'), null, 'a query-mode chip is no toggle');
@@ -385,6 +393,7 @@ test('a chip click picks the query only; "Select tokens…" (keyboard too) selec
     await chip(5).focus();
     await g.page.keyboard.press('Space');
     await g.page.waitForFunction(() => window.__attnscope.state.selected.join() === '5');
+    await chipShows(5, 'aria-pressed', 'true');
     assert.equal((await state()).query, 3, 'selecting moved the query');
     assert.equal(await chip(5).getAttribute('aria-pressed'), 'true');
     await keepScreenshot(g.page, 'chips-selecting-en.png');
@@ -393,6 +402,7 @@ test('a chip click picks the query only; "Select tokens…" (keyboard too) selec
     assert.equal(await mode.getAttribute('aria-pressed'), 'false');
     await chip(2).click();
     await g.page.waitForFunction(() => window.__attnscope.state.query === 2);
+    await chipShows(2, 'aria-current', 'true');
     assert.deepEqual((await state()).selected, [5]);
     assert.ok(await g.page.locator('#mask-btn').isEnabled());
     // Korean labels.

@@ -80,10 +80,18 @@ export async function guardedPage(browser, origin, viewport = { width: 1280, hei
   return { page, context, problems, allowed };
 }
 
-// Waits until the page has finished `count` runs in total and is idle.
+/** Resolves after the page's next animation frame. The page draws a state change or a finished run
+ *  on the frame after it (main.js renderAll), scheduled before this frame's callback. */
+export function nextFrame(page) {
+  return page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve())));
+}
+
+// Waits until the page has finished `count` runs in total, is idle and has drawn the last run: the
+// run count and status change before its frame, and a loaded machine can be read in between.
 export async function waitForRuns(page, count, timeout = 60000) {
   await page.waitForFunction((n) => window.__attnscope && window.__attnscope.runsDone >= n &&
     document.body.dataset.status === 'ready', count, { timeout });
+  await nextFrame(page);
 }
 
 /** The page's settled-or-not signs, for an error that says where a page stood: body's data

@@ -144,6 +144,8 @@ test('sampling preview: temperature, top-k and top-p cut what sampleToken can dr
     await g.page.waitForFunction(() => new URL(location.href).searchParams.get('gk') === '3');
     // The URL is written at once, the preview redrawn on the next frame.
     await g.page.waitForFunction(() => Number(document.querySelector('.sampling').dataset.kept) <= 3);
+    // So is the Generate panel's field; the preview may have kept ≤ 3 before the change already.
+    await g.page.waitForFunction(() => document.getElementById('gen-topk').value === '3');
     assert.equal(await g.page.locator('#gen-topk').inputValue(), '3');   // the Generate panel's setting
     await g.page.fill('#sampling-temperature', '0');
     await g.page.locator('#sampling-temperature').dispatchEvent('change');

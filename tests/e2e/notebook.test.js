@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
-import { launchBrowser } from './helpers.js';
+import { launchBrowser, nextFrame } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NOTEBOOK = join(ROOT, 'examples', 'notebook.ipynb');
@@ -249,6 +249,13 @@ attnscope.figure(run["cross_attentions"], run["target_tokens"], view="grid", kin
       await page.goto(pathToFileURL(join(dir, `pair-${view}.html`)).href);
       await page.waitForFunction((both) => both.every((id) => document.getElementById(id).dataset.status === 'ready'),
         ids, { timeout: 30000 });
+      // Ready comes before the lines view has drawn: it draws one head per task and paints on the
+      // next frame. Compare once both have drawn every head and that frame has come.
+      await page.waitForFunction((both) => both.every((id) => {
+        const el = document.getElementById(id), lines = el.shadowRoot.querySelector('canvas.lines');
+        return !lines || Number(lines.dataset.drawn) === el.result.shape[1];
+      }), ids, { timeout: 30000 });
+      await nextFrame(page);
       const pixels = await page.evaluate((both) => both.map((id) => {
         const el = document.getElementById(id);
         return { frozen: el.frozen, kind: el.kind, canvases: [...el.shadowRoot.querySelectorAll('canvas')].map((c) => c.toDataURL()),

@@ -6,7 +6,7 @@
 import { it } from 'node:test';
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
-import { guardedPage, serverAndBrowser, waitForRuns } from './helpers.js';
+import { guardedPage, nextFrame, serverAndBrowser, waitForRuns } from './helpers.js';
 import { PATCHING_EXAMPLE, PATCHING_SEQ2SEQ_EXAMPLE as T5 } from '../../web/src/model/patch-suggest.js';
 
 const env = serverAndBrowser();
@@ -56,14 +56,17 @@ it('desktop, English: the example opens the grid; the head grid finds layer 3 he
   assert.deepEqual([s.layer, s.head], [3, 3]);
 
   // The bundled T5's example: two sources, the target so far "the man"; the encoder's grid.
+  // Loading the T5 first runs the old text, and the view computes this same grid on that run; once
+  // the example's own run is drawn it starts over, its alignment table cleared meanwhile.
   await page.click('[data-example="patchingSeq2Seq"]');
+  await page.waitForFunction((clean) => window.__attnscope.runText === clean && window.__attnscope.status === 'ready',
+    T5.clean, { timeout: 60000 });
+  await nextFrame(page);   // the example's run drawn: the view has started over on it
   await gridDone(page, 'resid_pre', 'encoder');
   p = await page.evaluate(() => window.__attnscope.patching);
   assert.equal(p.rows, 3);
   assert.ok(near(p.scores[0], [0, 0, 0, 0, 1, 0, 0]), `layer 0: ${p.scores[0]}`);
   assert.ok(p.clean > 0 && p.corruptedLd < 0, `LDs ${p.clean}, ${p.corruptedLd}`);
-  // The alignment table is drawn after the grid's last row: wait for it (allTextContents does not).
-  await page.locator('.patch-align td.is-different').first().waitFor();
   assert.deepEqual(await page.locator('.patch-align td.is-different').allTextContents(), ['doctor', 'little']);
   assert.match(await page.locator('.patch-prefix-line').textContent(), /The decoder has written “the man”.*a noun follows/);
   assert.deepEqual([await param(page, 'prefix'), await param(page, 'patch-stack')], [T5.prefix, null], 'the encoder is the page\'s default');

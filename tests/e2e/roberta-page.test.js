@@ -42,7 +42,7 @@ test('a RoBERTa folder runs in the page: HF ids, readable chips, right highlight
   const text = "Seoul's café is <mask> 😀 here.";
   const before = await hook(() => window.__attnscope.runsDone);
   await page.locator('#text-a').fill(text);
-  await page.waitForFunction((r) => window.__attnscope.runsDone > r && document.body.dataset.status === 'ready', before, { timeout: 60000 });
+  await waitForRuns(page, before + 1);   // and its frame: the chips are read below
   const ids = await hook(() => window.__attnscope.ids);
   assert.deepEqual(ids, oracle.encode(text).ids);
   const texts = await hook(() => window.__attnscope.tokenTexts);

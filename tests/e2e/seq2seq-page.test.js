@@ -87,7 +87,10 @@ test('source and target as the Rust tokenizer splits them; the three kinds drawn
     if (kind === 'dec') {   // causal: nothing above the diagonal
       for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) assert.equal(page1[i * T + j], 0);
     }
-    assert.match(await page.locator('#kind-switch .kind-note').textContent(), kind === 'enc' ? /source token/ : /earlier target/);
+    // The switch's note is redrawn on the frame after the click (the grid waited for may be the last kind's).
+    const note = kind === 'enc' ? /source token/ : /earlier target/;
+    await page.locator('#kind-switch .kind-note', { hasText: note }).waitFor();
+    assert.match(await page.locator('#kind-switch .kind-note').textContent(), note);
   }
   await page.locator('#kind-switch [data-kind="cross"]').click();
   await page.waitForFunction(() => document.querySelector('canvas.cross-grid')?.dataset.rendered);

@@ -93,6 +93,8 @@ test('head view: words merged, equal to an independent merge, rows sum to 1; off
   }
   await page.uncheck('#hide-special');
   await page.uncheck('#words');
+  // The view drops its badge on the frame after the switch.
+  await page.locator('.view-head .words-badge').waitFor({ state: 'detached' });
   const off = await page.evaluate(() => ({ n: window.__attnscope.shownLabels().length, url: location.search,
     badge: document.querySelector('.view-head .words-badge') }));
   assert.equal(off.n, got.tokens.length);

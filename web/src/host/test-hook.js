@@ -11,6 +11,9 @@ export function installTestHook(app, { viewJobs, steering = () => null }) {
     get state() { return JSON.parse(JSON.stringify(app.state)); },
     get status() { return document.body.dataset.status; },
     get runsDone() { return app.runsDone; },
+    /** The text (an encoder–decoder's: the source) of the run on screen: a run of an older text can
+     *  be shown before the new one's. */
+    get runText() { const r = app.original; return (r?.seq2seq ? r.sourceText : r?.text) ?? null; },
     /** The views' worker jobs (corpus, map, ablation, run), oldest first: { kind, state }. */
     get viewJobs() { return viewJobs(); },
     get info() { return app.info ? JSON.parse(JSON.stringify(app.info)) : null; },

@@ -58,6 +58,7 @@ export function seq2seqResult(raw, { source, src, tgt }, kindOf) {
   const rows = (s) => s.shape[2] * s.shape[3];
   return {
     seq2seq: raw,
+    sourceText: source,   // what `text` gives only while the encoder's side is shown
     sources: { tokens: raw.sourceTokens, special: sides.enc.special, offsets: src.offsets, S },
     // The source as a cross-attention figure holds it (js/analysis/figure-cross.js: its columns' labels).
     source: { tokens: raw.sourceTokens, tokenTexts: src.tokenTexts ?? raw.sourceTokens.map(readable),
