@@ -10,12 +10,14 @@
 //   node bench/decode.mjs [--models gpt2-small,smollm2-135m,t5-small] [--precisions f32,q8]
 //                         [--threads 1,2] [--context 128] [--new-tokens 32] [--runs 3] [--warmup 1]
 //                         [--bandwidth-mb 128]
-// The last column is the limit a token step has, reading every weight once: the bytes of the
+// The seventh column is the limit a token step has, reading every weight once: the bytes of the
 // matrices it multiplies by (decode-families.mjs) over the copy bandwidth of wasm memory measured in
 // this run at the same thread count (wasm-bandwidth.mjs), as a fraction of AttnScope's measured
 // ms/token (1.0 = at the limit); the eighth the same with the read bandwidth of a plain SIMD loop
 // that only loads (what a step that streams its weights can reach: reading is faster than
-// copying, which also writes). Printed twice: wall time, and this process's CPU time (what to
+// copying, which also writes); the ninth that read-bandwidth time over ORT's ms/token: the ratio a
+// step doing nothing but reading its weights would reach (no kernel gets below it on this machine,
+// whatever the target). Printed twice: wall time, and this process's CPU time (what to
 // read when other processes load the machine; the bandwidth then in bytes per CPU-second).
 import { execFile, execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -89,17 +91,18 @@ for (const t of threadCounts) {
 }
 for (const clock of ['wall', 'cpu']) {
   console.log(`\n${clock === 'wall' ? 'Wall time' : "This process's CPU time (all its threads)"}, ms per token:\n`);
-  line(['model', 'precision', 'threads', 'AttnScope ms/token', 'ORT ms/token', 'ratio', 'bandwidth bound', 'read-bandwidth bound']);
-  line(Array(8).fill('---'));
+  line(['model', 'precision', 'threads', 'AttnScope ms/token', 'ORT ms/token', 'ratio', 'bandwidth bound', 'read-bandwidth bound',
+    'least ratio a read allows']);
+  line(Array(9).fill('---'));
   for (const r of results) {
-    if (r.failed) { line([r.model, r.precision, r.threads, `failed: ${r.failed}`, '', '', '', '']); continue; }
+    if (r.failed) { line([r.model, r.precision, r.threads, `failed: ${r.failed}`, '', '', '', '', '']); continue; }
     const boundMs = r.weightBytes / (bandwidth[r.threads].copy[clock].best * 1e9) * 1e3;
     const readBoundMs = r.weightBytes / (bandwidth[r.threads].read[clock].best * 1e9) * 1e3;
     const ortCell = r.ortError ? `— (onnxruntime-web did not run: ${r.ortError})` : fmt(r.ort[clock], 2);
     const threads = r.attnscopeThreads === r.threads ? r.threads : `${r.threads} (AttnScope runs on ${r.attnscopeThreads}: model.info.threads)`;
     line([r.model, r.precision, threads, fmt(r.ours[clock], 2), ortCell, r.ortError ? '—' : fmt(r.ours[clock] / r.ort[clock], 2),
       `${fmt(boundMs / r.ours[clock], 2)} (${fmt(boundMs, 1)} ms for ${fmt(r.weightBytes / 2 ** 20, 0)} MiB)`,
-      `${fmt(readBoundMs / r.ours[clock], 2)} (${fmt(readBoundMs, 1)} ms)`]);
+      `${fmt(readBoundMs / r.ours[clock], 2)} (${fmt(readBoundMs, 1)} ms)`, r.ortError ? '—' : fmt(readBoundMs / r.ort[clock], 2)]);
   }
 }
 console.log('\nChecks (before timing) and builds:');
