@@ -119,9 +119,9 @@ void attention_heads_forward(float* ctx, float* probs, const float* q, const flo
   const size_t head_probs = static_cast<size_t>(queries) * keys, head_bias = 2 * static_cast<size_t>(keys) - 1;
   // Heads are column slices of the (rows, C) projections, independent of each other: threads
   // take whole heads (Q·Kᵀ and P·V: 2 · queries · keys · dh multiply-adds each, over its keys and
-  // values: 2 · keys · dh floats, shared by a group's query heads).
+  // values: 2 · keys · dh floats, which each query head of a group reads again).
   const size_t head_work = 2 * static_cast<size_t>(queries) * keys * dh;
-  const size_t head_bytes = 2 * static_cast<size_t>(keys) * dh * sizeof(float) / group;
+  const size_t head_bytes = 2 * static_cast<size_t>(keys) * dh * sizeof(float);
   parallel_for(heads, min_items_for(head_work, head_bytes), [&](size_t h0, size_t h1) {
     kernels::AttentionShape head_shape = shape;
     for (size_t h = h0; h < h1; ++h) {
