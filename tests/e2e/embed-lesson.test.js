@@ -37,12 +37,12 @@ for (const lang of ['en', 'ko']) {
           const el = document.getElementById(`s${n}`);
           const lesson = el.shadowRoot.querySelector('.lesson');
           const offered = [...el.shadowRoot.querySelectorAll('.views button')].map((b) => b.dataset.view);
-          return { offered, status: el.dataset.status, hidden: lesson.hidden, step: lesson.dataset.step, view: el.view,
+          return { offered, status: el.dataset.status, statusText: el.shadowRoot.querySelector('.status')?.textContent, hidden: lesson.hidden, step: lesson.dataset.step, view: el.view,
             title: lesson.querySelector('.lesson-step-title').textContent, body: lesson.querySelector('.lesson-body').textContent,
             figure: lesson.querySelector('.lesson-figure').childElementCount, width: el.getBoundingClientRect().width };
         }, n);
         const step = STEPS[n - 1];
-        assert.equal(got.status, 'ready', `step ${n}`);
+        assert.equal(got.status, 'ready', `step ${n}: ${got.statusText}`);
         assert.equal(got.hidden, false);
         assert.equal(got.step, String(n));
         assert.equal(got.view, got.offered.includes(step.view) ? step.view : 'head');   // the element's nearest view
