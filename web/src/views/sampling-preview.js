@@ -46,6 +46,33 @@ export function createSamplingPreview(host, app) {
   let timer = 0;
   let refusal = null;   // { key, value } a value the fields refused, said until one is taken
 
+  // The title, the three fields and the refusal line are built once and only updated: a field
+  // rebuilt under the reader's cursor would lose its focus, and the old one's pending change (its
+  // value reset by the refusal) could then take the refusal back.
+  const title = document.createElement('h4');
+  const controls = document.createElement('div');
+  controls.className = 'sampling-controls';
+  const fields = [['genTemperature', 'samplingTemperature'], ['genTopK', 'samplingTopK'], ['genTopP', 'samplingTopP']]
+    .map(([key, label]) => {
+      const l = document.createElement('label');
+      const span = document.createElement('span');
+      const input = document.createElement('input');
+      input.type = 'number';
+      input.id = 'sampling-' + key.slice(3).toLowerCase();
+      settingInput(input, key, app, {
+        refused: (r) => { refusal = r; render(); },
+        accepted: () => { refusal = null; },
+      });
+      l.append(span, input);
+      controls.append(l);
+      return { key, label, span, input };
+    });
+  const why = document.createElement('p');
+  why.className = 'error sampling-error';
+  why.setAttribute('role', 'alert');
+  const rest = document.createElement('div');   // the formula and the distribution, redrawn
+  box.append(title, controls, rest);
+
   // The whole distribution is one more run of the ids (topK = V): asked for once typing pauses
   // (DELAY_MS), and an older request still queued is cancelled, so typing never queues runs.
   function distribution(r) {
@@ -72,48 +99,28 @@ export function createSamplingPreview(host, app) {
     box.hidden = !isDecoderOnly(app) || !r || Boolean(app.generation && !app.generation.done);
     if (box.hidden) return;
     const { t, state } = app;
-    box.replaceChildren();
-    const h = document.createElement('h4');
-    h.textContent = t('samplingTitle');
-    const controls = document.createElement('div');
-    controls.className = 'sampling-controls';
-    const field = (key, label) => {
-      const l = document.createElement('label');
-      const span = document.createElement('span');
+    title.textContent = t('samplingTitle');
+    for (const { key, label, span, input } of fields) {
       span.textContent = t(label);
-      const input = document.createElement('input');
-      input.type = 'number';
-      input.id = 'sampling-' + key.slice(3).toLowerCase();
-      settingInput(input, key, app, {
-        // The preview is redrawn on every change: the refusal is kept here and shown by render().
-        refused: (r) => { refusal = r; render(); },
-        accepted: () => { refusal = null; },
-      });
-      input.value = String(state[key]);
-      l.append(span, input);
-      controls.append(l);
-    };
-    field('genTemperature', 'samplingTemperature');
-    field('genTopK', 'samplingTopK');
-    field('genTopP', 'samplingTopP');
+      if (input !== document.activeElement) input.value = String(state[key]);
+    }
+    // Shown while a refusal stands (absent otherwise, as the other panels' lines are hidden).
+    if (refusal) {
+      why.textContent = refusalText(t, refusal, state[refusal.key]);
+      if (!why.isConnected) controls.after(why);
+    } else {
+      why.remove();
+    }
     const formula = document.createElement('p');
     formula.className = 'formula-text sampling-formula';
     formula.textContent = t('samplingFormula');
-    box.append(h, controls);
-    if (refusal) {
-      const why = document.createElement('p');
-      why.className = 'error sampling-error';
-      why.setAttribute('role', 'alert');
-      why.textContent = refusalText(t, refusal, state[refusal.key]);
-      box.append(why);
-    }
-    box.append(formula);
+    rest.replaceChildren(formula);
     const entries = distribution(r);
     if (!entries) {
       const p = document.createElement('p');
       p.className = 'note';
       p.textContent = t('samplingNeedsRun');
-      box.append(p);
+      rest.append(p);
       return;
     }
     const preview = samplingPreview(entries, { temperature: state.genTemperature, topK: state.genTopK, topP: state.genTopP });
@@ -148,7 +155,7 @@ export function createSamplingPreview(host, app) {
     note.className = 'sampling-note';
     note.textContent = state.genTemperature === 0 ? t('samplingGreedy')
       : t('samplingKept', { kept: preview.kept, mass: (preview.keptMass * 100).toFixed(1) + '%' });
-    box.append(list, note);
+    rest.append(list, note);
   }
 
   return { render };
