@@ -5,7 +5,7 @@
 // theirs, renormalised. Shows the top tokens with what each would get, greying what is cut off.
 // The settings are the Generate panel's (genTemperature, genTopK, genTopP: in the permalink).
 import { isDecoderOnly } from '../model/causal-mask.js';
-import { refusalText, settingInput } from '../state/setting-check.js';
+import { refusalLine } from '../state/setting-check.js';
 
 const SHOWN = 10;
 const DELAY_MS = 200;
@@ -44,14 +44,15 @@ export function createSamplingPreview(host, app) {
   let asked = null;     // the run it was asked for
   let job = null;       // its AbortController: a newer run on screen stops the older request
   let timer = 0;
-  let refusal = null;   // { key, value } a value the fields refused, said until one is taken
 
-  // The title, the three fields and the refusal line are built once and only updated: a field
-  // rebuilt under the reader's cursor would lose its focus, and the old one's pending change (its
-  // value reset by the refusal) could then take the refusal back.
+  // The title, the three fields and the line saying why a value was refused (the Generate panel's
+  // kind) are built once and only updated: a field rebuilt under the reader's cursor would lose its
+  // focus, and the old one's pending change (its value reset by the refusal) could then take the
+  // refusal back.
   const title = document.createElement('h4');
   const controls = document.createElement('div');
   controls.className = 'sampling-controls';
+  const fieldError = refusalLine(app, 'error sampling-error');
   const fields = [['genTemperature', 'samplingTemperature'], ['genTopK', 'samplingTopK'], ['genTopP', 'samplingTopP']]
     .map(([key, label]) => {
       const l = document.createElement('label');
@@ -59,19 +60,13 @@ export function createSamplingPreview(host, app) {
       const input = document.createElement('input');
       input.type = 'number';
       input.id = 'sampling-' + key.slice(3).toLowerCase();
-      settingInput(input, key, app, {
-        refused: (r) => { refusal = r; render(); },
-        accepted: () => { refusal = null; },
-      });
+      fieldError.wire(input, key);
       l.append(span, input);
       controls.append(l);
       return { key, label, span, input };
     });
-  const why = document.createElement('p');
-  why.className = 'error sampling-error';
-  why.setAttribute('role', 'alert');
   const rest = document.createElement('div');   // the formula and the distribution, redrawn
-  box.append(title, controls, rest);
+  box.append(title, controls, fieldError.element, rest);
 
   // The whole distribution is one more run of the ids (topK = V): asked for once typing pauses
   // (DELAY_MS), and an older request still queued is cancelled, so typing never queues runs.
@@ -104,13 +99,7 @@ export function createSamplingPreview(host, app) {
       span.textContent = t(label);
       if (input !== document.activeElement) input.value = String(state[key]);
     }
-    // Shown while a refusal stands (absent otherwise, as the other panels' lines are hidden).
-    if (refusal) {
-      why.textContent = refusalText(t, refusal, state[refusal.key]);
-      if (!why.isConnected) controls.after(why);
-    } else {
-      why.remove();
-    }
+    fieldError.show();   // re-worded in the UI's language
     const formula = document.createElement('p');
     formula.className = 'formula-text sampling-formula';
     formula.textContent = t('samplingFormula');
